@@ -1,0 +1,58 @@
+"""Token counts of one scenario: what ``tokens.count_tokens`` returns and the accountant reads.
+
+All numbers are prompt or output tokens as the provider would bill them (framing included), counted
+once per distinct text. Data only, no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RoundTokens:
+    """Tokens of one tool-calling round.
+
+    ``output``: what the model writes in this response (assistant text, tool_use block(s), thinking),
+    billed as output of the request that produced it.
+    ``echo``: the same assistant turn when it is sent back as input in every later request (thinking
+    excluded unless the provider keeps it).
+    ``result``: the tool result message(s), framing included, added to every later request.
+    """
+
+    tools: tuple[str, ...]
+    output: int
+    echo: int
+    result: int
+
+    @property
+    def appended(self) -> int:
+        """Input tokens this round adds to every later request."""
+        return self.echo + self.result
+
+
+@dataclass(frozen=True)
+class TokenCounts:
+    """Per-part token counts of a scenario for one model's counting rules.
+
+    Request 1 carries ``tools + system + task + per_request``; request i+1 carries that plus the
+    ``appended`` tokens of rounds 1..i. ``tools`` includes hidden tool-use system prompts and tool
+    framing and is 0 when there are no tools. ``per_request`` is framing added to every request that
+    sits after the last message and is never cached (e.g. OpenAI's 3 reply-priming tokens).
+    """
+
+    tools: int
+    system: int
+    task: int
+    per_request: int
+    rounds: tuple[RoundTokens, ...]
+    final_output: int
+    encoding: str  # the tokenizer used, e.g. "o200k_base" or "ctok 4.7"
+    approximate: bool  # False only where the provider's tokenizer is reproduced exactly
+    method: str  # one line: how these counts were made, for the report
+    notes: tuple[str, ...] = ()
+
+    @property
+    def prefix(self) -> int:
+        """The stable prefix: tools then system (Anthropic's cache order)."""
+        return self.tools + self.system

@@ -1,0 +1,56 @@
+"""The one exception type for bad user input.
+
+Library code raises :class:`InputError`; only ``cli.py`` turns it into exit code 2.
+Anything else that escapes is a bug and shows a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class InputError(Exception):
+    """Bad input from the user: a scenario file, an option value, a model name.
+
+    ``str(error)`` is one line: ``FILE:LINE: KEY: MESSAGE (HINT)``, leaving out the parts that are unknown.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: Path | str | None = None,
+        line: int | None = None,
+        key: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = Path(file) if file is not None else None
+        self.line = line
+        self.key = key
+        self.hint = hint
+
+    def located(
+        self, *, file: Path | str | None = None, line: int | None = None, key: str | None = None
+    ) -> InputError:
+        """Return a copy that fills in the location parts this error does not know yet."""
+        return InputError(
+            self.message,
+            file=self.file if self.file is not None else file,
+            line=self.line if self.line is not None else line,
+            key=self.key if self.key is not None else key,
+            hint=self.hint,
+        )
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file is not None:
+            where = str(self.file)
+            if self.line is not None:
+                where += f":{self.line}"
+            where += ": "
+        key = f"{self.key}: " if self.key else ""
+        hint = f" ({self.hint})" if self.hint else ""
+        text = f"{where}{key}{self.message}{hint}"
+        return " ".join(text.split())  # always one line

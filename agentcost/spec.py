@@ -1,0 +1,101 @@
+"""The typed, validated scenario: what ``scenario.load_scenario`` returns and every later stage reads.
+
+Plain frozen dataclasses, no I/O. Files named in the YAML have already been read; repeats have been
+unrolled; defaults have been applied. ``line`` fields are 1-based line numbers in the scenario file,
+kept so that later stages (price lookup, token counting) can still point at the user's text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+ToolChoice = Literal["auto", "any", "tool", "none"]
+CachingMode = Literal["none", "prefix", "conversation"]
+CacheTTL = Literal["5m", "1h"]
+Provider = Literal["anthropic", "openai", "google"]
+
+SCENARIO_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Content:
+    """A piece of prompt or output: either real text (counted locally) or a stated token count.
+
+    Exactly one of ``text`` and ``tokens`` is set.
+    """
+
+    text: str | None = None
+    tokens: int | None = None
+
+    def __post_init__(self) -> None:
+        if (self.text is None) == (self.tokens is None):
+            raise ValueError("Content needs exactly one of text or tokens")
+
+
+@dataclass(frozen=True)
+class ToolDef:
+    """One tool definition, normalised from Anthropic, OpenAI (chat or Responses) or MCP format."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    """One tool call the model writes and the result our code sends back.
+
+    ``input`` is the JSON text of the call's arguments (compact ``json.dumps`` of the YAML mapping),
+    or a stated token count for the whole tool_use block.
+    """
+
+    tool: str
+    input: Content
+    result: Content
+
+
+@dataclass(frozen=True)
+class Round:
+    """One tool-calling round: the model answers with tool call(s), we send the result(s) back.
+
+    ``calls`` has one element today; it is a tuple so that parallel calls (several tool_use blocks in
+    one response) fit without a format change. ``thinking`` is extra output tokens of this response
+    (reasoning), billed as output.
+    """
+
+    calls: tuple[ToolUse, ...]
+    thinking: int = 0
+    text: Content | None = None  # assistant text written before the tool call, if any
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_rounds: int | None = None
+    budget_usd: Decimal | None = None
+    max_rounds_line: int | None = None
+    budget_line: int | None = None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    path: Path
+    model: str
+    model_line: int | None
+    provider: Provider | None  # None: infer from the model name
+    system: Content | None
+    tools: tuple[ToolDef, ...]
+    tool_choice: ToolChoice
+    task: Content
+    rounds: tuple[Round, ...]  # unrolled: one element per billed tool round, in order
+    final: Content
+    caching: CachingMode | None = None  # None: the provider's default
+    cache_ttl: CacheTTL = "5m"
+    limits: Limits = field(default_factory=Limits)
+    name: str | None = None
+    description: str | None = None
+    version: int = SCENARIO_VERSION
