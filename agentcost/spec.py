@@ -50,7 +50,8 @@ class ToolUse:
     """One tool call the model writes and the result our code sends back.
 
     ``input`` is the JSON text of the call's arguments (compact ``json.dumps`` of the YAML mapping),
-    or a stated token count for the whole tool_use block.
+    or a stated token count of those arguments (``call_tokens``); the tool name and the provider's
+    tool-call framing are added by the counting rules either way.
     """
 
     tool: str
