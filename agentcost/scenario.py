@@ -1,0 +1,1030 @@
+"""Scenario file (YAML, version 1) -> :class:`~agentcost.spec.Scenario`.
+
+The format is defined once, by the pydantic models below (``extra="forbid"``, strict types): they
+validate the file and they generate the published JSON Schema (:func:`json_schema`).
+
+Reading goes in four steps, each raising :class:`~agentcost.errors.InputError` with the file, the
+1-based line and the key path of the problem:
+
+1. read the bytes as UTF-8 and compose them with PyYAML (nodes keep their line numbers);
+2. build plain Python values from the nodes ourselves, recording the line of every key path and
+   refusing duplicate keys; numbers with a fraction become ``Decimal`` from the scalar's text, so a
+   ``float`` never exists;
+3. validate the plain values with the pydantic models and turn the first error (by line) into one
+   readable message;
+4. read the files the scenario names (each once), normalise the tool definitions, apply
+   ``defaults`` and unroll ``repeat``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Annotated, Any, Literal, NoReturn, TypeVar
+
+import yaml
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    TypeAdapter,
+    ValidationError,
+    WithJsonSchema,
+    model_validator,
+)
+from pydantic.config import JsonDict
+from pydantic.json_schema import GenerateJsonSchema
+from pydantic_core import PydanticCustomError
+
+from agentcost.errors import InputError
+from agentcost.jsontext import dump_json
+from agentcost.spec import (
+    SCENARIO_VERSION,
+    CacheTTL,
+    CachingMode,
+    Content,
+    Limits,
+    Provider,
+    Round,
+    Scenario,
+    ToolChoice,
+    ToolDef,
+    ToolUse,
+)
+
+__all__ = ["MAX_ROUNDS", "dump_json", "json_schema", "load_scenario"]
+
+MAX_ROUNDS = 100_000
+"""Most tool rounds a scenario may have after ``repeat`` is unrolled."""
+
+_MAX_VALUES = 2_000_000  # values one file may expand to (YAML aliases can multiply them)
+_SUPPORTED_VERSIONS = (SCENARIO_VERSION,)
+
+KeyPath = tuple[str | int, ...]
+T = TypeVar("T")
+
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_YAML = "tag:yaml.org,2002:"
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+
+
+# --------------------------------------------------------------------------------------------
+# The format: pydantic models. One source of truth for validation and for the JSON Schema.
+# --------------------------------------------------------------------------------------------
+
+
+class _Spec(BaseModel):
+    """Base of every mapping in the format: strict types, no unknown keys."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    @classmethod
+    def allowed_keys(cls) -> list[str]:
+        return [info.alias or name for name, info in cls.model_fields.items()]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reject_unknown_keys(cls, data: Any) -> Any:
+        # extra="forbid" alone would reject them too, but without saying which keys are allowed.
+        if isinstance(data, dict):
+            allowed = cls.allowed_keys()
+            for key in data:
+                if key not in allowed:
+                    raise PydanticCustomError(
+                        "unknown_key", "unknown key", {"key": key, "allowed": ", ".join(allowed)}
+                    )
+        return data
+
+
+Count = Annotated[int, Field(ge=0)]
+PositiveCount = Annotated[int, Field(ge=1)]
+Name = Annotated[str, Field(min_length=1)]
+JsonObject = dict[str, Any]
+
+
+def _int_to_decimal(value: Any) -> Any:
+    return Decimal(value) if type(value) is int else value
+
+
+Money = Annotated[
+    Decimal,
+    BeforeValidator(_int_to_decimal),
+    Field(gt=0),
+    WithJsonSchema({"type": "number", "exclusiveMinimum": 0}),
+]
+
+
+class TokensContent(_Spec):
+    """A stated size in tokens, for text you do not want to write out."""
+
+    tokens: Count = Field(description="Size in tokens.")
+
+
+class TextContent(_Spec):
+    """Text written out in the scenario."""
+
+    text: str = Field(description="The text itself.")
+
+
+class FileContent(_Spec):
+    """Text read from a UTF-8 file."""
+
+    file: Name = Field(description="Path of a UTF-8 text file, relative to the scenario file.")
+
+
+def _content_kind(value: Any) -> str | None:
+    if type(value) is int:
+        return "~int"
+    if isinstance(value, str):
+        return "~str"
+    if isinstance(value, dict):
+        kinds = [key for key in ("tokens", "text", "file") if key in value]
+        if len(kinds) == 1 and len(value) == 1:
+            return kinds[0]
+    return None
+
+
+ContentValue = Annotated[
+    Annotated[Count, Tag("~int"), Field(description="A size in tokens.")]
+    | Annotated[str, Tag("~str"), Field(description="The text itself.")]
+    | Annotated[TokensContent, Tag("tokens")]
+    | Annotated[TextContent, Tag("text")]
+    | Annotated[FileContent, Tag("file")],
+    Discriminator(_content_kind, custom_error_type="content", custom_error_message="bad content"),
+]
+
+_CONTENT = "an integer (tokens), a text, or one of {tokens: N}, {text: ...}, {file: path}"
+
+
+class AnthropicTool(_Spec):
+    """A tool definition in Anthropic Messages API format."""
+
+    name: Name = Field(description="The tool's name, as the model calls it.")
+    description: str | None = Field(default="", description="What the tool does, as the model reads it.")
+    input_schema: JsonObject = Field(description="JSON Schema of the tool's input.")
+    type: Literal["custom"] | None = Field(default=None, description="Anthropic's tool type: custom.")
+    cache_control: JsonObject | None = Field(
+        default=None, description="Anthropic cache breakpoint (ignored: caching is set by `caching`)."
+    )
+    strict: bool | None = Field(default=None, description="Strict tool use (does not change the count).")
+
+
+class OpenAIFunction(_Spec):
+    """The ``function`` part of an OpenAI Chat Completions tool."""
+
+    name: Name = Field(description="The function's name, as the model calls it.")
+    description: str | None = Field(default="", description="What the function does, as the model reads it.")
+    parameters: JsonObject | None = Field(
+        default=None, description="JSON Schema of the arguments (default: an object with no properties)."
+    )
+    strict: bool | None = Field(default=None, description="Structured outputs for the arguments.")
+
+
+class OpenAIChatTool(_Spec):
+    """A tool definition in OpenAI Chat Completions format."""
+
+    type: Literal["function"] = Field(description="Always function.")
+    function: OpenAIFunction = Field(description="The function the model can call.")
+
+
+class OpenAIResponsesTool(_Spec):
+    """A tool definition in OpenAI Responses API format."""
+
+    type: Literal["function"] = Field(description="Always function.")
+    name: Name = Field(description="The function's name, as the model calls it.")
+    description: str | None = Field(default="", description="What the function does, as the model reads it.")
+    parameters: JsonObject | None = Field(
+        default=None, description="JSON Schema of the arguments (default: an object with no properties)."
+    )
+    strict: bool | None = Field(default=None, description="Structured outputs for the arguments.")
+
+
+class MCPTool(_Spec):
+    """A tool as an MCP server lists it (tools/list)."""
+
+    name: Name = Field(description="The tool's name, as the model calls it.")
+    title: str | None = Field(default=None, description="Display name (not sent to the model).")
+    description: str | None = Field(default="", description="What the tool does, as the model reads it.")
+    inputSchema: JsonObject = Field(description="JSON Schema of the tool's input.")
+    outputSchema: JsonObject | None = Field(default=None, description="JSON Schema of the output (unused).")
+    annotations: JsonObject | None = Field(default=None, description="MCP tool annotations (unused).")
+    meta: JsonObject | None = Field(default=None, alias="_meta", description="MCP metadata (unused).")
+    icons: list[Any] | None = Field(default=None, description="MCP icons (unused).")
+
+
+class ToolFile(_Spec):
+    """Tool definitions read from a JSON or YAML file."""
+
+    file: Name = Field(
+        description="Path, relative to the scenario file, of a JSON or YAML file holding a list of "
+        "tool definitions (any format), an MCP tools/list result {tools: [...]}, a JSON-RPC "
+        "response {result: {tools: [...]}}, or one tool definition."
+    )
+
+
+def _tool_kind(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return None
+    if "function" in value:
+        return "~openai-chat"
+    if value.get("type") == "function" or "parameters" in value:
+        return "~openai-responses"
+    if "inputSchema" in value or ("input_schema" not in value and _looks_like_mcp(value)):
+        return "~mcp"
+    return "~anthropic"
+
+
+def _looks_like_mcp(tool: dict[str, Any]) -> bool:
+    """Whether a tool without a schema key seems meant as MCP (camelCase, e.g. a typo of inputSchema)."""
+    mcp_only = ("title", "inputSchema", "outputSchema", "annotations", "_meta", "icons")
+    return any(_closest(key, mcp_only) for key in tool if key not in ("name", "description"))
+
+
+def _tool_item_kind(value: Any) -> str | None:
+    if isinstance(value, dict) and "file" in value:
+        return "~file"
+    return _tool_kind(value)
+
+
+_TOOL_MEMBERS = (
+    Annotated[AnthropicTool, Tag("~anthropic")]
+    | Annotated[OpenAIChatTool, Tag("~openai-chat")]
+    | Annotated[OpenAIResponsesTool, Tag("~openai-responses")]
+    | Annotated[MCPTool, Tag("~mcp")]
+)
+_TOOL_ERROR: dict[str, Any] = {"custom_error_type": "tool", "custom_error_message": "bad tool"}
+ToolSpec = Annotated[_TOOL_MEMBERS, Discriminator(_tool_kind, **_TOOL_ERROR)]
+ToolItem = Annotated[
+    _TOOL_MEMBERS | Annotated[ToolFile, Tag("~file")],
+    Discriminator(_tool_item_kind, **_TOOL_ERROR),
+]
+AnyToolModel = AnthropicTool | OpenAIChatTool | OpenAIResponsesTool | MCPTool
+
+
+class ToolsListResult(_Spec):
+    """An MCP tools/list result."""
+
+    tools: list[ToolSpec] = Field(description="The tools.")
+    nextCursor: str | None = Field(default=None, description="Pagination cursor (unused).")
+    meta: JsonObject | None = Field(default=None, alias="_meta", description="MCP metadata (unused).")
+
+
+class JsonRpcToolsList(_Spec):
+    """A JSON-RPC response carrying an MCP tools/list result."""
+
+    jsonrpc: str | None = Field(default=None, description="JSON-RPC version.")
+    id: int | str | None = Field(default=None, description="Request id.")
+    result: ToolsListResult = Field(description="The tools/list result.")
+
+
+_EXCLUSIVE_CALL: JsonDict = {"not": {"required": ["input", "call_tokens"]}}
+
+_CALL_TOKENS = "Size of the tool call (the tool_use block) in tokens, instead of `input`."
+_RESULT = "The tool result sent back: " + _CONTENT + "."
+_THINKING = "Reasoning output tokens of this response (billed as output)."
+_TEXT = "Assistant text written before the tool call: " + _CONTENT + "."
+
+
+class RoundSpec(_Spec):
+    """One tool round: the model writes a tool call, the tool's result is sent back."""
+
+    model_config = ConfigDict(json_schema_extra=_EXCLUSIVE_CALL)
+
+    tool: Name = Field(description="Name of the tool called (one of `tools`, when tools are given).")
+    input: JsonObject | None = Field(
+        default=None, description="The call's arguments as the model writes them (a mapping)."
+    )
+    call_tokens: PositiveCount | None = Field(default=None, description=_CALL_TOKENS)
+    result: ContentValue | None = Field(default=None, description=_RESULT)
+    repeat: PositiveCount | None = Field(default=1, description="How many times this round happens in a row.")
+    thinking: Count | None = Field(default=None, description=_THINKING)
+    text: ContentValue | None = Field(default=None, description=_TEXT)
+
+
+class DefaultsSpec(_Spec):
+    """Keys applied to every round that does not set them."""
+
+    call_tokens: PositiveCount | None = Field(
+        default=None, description=_CALL_TOKENS + " Used by rounds with neither input nor call_tokens."
+    )
+    result: ContentValue | None = Field(default=None, description=_RESULT)
+    thinking: Count | None = Field(default=None, description=_THINKING)
+    text: ContentValue | None = Field(default=None, description=_TEXT)
+
+
+class LimitsSpec(_Spec):
+    """Limits of the agent loop."""
+
+    max_rounds: PositiveCount | None = Field(
+        default=None, description="Stop after this many tool rounds (the run is reported as truncated)."
+    )
+    budget_usd: Money | None = Field(
+        default=None, description="Budget in US dollars; an estimate over it fails (exit code 1)."
+    )
+
+
+class ScenarioFile(_Spec):
+    """An agentcost scenario: one run of a tool-using agent loop, whose cost is estimated."""
+
+    model_config = ConfigDict(title="agentcost scenario")
+
+    version: Literal[1] = Field(description="Format version of this file: 1.")
+    name: str | None = Field(default=None, description="A short name for the scenario.")
+    description: str | None = Field(default=None, description="What the scenario models.")
+    model: Name = Field(description="Model id, e.g. claude-sonnet-4-5, gpt-5, gemini-2.5-pro.")
+    provider: Provider | None = Field(
+        default=None, description="The model's provider (default: inferred from the model id)."
+    )
+    system: ContentValue | None = Field(default=None, description="System prompt: " + _CONTENT + ".")
+    tools: list[ToolItem] | None = Field(
+        default=None,
+        description="Tool definitions (Anthropic, OpenAI Chat Completions, OpenAI Responses or "
+        "MCP format), or {file: path} to a JSON/YAML file of them.",
+    )
+    tool_choice: ToolChoice | None = Field(
+        default="auto", description="auto: the model decides; any/tool: a tool must be called; none."
+    )
+    task: ContentValue = Field(description="The first user message: " + _CONTENT + ".")
+    defaults: DefaultsSpec | None = Field(
+        default=None, description="Keys applied to every round that does not set them."
+    )
+    rounds: list[RoundSpec] | None = Field(default=None, description="The tool rounds, in order.")
+    final: ContentValue = Field(description="The final plain-text answer: " + _CONTENT + ".")
+    caching: CachingMode | None = Field(
+        default=None, description="Prompt caching: none, prefix or conversation (default: per provider)."
+    )
+    cache_ttl: CacheTTL | None = Field(default="5m", description="Lifetime of cache entries: 5m or 1h.")
+    limits: LimitsSpec | None = Field(default=None, description="Limits of the agent loop.")
+
+
+class _SchemaGenerator(GenerateJsonSchema):
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False  # titles like "Call Tokens" add nothing to the descriptions
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of scenario files, for editors (yaml-language-server)."""
+    schema = ScenarioFile.model_json_schema(schema_generator=_SchemaGenerator)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+
+
+# --------------------------------------------------------------------------------------------
+# Reading files and building plain values with line numbers
+# --------------------------------------------------------------------------------------------
+
+
+class _Unreadable(Exception):
+    def __init__(self, reason: str, line: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.line = line
+
+
+def _read_text(path: Path) -> str:
+    """The UTF-8 text of a file (a leading BOM dropped), or :class:`_Unreadable`."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise _Unreadable("file not found") from None
+    except IsADirectoryError:
+        raise _Unreadable("is a directory, not a file") from None
+    except PermissionError:
+        raise _Unreadable("permission denied") from None
+    except OSError as e:
+        raise _Unreadable(e.strerror or type(e).__name__) from None
+    except ValueError as e:  # e.g. a NUL character in the path
+        raise _Unreadable(f"invalid path ({e})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise _Unreadable(f"not UTF-8 text (byte 0x{data[e.start]:02x} on line {line})", line) from None
+    return text.removeprefix("\ufeff")
+
+
+@dataclass
+class _Doc:
+    """A parsed YAML or JSON file: its plain value and the line of every key path in it."""
+
+    path: Path
+    value: Any = None
+    lines: dict[KeyPath, int] = field(default_factory=dict)
+    hint: str | None = None  # added to every error about this file
+
+    def line(self, path: KeyPath) -> int | None:
+        """Line of ``path``, or of its nearest ancestor that has one."""
+        while path not in self.lines and path:
+            path = path[:-1]
+        return self.lines.get(path)
+
+    def error(self, path: KeyPath, message: str, hint: str | None = None) -> InputError:
+        hint = "; ".join(part for part in (hint, self.hint) if part) or None
+        return InputError(
+            message, file=self.path, line=self.line(path), key=_key_text(path) or None, hint=hint
+        )
+
+
+def _key_text(path: KeyPath) -> str:
+    """``("rounds", 3, "result")`` -> ``rounds[3].result``."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text
+
+
+class _Builder:
+    """Builds plain values from composed YAML nodes, recording the line of every key path."""
+
+    def __init__(self, doc: _Doc, *, json_scalars: bool) -> None:
+        self.doc = doc
+        self.json_scalars = json_scalars  # plain scalars follow JSON rules (for .json files)
+        self.count = 0
+        self.open_nodes: set[int] = set()
+        self.deepest: yaml.Node = yaml.ScalarNode(_YAML + "null", "")  # the node built last
+
+    def fail(self, node: yaml.Node, message: str, hint: str | None = None, *, key: KeyPath = ()) -> NoReturn:
+        line = node.start_mark.line + 1
+        hint = "; ".join(part for part in (hint, self.doc.hint) if part) or None
+        raise InputError(message, file=self.doc.path, line=line, key=_key_text(key) or None, hint=hint)
+
+    def build(self, node: yaml.Node, path: KeyPath) -> Any:
+        self.count += 1
+        self.deepest = node
+        if self.count > _MAX_VALUES:
+            self.fail(node, f"the file expands to more than {_MAX_VALUES:,} values (YAML aliases?)", key=path)
+        self.doc.lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.ScalarNode):
+            return self.scalar(node, path)
+        if id(node) in self.open_nodes:
+            self.fail(node, "a YAML alias refers to a node that contains it", key=path)
+        self.open_nodes.add(id(node))
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+            if isinstance(node, yaml.MappingNode):
+                return self.mapping(node, path)
+            self.fail(node, f"unsupported YAML node {type(node).__name__}")
+        finally:
+            self.open_nodes.discard(id(node))
+
+    def mapping(self, node: yaml.MappingNode, path: KeyPath) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        merged: list[yaml.Node] = []
+        for key_node, value_node in node.value:
+            if key_node.tag == _YAML + "merge":
+                merged.append(value_node)
+                continue
+            key = self.key(key_node, path)
+            key_path = (*path, key)
+            if key in result:
+                first = self.doc.lines[key_path]
+                self.fail(key_node, "duplicate key", f"first at line {first}", key=key_path)
+            self.doc.lines[key_path] = key_node.start_mark.line + 1
+            result[key] = self.build(value_node, key_path)
+        for source in merged:
+            for key, value in self.merge_source(source, path).items():
+                result.setdefault(key, value)  # keys written in the mapping win over merged ones
+        return result
+
+    def merge_source(self, node: yaml.Node, path: KeyPath) -> dict[str, Any]:
+        sources = node.value if isinstance(node, yaml.SequenceNode) else [node]
+        result: dict[str, Any] = {}
+        for source in sources:
+            if not isinstance(source, yaml.MappingNode):
+                self.fail(source, "a YAML merge (<<) needs a mapping or a list of mappings", key=path)
+            for key, value in self.mapping(source, path).items():
+                result.setdefault(key, value)
+        return result
+
+    def key(self, node: yaml.Node, path: KeyPath) -> str:
+        if isinstance(node, yaml.ScalarNode) and node.tag == _YAML + "str":
+            return str(node.value)
+        shown = node.value if isinstance(node, yaml.ScalarNode) else "a " + _node_kind(node)
+        self.fail(node, f"a key must be text, got {shown}", "quote it", key=path)
+
+    def scalar(self, node: yaml.ScalarNode, path: KeyPath) -> Any:
+        tag, text = node.tag, str(node.value)
+        if self.json_scalars and not node.style:
+            return self.json_scalar(node, path)
+        if tag in (_YAML + "str", "!"):
+            return text
+        if tag == _YAML + "null":
+            return None
+        if tag == _YAML + "bool":
+            return _CONSTRUCTOR.construct_yaml_bool(node)
+        if tag == _YAML + "int":
+            try:
+                return _CONSTRUCTOR.construct_yaml_int(node)
+            except ValueError:
+                self.fail(node, f"not an integer: {text}", key=path)
+        if tag == _YAML + "float":
+            return self.decimal(node, text.replace("_", ""), path)
+        if tag == _YAML + "timestamp":
+            return text  # a date stays the text written: it is only ever sent as text
+        shown_tag = "!!" + tag.removeprefix(_YAML) if tag.startswith(_YAML) else tag
+        self.fail(node, f"unsupported YAML tag {shown_tag}", "remove the tag", key=path)
+
+    def json_scalar(self, node: yaml.ScalarNode, path: KeyPath) -> Any:
+        try:
+            return json.loads(node.value, parse_float=Decimal, parse_constant=_no_constant)
+        except ValueError:
+            self.fail(node, f"not a JSON value: {node.value}", "quote strings", key=path)
+
+    def decimal(self, node: yaml.ScalarNode, text: str, path: KeyPath) -> Decimal:
+        try:
+            value = Decimal(text)
+        except InvalidOperation:
+            value = Decimal("NaN")  # .inf, .nan and sexagesimal 1:30.5
+        if not value.is_finite():
+            self.fail(node, f"not a finite number: {node.value}", key=path)
+        return value
+
+
+def _node_kind(node: yaml.Node) -> str:
+    return "mapping" if isinstance(node, yaml.MappingNode) else "list"
+
+
+def _no_constant(name: str) -> NoReturn:
+    raise ValueError(name)
+
+
+def _parse(doc: _Doc, text: str) -> _Doc:
+    """Compose ``text`` and build ``doc.value`` and ``doc.lines`` (YAML, or JSON for .json files)."""
+    is_json = doc.path.suffix.lower() == ".json"
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError as e:
+        if is_json:
+            return _parse_json(doc, text)
+        raise _yaml_error(doc, text, e) from None
+    except RecursionError:
+        raise doc.error((), "the file is nested too deeply") from None
+    if root is None:
+        raise InputError("the file is empty", file=doc.path, line=1, hint=doc.hint)
+    builder = _Builder(doc, json_scalars=is_json)
+    try:
+        doc.value = builder.build(root, ())
+    except RecursionError:
+        line = builder.deepest.start_mark.line + 1
+        raise InputError("the file is nested too deeply", file=doc.path, line=line) from None
+    return doc
+
+
+def _parse_json(doc: _Doc, text: str) -> _Doc:
+    """JSON that YAML could not read: values without line numbers."""
+    try:
+        doc.value = json.loads(text, parse_float=Decimal, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        raise InputError(f"invalid JSON: {e.msg}", file=doc.path, line=e.lineno, hint=doc.hint) from None
+    except (ValueError, RecursionError) as e:
+        raise InputError(f"invalid JSON: {e}", file=doc.path, hint=doc.hint) from None
+    return doc
+
+
+def _line_text(text: str, line: int | None) -> str:
+    lines = text.splitlines()
+    return lines[line - 1] if line is not None and 0 < line <= len(lines) else ""
+
+
+def _yaml_error(doc: _Doc, text: str, e: yaml.YAMLError) -> InputError:
+    line: int | None = None
+    hint: str | None = None
+    if isinstance(e, yaml.MarkedYAMLError):
+        mark = e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark is not None else None
+        message, hint = str(e.problem or e.context), e.context if e.problem else None
+        if "\t" in _line_text(text, line):
+            hint = "indent with spaces: YAML does not allow tabs there"
+    elif isinstance(e, yaml.reader.ReaderError):
+        line = text.count("\n", 0, e.position) + 1
+        message = f"character {chr(e.character)!r} is not allowed in YAML ({e.reason})"
+    else:
+        message = str(e)
+    hint = "; ".join(part for part in (hint, doc.hint) if part) or None
+    return InputError(f"YAML syntax error: {message}", file=doc.path, line=line, hint=hint)
+
+
+# --------------------------------------------------------------------------------------------
+# Pydantic errors -> one InputError
+# --------------------------------------------------------------------------------------------
+
+
+def _validate(adapter: Callable[[Any], T], doc: _Doc, value: Any, at: KeyPath) -> T:
+    try:
+        return adapter(value)
+    except ValidationError as e:
+        errors = [_convert(error, doc, value, at) for error in e.errors()]
+        raise min(errors, key=lambda err: err.line if err.line is not None else 1 << 62) from None
+
+
+def _data_path(loc: Sequence[str | int], value: Any) -> KeyPath:
+    """The part of a pydantic location that exists in the data (union tags are left out)."""
+    path: list[str | int] = []
+    for part in loc:
+        if _has_child(value, part):
+            value = value[part]
+            path.append(part)
+    return tuple(path)
+
+
+def _has_child(value: Any, part: str | int) -> bool:
+    if isinstance(value, dict):
+        return isinstance(part, str) and part in value
+    return isinstance(value, list) and type(part) is int and 0 <= part < len(value)
+
+
+def _convert(error: Any, doc: _Doc, value: Any, at: KeyPath) -> InputError:
+    loc = error["loc"]
+    path = _data_path(loc, value)
+    kind, given, ctx = error["type"], error["input"], error.get("ctx") or {}
+    if kind == "unknown_key":
+        allowed = ctx["allowed"].split(", ")
+        return doc.error((*at, *path, ctx["key"]), "unknown key", _allowed_hint(ctx["key"], allowed))
+    if kind == "missing":
+        name = loc[-1]
+        return doc.error((*at, *path, name), "required key is missing", _MISSING_HINTS.get(name))
+    message, hint = _describe(kind, given, ctx, error["msg"])
+    if kind == "content" and isinstance(given, dict) and given:
+        path, message, hint = _content_mapping_problem(path, given)
+    return doc.error((*at, *path), message, hint)
+
+
+def _allowed_hint(word: str, allowed: Sequence[str]) -> str:
+    hint = "allowed: " + ", ".join(allowed)
+    close = _closest(word, allowed)
+    return hint + (f"; did you mean {close!r}?" if close else "")
+
+
+def _closest(word: str, choices: Iterable[str]) -> str | None:
+    by_lower = {choice.lower(): choice for choice in choices}
+    found = difflib.get_close_matches(str(word).lower(), list(by_lower), n=1, cutoff=0.6)
+    return by_lower[found[0]] if found else None
+
+
+_MISSING_HINTS = {
+    "version": "add 'version: 1' at the top",
+    "model": "e.g. 'model: claude-sonnet-4-5'",
+    "task": "the first user message: " + _CONTENT,
+    "final": "the final answer: " + _CONTENT,
+    "tool": "the name of the tool this round calls",
+    "input_schema": "a tool needs a JSON schema of its input: input_schema (Anthropic), "
+    "parameters (OpenAI) or inputSchema (MCP)",
+    "type": "OpenAI tools start with 'type: function'",
+}
+
+_EXPECTED = {
+    "int_type": "an integer",
+    "string_type": "text",
+    "bool_type": "true or false",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "list_type": "a list",
+    "is_instance_of": "a number",
+    "decimal_type": "a number",
+    "tool": "a tool definition (a mapping)",
+}
+
+
+def _describe(kind: str, given: Any, ctx: dict[str, Any], default: str) -> tuple[str, str | None]:
+    """Message and hint for a pydantic error that is about a value."""
+    hint = _value_hint(kind, given)
+    if kind in _EXPECTED:
+        return f"expected {_EXPECTED[kind]}, got {_shown(given)}", hint
+    if kind == "content":
+        return f"expected {_CONTENT}, got {_shown(given)}", hint
+    if kind in ("greater_than_equal", "greater_than"):
+        sign = ">=" if kind == "greater_than_equal" else ">"
+        return f"must be {sign} {ctx.get('ge', ctx.get('gt'))}, got {_shown(given)}", hint
+    if kind == "string_too_short":
+        return "must not be empty", None
+    if kind == "literal_error":
+        choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+        message = f"must be one of {', '.join(choices)}; got {_shown(given)}"
+        close = _closest(given, choices) if isinstance(given, str) else None
+        if close:
+            hint = f"did you mean {close!r}?"
+        elif isinstance(given, bool) and "none" in choices:
+            hint = "YAML reads no/off/false as a boolean; write none"
+        return message, hint
+    return default[:1].lower() + default[1:], hint
+
+
+def _value_hint(kind: str, given: Any) -> str | None:
+    if isinstance(given, bool):
+        return "YAML reads yes/no/on/off/true/false as booleans; quote the value if it is text"
+    if kind == "string_type" and isinstance(given, int | Decimal):
+        return f"quote it if it is text: '{given}'"
+    if kind == "list_type" and isinstance(given, dict):
+        return "start each item with '- '"
+    return None
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, int | Decimal):
+        return str(value)
+    if isinstance(value, str):
+        return "text " + repr(value if len(value) <= 40 else value[:37] + "...")
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def _content_mapping_problem(path: KeyPath, given: dict[str, Any]) -> tuple[KeyPath, str, str]:
+    keys = ("tokens", "text", "file")
+    unknown = [key for key in given if key not in keys]
+    if unknown:
+        return (*path, unknown[0]), "unknown key", _allowed_hint(unknown[0], keys)
+    return path, "give only one of tokens, text, file", f"got {', '.join(given)}"
+
+
+# --------------------------------------------------------------------------------------------
+# From validated models to the spec dataclasses
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Origin:
+    """Where a tool was defined, for error messages."""
+
+    doc: _Doc
+    path: KeyPath
+
+    @property
+    def where(self) -> str:
+        return f"{self.doc.path}:{self.doc.line(self.path)}"
+
+
+class _ScenarioReader:
+    """Turns a validated scenario file into a :class:`Scenario`, reading the files it names."""
+
+    def __init__(self, doc: _Doc, spec: ScenarioFile) -> None:
+        self.doc = doc
+        self.spec = spec
+        self.base = doc.path.parent
+        self.texts: dict[Path, str] = {}  # each file is read once
+
+    def scenario(self) -> Scenario:
+        spec, doc = self.spec, self.doc
+        tools = self.tools(spec.tools or [])
+        self.check_tool_choice(spec, bool(tools))
+        limits = spec.limits or LimitsSpec()
+        return Scenario(
+            path=doc.path,
+            model=spec.model,
+            model_line=doc.line(("model",)),
+            provider=spec.provider,
+            system=None if spec.system is None else self.content(spec.system, ("system",)),
+            tools=tools,
+            tool_choice=spec.tool_choice or "auto",
+            task=self.content(spec.task, ("task",)),
+            rounds=self.rounds(tuple(tool.name for tool in tools)),
+            final=self.content(spec.final, ("final",)),
+            caching=spec.caching,
+            cache_ttl=spec.cache_ttl or "5m",
+            limits=Limits(
+                max_rounds=limits.max_rounds,
+                budget_usd=limits.budget_usd,
+                max_rounds_line=doc.lines.get(("limits", "max_rounds")),
+                budget_line=doc.lines.get(("limits", "budget_usd")),
+            ),
+            name=spec.name,
+            description=spec.description,
+        )
+
+    # -- content and files
+
+    def content(self, value: Any, path: KeyPath) -> Content:
+        if isinstance(value, int):
+            return Content(tokens=value)
+        if isinstance(value, str):
+            return Content(text=value)
+        if isinstance(value, TokensContent):
+            return Content(tokens=value.tokens)
+        if isinstance(value, TextContent):
+            return Content(text=value.text)
+        if isinstance(value, FileContent):
+            return Content(text=self.read(value.file, (*path, "file")))
+        raise TypeError(f"unexpected content {value!r}")  # pragma: no cover - a bug, not input
+
+    def file_path(self, name: str) -> Path:
+        return self.base / name
+
+    def read(self, name: str, path: KeyPath) -> str:
+        file = self.file_path(name)
+        key = Path(os.path.abspath(file))  # unlike resolve(), never touches the file system
+        if key not in self.texts:
+            try:
+                self.texts[key] = _read_text(file)
+            except _Unreadable as e:
+                raise self.doc.error(path, f"cannot read {file}: {e.reason}") from None
+        return self.texts[key]
+
+    # -- tools
+
+    def tools(self, items: list[Any]) -> tuple[ToolDef, ...]:
+        tools: list[ToolDef] = []
+        seen: dict[str, _Origin] = {}
+        for i, item in enumerate(items):
+            line = self.doc.line(("tools", i))
+            for model, origin in self.tool_models(item, ("tools", i)):
+                tool = _tool_def(model, line)
+                if tool.name in seen:
+                    raise origin.doc.error(
+                        (*origin.path, "name"),
+                        f"duplicate tool name {tool.name!r}",
+                        f"first defined at {seen[tool.name].where}",
+                    )
+                seen[tool.name] = origin
+                tools.append(tool)
+        return tuple(tools)
+
+    def tool_models(self, item: Any, path: KeyPath) -> list[tuple[AnyToolModel, _Origin]]:
+        if not isinstance(item, ToolFile):
+            return [(item, _Origin(self.doc, path))]
+        file = self.file_path(item.file)
+        try:
+            text = _read_text(file)
+        except _Unreadable as e:
+            raise self.doc.error((*path, "file"), f"cannot read {file}: {e.reason}") from None
+        hint = f"tool file named at {self.doc.path}:{self.doc.line(path)}"
+        tool_doc = _parse(_Doc(file, hint=hint), text)
+        return [(model, _Origin(tool_doc, where)) for model, where in _tool_file_models(tool_doc)]
+
+    def check_tool_choice(self, spec: ScenarioFile, has_tools: bool) -> None:
+        choice, path = spec.tool_choice or "auto", ("tool_choice",)
+        if choice in ("any", "tool") and not has_tools:
+            raise self.doc.error(path, f"{choice!r} needs tools, but none are defined")
+        if choice == "none" and spec.rounds:
+            raise self.doc.error(
+                path,
+                f"'none' forbids tool calls, but rounds has {len(spec.rounds)} item(s)",
+                "use auto, or remove the rounds",
+            )
+
+    # -- rounds
+
+    def rounds(self, tool_names: tuple[str, ...]) -> tuple[Round, ...]:
+        defaults = self.spec.defaults or DefaultsSpec()
+        rounds: list[Round] = []
+        known = set(tool_names)
+        for i, item in enumerate(self.spec.rounds or []):
+            path: KeyPath = ("rounds", i)
+            if known and item.tool not in known:
+                raise self.doc.error(
+                    (*path, "tool"), f"unknown tool {item.tool!r}", _tools_hint(item, tool_names)
+                )
+            repeat = item.repeat or 1
+            if len(rounds) + repeat > MAX_ROUNDS:
+                raise self.doc.error(path, f"more than {MAX_ROUNDS:,} rounds after repeats")
+            rounds.extend([self.round(item, defaults, path)] * repeat)
+        return tuple(rounds)
+
+    def round(self, item: RoundSpec, defaults: DefaultsSpec, path: KeyPath) -> Round:
+        thinking = item.thinking if item.thinking is not None else defaults.thinking
+        text, text_path = _own_or_default(item.text, defaults.text, path, "text")
+        result, result_path = _own_or_default(item.result, defaults.result, path, "result")
+        if result is None:
+            raise self.doc.error(
+                path,
+                "the round has no result",
+                "add result: N tokens, a text or {file: path}, or set defaults.result",
+            )
+        call = ToolUse(
+            tool=item.tool,
+            input=self.call(item, defaults, path),
+            result=self.content(result, result_path),
+        )
+        return Round(
+            calls=(call,),
+            thinking=thinking or 0,
+            text=None if text is None else self.content(text, text_path),
+            line=self.doc.line(path),
+        )
+
+    def call(self, item: RoundSpec, defaults: DefaultsSpec, path: KeyPath) -> Content:
+        if item.input is not None and item.call_tokens is not None:
+            raise self.doc.error(
+                (*path, "call_tokens"), "input and call_tokens exclude each other", "give one of them"
+            )
+        if item.input is not None:
+            return Content(text=dump_json(item.input))
+        tokens = item.call_tokens if item.call_tokens is not None else defaults.call_tokens
+        if tokens is None:
+            raise self.doc.error(
+                path,
+                "the round has neither input nor call_tokens",
+                "add input: {...} or call_tokens: N, or set defaults.call_tokens",
+            )
+        return Content(tokens=tokens)
+
+
+def _own_or_default(own: Any, default: Any, path: KeyPath, key: str) -> tuple[Any, KeyPath]:
+    """A round's own value for ``key``, else the default, each with the key path it came from."""
+    if own is not None:
+        return own, (*path, key)
+    return default, ("defaults", key)
+
+
+def _tools_hint(item: RoundSpec, names: tuple[str, ...]) -> str:
+    shown = ", ".join(names[:12]) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
+    close = _closest(item.tool, names)
+    return f"defined: {shown}" + (f"; did you mean {close!r}?" if close else "")
+
+
+_TOOL_ADAPTER: TypeAdapter[AnyToolModel] = TypeAdapter(ToolSpec)
+_TOOL_LIST_ADAPTER: TypeAdapter[list[AnyToolModel]] = TypeAdapter(list[ToolSpec])
+
+
+def _tool_file_models(doc: _Doc) -> list[tuple[AnyToolModel, KeyPath]]:
+    """The tools in a tool file, each with its key path in that file."""
+    value = doc.value
+    if isinstance(value, list):
+        tools = _validate(_TOOL_LIST_ADAPTER.validate_python, doc, value, ())
+        return [(tool, (i,)) for i, tool in enumerate(tools)]
+    if isinstance(value, dict) and "tools" in value:
+        listed = _validate(ToolsListResult.model_validate, doc, value, ())
+        return [(tool, ("tools", i)) for i, tool in enumerate(listed.tools)]
+    if isinstance(value, dict) and "result" in value:
+        response = _validate(JsonRpcToolsList.model_validate, doc, value, ())
+        return [(tool, ("result", "tools", i)) for i, tool in enumerate(response.result.tools)]
+    if isinstance(value, dict):
+        return [(_validate(_TOOL_ADAPTER.validate_python, doc, value, ()), ())]
+    raise doc.error(
+        (),
+        f"expected tool definitions, got {_shown(value)}",
+        "a list of tools, {tools: [...]}, {result: {tools: [...]}} or one tool",
+    )
+
+
+def _parameters(schema: JsonObject | None) -> JsonObject:
+    """OpenAI's parameters may be left out: a function without arguments."""
+    return schema if schema is not None else {"type": "object", "properties": {}}
+
+
+def _tool_def(model: AnyToolModel, line: int | None) -> ToolDef:
+    if isinstance(model, AnthropicTool):
+        return ToolDef(model.name, model.description or "", model.input_schema, line)
+    if isinstance(model, OpenAIChatTool):
+        function = model.function
+        return ToolDef(function.name, function.description or "", _parameters(function.parameters), line)
+    if isinstance(model, OpenAIResponsesTool):
+        return ToolDef(model.name, model.description or "", _parameters(model.parameters), line)
+    return ToolDef(model.name, model.description or "", model.inputSchema, line)
+
+
+# --------------------------------------------------------------------------------------------
+# Public API
+# --------------------------------------------------------------------------------------------
+
+
+def load_scenario(path: Path | str) -> Scenario:
+    """Read, validate and unroll a scenario file.
+
+    Raises :class:`InputError` (one line: ``file:line: key: message (hint)``) for anything wrong
+    with the file or with the files it names.
+    """
+    path = Path(path)
+    try:
+        text = _read_text(path)
+    except _Unreadable as e:
+        raise InputError(e.reason, file=path, line=e.line) from None
+    doc = _parse(_Doc(path), text)
+    _check_top_level(doc)
+    spec = _validate(ScenarioFile.model_validate, doc, doc.value, ())
+    return _ScenarioReader(doc, spec).scenario()
+
+
+def _check_top_level(doc: _Doc) -> None:
+    """The top level is a mapping with a supported version (checked before anything else)."""
+    if not isinstance(doc.value, dict):
+        raise doc.error((), f"expected a mapping of scenario keys at the top level, got {_shown(doc.value)}")
+    supported = ", ".join(str(v) for v in _SUPPORTED_VERSIONS)
+    if "version" not in doc.value:
+        raise doc.error(("version",), "required key is missing", f"add 'version: {supported}' at the top")
+    version = doc.value["version"]
+    if type(version) is not int:
+        raise doc.error(
+            ("version",), f"expected an integer, got {_shown(version)}", f"supported: {supported}"
+        )
+    if version not in _SUPPORTED_VERSIONS:
+        raise doc.error(("version",), f"unsupported version {version}", f"supported: {supported}")
+
+
+if __name__ == "__main__":  # python -m agentcost.scenario > docs/scenario.schema.json
+    print(json.dumps(json_schema(), indent=2))  # the same text as `agentcost schema`
