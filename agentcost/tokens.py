@@ -68,6 +68,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agentcost.counts import RoundTokens, TokenCounts
+from agentcost.jsontext import dump_json
 from agentcost.spec import Content, Round, Scenario, ToolChoice, ToolDef
 
 if TYPE_CHECKING:
@@ -556,7 +557,7 @@ def _properties_tokens(
                     total += count(item)
                 else:
                     extended = True
-                    total += count(json.dumps(item))
+                    total += count(dump_json(item, separators=(", ", ": "), ensure_ascii=True))
         p_desc = schema.get("description")
         if isinstance(p_desc, str):
             total += count(f"{key}:{_schema_type(schema)}:{_strip_period(p_desc)}")
@@ -741,7 +742,11 @@ def _call_texts(round_: Round) -> Iterable[str]:
 
 
 def _tool_json(tool: ToolDef) -> str:
-    return json.dumps({"name": tool.name, "description": tool.description, "input_schema": tool.input_schema})
+    return dump_json(
+        {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema},
+        separators=(", ", ": "),
+        ensure_ascii=True,
+    )
 
 
 @dataclass
@@ -772,10 +777,7 @@ class OpenAIRules:
             f"{OPENAI_TOOL_CALL_FRAMING}, tool result = 3 + role + name + "
             f"{OPENAI_TOOL_RESULT_FRAMING} + content (Harmony rendering)"
         )
-        self.method = (
-            f"tiktoken {self.encoding} exact text counts + OpenAI cookbook chat/tool framing "
-            "(agent-loop framing ours)"
-        )
+        self.method = f"tiktoken {self.encoding}, exact text + OpenAI cookbook framing"
 
     def _n(self, text: str) -> int:
         return self.memo.tiktoken(self.encoding, text) if text else 0
@@ -893,10 +895,7 @@ class AnthropicRules:
         if ctok is not None:
             version = self.family.ctok_version
             self.encoding = f"ctok {version}"
-            self.method = (
-                f"ctok family v{version} reconstruction of Claude's tokenizer (message frame "
-                "removed) + framing calibrated on Anthropic cookbook/docs counts; approximate"
-            )
+            self.method = f"ctok v{version} (Claude tokenizer reconstruction) + calibrated framing"
             self._notes.add(
                 f"Claude's tokenizer is not public: texts counted offline with ctok (family "
                 f"v{version}, its {self.family.ctok_frame}-token message frame removed)"
@@ -905,16 +904,12 @@ class AnthropicRules:
             ratio = _RatioCounter("anthropic", model_id, self.memo)
             self._ratio = ratio
             self.encoding = "o200k_base × ratio"
-            self.method = (
-                f"o200k_base count × Claude ratio (prose {ratio.prose.value}, JSON "
-                f"{ratio.json.value}), rounded up per text, + framing calibrated on Anthropic "
-                "cookbook/docs counts; approximate"
-            )
+            self.method = "o200k_base × Claude ratio, + framing calibrated on Anthropic cookbook/docs counts"
             self._notes.add(
                 f"Claude's tokenizer is not public and ctok is not installed: texts counted as "
                 f"o200k_base × {ratio.prose.value} (prose) / × {ratio.json.value} (JSON, incl. "
                 f"tool arguments/results that parse as JSON), tool definitions with the prose "
-                f"ratio; ratio source: {ratio.prose.source} (read {ratio.prose.read})"
+                f"ratio (facts.yaml token_ratio, read {ratio.prose.read})"
             )
         self._notes.add(
             f"Claude framing calibrated on Claude 3/3.5 Sonnet and Sonnet 4 counts: "
@@ -960,7 +955,7 @@ class AnthropicRules:
         if fact is not None:
             self._notes.add(
                 f"hidden tool-use system prompt: {fact.value} tokens for tool_choice "
-                f"{tool_choice} ({fact.source}, read {fact.read})"
+                f"{tool_choice} (Anthropic tool-use docs via facts.yaml, read {fact.read})"
             )
             return fact.value
         column = "auto_none" if tool_choice in ("auto", "none") else "any_tool"
@@ -1035,15 +1030,12 @@ class GeminiRules:
         self._ratio = _RatioCounter("google", model_id, self.memo)
         self.encoding = "o200k_base × ratio"
         prose, js = self._ratio.prose, self._ratio.json
-        self.method = (
-            f"o200k_base count × Gemini ratio (prose {prose.value}, JSON {js.value}), rounded up "
-            "per text; no offline Gemini tokenizer exists; approximate"
-        )
+        self.method = "o200k_base × Gemini ratio (no offline Gemini tokenizer exists)"
         self._notes = _Notes()
         self._notes.add(
             f"Gemini's tokenizer is not available offline: texts counted as o200k_base × "
-            f"{prose.value} (prose) / × {js.value} (JSON); ratio source: {prose.source} "
-            f"(read {prose.read})"
+            f"{prose.value} (prose) / × {js.value} (JSON), a documented default with weak evidence "
+            f"(facts.yaml token_ratio, read {prose.read})"
         )
         self._notes.add(
             "Gemini framing assumed: none per message (countTokens counts content only), "
@@ -1063,7 +1055,11 @@ class GeminiRules:
     def tools(self, tools: Sequence[ToolDef], tool_choice: ToolChoice) -> int:
         return sum(
             self._n(
-                json.dumps({"name": t.name, "description": t.description, "parameters": t.input_schema}),
+                dump_json(
+                    {"name": t.name, "description": t.description, "parameters": t.input_schema},
+                    separators=(", ", ": "),
+                    ensure_ascii=True,
+                ),
                 "prose",
             )
             for t in tools
