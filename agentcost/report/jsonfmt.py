@@ -1,0 +1,92 @@
+"""Report -> JSON text. The object is versioned (``"version"`` first) and documented in docs/json.md.
+
+Dollar amounts are strings of exact decimals; token counts are integers; unknown values are null.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from agentcost.report import Report
+from agentcost.report.fmt import exact
+
+
+def _usd(d: Decimal | None) -> str | None:
+    return None if d is None else exact(d)
+
+
+def report_dict(report: Report) -> dict[str, Any]:
+    t = report.totals
+    return {
+        "version": report.version,
+        "scenario": {"path": report.scenario_path, "name": report.scenario_name},
+        "model": report.model_id,
+        "model_ref": report.model,
+        "provider": report.provider,
+        "prices": {
+            "source": report.price_source,
+            "version": report.price_version,
+            "as_of": report.as_of,
+            "urls": list(report.pricing_urls),
+            "per_mtok_usd": {k: _usd(v) for k, v in report.rates.items()},
+        },
+        "caching": {
+            "mode": report.caching_mode,
+            "default": report.caching_is_default,
+            "ttl": report.cache_ttl,
+            "min_cacheable_tokens": report.cache_min_tokens,
+        },
+        "counts": {
+            "encoding": report.encoding,
+            "approximate": report.approximate,
+            "method": report.count_method,
+            "notes": list(report.count_notes),
+        },
+        "requests": [
+            {
+                "index": r.index,
+                "kind": r.kind,
+                "tool": None if r.kind == "final" else (r.tools[0] if len(r.tools) == 1 else list(r.tools)),
+                "input_tokens": r.input_tokens,
+                "cache_read_tokens": r.cache_read_tokens,
+                "cache_write_tokens": r.cache_write_tokens,
+                "output_tokens": r.output_tokens,
+                "cost_usd": exact(r.cost_usd),
+                "running_usd": exact(r.running_usd),
+            }
+            for r in report.requests
+        ],
+        "totals": {
+            "requests": t.requests,
+            "input_tokens": t.input_tokens,
+            "cache_read_tokens": t.cache_read_tokens,
+            "cache_write_tokens": t.cache_write_tokens,
+            "output_tokens": t.output_tokens,
+            "input_usd": exact(t.input_usd),
+            "output_usd": exact(t.output_usd),
+            "cost_usd": exact(t.cost_usd),
+        },
+        "budget": None
+        if report.budget is None
+        else {
+            "limit_usd": exact(report.budget.limit_usd),
+            "source": report.budget.source,
+            "over": report.budget.over,
+            "headroom_usd": exact(report.budget.headroom_usd),
+        },
+        "rounds": {
+            "planned": report.rounds_planned,
+            "run": report.rounds_run,
+            "truncated": report.truncated,
+        },
+        "context_window": report.context_window,
+        "max_input_tokens": report.max_input_tokens,
+        "approximate": report.approximate,
+        "warnings": list(report.warnings),
+    }
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report_dict(report), indent=2, ensure_ascii=False) + "\n"
