@@ -104,6 +104,33 @@ def estimate(
 
 
 @app.command()
+def models(
+    pattern: Annotated[
+        str | None,
+        typer.Argument(help="Filter: a substring, a glob such as 'claude-*', or 'openai/*'."),
+    ] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="Price date (ISO date or datetime, UTC). Default: now."),
+    ] = None,
+) -> None:
+    """List the models agentcost can price, with their rates."""
+    from rich.console import Console
+
+    from agentcost.catalog.prices import list_models
+    from agentcost.estimate import parse_as_of
+    from agentcost.report.table import render_models
+
+    try:
+        found = list_models(as_of=parse_as_of(as_of), pattern=pattern)
+    except InputError as err:
+        raise _fail(str(err)) from None
+    if not found:
+        raise _fail(f"no known model matches {pattern!r} (try a shorter filter, or none)")
+    Console().print(render_models(found))
+
+
+@app.command()
 def schema() -> None:
     """Print the JSON Schema of scenario files (for editors: yaml-language-server, VS Code)."""
     import json
@@ -135,7 +162,8 @@ def run(argv: list[str] | None = None) -> int:
     except _ClickException as err:
         format_message = getattr(err, "format_message", None)
         message = format_message() if callable(format_message) else str(err)
-        typer.echo(f"agentcost: error: {message} (see 'agentcost --help')", err=True)
+        if message:  # no message: the bare command, which has already printed its help
+            typer.echo(f"agentcost: error: {message} (see 'agentcost --help')", err=True)
         return int(getattr(err, "exit_code", 2))
     except typer.Abort:
         typer.echo("agentcost: aborted", err=True)

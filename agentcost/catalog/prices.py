@@ -323,3 +323,24 @@ def _model_prices(ref: str, pid: str, info: ModelInfo, when: datetime) -> ModelP
         _price=price,
         _info=info,
     )
+
+
+def list_models(*, as_of: datetime, pattern: str | None = None) -> list[ModelPrices]:
+    """Known models of the supported providers whose id matches ``pattern`` (a substring, or a glob
+    such as ``claude-*``; ``anthropic/*`` filters by provider), priced at ``as_of``."""
+    import fnmatch
+
+    provider: str | None = None
+    if pattern and "/" in pattern:
+        provider, _, pattern = pattern.partition("/")
+    out: list[ModelPrices] = []
+    for pid in SUPPORTED_PROVIDERS if provider is None else (provider,):
+        for model_id in known_model_ids(pid):
+            if pattern and not (
+                fnmatch.fnmatch(model_id, pattern)
+                if any(c in pattern for c in "*?[")
+                else pattern in model_id
+            ):
+                continue
+            out.append(resolve_model(model_id, provider=pid, as_of=as_of))
+    return out

@@ -6,6 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from agentcost.catalog.prices import ModelPrices
 from agentcost.report import Report, fmt
 
 
@@ -84,3 +85,33 @@ def _assumptions(report: Report) -> Text:
     lines.extend(f"Note: {n}" for n in report.count_notes)
     lines.extend(f"Warning: {w}" for w in report.warnings)
     return Text("\n".join(lines))
+
+
+def render_models(models: list[ModelPrices]) -> RenderableType:
+    """The ``agentcost models`` listing: prices per million tokens in force at the lookup date."""
+    table = Table(header_style="bold")
+    for name, justify in [
+        ("model", "left"),
+        ("provider", "left"),
+        ("input", "right"),
+        ("output", "right"),
+        ("cache read", "right"),
+        ("cache write", "right"),
+        ("context", "right"),
+    ]:
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for m in models:
+        table.add_row(
+            m.model_id,
+            m.provider,
+            fmt.rate(m.input_mtok),
+            fmt.rate(m.output_mtok),
+            fmt.rate(m.cache_read_mtok),
+            fmt.rate(m.cache_write_mtok),
+            fmt.tokens(m.context_window),
+        )
+    source = models[0].source if models else None
+    footer = f"{len(models)} models; prices per million tokens"
+    if source is not None:
+        footer += f" from {source.name} {source.version}, as of {source.as_of.isoformat()}"
+    return Group(table, Text(footer + "."))
