@@ -17,6 +17,7 @@ import typer
 
 from agentcost import __version__
 from agentcost.errors import InputError
+from agentcost.spec import MAX_BUDGET_USD
 
 app = typer.Typer(
     name="agentcost",
@@ -52,8 +53,10 @@ def _parse_budget(value: str | None) -> Decimal | None:
         raise InputError(
             f"not a dollar amount: {value!r}", key="--budget", hint="e.g. --budget 0.05"
         ) from None
-    if not budget.is_finite() or budget <= 0:
-        raise InputError(f"must be a positive dollar amount, got {value!r}", key="--budget")
+    if not budget.is_finite() or budget <= 0 or budget > MAX_BUDGET_USD:
+        raise InputError(
+            f"must be a dollar amount above 0 and at most {MAX_BUDGET_USD:,}, got {value!r}", key="--budget"
+        )
     return budget
 
 
@@ -83,6 +86,8 @@ def estimate(
     except InputError as err:
         raise _fail(str(err)) from None
     report = build_report(est)
+    from agentcost.report.fmt import exact
+
     if format_ is Format.json:
         from agentcost.report.jsonfmt import render_json
 
@@ -96,8 +101,8 @@ def estimate(
     if report.budget is not None and report.budget.over:
         b = report.budget
         typer.echo(
-            f"agentcost: over budget: {report.scenario_path} estimates ${report.totals.cost_usd:.6f}"
-            f" > ${b.limit_usd} ({b.source})",
+            f"agentcost: over budget: {report.scenario_path} estimates ${exact(report.totals.cost_usd)}"
+            f" > ${exact(b.limit_usd)} ({b.source})",
             err=True,
         )
         raise typer.Exit(code=1)
@@ -171,5 +176,23 @@ def run(argv: list[str] | None = None) -> int:
     return result if isinstance(result, int) else 0
 
 
+EXIT_BUG = 3
+
+
 def main() -> None:
-    sys.exit(run())
+    """The console script. A bug (any exception that is not bad input) prints its traceback and
+    exits 3, so that CI never mistakes it for an over-budget result (exit 1)."""
+    try:
+        code = run()
+    except KeyboardInterrupt:
+        code = 130
+    except Exception:
+        import traceback
+
+        traceback.print_exc()
+        typer.echo(
+            "agentcost: internal error (a bug, not your input): please report it with the traceback above",
+            err=True,
+        )
+        code = EXIT_BUG
+    sys.exit(code)

@@ -95,11 +95,11 @@ def parse_as_of(value: str | None) -> datetime:
         return datetime.now(tz=UTC)
     try:
         parsed = datetime.fromisoformat(value)
-    except ValueError:
+        return parsed.astimezone(UTC) if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    except (ValueError, OverflowError):  # OverflowError: a zone offset pushes it past year 1..9999
         raise InputError(
-            f"not a date: {value!r}", key="--as-of", hint="use an ISO date such as 2026-11-30"
+            f"not a usable date: {value!r}", key="--as-of", hint="use an ISO date such as 2026-11-30"
         ) from None
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
 def estimate_scenario(
@@ -113,15 +113,17 @@ def estimate_scenario(
     from agentcost.catalog.prices import resolve_model
     from agentcost.tokens import count_tokens
 
+    if model is not None and not model.strip():
+        raise InputError("must name a model", key="--model", hint="e.g. --model gpt-5")
     try:
         prices = resolve_model(
-            model or scenario.model,
-            provider=None if model else scenario.provider,
+            model if model is not None else scenario.model,
+            provider=None if model is not None else scenario.provider,
             as_of=as_of,
         )
     except InputError as err:
-        if model:
-            raise err.located(key="--model") from None
+        if model is not None:  # the option, not the scenario's model: key, is what to fix
+            raise InputError(err.message, key="--model", hint=err.hint) from None
         raise err.located(file=scenario.path, line=scenario.model_line, key="model") from None
     counts = count_tokens(scenario, provider=prices.provider, model_id=prices.model_id)
     policy, is_default = cache_policy(scenario, prices)
@@ -152,7 +154,7 @@ def estimate(
     scenario = load_scenario(path)
     return estimate_scenario(
         scenario,
-        as_of=as_of or datetime.now(tz=UTC),
+        as_of=as_of if as_of is not None else datetime.now(tz=UTC),
         model=model,
         budget_usd=budget_usd,
     )

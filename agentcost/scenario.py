@@ -48,6 +48,7 @@ from pydantic_core import PydanticCustomError
 from agentcost.errors import InputError
 from agentcost.jsontext import dump_json
 from agentcost.spec import (
+    MAX_BUDGET_USD,
     SCENARIO_VERSION,
     CacheTTL,
     CachingMode,
@@ -118,8 +119,8 @@ def _int_to_decimal(value: Any) -> Any:
 Money = Annotated[
     Decimal,
     BeforeValidator(_int_to_decimal),
-    Field(gt=0),
-    WithJsonSchema({"type": "number", "exclusiveMinimum": 0}),
+    Field(gt=0, le=MAX_BUDGET_USD),
+    WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": int(MAX_BUDGET_USD)}),
 ]
 
 

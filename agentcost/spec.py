@@ -18,6 +18,7 @@ CacheTTL = Literal["5m", "1h"]
 Provider = Literal["anthropic", "openai", "google"]
 
 SCENARIO_VERSION = 1
+MAX_BUDGET_USD = Decimal(1_000_000_000)  # larger budgets are surely typos, and overflow Decimal maths
 
 
 @dataclass(frozen=True)

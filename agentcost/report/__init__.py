@@ -130,6 +130,10 @@ def build_report(est: Estimate) -> Report:
             f"run truncated by limits.max_rounds: {ledger.rounds_run} of {ledger.rounds_planned} rounds,"
             " no final answer"
         )
+    if est.scenario.cache_ttl == "1h" and prices.provider != "anthropic":
+        warnings.append(
+            f"cache_ttl: 1h has no effect on {prices.provider}: only Anthropic sells 1-hour cache writes"
+        )
     window = prices.context_window
     if window is not None and t.max_input_tokens > window:
         warnings.append(

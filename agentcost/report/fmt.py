@@ -14,7 +14,8 @@ def usd(d: Decimal | None, places: int = 4) -> str:
     if d is None:
         return "-"
     q = d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-    return f"${q:,.{places}f}"
+    sign = "-" if q < 0 else ""
+    return f"{sign}${abs(q):,.{places}f}"
 
 
 def exact(d: Decimal) -> str:

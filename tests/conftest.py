@@ -1,0 +1,79 @@
+"""Shared fixtures: the ``--update-golden`` option, a reproducible Claude counting path, a fixed terminal."""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite tests/golden/* from the current output instead of comparing with it",
+    )
+
+
+GoldenCheck = Callable[[str, str], None]
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> GoldenCheck:
+    """``golden(name, actual)``: compare with ``tests/golden/<name>``, or rewrite it under --update-golden."""
+    update = bool(request.config.getoption("--update-golden"))
+
+    def check(name: str, actual: str) -> None:
+        _check_golden(name, actual, update)
+
+    return check
+
+
+def _check_golden(name: str, actual: str, update: bool) -> None:
+    path = GOLDEN / name
+    if update:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(actual, encoding="utf-8")
+        return
+    assert path.is_file(), (
+        f"{path} is missing; create it with: python -m pytest tests -k golden --update-golden"
+    )
+    expected = path.read_text(encoding="utf-8")
+    if actual != expected:
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(keepends=True),
+                actual.splitlines(keepends=True),
+                fromfile=f"tests/golden/{name}",
+                tofile="actual",
+            )
+        )
+        pytest.fail(
+            f"output differs from tests/golden/{name}; if the change is intended, review the diff and "
+            f"run: python -m pytest tests -k golden --update-golden\n{diff}",
+            pytrace=False,
+        )
+
+
+@pytest.fixture
+def no_ctok(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claude counts on the o200k_base x ratio path whatever the Python version (ctok needs >= 3.12),
+    so that hand-checked figures and golden files are the same everywhere."""
+    monkeypatch.setitem(sys.modules, "ctok", None)
+
+
+@pytest.fixture
+def fixed_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rich output 120 columns wide and without colour, whatever terminal or CI runs the tests."""
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("LINES", "50")
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "JUPYTER_COLUMNS", "JUPYTER_LINES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_COLOR", "1")
