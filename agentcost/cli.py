@@ -1,23 +1,29 @@
 """The thin command-line layer: parse options, call the library, render, choose the exit code.
 
-Exit codes: 0 ok; 1 a budget was exceeded; 2 bad input or usage (one line on stderr, no traceback).
-Anything else that escapes is a bug and shows its traceback. Heavy modules are imported inside the
-commands so that ``agentcost --help`` starts fast.
+Exit codes: 0 ok; 1 a gate tripped (budget, increase, context window); 2 bad input or usage (one
+line on stderr, no traceback); 3 a bug in agentcost (its traceback is printed). Heavy modules are
+imported inside the commands so that ``agentcost --help`` starts fast.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from agentcost import __version__
 from agentcost.errors import InputError
+from agentcost.report.output import Format
 from agentcost.spec import MAX_BUDGET_USD
+
+if TYPE_CHECKING:
+    from agentcost.gates import Gate
 
 app = typer.Typer(
     name="agentcost",
@@ -33,10 +39,51 @@ _ClickException: type[Exception] = next(
     c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
 )
 
+EXIT_GATE = 1
+EXIT_BUG = 3
 
-class Format(StrEnum):
-    table = "table"
-    json = "json"
+# Options shared by the commands that read scenarios. Typer reads them from these aliases.
+FormatOpt = Annotated[
+    Format,
+    typer.Option("--format", "-f", help="Output format: table (default), json, markdown, csv or svg."),
+]
+OutputOpt = Annotated[
+    Path | None,
+    typer.Option("--output", "-o", help="Write the report to this file (atomically) instead of stdout."),
+]
+SummaryOpt = Annotated[
+    bool,
+    typer.Option("--summary", help="Also append the Markdown report to $GITHUB_STEP_SUMMARY."),
+]
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Print only the total in dollars (one number), for scripts.")
+]
+ChartOpt = Annotated[
+    bool, typer.Option("--chart", help="Add a per-request bar chart of cached, uncached and output tokens.")
+]
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        help="Override a scenario field, e.g. --set limits.max_rounds=40 (repeatable).",
+    ),
+]
+AsOfOpt = Annotated[
+    str | None, typer.Option("--as-of", help="Price date (ISO date or datetime, UTC). Default: now.")
+]
+BudgetOpt = Annotated[
+    str | None,
+    typer.Option(help="Gate: exit 1 when a scenario's estimate is over this many dollars per run."),
+]
+
+
+@dataclass(frozen=True)
+class Output:
+    format: Format
+    path: Path | None
+    summary: bool
+    quiet: bool
+    chart: bool
 
 
 def _fail(message: str) -> typer.Exit:
@@ -60,52 +107,107 @@ def _parse_budget(value: str | None) -> Decimal | None:
     return budget
 
 
-@app.command()
-def estimate(
-    scenario: Annotated[Path, typer.Argument(help="A scenario YAML file (see docs/scenario.md).")],
-    format_: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = Format.table,
-    budget: Annotated[
-        str | None,
-        typer.Option(
-            help="Fail (exit 1) when the estimate is over this many dollars; overrides limits.budget_usd."
-        ),
-    ] = None,
-    as_of: Annotated[
-        str | None,
-        typer.Option("--as-of", help="Price date (ISO date or datetime, UTC). Default: now."),
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="Price a different model than the scenario's.")] = None,
-) -> None:
-    """Estimate one scenario: a row per billed request, totals, and the assumptions behind them."""
-    from agentcost.estimate import estimate as run_estimate
-    from agentcost.estimate import parse_as_of
-    from agentcost.report import build_report
+def _emit(report: object, gates: Sequence[Gate], out: Output) -> None:
+    """Write the report as asked, report tripped gates, and exit 1 if any tripped."""
+    from agentcost.report import output
 
-    try:
-        est = run_estimate(scenario, as_of=parse_as_of(as_of), model=model, budget_usd=_parse_budget(budget))
-    except InputError as err:
-        raise _fail(str(err)) from None
-    report = build_report(est)
-    from agentcost.report.fmt import exact
-
-    if format_ is Format.json:
-        from agentcost.report.jsonfmt import render_json
-
-        sys.stdout.write(render_json(report))
-    else:
+    if out.quiet:
+        text = output.quiet_total(report)
+    elif out.format is Format.table and out.path is None and sys.stdout.isatty():
+        text = ""
         from rich.console import Console
 
-        from agentcost.report.table import render_table
+        Console().print(output.renderable(report, chart=out.chart))
+    else:
+        width = 110 if out.path is not None else _terminal_width()
+        text = output.render_text(report, out.format, gates=gates, chart=out.chart, width=width)
+    if out.path is not None:
+        try:
+            output.write_atomic(out.path, text)
+        except OSError as err:
+            raise InputError(
+                f"cannot write the report: {err.strerror}", file=out.path, key="--output"
+            ) from None
+    elif text:
+        sys.stdout.write(text)
+    if out.summary:
+        markdown = output.render_text(report, Format.markdown, gates=gates)
+        if output.append_step_summary(markdown) is None:
+            typer.echo(
+                "agentcost: note: --summary: GITHUB_STEP_SUMMARY is not set; nothing appended", err=True
+            )
+    tripped = [g for g in gates if g.tripped]
+    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    for gate in tripped:
+        typer.echo(f"agentcost: gate failed: {gate.message}", err=True)
+        if in_actions:
+            typer.echo(output.annotation(gate), err=True)
+    if tripped:
+        raise typer.Exit(code=EXIT_GATE)
 
-        Console().print(render_table(report))
-    if report.budget is not None and report.budget.over:
-        b = report.budget
-        typer.echo(
-            f"agentcost: over budget: {report.scenario_path} estimates ${exact(report.totals.cost_usd)}"
-            f" > ${exact(b.limit_usd)} ({b.source})",
-            err=True,
-        )
-        raise typer.Exit(code=1)
+
+def _terminal_width() -> int:
+    import shutil
+
+    return shutil.get_terminal_size((110, 24)).columns
+
+
+@app.command()
+def estimate(
+    scenarios: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Scenario YAML files (see docs/scenario.md), or a project file (docs/project.md)."
+        ),
+    ],
+    format_: FormatOpt = Format.table,
+    output: OutputOpt = None,
+    summary: SummaryOpt = False,
+    quiet: QuietOpt = False,
+    chart: ChartOpt = False,
+    set_: SetOpt = None,
+    budget: BudgetOpt = None,
+    as_of: AsOfOpt = None,
+    model: Annotated[str | None, typer.Option(help="Price a different model than the scenario's.")] = None,
+) -> None:
+    """Estimate scenarios: a row per billed request, totals, and the assumptions behind them.
+
+    Several scenarios (or a project file) give one summary row per scenario and a grand total.
+    """
+    from agentcost.estimate import parse_as_of
+
+    out = Output(format_, output, summary, quiet, chart)
+    overrides = tuple(set_ or ())
+    try:
+        when = parse_as_of(as_of)
+        limit = _parse_budget(budget)
+        if len(scenarios) == 1 and not _is_project(scenarios[0]):
+            from agentcost.estimate import estimate as run_estimate
+            from agentcost.gates import estimate_gates
+            from agentcost.report import build_report
+
+            est = run_estimate(scenarios[0], as_of=when, model=model, budget_usd=limit, overrides=overrides)
+            report = build_report(est)
+            gates = estimate_gates(report)
+        else:
+            from agentcost.batch import batch_report_for_paths
+            from agentcost.report.batch import batch_gates
+
+            batch = batch_report_for_paths(
+                scenarios, as_of=when, model=model, budget_usd=limit, overrides=overrides
+            )
+            report, gates = batch, batch_gates(batch)  # type: ignore[assignment]
+        _emit(report, gates, out)
+    except InputError as err:
+        raise _fail(str(err)) from None
+
+
+def _is_project(path: Path) -> bool:
+    try:
+        from agentcost.project import is_project_file
+    except ModuleNotFoundError:  # pragma: no cover - until project files land
+        return False
+    return is_project_file(path)
 
 
 @app.command()
@@ -114,10 +216,7 @@ def models(
         str | None,
         typer.Argument(help="Filter: a substring, a glob such as 'claude-*', or 'openai/*'."),
     ] = None,
-    as_of: Annotated[
-        str | None,
-        typer.Option("--as-of", help="Price date (ISO date or datetime, UTC). Default: now."),
-    ] = None,
+    as_of: AsOfOpt = None,
 ) -> None:
     """List the models agentcost can price, with their rates."""
     from rich.console import Console
@@ -136,10 +235,19 @@ def models(
 
 
 @app.command()
-def schema() -> None:
+def schema(
+    report: Annotated[
+        bool, typer.Option("--report", help="Print the JSON Schema of the JSON reports instead.")
+    ] = False,
+) -> None:
     """Print the JSON Schema of scenario files (for editors: yaml-language-server, VS Code)."""
     import json
 
+    if report:
+        from agentcost.report.schema import report_schema
+
+        sys.stdout.write(json.dumps(report_schema(), indent=2) + "\n")
+        return
     from agentcost.scenario import json_schema
 
     sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
@@ -176,12 +284,9 @@ def run(argv: list[str] | None = None) -> int:
     return result if isinstance(result, int) else 0
 
 
-EXIT_BUG = 3
-
-
 def main() -> None:
     """The console script. A bug (any exception that is not bad input) prints its traceback and
-    exits 3, so that CI never mistakes it for an over-budget result (exit 1)."""
+    exits 3, so that CI never mistakes it for a tripped gate (exit 1)."""
     try:
         code = run()
     except KeyboardInterrupt:

@@ -5,6 +5,7 @@ This is the library entry point (``agentcost.estimate``); the CLI calls it like 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -147,11 +148,12 @@ def estimate(
     as_of: datetime | None = None,
     model: str | None = None,
     budget_usd: Decimal | None = None,
+    overrides: Sequence[str] = (),
 ) -> Estimate:
-    """Load a scenario file and estimate it: the library's main entry point."""
+    """Load a scenario file (with ``--set`` overrides) and estimate it: the library's main entry point."""
     from agentcost.scenario import load_scenario
 
-    scenario = load_scenario(path)
+    scenario = load_scenario(path, overrides=overrides) if overrides else load_scenario(path)
     return estimate_scenario(
         scenario,
         as_of=as_of if as_of is not None else datetime.now(tz=UTC),

@@ -258,7 +258,10 @@ def test_budget_option_exceeded(capsys: pytest.CaptureFixture[str], monkeypatch:
     monkeypatch.chdir(ROOT)
     code, out, err = cli(capsys, "estimate", "scenarios/bugfix.yaml", "--as-of", AS_OF, "--budget", "0.01")
     assert code == 1
-    assert err == "agentcost: over budget: scenarios/bugfix.yaml estimates $0.0312129 > $0.01 (--budget)\n"
+    assert (
+        err
+        == "agentcost: gate failed: scenarios/bugfix.yaml: over budget: estimated $0.0312129 > $0.01 (--budget)\n"
+    )
     assert "total (9 requests)" in out  # the report is still printed
     assert "Budget $0.0100 (--budget): OVER budget" in out
 
@@ -295,7 +298,10 @@ def test_scenario_budget_exceeded(capsys: pytest.CaptureFixture[str], tmp_path: 
     path = write(tmp_path, SMALL_OVER)
     code, out, err = cli(capsys, "estimate", str(path), "--as-of", AS_OF)
     assert code == 1
-    assert err == f"agentcost: over budget: {path} estimates $0.00225875 > $0.001 (limits.budget_usd)\n"
+    assert (
+        err
+        == f"agentcost: gate failed: {path}: over budget: estimated $0.00225875 > $0.001 (limits.budget_usd)\n"
+    )
     assert "OVER budget" in out
 
 
@@ -331,7 +337,7 @@ BAD_INPUT = [
     case("missing file", "estimate {dir}/nope.yaml", "{dir}/nope.yaml: file not found"),
     case("a directory", "estimate {dir}", "{dir}: is a directory"),
     case("unknown option", "estimate {ok} --bogus", "No such option: --bogus"),
-    case("missing argument", "estimate", "Missing argument 'scenario'"),
+    case("missing argument", "estimate", "Missing argument 'scenarios'"),
     case("unknown command", "estimat {ok}", "No such command 'estimat'"),
     case("option without value", "estimate {ok} --budget", "'--budget' requires an argument"),
     case("bad format", "estimate {ok} --format xml", "'--format'", "'xml'", "'json'"),
@@ -581,7 +587,7 @@ def test_subprocess_over_budget_json() -> None:
     )
     assert proc.returncode == 1, proc.stderr
     (line,) = proc.stderr.splitlines()
-    assert line.startswith("agentcost: over budget: scenarios/bugfix.yaml estimates $")
+    assert line.startswith("agentcost: gate failed: scenarios/bugfix.yaml: over budget: estimated $")
     assert line.endswith(" > $0.001 (--budget)")
     data = json.loads(proc.stdout)  # the whole report, whatever Claude counter this Python has
     assert data["version"] == 1 and data["totals"]["requests"] == 9 and data["budget"]["over"] is True

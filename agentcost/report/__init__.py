@@ -56,6 +56,8 @@ class Report:
     version: int
     scenario_path: str
     scenario_name: str | None
+    model_line: int | None  # the scenario's model: line (None when --model chose the model)
+    budget_line: int | None  # the scenario's limits.budget_usd line (None when --budget set it)
     model: str
     model_id: str
     model_name: str
@@ -144,6 +146,12 @@ def build_report(est: Estimate) -> Report:
         version=REPORT_VERSION,
         scenario_path=str(est.scenario.path),
         scenario_name=est.scenario.name,
+        model_line=est.scenario.model_line if est.prices.model_ref == est.scenario.model else None,
+        budget_line=(
+            est.scenario.limits.budget_line
+            if est.budget is not None and est.budget.source == "limits.budget_usd"
+            else None
+        ),
         model=prices.model_ref,
         model_id=prices.model_id,
         model_name=prices.name,

@@ -1,16 +1,23 @@
-"""Report -> JSON text. The object is versioned (``"version"`` first) and documented in docs/json.md.
+"""Reports -> JSON text: one versioned envelope for every command, documented in docs/json.md.
 
-Dollar amounts are strings of exact decimals; token counts are integers; unknown values are null.
+``{"version": 1, "kind": ..., <the kind's fields>, "gates": [...]}``. Dollar amounts are strings of
+exact decimals; token counts are integers; unknown values are null.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcost.report import Report
 from agentcost.report.fmt import exact
+
+if TYPE_CHECKING:
+    from agentcost.gates import Gate
+
+JSON_VERSION = 1
 
 
 def _usd(d: Decimal | None) -> str | None:
@@ -20,7 +27,6 @@ def _usd(d: Decimal | None) -> str | None:
 def report_dict(report: Report) -> dict[str, Any]:
     t = report.totals
     return {
-        "version": report.version,
         "scenario": {"path": report.scenario_path, "name": report.scenario_name},
         "model": report.model_id,
         "model_ref": report.model,
@@ -88,5 +94,24 @@ def report_dict(report: Report) -> dict[str, Any]:
     }
 
 
-def render_json(report: Report) -> str:
-    return json.dumps(report_dict(report), indent=2, ensure_ascii=False) + "\n"
+def gate_dict(gate: Gate) -> dict[str, Any]:
+    return {
+        "name": gate.name,
+        "tripped": gate.tripped,
+        "message": gate.message,
+        "file": gate.file,
+        "line": gate.line,
+    }
+
+
+def envelope(kind: str, body: dict[str, Any], gates: Sequence[Gate] = ()) -> dict[str, Any]:
+    """The one top-level shape of every JSON report: version, kind, the kind's fields, gates."""
+    return {"version": JSON_VERSION, "kind": kind, **body, "gates": [gate_dict(g) for g in gates]}
+
+
+def dumps(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_json(report: Report, gates: Sequence[Gate] = ()) -> str:
+    return dumps(envelope("estimate", report_dict(report), gates))

@@ -1,0 +1,141 @@
+"""CI gates: checks on a report that make ``agentcost`` exit 1 when one trips.
+
+Every command that reads a scenario evaluates the gates that apply to it; each gate yields one
+``Gate`` with its own one-line message and, when known, the scenario file (and line) to point a
+GitHub Actions ``::error`` annotation at. Pure functions over reports; no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Literal
+
+from agentcost.report import Report
+from agentcost.report.fmt import exact, percent
+
+GateName = Literal["budget", "context_window", "max_increase", "max_increase_usd"]
+
+
+@dataclass(frozen=True)
+class Gate:
+    name: GateName
+    tripped: bool
+    message: str  # one line, says what was checked and the figures
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class IncreaseLimits:
+    """``--max-increase 10%`` (a fraction, 0.10) and ``--max-increase-usd 0.02``; None = not set."""
+
+    fraction: Decimal | None = None
+    usd: Decimal | None = None
+
+
+def budget_gate(report: Report) -> Gate | None:
+    """Total over the budget (``--budget`` or ``limits.budget_usd``); None when there is no budget."""
+    b = report.budget
+    if b is None:
+        return None
+    total = report.totals.cost_usd
+    verdict, relation = ("over budget", ">") if b.over else ("within budget", "<=")
+    return Gate(
+        name="budget",
+        tripped=b.over,
+        message=(
+            f"{report.scenario_path}: {verdict}: estimated ${exact(total)} {relation} ${exact(b.limit_usd)}"
+            f" ({b.source})"
+        ),
+        file=report.scenario_path,
+        line=report.budget_line,
+    )
+
+
+def context_gate(report: Report) -> Gate | None:
+    """A single request larger than the model's context window; None when the window is unknown."""
+    window = report.context_window
+    if window is None:
+        return None
+    biggest = report.max_input_tokens
+    over = biggest > window
+    relation = ">" if over else "<="
+    return Gate(
+        name="context_window",
+        tripped=over,
+        message=(
+            f"{report.scenario_path}: largest request {biggest:,} input tokens {relation}"
+            f" {report.model_id} context window {window:,}"
+        ),
+        file=report.scenario_path,
+        line=report.model_line,
+    )
+
+
+def estimate_gates(report: Report) -> tuple[Gate, ...]:
+    return tuple(g for g in (budget_gate(report), context_gate(report)) if g is not None)
+
+
+def increase_gates(
+    label: str,
+    base_usd: Decimal,
+    head_usd: Decimal,
+    limits: IncreaseLimits,
+    *,
+    file: str | None = None,
+) -> tuple[Gate, ...]:
+    """The ``--max-increase`` / ``--max-increase-usd`` gates for one before/after pair."""
+    delta = head_usd - base_usd
+    gates: list[Gate] = []
+    if limits.fraction is not None:
+        if base_usd > 0:
+            change = delta / base_usd
+            tripped = change > limits.fraction
+            shown = percent(change)
+        else:
+            change = None
+            tripped = delta > 0
+            shown = "new cost" if delta > 0 else "no change"
+        relation = ">" if tripped else "<="
+        gates.append(
+            Gate(
+                name="max_increase",
+                tripped=tripped,
+                message=(
+                    f"{label}: cost ${exact(base_usd)} -> ${exact(head_usd)} ({shown})"
+                    f" {relation} allowed increase {percent(limits.fraction)}"
+                ),
+                file=file,
+            )
+        )
+    if limits.usd is not None:
+        tripped = delta > limits.usd
+        relation = ">" if tripped else "<="
+        gates.append(
+            Gate(
+                name="max_increase_usd",
+                tripped=tripped,
+                message=(
+                    f"{label}: cost ${exact(base_usd)} -> ${exact(head_usd)} (+${exact(delta)})"
+                    f" {relation} allowed increase ${exact(limits.usd)}"
+                    if delta >= 0
+                    else f"{label}: cost ${exact(base_usd)} -> ${exact(head_usd)} (-${exact(-delta)})"
+                    f" {relation} allowed increase ${exact(limits.usd)}"
+                ),
+                file=file,
+            )
+        )
+    return tuple(gates)
+
+
+def parse_increase(value: str) -> Decimal:
+    """``10%`` or ``10`` (percent either way) -> Decimal('0.1'). ValueError with a message otherwise."""
+    text = value.strip().removesuffix("%").strip()
+    try:
+        fraction = Decimal(text) / 100
+    except ArithmeticError:
+        raise ValueError(f"not a percentage: {value!r} (e.g. 10%)") from None
+    if not fraction.is_finite() or fraction < 0:
+        raise ValueError(f"must be a percentage >= 0, got {value!r}")
+    return fraction

@@ -1,0 +1,62 @@
+"""Report -> CSV: one row per billed request, then a totals row. Dollars are exact decimal strings."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from agentcost.report import Report
+from agentcost.report.fmt import exact
+
+COLUMNS = (
+    "scenario",
+    "model",
+    "request",
+    "kind",
+    "tool",
+    "input_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "output_tokens",
+    "cost_usd",
+    "running_usd",
+)
+
+
+def render_csv(report: Report) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for r in report.requests:
+        writer.writerow(
+            (
+                report.scenario_path,
+                report.model_id,
+                r.index,
+                r.kind,
+                ";".join(r.tools),
+                r.input_tokens,
+                r.cache_read_tokens,
+                r.cache_write_tokens,
+                r.output_tokens,
+                exact(r.cost_usd),
+                exact(r.running_usd),
+            )
+        )
+    t = report.totals
+    writer.writerow(
+        (
+            report.scenario_path,
+            report.model_id,
+            "total",
+            "",
+            "",
+            t.input_tokens,
+            t.cache_read_tokens,
+            t.cache_write_tokens,
+            t.output_tokens,
+            exact(t.cost_usd),
+            "",
+        )
+    )
+    return out.getvalue()

@@ -1,0 +1,66 @@
+"""Report -> Markdown, compact enough for a pull-request comment or a GitHub step summary."""
+
+from __future__ import annotations
+
+from agentcost.report import Report, fmt
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(report: Report) -> str:
+    t = report.totals
+    mark = "\\*" if report.approximate else ""
+    name = report.scenario_name or report.scenario_path
+    lines = [
+        f"#### agentcost: {_cell(name)}",
+        "",
+        f"**{fmt.usd(t.cost_usd)}** per run on `{report.model_id}` ({report.provider}):"
+        f" {t.requests} requests, {fmt.tokens(t.input_tokens)} input tokens{mark}"
+        f" ({fmt.percent(t.cached_share)} cached), {fmt.tokens(t.output_tokens)} output tokens{mark}.",
+    ]
+    if report.budget is not None:
+        b = report.budget
+        verdict = "**over budget**" if b.over else "within budget"
+        lines.append(f"Budget {fmt.usd(b.limit_usd)} ({b.source}): {verdict}.")
+    lines += [
+        "",
+        "<details><summary>Per request</summary>",
+        "",
+        f"| # | model did | input{mark} | cache read | cache write | output{mark} | cost | running |",
+        "|--:|---|--:|--:|--:|--:|--:|--:|",
+    ]
+    for r in report.requests:
+        cells = [
+            str(r.index),
+            _cell(r.label),
+            fmt.tokens(r.input_tokens),
+            fmt.tokens(r.cache_read_tokens),
+            fmt.tokens(r.cache_write_tokens),
+            fmt.tokens(r.output_tokens),
+            fmt.usd(r.cost_usd),
+            fmt.usd(r.running_usd),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    totals = [
+        "",
+        "**total**",
+        fmt.tokens(t.input_tokens),
+        fmt.tokens(t.cache_read_tokens),
+        fmt.tokens(t.cache_write_tokens),
+        fmt.tokens(t.output_tokens),
+        f"**{fmt.usd(t.cost_usd)}**",
+        "",
+    ]
+    lines.append("| " + " | ".join(totals) + " |")
+    lines += ["", "</details>", ""]
+    default = " (provider default)" if report.caching_is_default else ""
+    accuracy = "approximate (\\*)" if report.approximate else "exact tokenizer"
+    lines.append(
+        f"<sub>Prices: {report.price_source} {report.price_version} as of {report.as_of[:10]};"
+        f" caching: {report.caching_mode}{default}; token counts: {accuracy}.</sub>"
+    )
+    for w in report.warnings:
+        lines.append(f"> [!WARNING]\n> {_cell(w)}")
+    return "\n".join(lines) + "\n"

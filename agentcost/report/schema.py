@@ -1,0 +1,162 @@
+"""The published JSON Schema of every JSON report (``agentcost schema --report``).
+
+One envelope for all commands: ``version``, ``kind``, the kind's own fields, ``gates``. The
+estimate body is described here; other kinds contribute ``JSON_SCHEMA`` from their own modules.
+``docs/report.schema.json`` is this function's output, checked for drift by the tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+USD = {"type": "string", "pattern": r"^-?\d+(\.\d+)?$", "description": "US dollars, an exact decimal"}
+USD_OR_NULL = {"anyOf": [USD, {"type": "null"}]}
+COUNT = {"type": "integer", "minimum": 0}
+
+
+def _obj(properties: dict[str, Any], *, required: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required if required is not None else list(properties),
+        "additionalProperties": False,
+    }
+
+
+GATE = _obj(
+    {
+        "name": {"enum": ["budget", "context_window", "max_increase", "max_increase_usd"]},
+        "tripped": {"type": "boolean"},
+        "message": {"type": "string"},
+        "file": {"type": ["string", "null"]},
+        "line": {"type": ["integer", "null"]},
+    }
+)
+
+REQUEST = _obj(
+    {
+        "index": {"type": "integer", "minimum": 1},
+        "kind": {"enum": ["tool_use", "final"]},
+        "tool": {
+            "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]
+        },
+        "input_tokens": COUNT,
+        "cache_read_tokens": COUNT,
+        "cache_write_tokens": COUNT,
+        "output_tokens": COUNT,
+        "cost_usd": USD,
+        "running_usd": USD,
+    }
+)
+
+ESTIMATE_BODY: dict[str, Any] = {
+    "scenario": _obj({"path": {"type": "string"}, "name": {"type": ["string", "null"]}}),
+    "model": {"type": "string"},
+    "model_ref": {"type": "string"},
+    "provider": {"enum": ["anthropic", "openai", "google"]},
+    "prices": _obj(
+        {
+            "source": {"type": "string"},
+            "version": {"type": "string"},
+            "as_of": {"type": "string", "format": "date-time"},
+            "urls": {"type": "array", "items": {"type": "string"}},
+            "per_mtok_usd": _obj(
+                {k: USD_OR_NULL for k in ("input", "output", "cache_read", "cache_write", "cache_write_1h")}
+            ),
+        }
+    ),
+    "caching": _obj(
+        {
+            "mode": {"enum": ["none", "prefix", "conversation"]},
+            "default": {"type": "boolean"},
+            "ttl": {"enum": ["5m", "1h"]},
+            "min_cacheable_tokens": COUNT,
+        }
+    ),
+    "counts": _obj(
+        {
+            "encoding": {"type": "string"},
+            "approximate": {"type": "boolean"},
+            "method": {"type": "string"},
+            "notes": {"type": "array", "items": {"type": "string"}},
+        }
+    ),
+    "requests": {"type": "array", "items": REQUEST},
+    "totals": _obj(
+        {
+            "requests": COUNT,
+            "input_tokens": COUNT,
+            "cache_read_tokens": COUNT,
+            "cache_write_tokens": COUNT,
+            "output_tokens": COUNT,
+            "input_usd": USD,
+            "output_usd": USD,
+            "cost_usd": USD,
+        }
+    ),
+    "budget": {
+        "anyOf": [
+            _obj(
+                {
+                    "limit_usd": USD,
+                    "source": {"type": "string"},
+                    "over": {"type": "boolean"},
+                    "headroom_usd": USD,
+                }
+            ),
+            {"type": "null"},
+        ]
+    },
+    "rounds": _obj({"planned": COUNT, "run": COUNT, "truncated": {"type": "boolean"}}),
+    "context_window": {"type": ["integer", "null"]},
+    "max_input_tokens": COUNT,
+    "approximate": {"type": "boolean"},
+    "warnings": {"type": "array", "items": {"type": "string"}},
+}
+
+ESTIMATE = _obj(ESTIMATE_BODY)
+
+_OTHER_KINDS = {
+    "batch": "agentcost.report.batch",
+    "compare": "agentcost.report.compare",
+    "diff": "agentcost.report.diff",
+}
+
+
+def _kind_schema(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    properties = {
+        "version": {"const": 1},
+        "kind": {"const": kind},
+        **body,
+        "gates": {"type": "array", "items": GATE},
+    }
+    return _obj(properties)
+
+
+def report_schema() -> dict[str, Any]:
+    """JSON Schema (draft 2020-12) of ``--format json`` output of every command."""
+    variants = [_kind_schema("estimate", ESTIMATE_BODY)]
+    for kind, module_name in _OTHER_KINDS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as err:
+            if err.name == module_name:
+                continue
+            raise
+        fragment: dict[str, Any] = module.JSON_SCHEMA
+        body = fragment.get("properties", fragment)
+        variants.append(_kind_schema(kind, body))
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "agentcost JSON report",
+        "description": "The output of `agentcost <command> --format json`, version 1.",
+        "$defs": {"estimate": ESTIMATE},
+        "oneOf": variants,
+    }
+
+
+if __name__ == "__main__":  # python -m agentcost.report.schema > docs/report.schema.json
+    import json
+
+    print(json.dumps(report_schema(), indent=2))
