@@ -125,6 +125,13 @@ def estimate_scenario(
     except InputError as err:
         if model is not None:  # the option, not the scenario's model: key, is what to fix
             raise InputError(err.message, key="--model", hint=err.hint) from None
+        setter = _override_of(scenario, "model")
+        if setter is not None:  # the model came from --set model=..., so point there
+            from agentcost.scenario import OverrideError
+
+            raise OverrideError(
+                err.message, file=scenario.path, override=setter, key="model", hint=err.hint
+            ) from None
         raise err.located(file=scenario.path, line=scenario.model_line, key="model") from None
     counts = count_tokens(scenario, provider=prices.provider, model_id=prices.model_id)
     policy, is_default = cache_policy(scenario, prices)
@@ -138,8 +145,17 @@ def estimate_scenario(
     if budget_usd is not None:
         budget = Budget(budget_usd, "--budget")
     elif scenario.limits.budget_usd is not None:
-        budget = Budget(scenario.limits.budget_usd, "limits.budget_usd")
+        setter = _override_of(scenario, "limits.budget_usd")
+        budget = Budget(scenario.limits.budget_usd, f"--set {setter}" if setter else "limits.budget_usd")
     return Estimate(scenario, prices, counts, ledger, is_default, budget)
+
+
+def _override_of(scenario: Scenario, key: str) -> str | None:
+    """The last ``--set`` override that set ``key``, if one did (its text, e.g. ``model=gpt-5``)."""
+    for text in reversed(scenario.overrides):
+        if text.partition("=")[0].strip() == key:
+            return text
+    return None
 
 
 def estimate(
@@ -153,7 +169,7 @@ def estimate(
     """Load a scenario file (with ``--set`` overrides) and estimate it: the library's main entry point."""
     from agentcost.scenario import load_scenario
 
-    scenario = load_scenario(path, overrides=overrides) if overrides else load_scenario(path)
+    scenario = load_scenario(path, overrides=overrides)
     return estimate_scenario(
         scenario,
         as_of=as_of if as_of is not None else datetime.now(tz=UTC),

@@ -3,22 +3,29 @@
 The format is defined once, by the pydantic models below (``extra="forbid"``, strict types): they
 validate the file and they generate the published JSON Schema (:func:`json_schema`).
 
-Reading goes in four steps, each raising :class:`~agentcost.errors.InputError` with the file, the
+Reading goes in five steps, each raising :class:`~agentcost.errors.InputError` with the file, the
 1-based line and the key path of the problem:
 
 1. read the bytes as UTF-8 and compose them with PyYAML (nodes keep their line numbers);
 2. build plain Python values from the nodes ourselves, recording the line of every key path and
    refusing duplicate keys; numbers with a fraction become ``Decimal`` from the scalar's text, so a
    ``float`` never exists;
-3. validate the plain values with the pydantic models and turn the first error (by line) into one
+3. apply the ``--set PATH=VALUE`` overrides to those plain values, in order (an error about a value
+   an override set names the override instead of a line: :class:`OverrideError`);
+4. validate the plain values with the pydantic models and turn the first error (by line) into one
    readable message;
-4. read the files the scenario names (each once), normalise the tool definitions, apply
+5. read the files the scenario names (each once), normalise the tool definitions, apply
    ``defaults`` and unroll ``repeat``.
+
+Every file (the scenario and the files it names) is read through a :data:`Reader`: from disk by
+default, or e.g. from a git revision (:func:`agentcost.gitread.git_reader`).
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
+import functools
 import json
 import os
 import re
@@ -62,7 +69,7 @@ from agentcost.spec import (
     ToolUse,
 )
 
-__all__ = ["MAX_ROUNDS", "dump_json", "json_schema", "load_scenario"]
+__all__ = ["MAX_ROUNDS", "OverrideError", "Reader", "dump_json", "json_schema", "load_scenario"]
 
 MAX_ROUNDS = 100_000
 """Most tool rounds a scenario may have after ``repeat`` is unrolled."""
@@ -390,18 +397,30 @@ class _Unreadable(Exception):
         self.line = line
 
 
-def _read_text(path: Path) -> str:
-    """The UTF-8 text of a file (a leading BOM dropped), or :class:`_Unreadable`."""
+Reader = Callable[[Path], bytes]
+"""Returns the bytes of the file at an absolute path, or raises ``FileNotFoundError``,
+``IsADirectoryError``, ``PermissionError`` or another ``OSError``. An error made without an errno
+(``FileNotFoundError("file not found at main")``) gives its own text as the reason in the message;
+otherwise the reason is the usual one ("file not found", ...)."""
+
+
+def _read_file(path: Path) -> bytes:
+    """The default :data:`Reader`: the file on disk."""
+    return path.read_bytes()
+
+
+def _read_text(path: Path, reader: Reader = _read_file) -> str:
+    """The UTF-8 text of a file read by ``reader`` (a leading BOM dropped), or :class:`_Unreadable`."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise _Unreadable("file not found") from None
-    except IsADirectoryError:
-        raise _Unreadable("is a directory, not a file") from None
-    except PermissionError:
-        raise _Unreadable("permission denied") from None
+        data = reader(Path(os.path.abspath(path)))  # unlike resolve(), never touches the file system
+    except FileNotFoundError as e:
+        raise _Unreadable(_reason(e, "file not found")) from None
+    except IsADirectoryError as e:
+        raise _Unreadable(_reason(e, "is a directory, not a file")) from None
+    except PermissionError as e:
+        raise _Unreadable(_reason(e, "permission denied")) from None
     except OSError as e:
-        raise _Unreadable(e.strerror or type(e).__name__) from None
+        raise _Unreadable(_reason(e, e.strerror or type(e).__name__)) from None
     except ValueError as e:  # e.g. a NUL character in the path
         raise _Unreadable(f"invalid path ({e})") from None
     try:
@@ -412,6 +431,16 @@ def _read_text(path: Path) -> str:
     return text.removeprefix("\ufeff")
 
 
+def _reason(error: OSError, default: str) -> str:
+    """A reader's own text for an error raised without an errno, else ``default``."""
+    return str(error) if error.strerror is None and len(error.args) == 1 else default
+
+
+def _text_reader(reader: Reader | None) -> Callable[[Path], str]:
+    """The function that reads each file's text for one load."""
+    return _read_text if reader is None else functools.partial(_read_text, reader=reader)
+
+
 @dataclass
 class _Doc:
     """A parsed YAML or JSON file: its plain value and the line of every key path in it."""
@@ -420,25 +449,67 @@ class _Doc:
     value: Any = None
     lines: dict[KeyPath, int] = field(default_factory=dict)
     hint: str | None = None  # added to every error about this file
+    overrides: dict[KeyPath, _Override] = field(default_factory=dict)  # what --set set, by key path
 
     def line(self, path: KeyPath) -> int | None:
-        """Line of ``path``, or of its nearest ancestor that has one."""
+        """Line of ``path``, or of its nearest ancestor that has one; None for a value set by --set."""
+        if self.override_at(path) is not None:
+            return None
         while path not in self.lines and path:
             path = path[:-1]
         return self.lines.get(path)
 
+    def own_line(self, path: KeyPath) -> int | None:
+        """Line of ``path`` itself; None when it is not in the file or was set by --set."""
+        return None if self.override_at(path) is not None else self.lines.get(path)
+
+    def override_at(self, path: KeyPath) -> _Override | None:
+        """The override that set ``path`` or one of its ancestors (the last applied, if several)."""
+        found = [self.overrides[path[:n]] for n in range(len(path), 0, -1) if path[:n] in self.overrides]
+        return max(found, key=lambda override: override.index, default=None)
+
+    def override_below(self, path: KeyPath) -> _Override | None:
+        """The last override that set a key path inside ``path`` (which it did not set as a whole)."""
+        inside = [o for at, o in self.overrides.items() if len(at) > len(path) and at[: len(path)] == path]
+        return max(inside, key=lambda override: override.index, default=None) if path else None
+
+    def where(self, path: KeyPath) -> str:
+        """``file:line`` of ``path`` (and the last override that changed something in it), or the
+        override that set it."""
+        override = self.override_at(path)
+        if override is not None:
+            return f"--set {override.text}"
+        line = self.line(path)
+        where = f"{self.path}:{line}" if line is not None else str(self.path)
+        below = self.override_below(path)
+        return where + (f", changed by --set {below.text}" if below is not None else "")
+
     def error(self, path: KeyPath, message: str, hint: str | None = None) -> InputError:
-        hint = "; ".join(part for part in (hint, self.hint) if part) or None
-        return InputError(
-            message, file=self.path, line=self.line(path), key=_key_text(path) or None, hint=hint
-        )
+        hint = _joined(hint, self.hint)
+        key = _key_text(path) or None
+        override = self.override_at(path)
+        if override is not None:  # the file is not to blame: name the override instead of a line
+            if key != override.path:
+                message = f"{key}: {message}"
+            return OverrideError(message, file=self.path, override=override.text, key=key, hint=hint)
+        below = self.override_below(path)
+        if below is not None:
+            hint = _joined(hint, f"after --set {below.text}")
+        return InputError(message, file=self.path, line=self.line(path), key=key, hint=hint)
 
 
-def _key_text(path: KeyPath) -> str:
-    """``("rounds", 3, "result")`` -> ``rounds[3].result``."""
+def _joined(*hints: str | None) -> str | None:
+    return "; ".join(hint for hint in hints if hint) or None
+
+
+def _key_text(path: Sequence[str | int | None]) -> str:
+    """``("rounds", 3, "result")`` -> ``rounds[3].result``; None (in an override's path) is ``[*]``."""
     text = ""
     for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+        if part is None or isinstance(part, int):
+            text += "[*]" if part is None else f"[{part}]"
+        else:
+            text += f".{part}" if text else part
     return text
 
 
@@ -755,6 +826,247 @@ def _content_mapping_problem(path: KeyPath, given: dict[str, Any]) -> tuple[KeyP
 
 
 # --------------------------------------------------------------------------------------------
+# Overrides: --set PATH=VALUE, applied to the plain values before they are validated
+# --------------------------------------------------------------------------------------------
+
+
+class OverrideError(InputError):
+    """An :class:`InputError` in a ``--set`` override, or about a value that one set.
+
+    ``key`` is the key path, as for any error; ``str()`` names the override where an error in the
+    file names its line: ``FILE: --set PATH=VALUE: MESSAGE (HINT)``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: Path | str | None,
+        override: str,
+        key: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, file=file, key=key, hint=hint)
+        self.override = override  # the text of the --set option
+
+    def located(
+        self, *, file: Path | str | None = None, line: int | None = None, key: str | None = None
+    ) -> InputError:
+        """A copy with the unknown parts filled in, never a line: the value is not in a file."""
+        return OverrideError(
+            self.message,
+            file=self.file if self.file is not None else file,
+            override=self.override,
+            key=self.key if self.key is not None else key,
+            hint=self.hint,
+        )
+
+    def __str__(self) -> str:
+        shown = self.override if len(self.override) <= 80 else self.override[:77] + "..."
+        return str(InputError(self.message, file=self.file, key=f"--set {shown}", hint=self.hint))
+
+
+_Step = str | int | None
+"""One step of an override's path: a key, a list index, or None for ``[*]`` (every item)."""
+
+
+@dataclass(frozen=True)
+class _Override:
+    """One ``--set PATH=VALUE``, parsed."""
+
+    text: str  # as given
+    path: str  # PATH as given
+    steps: tuple[_Step, ...]
+    value: Any
+    index: int  # its place among the overrides: where two set the same value, the later wins
+
+
+_STEP = re.compile(r"\[(-?\d+|\*)\]|\.([^.\[\]]+)")  # [N], [*], or .KEY
+_SET_HINT = "write --set PATH=VALUE, e.g. --set limits.max_rounds=40"
+_PATH_HINT = "keys joined by '.', list items as [N], [-1] or [*], e.g. rounds[*].result.tokens"
+_VALUE_HINT = "VALUE is read as YAML, as if written after 'KEY: ' in the file; quote it if it is text"
+
+
+def _parse_override(text: str, index: int, file: Path) -> _Override:
+    def fail(message: str, hint: str | None, key: str | None = None) -> NoReturn:
+        raise OverrideError(message, file=file, override=text, key=key, hint=hint)
+
+    path, equals, value_text = text.partition("=")
+    path = path.strip()
+    if not equals:
+        fail("no '=' between the path and the value", _SET_HINT)
+    if not path:
+        fail("the path before '=' is empty", _SET_HINT)
+    steps: list[_Step] = []
+    dotted, position = "." + path, 0  # with a dot before the first key too
+    while position < len(dotted):
+        match = _STEP.match(dotted, position)
+        if match is None or not (steps or match.group(2)):
+            if not steps:
+                fail(f"not a key path: {path!r} does not start with a key", _PATH_HINT, path)
+            fail(
+                f"not a key path: {dotted[position:]!r} cannot follow {dotted[1:position]!r}",
+                _PATH_HINT,
+                path,
+            )
+        steps.append(_step(match))
+        position = match.end()
+    try:
+        # indented, so that a value on several lines cannot add keys next to the one it sets
+        value = _parse(_Doc(Path("--set")), "value: " + value_text.replace("\n", "\n  ")).value["value"]
+    except InputError as e:
+        fail(e.message, _joined(e.hint, _VALUE_HINT), path)
+    return _Override(text, path, tuple(steps), value, index)
+
+
+def _step(match: re.Match[str]) -> _Step:
+    index, key = match.groups()
+    if index is None:
+        return key
+    return None if index == "*" else int(index)
+
+
+@dataclass(frozen=True)
+class _Items:
+    """A list whose items hold ``item``."""
+
+    item: _Level
+
+
+_Level = type[_Spec] | _Items | Literal["content", "tool", "any"]
+"""What a value holds, as far as overrides care: a mapping whose keys a model knows, a list, a
+content value, a tool definition (its model depends on its keys), or anything else (a plain value
+or free JSON such as ``input``; validation checks it)."""
+
+_CHILDREN: dict[tuple[type[_Spec], str], _Level] = {
+    (ScenarioFile, "system"): "content",
+    (ScenarioFile, "tools"): _Items("tool"),
+    (ScenarioFile, "task"): "content",
+    (ScenarioFile, "defaults"): DefaultsSpec,
+    (ScenarioFile, "rounds"): _Items(RoundSpec),
+    (ScenarioFile, "final"): "content",
+    (ScenarioFile, "limits"): LimitsSpec,
+    (DefaultsSpec, "result"): "content",
+    (DefaultsSpec, "text"): "content",
+    (RoundSpec, "result"): "content",
+    (RoundSpec, "text"): "content",
+    (OpenAIChatTool, "function"): OpenAIFunction,
+}
+"""The keys whose value is more than "anything" (a test checks that every model field is here or
+needs no entry)."""
+
+_CONTENT_KEYS = [*TokensContent.allowed_keys(), *TextContent.allowed_keys(), *FileContent.allowed_keys()]
+
+_TOOL_MODELS: dict[str | None, type[_Spec]] = {
+    "~anthropic": AnthropicTool,
+    "~openai-chat": OpenAIChatTool,
+    "~openai-responses": OpenAIResponsesTool,
+    "~mcp": MCPTool,
+    "~file": ToolFile,
+}
+
+
+class _Setter:
+    """Applies one override to a scenario's plain values (``doc.value``), step by step.
+
+    A key that does not exist yet is created (as a mapping, when more steps follow); ``[*]`` goes
+    through every item; setting a key of a content value replaces the whole content value.
+    """
+
+    def __init__(self, doc: _Doc, override: _Override) -> None:
+        self.doc = doc
+        self.override = override
+        self.steps = override.steps
+
+    def run(self) -> None:
+        first = self.steps[0]
+        assert isinstance(first, str)  # the path syntax starts with a key
+        self.mapping(self.doc.value, ScenarioFile, (), 0, first)
+
+    def apply(self, parent: Any, slot: str | int, level: _Level, at: KeyPath, n: int) -> None:
+        """Apply ``steps[n:]`` to ``parent[slot]``, the value at key path ``at``, which holds ``level``."""
+        if n == len(self.steps):
+            parent[slot] = copy.deepcopy(self.override.value)
+            self.doc.overrides[at] = self.override
+            return
+        value = parent.get(slot) if isinstance(parent, dict) else parent[slot]
+        step = self.steps[n]
+        if not isinstance(step, str):
+            self.items(value, level, at, n, step)
+            return
+        if level == "content":  # X.tokens, X.text or X.file replaces X, whatever it was
+            self.check_key(_CONTENT_KEYS, n)
+            value = parent[slot] = {}
+        elif isinstance(level, _Items):
+            where = self.written(n)
+            self.fail(n, f"{where} is a list", f"select its items with {where}[N] or {where}[*]")
+        elif value is None:
+            value = parent[slot] = {}
+        self.mapping(value, level, at, n, step)
+
+    def mapping(self, value: Any, level: _Level, at: KeyPath, n: int, key: str) -> None:
+        """Step ``n`` is ``key`` of ``value``."""
+        if not isinstance(value, dict):
+            self.fail(n, f"{self.written(n)} is not a mapping: it is {_shown(value)}")
+        model = _TOOL_MODELS[_tool_item_kind(value)] if level == "tool" else level
+        child: _Level = "any"
+        if isinstance(model, type):  # keys known: check this one
+            tool_file = f"{self.written(n)} names a tool file; --set cannot change the tools in it"
+            self.check_key(model.allowed_keys(), n, tool_file if model is ToolFile else None)
+            child = _CHILDREN.get((model, key), "any")
+        self.apply(value, key, child, (*at, key), n + 1)
+
+    def items(self, value: Any, level: _Level, at: KeyPath, n: int, step: int | None) -> None:
+        """Step ``n`` is ``[step]`` (``[*]`` for None) of ``value``."""
+        where = self.written(n)
+        if value is None and isinstance(level, _Items):
+            value = []  # no items: [*] changes nothing, [N] is out of range
+        if not isinstance(value, list):
+            what = "not set" if value is None else _shown(value)
+            self.fail(n, f"{where} is not a list: it is {what}", "[N] and [*] select the items of a list")
+        indices: Iterable[int] = range(len(value))
+        if step is not None:
+            index = step + len(value) if step < 0 else step
+            if not 0 <= index < len(value):
+                self.fail(
+                    n + 1,
+                    f"index {step} is out of range: {where} has {_items(len(value))}",
+                    _index_hint(where, len(value)),
+                )
+            indices = [index]
+        item = level.item if isinstance(level, _Items) else "any"
+        for index in indices:
+            self.apply(value, index, item, (*at, index), n + 1)
+
+    def check_key(self, allowed: Sequence[str], n: int, hint: str | None = None) -> None:
+        key = str(self.steps[n])
+        if key not in allowed:
+            where = f" in {self.written(n)}" if n else ""
+            self.fail(n + 1, f"unknown key {key!r}{where}", _joined(_allowed_hint(key, allowed), hint))
+
+    def written(self, n: int) -> str:
+        """The path as written, up to step ``n`` (excluded)."""
+        return _key_text(self.steps[:n])
+
+    def fail(self, n: int, message: str, hint: str | None = None) -> NoReturn:
+        """Raise an error about the path up to step ``n`` (excluded)."""
+        raise OverrideError(
+            message, file=self.doc.path, override=self.override.text, key=self.written(n), hint=hint
+        )
+
+
+def _items(count: int) -> str:
+    return "no items" if count == 0 else f"{count} item" + ("s" if count != 1 else "")
+
+
+def _index_hint(where: str, count: int) -> str | None:
+    if count == 0:
+        return None
+    hint = f"{where}[0] to {where}[{count - 1}], or {where}[-1] for the last"
+    return hint + ("; a round with repeat is one item" if where == "rounds" else "")
+
+
+# --------------------------------------------------------------------------------------------
 # From validated models to the spec dataclasses
 # --------------------------------------------------------------------------------------------
 
@@ -768,19 +1080,20 @@ class _Origin:
 
     @property
     def where(self) -> str:
-        return f"{self.doc.path}:{self.doc.line(self.path)}"
+        return self.doc.where(self.path)
 
 
 class _ScenarioReader:
     """Turns a validated scenario file into a :class:`Scenario`, reading the files it names."""
 
-    def __init__(self, doc: _Doc, spec: ScenarioFile) -> None:
+    def __init__(self, doc: _Doc, spec: ScenarioFile, read_text: Callable[[Path], str]) -> None:
         self.doc = doc
         self.spec = spec
         self.base = doc.path.parent
+        self.read_text = read_text
         self.texts: dict[Path, str] = {}  # each file is read once
 
-    def scenario(self) -> Scenario:
+    def scenario(self, overrides: tuple[str, ...]) -> Scenario:
         spec, doc = self.spec, self.doc
         tools = self.tools(spec.tools or [])
         self.check_tool_choice(spec, bool(tools))
@@ -788,7 +1101,7 @@ class _ScenarioReader:
         return Scenario(
             path=doc.path,
             model=spec.model,
-            model_line=doc.line(("model",)),
+            model_line=doc.own_line(("model",)),
             provider=spec.provider,
             system=None if spec.system is None else self.content(spec.system, ("system",)),
             tools=tools,
@@ -801,11 +1114,12 @@ class _ScenarioReader:
             limits=Limits(
                 max_rounds=limits.max_rounds,
                 budget_usd=limits.budget_usd,
-                max_rounds_line=doc.lines.get(("limits", "max_rounds")),
-                budget_line=doc.lines.get(("limits", "budget_usd")),
+                max_rounds_line=doc.own_line(("limits", "max_rounds")),
+                budget_line=doc.own_line(("limits", "budget_usd")),
             ),
             name=spec.name,
             description=spec.description,
+            overrides=overrides,
         )
 
     # -- content and files
@@ -831,7 +1145,7 @@ class _ScenarioReader:
         key = Path(os.path.abspath(file))  # unlike resolve(), never touches the file system
         if key not in self.texts:
             try:
-                self.texts[key] = _read_text(file)
+                self.texts[key] = self.read_text(file)
             except _Unreadable as e:
                 raise self.doc.error(path, f"cannot read {file}: {e.reason}") from None
         return self.texts[key]
@@ -860,10 +1174,10 @@ class _ScenarioReader:
             return [(item, _Origin(self.doc, path))]
         file = self.file_path(item.file)
         try:
-            text = _read_text(file)
+            text = self.read_text(file)
         except _Unreadable as e:
             raise self.doc.error((*path, "file"), f"cannot read {file}: {e.reason}") from None
-        hint = f"tool file named at {self.doc.path}:{self.doc.line(path)}"
+        hint = f"tool file named at {self.doc.where(path)}"
         tool_doc = _parse(_Doc(file, hint=hint), text)
         return [(model, _Origin(tool_doc, where)) for model, where in _tool_file_models(tool_doc)]
 
@@ -994,21 +1308,35 @@ def _tool_def(model: AnyToolModel, line: int | None) -> ToolDef:
 # --------------------------------------------------------------------------------------------
 
 
-def load_scenario(path: Path | str) -> Scenario:
+def load_scenario(
+    path: Path | str, *, overrides: Sequence[str] = (), reader: Reader | None = None
+) -> Scenario:
     """Read, validate and unroll a scenario file.
 
+    ``overrides`` are the texts of ``--set PATH=VALUE`` options, applied in order to the values read
+    from the file before they are checked (see docs/scenario.md). ``reader`` reads the scenario and
+    every file it names (default: from disk). The user's files are never modified.
+
     Raises :class:`InputError` (one line: ``file:line: key: message (hint)``) for anything wrong
-    with the file or with the files it names.
+    with the file or with the files it names, and :class:`OverrideError` (``file: --set
+    PATH=VALUE: message (hint)``) for a wrong override or a wrong value set by one.
     """
+    if isinstance(overrides, str):
+        raise TypeError("overrides is a sequence of PATH=VALUE texts, not one text")
     path = Path(path)
+    read_text = _text_reader(reader)
     try:
-        text = _read_text(path)
+        text = read_text(path)
     except _Unreadable as e:
         raise InputError(e.reason, file=path, line=e.line) from None
     doc = _parse(_Doc(path), text)
     _check_top_level(doc)
+    for index, override in enumerate(overrides):
+        _Setter(doc, _parse_override(override, index, path)).run()
+    if overrides:
+        _check_top_level(doc)  # again: an override may have set the version
     spec = _validate(ScenarioFile.model_validate, doc, doc.value, ())
-    return _ScenarioReader(doc, spec).scenario()
+    return _ScenarioReader(doc, spec, read_text).scenario(tuple(overrides))
 
 
 def _check_top_level(doc: _Doc) -> None:

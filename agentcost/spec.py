@@ -101,3 +101,4 @@ class Scenario:
     name: str | None = None
     description: str | None = None
     version: int = SCENARIO_VERSION
+    overrides: tuple[str, ...] = ()  # the --set PATH=VALUE texts applied, in order

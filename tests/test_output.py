@@ -169,16 +169,39 @@ def test_tripped_gates_become_github_error_annotations(
 
 
 def test_scenario_budget_annotation_points_at_its_line(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    code, _, err = cli(
-        capsys, "estimate", "scenarios/bugfix.yaml", "--as-of", AS_OF, "-q", "--set", "limits.budget_usd=0.02"
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(
+        "version: 1\nmodel: gpt-4o\ntask: hi\nfinal: 10\nlimits:\n  budget_usd: 0.000001\n", encoding="utf-8"
     )
-    if code == 2:  # --set arrives with the overrides work
-        pytest.skip("--set not available yet")
+    code, _, err = cli(capsys, "estimate", str(scenario), "--as-of", AS_OF, "-q")
     assert code == 1
-    assert "::error file=scenarios/bugfix.yaml,line=" in err
+    assert f"::error file={scenario},line=6,title=agentcost budget::" in err
+
+
+def test_budget_set_from_the_command_line_names_the_override(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(
+        capsys, "estimate", BUGFIX, "--as-of", AS_OF, "-f", "json", "--set", "limits.budget_usd=0.02"
+    )
+    assert code == 1
+    budget = json.loads(out)["budget"]
+    assert budget == {
+        "limit_usd": "0.02",
+        "source": "--set limits.budget_usd=0.02",
+        "over": True,
+        "headroom_usd": "-0.0112129",
+    }
+    assert err.startswith(
+        f"agentcost: gate failed: {BUGFIX}: over budget: estimated $0.0312129 > $0.02 (--set limits.budget_usd=0.02)"
+    )
+
+
+def test_unknown_model_from_set_names_the_override(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(capsys, "estimate", BUGFIX, "--set", "model=gpt-9")
+    assert code == 2 and out == ""
+    assert err.startswith(f"agentcost: error: {BUGFIX}: --set model=gpt-9: unknown model 'gpt-9'")
 
 
 def test_context_window_gate_trips(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
