@@ -36,3 +36,8 @@ def percent(d: Decimal | None, places: int = 1) -> str:
         return "-"
     q = (d * 100).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
     return f"{q}%"
+
+
+def ratio(d: Decimal | None) -> str:
+    """A multiple, e.g. ``3.42×``."""
+    return "-" if d is None else f"{d:,.2f}×"

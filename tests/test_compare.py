@@ -1,0 +1,285 @@
+"""compare: model selectors, one scenario on several models (each total equal to its own estimate),
+sorting and ratios, tokens counted once per encoding, the context-window gate, and every output format.
+
+Hand-checked totals on scenarios/bugfix.yaml (Claude on the ratio path, ``no_ctok``), with the rates of
+shared/reference/pricing-facts.md §A.0 (in µ$: 1 token at $1.25/MTok = 1.25 µ$):
+
+* claude-sonnet-4-5: $0.0312129 (tests/test_end_to_end.py, request by request)
+* gpt-5: 12,402 input of which 8,064 cache reads, 448 output:
+  4,338 x 1.25 + 8,064 x 0.125 + 448 x 10 = 5,422.5 + 1,008 + 4,480 = 10,910.5 µ$
+* gemini-2.5-pro (no caching by default, no request over 200k): 12,771 input, 376 output:
+  12,771 x 1.25 + 376 x 10 = 15,963.75 + 3,760 = 19,723.75 µ$
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from agentcost.catalog.prices import known_model_ids
+from agentcost.compare import CompareReport, compare_gates, compare_models, expand_models
+from agentcost.errors import InputError
+from agentcost.estimate import estimate_scenario
+from agentcost.report.compare import JSON_SCHEMA
+from agentcost.report.jsonfmt import report_dict
+from agentcost.report.output import Format, quiet_total, render_text
+from agentcost.report.schema import ESTIMATE, GATE, report_schema
+from agentcost.scenario import load_scenario
+from agentcost.tokens import DEFAULT_MEMO
+from tests.conftest import ROOT, GoldenCheck
+
+pytestmark = pytest.mark.usefixtures("no_ctok", "fixed_terminal")
+
+AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
+BUGFIX = "scenarios/bugfix.yaml"
+THREE = ["claude-sonnet-4-5", "gpt-5", "gemini-2.5-pro"]  # one model of each provider
+BY_HAND = {
+    "gpt-5": Decimal("0.0109105"),
+    "gemini-2.5-pro": Decimal("0.01972375"),
+    "claude-sonnet-4-5": Decimal("0.0312129"),
+}
+
+
+@pytest.fixture
+def three(monkeypatch: pytest.MonkeyPatch) -> CompareReport:
+    monkeypatch.chdir(ROOT)  # paths in the report as a user in the repository types them
+    return compare_models(load_scenario(BUGFIX), expand_models(THREE, as_of=AS_OF), as_of=AS_OF)
+
+
+# ---------------------------------------------------------------------------------------------
+# Model selectors
+
+
+def test_names_resolve_to_provider_and_id_without_duplicates() -> None:
+    assert expand_models(["gpt-5"], as_of=AS_OF) == ["openai/gpt-5"]
+    assert expand_models(
+        ["claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "gpt-5", "openai/gpt-5", "gemini-2.5-pro"],
+        as_of=AS_OF,
+    ) == ["anthropic/claude-sonnet-4-5", "openai/gpt-5", "google/gemini-2.5-pro"]
+
+
+def test_globs_and_provider_selectors() -> None:
+    assert expand_models(["anthropic/*"], as_of=AS_OF) == [
+        f"anthropic/{m}" for m in known_model_ids("anthropic")
+    ]
+    sonnets = expand_models(["claude-sonnet-*"], as_of=AS_OF)
+    assert "anthropic/claude-sonnet-4-5" in sonnets
+    assert all(m.startswith("anthropic/claude-sonnet-") for m in sonnets)
+    gpt5 = expand_models(["openai/gpt-5*"], as_of=AS_OF)
+    assert gpt5[0] == "openai/gpt-5" and "openai/gpt-5-mini" in gpt5
+    assert all(m.startswith("openai/gpt-5") for m in gpt5)
+    # the order given is kept; a model matched twice appears once, where it was first matched
+    mixed = expand_models(["gpt-5-mini", "openai/gpt-5*", "gpt-4o"], as_of=AS_OF)
+    assert mixed[0] == "openai/gpt-5-mini" and mixed[-1] == "openai/gpt-4o"
+    assert mixed.count("openai/gpt-5-mini") == 1 and len(mixed) == len(gpt5) + 1
+
+
+def test_a_models_file_as_a_yaml_list_or_as_lines(tmp_path: Path) -> None:
+    listed = tmp_path / "models.yaml"
+    listed.write_text("- gpt-5\n- 'anthropic/claude-haiku-4-5'\n", encoding="utf-8")
+    assert expand_models(["gemini-2.5-flash"], as_of=AS_OF, models_file=listed) == [
+        "google/gemini-2.5-flash",  # --model options first, then the file
+        "openai/gpt-5",
+        "anthropic/claude-haiku-4-5",
+    ]
+    lines = tmp_path / "models.txt"
+    lines.write_text("# the cheap ones\ngpt-5-mini   # OpenAI\n\n  gemini-2.5-flash\n", encoding="utf-8")
+    assert expand_models([], as_of=AS_OF, models_file=lines) == [
+        "openai/gpt-5-mini",
+        "google/gemini-2.5-flash",
+    ]
+
+
+def test_selector_errors_name_the_option_or_the_file_line(tmp_path: Path) -> None:
+    def error(selectors: list[str], models_file: Path | None = None) -> str:
+        with pytest.raises(InputError) as caught:
+            expand_models(selectors, as_of=AS_OF, models_file=models_file)
+        return str(caught.value)
+
+    assert error(["gpt-6"]).startswith("--model: unknown model 'gpt-6' (did you mean: gpt-5")
+    no_match = error(["claud-sonnet-*"])
+    assert no_match.startswith(
+        "--model: no known model matches 'claud-sonnet-*' (did you mean: claude-sonnet-"
+    )
+    assert no_match.endswith("run 'agentcost models' to list known models)")
+    assert error(["azure/*"]) == (
+        "--model: unsupported provider 'azure' in 'azure/*' (supported providers: anthropic, openai, google)"
+    )
+    assert error([]) == "--model: no models to compare (e.g. --model gpt-5 --model 'anthropic/*')"
+    bad = tmp_path / "models.txt"
+    bad.write_text("gpt-5\n# next\ngtp-4o\n", encoding="utf-8")
+    assert error([], bad).startswith(f"{bad}:3: unknown model 'gtp-4o' (did you mean: gpt-4o")
+    nested = tmp_path / "models.yaml"
+    nested.write_text("- gpt-5\n- {name: gpt-4o}\n", encoding="utf-8")
+    assert error([], nested).startswith(f"{nested}:2: expected a model name, got a nested list or mapping")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing yet\n", encoding="utf-8")
+    assert error([], empty) == f"{empty}: --models: the file names no models (one model name per line)"
+    assert error([], tmp_path / "missing.txt") == f"{tmp_path / 'missing.txt'}: --models: file not found"
+
+
+# ---------------------------------------------------------------------------------------------
+# The comparison
+
+
+def test_each_total_equals_the_models_own_estimate(three: CompareReport) -> None:
+    scenario = load_scenario(BUGFIX)
+    for row in three.rows:
+        by_option = estimate_scenario(scenario, as_of=AS_OF, model=row.model_id)
+        by_set = estimate_scenario(load_scenario(BUGFIX, overrides=[f"model={row.model_id}"]), as_of=AS_OF)
+        assert row.cost_usd == by_option.ledger.totals.cost_usd == by_set.ledger.totals.cost_usd
+        assert row.cost_usd == BY_HAND[row.model_id]
+        assert row.input_tokens == by_set.ledger.totals.input_tokens
+        assert row.output_tokens == by_set.ledger.totals.output_tokens
+    assert {r.provider for r in three.rows} == {"anthropic", "openai", "google"}
+
+
+def test_rows_are_sorted_by_cost_with_ratios_to_the_cheapest(three: CompareReport) -> None:
+    assert [r.model_id for r in three.rows] == ["gpt-5", "gemini-2.5-pro", "claude-sonnet-4-5"]
+    assert [r.cheapest for r in three.rows] == [True, False, False]
+    assert three.cheapest.model_id == "gpt-5"
+    # 0.01972375 / 0.0109105 = 1.8077..., 0.0312129 / 0.0109105 = 2.8608...
+    assert [r.ratio_to_cheapest for r in three.rows] == [Decimal("1.00"), Decimal("1.81"), Decimal("2.86")]
+    assert [str(r.ratio_to_cheapest) for r in three.rows] == ["1.00", "1.81", "2.86"]
+    # $ per request: total / 9 requests, rounded half-up to 10 places
+    assert [r.cost_per_request_usd for r in three.rows] == [
+        Decimal("0.0012122778"),  # 0.0109105 / 9 = 0.00121227777...
+        Decimal("0.0021915278"),  # 0.01972375 / 9 = 0.00219152777...
+        Decimal("0.0034681"),  # 0.0312129 / 9
+    ]
+    assert [r.requests for r in three.rows] == [9, 9, 9]
+    assert [r.cached_share for r in three.rows] == [Decimal("0.6502"), Decimal(0), Decimal("0.8364")]
+    assert [r.context_window for r in three.rows] == [400_000, None, 200_000]
+    assert [r.fits_context for r in three.rows] == [True, None, True]
+    assert [r.approximate for r in three.rows] == [False, True, True]
+
+
+def test_ties_are_ordered_by_model_id_and_are_all_cheapest() -> None:
+    scenario = load_scenario(ROOT / BUGFIX)
+    tied = compare_models(scenario, ["gpt-5.3", "gpt-5.2"], as_of=AS_OF)  # the same rates
+    assert [r.model_id for r in tied.rows] == ["gpt-5.2", "gpt-5.3"]
+    assert [r.cheapest for r in tied.rows] == [True, True]
+    assert [r.ratio_to_cheapest for r in tied.rows] == [Decimal("1.00"), Decimal("1.00")]
+    three = compare_models(scenario, ["gpt-5.3", "gpt-5.2", "gpt-5", "openai/gpt-5"], as_of=AS_OF)
+    assert [r.model_id for r in three.rows] == ["gpt-5", "gpt-5.2", "gpt-5.3"]  # gpt-5 once
+    assert [str(r.ratio_to_cheapest) for r in three.rows] == ["1.00", "1.40", "1.40"]
+    with pytest.raises(InputError, match="no models to compare"):
+        compare_models(scenario, [], as_of=AS_OF)
+
+
+def test_each_text_is_tokenized_once_per_encoding_not_once_per_model() -> None:
+    scenario = load_scenario(ROOT / BUGFIX)
+    DEFAULT_MEMO.clear()
+    estimate_scenario(scenario, as_of=AS_OF, model="gpt-5")
+    one = DEFAULT_MEMO.stats("o200k_base")
+    assert one.texts_counted > 20
+    DEFAULT_MEMO.clear()
+    report = compare_models(scenario, ["gpt-5", "gpt-4.1", "gpt-4o"], as_of=AS_OF)
+    assert {r.encoding for r in report.rows} == {"o200k_base"}
+    three = DEFAULT_MEMO.stats("o200k_base")
+    assert DEFAULT_MEMO.schemes() == ("o200k_base",)
+    # three models, the same texts tokenized once: the second and third model only hit the memo
+    assert (three.texts_counted, three.chars_counted) == (one.texts_counted, one.chars_counted)
+    assert three.hits > one.hits
+
+
+def test_the_context_window_gate_of_each_model(tmp_path: Path) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_text("version: 1\nmodel: gpt-5\ntask: {tokens: 150000}\nfinal: 10\n", encoding="utf-8")
+    report = compare_models(load_scenario(path), ["gpt-4o", "gpt-5"], as_of=AS_OF)
+    assert [(r.model_id, r.fits_context) for r in report.rows] == [("gpt-5", True), ("gpt-4o", False)]
+    biggest = report.rows[0].max_input_tokens
+    gates = compare_gates(report)
+    assert [(g.name, g.file, g.tripped) for g in gates] == [
+        ("context_window", str(path), False),
+        ("context_window", str(path), True),
+    ]
+    assert gates[1].message == (
+        f"{path}: largest request {biggest:,} input tokens > gpt-4o context window 128,000"
+    )
+    assert report.warnings == (
+        f"gpt-4o: largest request ({biggest:,} input tokens) exceeds the context window of gpt-4o (128,000)",
+    )
+    assert "OVER" in render_text(report, Format.table, width=110)
+
+
+# ---------------------------------------------------------------------------------------------
+# Output formats
+
+
+def wrapped_schema() -> dict[str, Any]:
+    """The compare fragment inside the JSON envelope, as agentcost.report.schema assembles it."""
+    properties = {
+        "version": {"const": 1},
+        "kind": {"const": "compare"},
+        **JSON_SCHEMA["properties"],
+        "gates": {"type": "array", "items": GATE},
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$defs": {"estimate": ESTIMATE},
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def test_json_matches_the_schema_and_carries_every_estimate(three: CompareReport) -> None:
+    schema = wrapped_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    data = json.loads(render_text(three, Format.json, gates=compare_gates(three)))
+    jsonschema.validate(data, schema)
+    jsonschema.validate(data, report_schema())  # the published schema includes this kind
+    assert data["kind"] == "compare"
+    assert data["scenario"] == {"path": BUGFIX, "name": "Fix POST /orders validation"}
+    assert data["cheapest"] == {"model": "gpt-5", "provider": "openai", "cost_usd": "0.0109105"}
+    assert [(m["model"], m["model_ref"], m["cost_usd"], m["ratio_to_cheapest"]) for m in data["models"]] == [
+        ("gpt-5", "openai/gpt-5", "0.0109105", "1"),
+        ("gemini-2.5-pro", "google/gemini-2.5-pro", "0.01972375", "1.81"),
+        ("claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "0.0312129", "2.86"),
+    ]
+    assert data["estimates"] == [report_dict(r.report) for r in three.rows]
+    assert [g["name"] for g in data["gates"]] == ["context_window", "context_window"]  # gemini: unknown
+
+
+def test_markdown_golden(three: CompareReport, golden: GoldenCheck) -> None:
+    text = render_text(three, Format.markdown)
+    assert text.startswith("#### agentcost compare: Fix POST /orders validation\n")
+    assert "| **`gpt-5`** (cheapest) | openai | 9 | 12,402 | 65.0% | 448 | **$0.0109** |" in text
+    golden("compare.md", text)
+
+
+def test_csv_parses_back(three: CompareReport) -> None:
+    rows = list(csv.DictReader(io.StringIO(render_text(three, Format.csv))))
+    assert [r["model"] for r in rows] == ["gpt-5", "gemini-2.5-pro", "claude-sonnet-4-5"]
+    assert [Decimal(r["cost_usd"]) for r in rows] == [
+        BY_HAND[m] for m in ("gpt-5", "gemini-2.5-pro", "claude-sonnet-4-5")
+    ]
+    assert [r["ratio_to_cheapest"] for r in rows] == ["1", "1.81", "2.86"]
+    assert [r["cheapest"] for r in rows] == ["true", "false", "false"]
+    assert [r["context_window"] for r in rows] == ["400000", "", "200000"]
+    assert [r["fits_context"] for r in rows] == ["true", "", "true"]
+    assert {r["scenario"] for r in rows} == {BUGFIX}
+
+
+def test_rich_table_fits_110_columns_and_marks_the_cheapest(three: CompareReport) -> None:
+    text = render_text(three, Format.table, width=110)
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines()) <= 110
+    assert "openai · cheapest" in text
+    for figure in ("$0.0109", "$0.0197", "$0.0312", "1.00×", "1.81×", "2.86×", "$0.001212"):
+        assert figure in text, figure
+    assert "Cheapest of 3 models: gpt-5 (openai) at $0.0109 per run of 9 requests" in text
+
+
+def test_quiet_prints_the_cheapest_total(three: CompareReport) -> None:
+    assert quiet_total(three) == "0.0109105\n"
