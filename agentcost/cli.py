@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -190,8 +190,7 @@ def estimate(
             report = build_report(est)
             gates = estimate_gates(report)
         else:
-            from agentcost.batch import batch_report_for_paths
-            from agentcost.report.batch import batch_gates
+            from agentcost.batch import batch_gates, batch_report_for_paths
 
             batch = batch_report_for_paths(
                 scenarios, as_of=when, model=model, budget_usd=limit, overrides=overrides
@@ -200,6 +199,136 @@ def estimate(
         _emit(report, gates, out)
     except InputError as err:
         raise _fail(str(err)) from None
+
+
+@app.command()
+def compare(
+    scenario: Annotated[Path, typer.Argument(help="A scenario YAML file.")],
+    model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="A model, a glob ('claude-sonnet-*') or a provider selector ('anthropic/*'); repeatable.",
+        ),
+    ] = None,
+    models_file: Annotated[
+        Path | None,
+        typer.Option("--models", help="A file of model selectors: a YAML list, or one per line."),
+    ] = None,
+    format_: FormatOpt = Format.table,
+    output: OutputOpt = None,
+    summary: SummaryOpt = False,
+    quiet: QuietOpt = False,
+    set_: SetOpt = None,
+    as_of: AsOfOpt = None,
+) -> None:
+    """Estimate one scenario on several models: a row per model, cheapest first.
+
+    --quiet prints the cheapest model's total.
+    """
+    from agentcost.compare import compare_gates, compare_models, expand_models
+    from agentcost.estimate import parse_as_of
+    from agentcost.scenario import load_scenario
+
+    out = Output(format_, output, summary, quiet, chart=False)
+    try:
+        when = parse_as_of(as_of)
+        names = expand_models(model or [], as_of=when, models_file=models_file)
+        loaded = load_scenario(scenario, overrides=tuple(set_ or ()))
+        report = compare_models(loaded, names, as_of=when)
+        _emit(report, compare_gates(report), out)
+    except InputError as err:
+        raise _fail(str(err)) from None
+
+
+@app.command()
+def diff(
+    base: Annotated[Path, typer.Argument(help="The scenario or project file before the change.")],
+    head: Annotated[
+        Path | None,
+        typer.Argument(help="The file after the change (default: BASE itself, with --base-ref)."),
+    ] = None,
+    base_ref: Annotated[
+        str | None,
+        typer.Option("--base-ref", help="Read the 'before' side of the same files from this git ref."),
+    ] = None,
+    max_increase: Annotated[
+        str | None,
+        typer.Option("--max-increase", help="Gate: exit 1 when a cost rises more than this, e.g. 10%."),
+    ] = None,
+    max_increase_usd: Annotated[
+        str | None,
+        typer.Option(
+            "--max-increase-usd", help="Gate: exit 1 when a cost rises more than this many dollars."
+        ),
+    ] = None,
+    format_: FormatOpt = Format.table,
+    output: OutputOpt = None,
+    summary: SummaryOpt = False,
+    quiet: QuietOpt = False,
+    set_: SetOpt = None,
+    budget: BudgetOpt = None,
+    as_of: AsOfOpt = None,
+) -> None:
+    """Compare the cost before and after a change: per scenario, per request, and what changed.
+
+    --quiet prints the change of the total in dollars.
+    """
+    from agentcost.diff import diff_gates, diff_paths
+    from agentcost.estimate import parse_as_of
+    from agentcost.gates import IncreaseLimits, parse_increase
+
+    out = Output(format_, output, summary, quiet, chart=False)
+    try:
+        if head is None and base_ref is None:
+            raise InputError(
+                "needs HEAD, or --base-ref REF to compare BASE with its version at REF", key="diff"
+            )
+        limits = IncreaseLimits(
+            fraction=_parse_option(parse_increase, max_increase, "--max-increase"),
+            usd=_parse_increase_usd(max_increase_usd),
+        )
+        reader = None
+        if base_ref is not None:
+            from agentcost.gitread import git_reader
+
+            reader = git_reader(base_ref)
+        report = diff_paths(
+            base,
+            head if head is not None else base,
+            as_of=parse_as_of(as_of),
+            overrides=tuple(set_ or ()),
+            base_reader=reader,
+            limits=limits,
+            budget_usd=_parse_budget(budget),
+        )
+        _emit(report, diff_gates(report), out)
+    except InputError as err:
+        raise _fail(str(err)) from None
+
+
+def _parse_option(parse: Callable[[str], Decimal], value: str | None, key: str) -> Decimal | None:
+    if value is None:
+        return None
+    try:
+        return parse(value)
+    except ValueError as err:
+        raise InputError(str(err), key=key) from None
+
+
+def _parse_increase_usd(value: str | None) -> Decimal | None:
+    if value is None:
+        return None
+    try:
+        amount = Decimal(value.strip().lstrip("$"))
+    except InvalidOperation:
+        raise InputError(
+            f"not a dollar amount: {value!r}", key="--max-increase-usd", hint="e.g. 0.02"
+        ) from None
+    if not amount.is_finite() or amount < 0 or amount > MAX_BUDGET_USD:
+        raise InputError(f"must be a dollar amount >= 0, got {value!r}", key="--max-increase-usd")
+    return amount
 
 
 def _is_project(path: Path) -> bool:

@@ -92,9 +92,8 @@ def increase_gates(
         if base_usd > 0:
             change = delta / base_usd
             tripped = change > limits.fraction
-            shown = percent(change)
+            shown = ("+" if change > 0 else "") + percent(change)
         else:
-            change = None
             tripped = delta > 0
             shown = "new cost" if delta > 0 else "no change"
         relation = ">" if tripped else "<="
@@ -117,10 +116,8 @@ def increase_gates(
                 name="max_increase_usd",
                 tripped=tripped,
                 message=(
-                    f"{label}: cost ${exact(base_usd)} -> ${exact(head_usd)} (+${exact(delta)})"
-                    f" {relation} allowed increase ${exact(limits.usd)}"
-                    if delta >= 0
-                    else f"{label}: cost ${exact(base_usd)} -> ${exact(head_usd)} (-${exact(-delta)})"
+                    f"{label}: cost ${exact(base_usd)} -> ${exact(head_usd)}"
+                    f" ({'+' if delta >= 0 else '-'}${exact(abs(delta))})"
                     f" {relation} allowed increase ${exact(limits.usd)}"
                 ),
                 file=file,

@@ -15,7 +15,7 @@ USD_OR_NULL = {"anyOf": [USD, {"type": "null"}]}
 COUNT = {"type": "integer", "minimum": 0}
 
 
-def _obj(properties: dict[str, Any], *, required: list[str] | None = None) -> dict[str, Any]:
+def object_schema(properties: dict[str, Any], *, required: list[str] | None = None) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": properties,
@@ -24,7 +24,7 @@ def _obj(properties: dict[str, Any], *, required: list[str] | None = None) -> di
     }
 
 
-GATE = _obj(
+GATE = object_schema(
     {
         "name": {"enum": ["budget", "context_window", "max_increase", "max_increase_usd"]},
         "tripped": {"type": "boolean"},
@@ -34,7 +34,7 @@ GATE = _obj(
     }
 )
 
-REQUEST = _obj(
+REQUEST = object_schema(
     {
         "index": {"type": "integer", "minimum": 1},
         "kind": {"enum": ["tool_use", "final"]},
@@ -51,22 +51,22 @@ REQUEST = _obj(
 )
 
 ESTIMATE_BODY: dict[str, Any] = {
-    "scenario": _obj({"path": {"type": "string"}, "name": {"type": ["string", "null"]}}),
+    "scenario": object_schema({"path": {"type": "string"}, "name": {"type": ["string", "null"]}}),
     "model": {"type": "string"},
     "model_ref": {"type": "string"},
     "provider": {"enum": ["anthropic", "openai", "google"]},
-    "prices": _obj(
+    "prices": object_schema(
         {
             "source": {"type": "string"},
             "version": {"type": "string"},
             "as_of": {"type": "string", "format": "date-time"},
             "urls": {"type": "array", "items": {"type": "string"}},
-            "per_mtok_usd": _obj(
+            "per_mtok_usd": object_schema(
                 {k: USD_OR_NULL for k in ("input", "output", "cache_read", "cache_write", "cache_write_1h")}
             ),
         }
     ),
-    "caching": _obj(
+    "caching": object_schema(
         {
             "mode": {"enum": ["none", "prefix", "conversation"]},
             "default": {"type": "boolean"},
@@ -74,7 +74,7 @@ ESTIMATE_BODY: dict[str, Any] = {
             "min_cacheable_tokens": COUNT,
         }
     ),
-    "counts": _obj(
+    "counts": object_schema(
         {
             "encoding": {"type": "string"},
             "approximate": {"type": "boolean"},
@@ -83,7 +83,7 @@ ESTIMATE_BODY: dict[str, Any] = {
         }
     ),
     "requests": {"type": "array", "items": REQUEST},
-    "totals": _obj(
+    "totals": object_schema(
         {
             "requests": COUNT,
             "input_tokens": COUNT,
@@ -97,7 +97,7 @@ ESTIMATE_BODY: dict[str, Any] = {
     ),
     "budget": {
         "anyOf": [
-            _obj(
+            object_schema(
                 {
                     "limit_usd": USD,
                     "source": {"type": "string"},
@@ -108,14 +108,14 @@ ESTIMATE_BODY: dict[str, Any] = {
             {"type": "null"},
         ]
     },
-    "rounds": _obj({"planned": COUNT, "run": COUNT, "truncated": {"type": "boolean"}}),
+    "rounds": object_schema({"planned": COUNT, "run": COUNT, "truncated": {"type": "boolean"}}),
     "context_window": {"type": ["integer", "null"]},
     "max_input_tokens": COUNT,
     "approximate": {"type": "boolean"},
     "warnings": {"type": "array", "items": {"type": "string"}},
 }
 
-ESTIMATE = _obj(ESTIMATE_BODY)
+ESTIMATE = object_schema(ESTIMATE_BODY)
 
 _OTHER_KINDS = {
     "batch": "agentcost.report.batch",
@@ -131,7 +131,7 @@ def _kind_schema(kind: str, body: dict[str, Any]) -> dict[str, Any]:
         **body,
         "gates": {"type": "array", "items": GATE},
     }
-    return _obj(properties)
+    return object_schema(properties)
 
 
 def report_schema() -> dict[str, Any]:
