@@ -1,0 +1,189 @@
+"""The commands end to end through the CLI: compare, diff, several scenarios, project files.
+
+Every command's JSON must pass ``python -m json.tool`` and validate against the published report
+schema; ``--quiet`` prints exactly one number; gates exit 1; the compare totals equal ``estimate``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from agentcost.cli import run
+from agentcost.report.schema import report_schema
+from tests.conftest import ROOT
+
+AS_OF = "2026-11-30"
+BUGFIX = "scenarios/bugfix.yaml"
+VARIANT = "docs/examples/bugfix-more-tools.yaml"
+PROJECT = "scenarios/agentcost.yml"
+NUMBER = re.compile(r"^-?\d+(\.\d+)?\n$")
+
+pytestmark = pytest.mark.usefixtures("no_ctok", "fixed_terminal")
+
+COMMANDS = {
+    "estimate": ["estimate", BUGFIX],
+    "batch": ["estimate", BUGFIX, "scenarios/research.yaml"],
+    "project": ["estimate", PROJECT],
+    "compare": ["compare", BUGFIX, "-m", "claude-sonnet-4-5", "-m", "gpt-5", "-m", "gemini-2.5-pro"],
+    "diff": ["diff", BUGFIX, VARIANT],
+}
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = run([*args, "--as-of", AS_OF])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_json_of_every_command_validates_and_passes_json_tool(name: str) -> None:
+    produced = subprocess.run(
+        [sys.executable, "-m", "agentcost", *COMMANDS[name], "--as-of", AS_OF, "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert produced.returncode == 0, produced.stderr
+    tool = subprocess.run(
+        [sys.executable, "-m", "json.tool"], input=produced.stdout, capture_output=True, text=True
+    )
+    assert tool.returncode == 0, tool.stderr
+    data = json.loads(produced.stdout)
+    jsonschema.validate(data, report_schema())
+    assert list(data)[:2] == ["version", "kind"] and data["version"] == 1
+    assert data["kind"] == {"project": "batch"}.get(name, name)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("estimate", "0.0312129"),
+        ("compare", None),  # the cheapest model's total
+        ("diff", "0.01469895"),  # $0.04591185 - $0.0312129
+    ],
+)
+def test_quiet_prints_one_number(capsys: pytest.CaptureFixture[str], name: str, expected: str | None) -> None:
+    code, out, err = cli(capsys, *COMMANDS[name], "-q")
+    assert code == 0, err
+    assert NUMBER.match(out), out
+    if expected is not None:
+        assert out == expected + "\n"
+
+
+@pytest.mark.parametrize("fmt", ["table", "markdown", "csv", "svg"])
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_format_of_every_command_renders(
+    capsys: pytest.CaptureFixture[str], name: str, fmt: str, tmp_path: Path
+) -> None:
+    target = tmp_path / f"report.{fmt}"
+    code, out, err = cli(capsys, *COMMANDS[name], "--format", fmt, "--output", str(target))
+    assert code == 0, err
+    assert out == ""
+    text = target.read_text(encoding="utf-8")
+    if fmt == "svg":
+        assert text.startswith("<svg") and text.rstrip().endswith("</svg>")
+    elif fmt == "csv":
+        assert text.count("\n") >= 2 and "," in text.splitlines()[0]
+    elif fmt == "markdown":
+        assert text.startswith("#### agentcost")
+    else:
+        assert "$" in text
+
+
+def test_compare_totals_equal_estimate_with_set_model(capsys: pytest.CaptureFixture[str]) -> None:
+    models = ["claude-sonnet-4-5", "gpt-5", "gemini-2.5-pro"]
+    args = ["compare", "scenarios/research.yaml", *[a for m in models for a in ("-m", m)], "-f", "json"]
+    code, out, err = cli(capsys, *args)
+    assert code == 0, err
+    rows = {row["model"]: row for row in json.loads(out)["models"]}
+    assert set(rows) == set(models)
+    for model in models:
+        code, out, err = cli(
+            capsys, "estimate", "scenarios/research.yaml", "--set", f"model={model}", "-f", "json"
+        )
+        assert code in (0, 1), err  # 1: this model is over the scenario's $1 budget
+        assert (code == 1) == json.loads(out)["budget"]["over"]
+        assert rows[model]["cost_usd"] == json.loads(out)["totals"]["cost_usd"]
+    costs = [Decimal(rows[m]["cost_usd"]) for m in models]
+    cheapest = min(costs)
+    assert [r["cheapest"] for r in (rows[m] for m in models)] == [c == cheapest for c in costs]
+
+
+def test_diff_trips_max_increase_with_exit_1_and_names_the_change(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(capsys, "diff", BUGFIX, VARIANT, "--max-increase", "10%", "-f", "json")
+    assert code == 1
+    data = json.loads(out)
+    assert data["totals"]["before"]["cost_usd"] == "0.0312129"
+    assert data["totals"]["after"]["cost_usd"] == "0.04591185"
+    assert data["totals"]["change"]["cost_usd"] == "0.01469895"
+    scenario = data["scenarios"][0]
+    assert "tools: +1 definition (+Grep), +106 tokens per request" in [i["text"] for i in scenario["inputs"]]
+    tripped = [g for g in data["gates"] if g["tripped"]]
+    assert [g["name"] for g in tripped] == ["max_increase"]
+    assert err == (
+        f"agentcost: gate failed: {VARIANT}: cost $0.0312129 -> $0.04591185 (+47.1%) > allowed increase 10.0%\n"
+    )
+    # a generous limit passes; a dollar limit below the change trips
+    assert cli(capsys, "diff", BUGFIX, VARIANT, "--max-increase", "50%", "-q")[0] == 0
+    assert cli(capsys, "diff", BUGFIX, VARIANT, "--max-increase-usd", "0.01", "-q")[0] == 1
+    assert cli(capsys, "diff", BUGFIX, VARIANT, "--max-increase-usd", "0.02", "-q")[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["diff", BUGFIX], "diff: needs HEAD, or --base-ref REF"),
+        (["diff", BUGFIX, VARIANT, "--max-increase", "ten"], "--max-increase: not a percentage: 'ten'"),
+        (
+            ["diff", BUGFIX, VARIANT, "--max-increase-usd", "-1"],
+            "--max-increase-usd: must be a dollar amount >= 0",
+        ),
+        (["diff", BUGFIX, "--base-ref", "no-such-ref-xyz"], "no-such-ref-xyz"),
+        (["compare", BUGFIX], "--model"),
+        (["compare", BUGFIX, "-m", "gpt-9"], "gpt-9"),
+        (["compare", BUGFIX, "-m", "nosuchprovider/*"], "nosuchprovider"),
+        (["estimate", BUGFIX, PROJECT], "project"),
+    ],
+)
+def test_bad_command_input_exits_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], args: list[str], fragment: str
+) -> None:
+    code, out, err = cli(capsys, *args)
+    assert code == 2, (out, err)
+    assert out == "" and err.count("\n") == 1 and err.startswith("agentcost: error: ")
+    assert fragment in err
+
+
+def test_diff_base_ref_reads_the_committed_version(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(
+        "version: 1\nmodel: gpt-4o\ncaching: none\ntask: {tokens: 100}\nrounds:\n"
+        "  - {tool: read, call_tokens: 10, result: 1000}\nfinal: 50\n",
+        encoding="utf-8",
+    )
+    git("init", "-q")
+    git("add", "s.yaml")
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "base")
+    scenario.write_text(
+        scenario.read_text(encoding="utf-8").replace("result: 1000", "result: 3000"), encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli(capsys, "diff", "s.yaml", "--base-ref", "HEAD", "-f", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["base"].startswith("HEAD")
+    # only request 2 carries the result: +2,000 input tokens x $2.50/MTok = +$0.005
+    assert data["totals"]["change"]["cost_usd"] == "0.005"
