@@ -24,6 +24,9 @@ class RoundTokens:
     output: int
     echo: int
     result: int
+    transient: int = 0  # input only in the NEXT request (thinking kept for one turn), then dropped
+    server_uses: tuple[tuple[str, int], ...] = ()  # (tool, billable uses) of server tools in this response
+    continuations: int = 0  # extra full requests this response needs (Anthropic pause_turn past the cap)
 
     @property
     def appended(self) -> int:

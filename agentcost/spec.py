@@ -15,6 +15,10 @@ from typing import Any, Literal
 ToolChoice = Literal["auto", "any", "tool", "none"]
 CachingMode = Literal["none", "prefix", "conversation"]
 CacheTTL = Literal["5m", "1h"]
+ServiceTier = Literal["standard", "batch", "flex", "priority"]
+ThinkingRetention = Literal["auto", "keep", "last", "drop"]
+ServerToolName = Literal["web_search", "web_fetch", "code_execution"]
+QuotaState = Literal["spent", "available"]
 Provider = Literal["anthropic", "openai", "google"]
 
 SCENARIO_VERSION = 1
@@ -61,6 +65,18 @@ class ToolUse:
 
 
 @dataclass(frozen=True)
+class ServerToolUse:
+    """A server-side tool the provider runs inside one response (web search, web fetch, code
+    execution; Gemini's Google Search grounding is ``web_search``). ``uses`` billable uses in this
+    response; ``result`` the tokens its results add to the context (input of later iterations and
+    requests)."""
+
+    tool: ServerToolName
+    uses: int = 1
+    result: Content | None = None
+
+
+@dataclass(frozen=True)
 class Round:
     """One tool-calling round: the model answers with tool call(s), we send the result(s) back.
 
@@ -73,6 +89,18 @@ class Round:
     thinking: int = 0
     text: Content | None = None  # assistant text written before the tool call, if any
     line: int | None = None
+    seconds: Decimal | None = (
+        None  # wall time from this request to the next (model + tool); None: pacing default
+    )
+    server_tools: tuple[ServerToolUse, ...] = ()
+
+
+@dataclass(frozen=True)
+class Pacing:
+    """How long a round takes, for cache expiry: ``round_seconds`` between one request and the next
+    when a round does not say (None: no pauses, so caches never expire)."""
+
+    round_seconds: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -102,3 +130,8 @@ class Scenario:
     description: str | None = None
     version: int = SCENARIO_VERSION
     overrides: tuple[str, ...] = ()  # the --set PATH=VALUE texts applied, in order
+    pacing: Pacing = field(default_factory=Pacing)
+    service_tier: ServiceTier = "standard"
+    thinking_retention: ThinkingRetention = "auto"  # auto: by model family (facts.yaml)
+    final_thinking: int = 0  # reasoning output tokens of the final answer
+    server_tool_quota: QuotaState = "spent"  # "available": uses inside the provider's free quota cost nothing
