@@ -1,4 +1,4 @@
-"""The loop accountant: token counts + prices + cache policy -> ledger. Pure functions, no I/O.
+"""The loop accountant: token counts + prices + cache policy + pacing -> ledger. Pure functions, no I/O.
 
 Request 1 carries the fixed prefix (tools, system), the task and the per-request framing. Every later
 request re-sends all of that plus, for each earlier round, the assistant's tool call (echoed) and the
@@ -6,30 +6,55 @@ tool result. ``n`` tool rounds make ``n + 1`` billed requests; the last one retu
 With caching off and uniform rounds, request ``i`` carries ``B + (i - 1) * r`` input tokens and the run
 ``n * B + r * n * (n - 1) / 2`` for its first ``n`` requests (tests check this identity).
 
-Caching is modelled per request from what earlier requests left in the cache, assuming the agent runs
-without pauses longer than the cache TTL (pacing arrives with the provider-mechanics issue):
+Besides the history, a request may carry input that is never cached and never re-sent: a round's
+``inline`` tokens (server-tool results the model reads while writing that round's response) in the
+round's own request, and its ``transient`` tokens (thinking kept for one turn) in the next request. A
+round with ``continuations`` (Anthropic ``pause_turn``) costs that many more requests right after its
+own, each re-sending the same prompt with no new output.
+
+Time (pacing): request 1 starts at 0 and the request after round ``i`` starts ``gaps[i]`` seconds
+after round ``i``'s request (continuations start at once). Caching is modelled per request from what
+earlier requests left in the cache:
 
 * ``explicit`` (Anthropic): cache breakpoints at the end of the stable prefix (tools -> system) and, in
-  ``conversation`` mode, at the last message of every request. A breakpoint shorter than the model's
-  minimum cacheable length writes nothing. A request reads the longest entry earlier requests wrote
-  and writes what lies between that and its own longest eligible breakpoint.
+  ``conversation`` mode, at the last message of every request (never more than
+  :data:`MAX_BREAKPOINTS`). A breakpoint shorter than the model's minimum cacheable length writes
+  nothing. A request reads the longest entry earlier requests wrote and writes what lies between that
+  and its own longest eligible breakpoint.
 * ``automatic`` (OpenAI, Gemini implicit): no breakpoints; a request reads the part of its prompt that
   an earlier request already sent, once that part reaches the minimum length, in steps of
   ``increment`` tokens. Writes are billed only where the model has a cache-write price.
+* ``stored`` (Gemini explicit caches): the stable prefix (tools, system, task) is put in a cache once,
+  its creation billed at the input price; every request reads it. Storage is billed per hour of the
+  cache's TTL (``Ledger.storage``), and a cache past its TTL is created again (and stored again).
+
+Expiry: every request uses (and so refreshes) every live entry, since each is a prefix of its prompt;
+so all entries share one last-use time, and when the gap before a request is longer than
+``ttl_seconds`` they have all expired: the request reads nothing and writes its prefix again.
+``stored`` caches are not refreshed by use: they expire ``ttl_seconds`` after they were created.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Literal
 
 from agentcost.counts import TokenCounts
-from agentcost.spec import CacheTTL, CachingMode
+from agentcost.spec import CacheTTL, CachingMode, Scenario
 
-CacheStyle = Literal["explicit", "automatic"]
+CacheStyle = Literal["explicit", "automatic", "stored"]
 RequestKind = Literal["tool_use", "final"]
+
+MAX_BREAKPOINTS = 4
+"""Anthropic allows up to 4 ``cache_control`` breakpoints per request; our modes use at most 2."""
+
+TTL_SECONDS: dict[CacheTTL, int] = {"5m": 300, "1h": 3_600}
+"""Lifetime of an Anthropic cache entry after its last use (pricing-facts.md §B.1)."""
+
+_MILLION = Decimal(1_000_000)
+_HOUR = Decimal(3_600)
 
 
 @dataclass(frozen=True)
@@ -41,13 +66,18 @@ class RequestUsage:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0  # 5-minute writes, or the provider's only write bucket
     cache_write_1h_tokens: int = 0
+    # billable server-tool uses of this response (the first request of a round with continuations)
+    web_searches: int = 0
+    web_fetches: int = 0
+    code_executions: int = 0
 
 
 @dataclass(frozen=True)
 class RequestCost:
     input_usd: Decimal
     output_usd: Decimal
-    total_usd: Decimal
+    total_usd: Decimal  # input + output + fees
+    fees_usd: Decimal = Decimal(0)  # server-tool fees (no input/output direction)
 
 
 Pricer = Callable[[RequestUsage], RequestCost]
@@ -62,6 +92,8 @@ class CachePolicy:
     ttl: CacheTTL = "5m"
     increment: int = 1  # automatic caching hits in steps of this many tokens past the minimum
     bills_writes: bool = True  # False where the provider does not charge for cache writes
+    ttl_seconds: int | None = None  # entries expire after this long unused (None: never)
+    storage_usd_per_mtok_hour: Decimal | None = None  # ``stored`` caches: storage price
 
 
 NO_CACHE = CachePolicy(mode="none", style="automatic", min_tokens=0)
@@ -74,11 +106,30 @@ class LedgerRow:
     tools: tuple[str, ...]  # tools called in this response (empty for the final answer)
     usage: RequestUsage
     cost: RequestCost
-    running_usd: Decimal
+    running_usd: Decimal  # requests 1..index, without the per-run cache storage
+    start_seconds: Decimal = Decimal(0)  # when the request is sent, from the start of the run
+    cache_expired: bool = False  # the cache entries this request would have read had expired
+    continuation: bool = False  # a pause_turn continuation of the previous request's response
 
     @property
     def cache_write_total(self) -> int:
         return self.usage.cache_write_tokens + self.usage.cache_write_1h_tokens
+
+
+@dataclass(frozen=True)
+class CacheStorage:
+    """A Gemini explicit cache over the run: created ``creations`` times, each stored for ``ttl_hours``."""
+
+    tokens: int
+    creations: int
+    ttl_hours: Decimal
+    usd_per_mtok_hour: Decimal
+    creation_usd: Decimal  # every creation at the standard input price
+    storage_usd: Decimal  # tokens x usd_per_mtok_hour / 1M x ttl_hours x creations
+
+    @property
+    def hours(self) -> Decimal:
+        return self.ttl_hours * self.creations
 
 
 @dataclass(frozen=True)
@@ -90,8 +141,12 @@ class LedgerTotals:
     output_tokens: int
     input_usd: Decimal
     output_usd: Decimal
-    cost_usd: Decimal
+    cost_usd: Decimal  # requests + cache_creation_usd + storage_usd
     max_input_tokens: int  # the largest single request, for context-window checks
+    fees_usd: Decimal = Decimal(0)  # server-tool fees, part of the requests' cost
+    storage_usd: Decimal = Decimal(0)  # explicit-cache storage (Gemini), per run
+    cache_creation_usd: Decimal = Decimal(0)  # explicit-cache creation (Gemini), per run
+    cache_expiries: int = 0  # requests that found the cache expired
 
 
 @dataclass(frozen=True)
@@ -102,6 +157,16 @@ class Ledger:
     rounds_planned: int
     rounds_run: int
     truncated: bool  # max_rounds stopped the run before the final answer
+    storage: CacheStorage | None = None  # the explicit cache, when the policy stores one
+
+
+@dataclass(frozen=True)
+class TtlOption:
+    """The run's cost with one cache lifetime (``label``: ``none``, ``5m`` or ``1h``)."""
+
+    label: str
+    cost_usd: Decimal
+    cache_expiries: int
 
 
 def request_inputs(counts: TokenCounts, rounds: int) -> list[int]:
@@ -113,6 +178,13 @@ def request_inputs(counts: TokenCounts, rounds: int) -> list[int]:
     return sizes
 
 
+def request_gaps(scenario: Scenario) -> tuple[Decimal, ...]:
+    """Seconds from each round's request to the next: its own ``seconds``, else
+    ``pacing.round_seconds``, else 0 (no pause)."""
+    default = scenario.pacing.round_seconds if scenario.pacing.round_seconds is not None else Decimal(0)
+    return tuple(r.seconds if r.seconds is not None else default for r in scenario.rounds)
+
+
 def _automatic_hit(sent_before: int, policy: CachePolicy) -> int:
     """How much of an already-sent prefix an automatic cache returns."""
     if sent_before < policy.min_tokens or sent_before <= 0:
@@ -122,18 +194,22 @@ def _automatic_hit(sent_before: int, policy: CachePolicy) -> int:
 
 
 def _cache_split(
-    policy: CachePolicy, prefix: int, cacheable: int, cached: int, previous: int | None
+    policy: CachePolicy, prefix: int, stable: int, cacheable: int, cached: int, previous: int | None
 ) -> tuple[int, int, int]:
     """(read, write, new cached length) for one request.
 
-    ``prefix``: tools + system; ``cacheable``: the request's prompt before its uncacheable tail;
-    ``cached``: the longest entry already in the cache; ``previous``: the previous request's cacheable
-    length (None for the first request).
+    ``prefix``: tools + system; ``stable``: prefix + task; ``cacheable``: the request's prompt before
+    its uncacheable tail; ``cached``: the longest live entry; ``previous``: the cacheable length of
+    the previous request while its entries live (None for the first request or after expiry).
     """
     if policy.mode == "none":
         return 0, 0, cached
+    if policy.style == "stored":
+        stored = stable if stable >= policy.min_tokens and stable > 0 else 0
+        return stored, 0, stored
     if policy.style == "explicit":
         breakpoints = [prefix] if policy.mode == "prefix" else [prefix, cacheable]
+        assert len(breakpoints) <= MAX_BREAKPOINTS
         eligible = [b for b in breakpoints if b >= policy.min_tokens and b > 0]
         target = max(eligible, default=0)
         read = cached if cached <= cacheable else 0
@@ -151,55 +227,138 @@ def _cache_split(
     return read, write, max(read, reach)
 
 
+_USAGE_KEYS = {"web_search": "web_searches", "web_fetch": "web_fetches", "code_execution": "code_executions"}
+
+
+def _server_uses(uses: Sequence[tuple[str, int]]) -> dict[str, int]:
+    """RoundTokens.server_uses as RequestUsage keyword arguments."""
+    out: dict[str, int] = {}
+    for tool, n in uses:
+        key = _USAGE_KEYS[tool]
+        out[key] = out.get(key, 0) + n
+    return out
+
+
+def _gap(gaps: Sequence[Decimal], index: int) -> Decimal:
+    gap = gaps[index] if index < len(gaps) else Decimal(0)
+    if gap < 0:
+        raise ValueError(f"gaps[{index}] is negative: {gap}")
+    return gap
+
+
 def run_accountant(
     counts: TokenCounts,
     pricer: Pricer,
     policy: CachePolicy = NO_CACHE,
     *,
     max_rounds: int | None = None,
+    gaps: Sequence[Decimal] = (),
 ) -> Ledger:
-    """Build the per-request ledger. O(rounds); every dollar is an exact Decimal from ``pricer``."""
+    """Build the per-request ledger. O(rounds); every dollar is an exact Decimal from ``pricer``.
+
+    ``gaps[i]``: seconds from round ``i``'s request to the next request (missing: 0).
+    """
     planned = len(counts.rounds)
     run = planned if max_rounds is None else min(planned, max_rounds)
     truncated = run < planned
     prefix = counts.prefix
-    cacheable = prefix + counts.task
+    stable = prefix + counts.task
+    cacheable = stable
     cached = 0
     previous: int | None = None
+    clock = Decimal(0)
+    last_use: Decimal | None = None  # when live entries were last used (stored: created)
+    creations = 0
     running = Decimal(0)
     rows: list[LedgerRow] = []
     n_requests = run if truncated else run + 1
     for k in range(n_requests):
         is_final = k == run
+        transient = 0
         if k > 0:
-            cacheable += counts.rounds[k - 1].appended
-        read, write, cached = _cache_split(policy, prefix, cacheable, cached, previous)
-        previous = cacheable
-        kind: RequestKind = "final" if is_final else "tool_use"
-        output = counts.final_output if is_final else counts.rounds[k].output
-        tools = () if is_final else counts.rounds[k].tools
-        one_hour = policy.ttl == "1h" and policy.style == "explicit"
-        usage = RequestUsage(
-            input_tokens=cacheable + counts.per_request,
-            output_tokens=output,
-            cache_read_tokens=read,
-            cache_write_tokens=0 if one_hour else write,
-            cache_write_1h_tokens=write if one_hour else 0,
-        )
-        cost = pricer(usage)
-        running += cost.total_usd
-        rows.append(LedgerRow(k + 1, kind, tools, usage, cost, running))
+            before = counts.rounds[k - 1]
+            cacheable += before.appended
+            transient = before.transient
+            clock += _gap(gaps, k - 1)
+        this = None if is_final else counts.rounds[k]
+        inline = this.inline if this is not None else 0
+        extra = 1 + (this.continuations if this is not None else 0)
+        for part in range(extra):
+            expired = (
+                cached > 0
+                and policy.ttl_seconds is not None
+                and last_use is not None
+                and clock - last_use > policy.ttl_seconds
+            )
+            if expired:
+                cached, previous = 0, None
+            read, write, cached = _cache_split(policy, prefix, stable, cacheable, cached, previous)
+            if policy.style == "stored" and read and (last_use is None or expired):
+                creations += 1
+                last_use = clock
+            elif policy.style != "stored":
+                last_use = clock
+            previous = cacheable
+            one_hour = policy.ttl == "1h" and policy.style == "explicit"
+            first = part == 0
+            usage = RequestUsage(
+                input_tokens=cacheable + transient + inline + counts.per_request,
+                output_tokens=(counts.final_output if this is None else this.output) if first else 0,
+                cache_read_tokens=read,
+                cache_write_tokens=0 if one_hour else write,
+                cache_write_1h_tokens=write if one_hour else 0,
+                **(_server_uses(this.server_uses) if this is not None and first else {}),
+            )
+            cost = pricer(usage)
+            running += cost.total_usd
+            rows.append(
+                LedgerRow(
+                    index=len(rows) + 1,
+                    kind="final" if is_final else "tool_use",
+                    tools=() if this is None else this.tools,
+                    usage=usage,
+                    cost=cost,
+                    running_usd=running,
+                    start_seconds=clock,
+                    cache_expired=expired,
+                    continuation=not first,
+                )
+            )
+    storage = _storage(policy, stable, creations, pricer)
     return Ledger(
         rows=tuple(rows),
-        totals=_totals(rows),
+        totals=_totals(rows, storage),
         policy=policy,
         rounds_planned=planned,
         rounds_run=run,
         truncated=truncated,
+        storage=storage,
     )
 
 
-def _totals(rows: list[LedgerRow]) -> LedgerTotals:
+def _storage(policy: CachePolicy, tokens: int, creations: int, pricer: Pricer) -> CacheStorage | None:
+    """What a ``stored`` cache costs besides the requests that read it."""
+    if policy.style != "stored" or policy.mode == "none" or creations == 0:
+        return None
+    rate = policy.storage_usd_per_mtok_hour
+    if rate is None:
+        raise ValueError("a stored cache needs storage_usd_per_mtok_hour")
+    ttl_hours = Decimal(policy.ttl_seconds if policy.ttl_seconds is not None else TTL_SECONDS["1h"]) / _HOUR
+    creation = pricer(RequestUsage(input_tokens=tokens, output_tokens=0)).total_usd
+    return CacheStorage(
+        tokens=tokens,
+        creations=creations,
+        ttl_hours=ttl_hours,
+        usd_per_mtok_hour=rate,
+        creation_usd=creation * creations,
+        storage_usd=tokens * rate / _MILLION * ttl_hours * creations,
+    )
+
+
+def _totals(rows: list[LedgerRow], storage: CacheStorage | None) -> LedgerTotals:
+    requests_usd = sum((r.cost.total_usd for r in rows), Decimal(0))
+    storage_usd = storage.storage_usd if storage is not None else Decimal(0)
+    creation_usd = storage.creation_usd if storage is not None else Decimal(0)
     return LedgerTotals(
         requests=len(rows),
         input_tokens=sum(r.usage.input_tokens for r in rows),
@@ -208,6 +367,42 @@ def _totals(rows: list[LedgerRow]) -> LedgerTotals:
         output_tokens=sum(r.usage.output_tokens for r in rows),
         input_usd=sum((r.cost.input_usd for r in rows), Decimal(0)),
         output_usd=sum((r.cost.output_usd for r in rows), Decimal(0)),
-        cost_usd=sum((r.cost.total_usd for r in rows), Decimal(0)),
+        cost_usd=requests_usd + creation_usd + storage_usd,
         max_input_tokens=max((r.usage.input_tokens for r in rows), default=0),
+        fees_usd=sum((r.cost.fees_usd for r in rows), Decimal(0)),
+        storage_usd=storage_usd,
+        cache_creation_usd=creation_usd,
+        cache_expiries=sum(1 for r in rows if r.cache_expired),
     )
+
+
+def ttl_options(
+    counts: TokenCounts,
+    pricer: Pricer,
+    policy: CachePolicy,
+    *,
+    ttls: Sequence[CacheTTL] = ("5m", "1h"),
+    max_rounds: int | None = None,
+    gaps: Sequence[Decimal] = (),
+) -> tuple[TtlOption, ...]:
+    """The run's cost with no caching and with each of ``ttls`` (Anthropic's explicit caching), for
+    the same pacing, in that order. A policy whose mode is ``none`` is compared with
+    ``conversation`` caching, what agents usually do."""
+    mode: CachingMode = policy.mode if policy.mode in ("prefix", "conversation") else "conversation"
+    options = [TtlOption("none", *_cost(counts, pricer, NO_CACHE, max_rounds, gaps))]
+    for ttl in ttls:
+        variant = replace(policy, mode=mode, style="explicit", ttl=ttl, ttl_seconds=TTL_SECONDS[ttl])
+        options.append(TtlOption(ttl, *_cost(counts, pricer, variant, max_rounds, gaps)))
+    return tuple(options)
+
+
+def cheapest(options: Sequence[TtlOption]) -> TtlOption:
+    """The cheapest option; on a tie the first (no caching before 5m before 1h)."""
+    return min(options, key=lambda option: option.cost_usd)
+
+
+def _cost(
+    counts: TokenCounts, pricer: Pricer, policy: CachePolicy, max_rounds: int | None, gaps: Sequence[Decimal]
+) -> tuple[Decimal, int]:
+    totals = run_accountant(counts, pricer, policy, max_rounds=max_rounds, gaps=gaps).totals
+    return totals.cost_usd, totals.cache_expiries

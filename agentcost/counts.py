@@ -27,6 +27,8 @@ class RoundTokens:
     transient: int = 0  # input only in the NEXT request (thinking kept for one turn), then dropped
     server_uses: tuple[tuple[str, int], ...] = ()  # (tool, billable uses) of server tools in this response
     continuations: int = 0  # extra full requests this response needs (Anthropic pause_turn past the cap)
+    inline: int = 0  # input of THIS round's own request only: server-tool results the model reads
+    # while it is still writing this response (its later sampling iterations), outside the cached prefix
 
     @property
     def appended(self) -> int:

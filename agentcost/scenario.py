@@ -61,9 +61,15 @@ from agentcost.spec import (
     CachingMode,
     Content,
     Limits,
+    Pacing,
     Provider,
+    QuotaState,
     Round,
     Scenario,
+    ServerToolName,
+    ServerToolUse,
+    ServiceTier,
+    ThinkingRetention,
     ToolChoice,
     ToolDef,
     ToolUse,
@@ -128,6 +134,16 @@ Money = Annotated[
     BeforeValidator(_int_to_decimal),
     Field(gt=0, le=MAX_BUDGET_USD),
     WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": int(MAX_BUDGET_USD)}),
+]
+
+
+MAX_SECONDS = Decimal(1_000_000_000)  # about 32 years: longer waits are surely typos
+
+Seconds = Annotated[
+    Decimal,
+    BeforeValidator(_int_to_decimal),
+    Field(ge=0, le=MAX_SECONDS),
+    WithJsonSchema({"type": "number", "minimum": 0, "maximum": int(MAX_SECONDS)}),
 ]
 
 
@@ -300,6 +316,23 @@ _CALL_TOKENS = "Size of the tool call (the tool_use block) in tokens, instead of
 _RESULT = "The tool result sent back: " + _CONTENT + "."
 _THINKING = "Reasoning output tokens of this response (billed as output)."
 _TEXT = "Assistant text written before the tool call: " + _CONTENT + "."
+_SECONDS = (
+    "Wall time in seconds from this round's request to the next one (model latency + tool run), "
+    "for cache expiry; overrides pacing.round_seconds."
+)
+_SERVER_TOOLS = "Server-side tools the provider runs inside this response (web search, fetch, code)."
+
+
+class ServerToolSpec(_Spec):
+    """One server-side tool the provider runs inside a response (billed per use)."""
+
+    tool: ServerToolName = Field(
+        description="web_search (Gemini: Google Search grounding), web_fetch or code_execution."
+    )
+    uses: PositiveCount | None = Field(default=1, description="Billable uses in this response.")
+    result: ContentValue | None = Field(
+        default=None, description="What its results add to the context: " + _CONTENT + "."
+    )
 
 
 class RoundSpec(_Spec):
@@ -316,6 +349,8 @@ class RoundSpec(_Spec):
     repeat: PositiveCount | None = Field(default=1, description="How many times this round happens in a row.")
     thinking: Count | None = Field(default=None, description=_THINKING)
     text: ContentValue | None = Field(default=None, description=_TEXT)
+    seconds: Seconds | None = Field(default=None, description=_SECONDS)
+    server_tools: list[ServerToolSpec] | None = Field(default=None, description=_SERVER_TOOLS)
 
 
 class DefaultsSpec(_Spec):
@@ -327,6 +362,18 @@ class DefaultsSpec(_Spec):
     result: ContentValue | None = Field(default=None, description=_RESULT)
     thinking: Count | None = Field(default=None, description=_THINKING)
     text: ContentValue | None = Field(default=None, description=_TEXT)
+    seconds: Seconds | None = Field(default=None, description=_SECONDS)
+    server_tools: list[ServerToolSpec] | None = Field(default=None, description=_SERVER_TOOLS)
+
+
+class PacingSpec(_Spec):
+    """How long the agent takes between requests, for cache expiry."""
+
+    round_seconds: Seconds | None = Field(
+        default=None,
+        description="Default wall time in seconds from one request to the next (model latency + "
+        "tool run), for rounds without their own seconds. Left out: no pauses.",
+    )
 
 
 class LimitsSpec(_Spec):
@@ -368,10 +415,31 @@ class ScenarioFile(_Spec):
     rounds: list[RoundSpec] | None = Field(default=None, description="The tool rounds, in order.")
     final: ContentValue = Field(description="The final plain-text answer: " + _CONTENT + ".")
     caching: CachingMode | None = Field(
-        default=None, description="Prompt caching: none, prefix or conversation (default: per provider)."
+        default=None,
+        description="Prompt caching: none, prefix, conversation, or explicit (Gemini explicit "
+        "caches; default: per provider).",
     )
     cache_ttl: CacheTTL | None = Field(default="5m", description="Lifetime of cache entries: 5m or 1h.")
     limits: LimitsSpec | None = Field(default=None, description="Limits of the agent loop.")
+    pacing: PacingSpec | None = Field(
+        default=None, description="How long rounds take, for cache expiry (default: no pauses)."
+    )
+    service_tier: ServiceTier | None = Field(
+        default="standard", description="Service tier: standard, batch, flex or priority."
+    )
+    thinking_retention: ThinkingRetention | None = Field(
+        default="auto",
+        description="Whether earlier thinking is re-sent as input: auto (by model family), keep, "
+        "last (only in the next request) or drop.",
+    )
+    final_thinking: Count | None = Field(
+        default=None, description="Reasoning output tokens of the final answer (billed as output)."
+    )
+    server_tool_quota: QuotaState | None = Field(
+        default="spent",
+        description="spent: every server-tool use is billed; available: uses inside the provider's "
+        "free quota cost nothing.",
+    )
 
 
 class _SchemaGenerator(GenerateJsonSchema):
@@ -723,7 +791,8 @@ def _convert(error: Any, doc: _Doc, value: Any, at: KeyPath) -> InputError:
         return doc.error((*at, *path, ctx["key"]), "unknown key", _allowed_hint(ctx["key"], allowed))
     if kind == "missing":
         name = loc[-1]
-        return doc.error((*at, *path, name), "required key is missing", _MISSING_HINTS.get(name))
+        hint = _MISSING_HINTS.get(f"server_tools.{name}" if "server_tools" in loc else name)
+        return doc.error((*at, *path, name), "required key is missing", hint)
     message, hint = _describe(kind, given, ctx, error["msg"])
     if kind == "content" and isinstance(given, dict) and given:
         path, message, hint = _content_mapping_problem(path, given)
@@ -748,6 +817,7 @@ _MISSING_HINTS = {
     "task": "the first user message: " + _CONTENT,
     "final": "the final answer: " + _CONTENT,
     "tool": "the name of the tool this round calls",
+    "server_tools.tool": "web_search, web_fetch or code_execution",
     "input_schema": "a tool needs a JSON schema of its input: input_schema (Anthropic), "
     "parameters (OpenAI) or inputSchema (MCP)",
     "type": "OpenAI tools start with 'type: function'",
@@ -777,6 +847,12 @@ def _describe(kind: str, given: Any, ctx: dict[str, Any], default: str) -> tuple
     if kind in ("greater_than_equal", "greater_than"):
         sign = ">=" if kind == "greater_than_equal" else ">"
         return f"must be {sign} {ctx.get('ge', ctx.get('gt'))}, got {_shown(given)}", hint
+    if kind in ("less_than_equal", "less_than"):
+        sign = "<=" if kind == "less_than_equal" else "<"
+        bound = str(ctx.get("le", ctx.get("lt")))  # pydantic gives e.g. "Decimal('1000000000')"
+        digits = re.fullmatch(r"(?:Decimal\(')?(\d+)(?:'\))?", bound)
+        shown = f"{int(digits.group(1)):,}" if digits else bound
+        return f"must be {sign} {shown}, got {_shown(given)}", hint
     if kind == "string_too_short":
         return "must not be empty", None
     if kind == "literal_error":
@@ -946,10 +1022,14 @@ _CHILDREN: dict[tuple[type[_Spec], str], _Level] = {
     (ScenarioFile, "rounds"): _Items(RoundSpec),
     (ScenarioFile, "final"): "content",
     (ScenarioFile, "limits"): LimitsSpec,
+    (ScenarioFile, "pacing"): PacingSpec,
     (DefaultsSpec, "result"): "content",
     (DefaultsSpec, "text"): "content",
+    (DefaultsSpec, "server_tools"): _Items(ServerToolSpec),
     (RoundSpec, "result"): "content",
     (RoundSpec, "text"): "content",
+    (RoundSpec, "server_tools"): _Items(ServerToolSpec),
+    (ServerToolSpec, "result"): "content",
     (OpenAIChatTool, "function"): OpenAIFunction,
 }
 """The keys whose value is more than "anything" (a test checks that every model field is here or
@@ -1120,6 +1200,12 @@ class _ScenarioReader:
             name=spec.name,
             description=spec.description,
             overrides=overrides,
+            pacing=Pacing(round_seconds=(spec.pacing or PacingSpec()).round_seconds),
+            service_tier=spec.service_tier or "standard",
+            service_tier_line=doc.own_line(("service_tier",)),
+            thinking_retention=spec.thinking_retention or "auto",
+            final_thinking=spec.final_thinking or 0,
+            server_tool_quota=spec.server_tool_quota or "spent",
         )
 
     # -- content and files
@@ -1225,11 +1311,26 @@ class _ScenarioReader:
             input=self.call(item, defaults, path),
             result=self.content(result, result_path),
         )
+        seconds = item.seconds if item.seconds is not None else defaults.seconds
+        servers, servers_path = _own_or_default(
+            item.server_tools, defaults.server_tools, path, "server_tools"
+        )
         return Round(
             calls=(call,),
             thinking=thinking or 0,
             text=None if text is None else self.content(text, text_path),
             line=self.doc.line(path),
+            seconds=seconds,
+            server_tools=tuple(
+                self.server_tool(server, (*servers_path, i)) for i, server in enumerate(servers or [])
+            ),
+        )
+
+    def server_tool(self, item: ServerToolSpec, path: KeyPath) -> ServerToolUse:
+        return ServerToolUse(
+            tool=item.tool,
+            uses=item.uses if item.uses is not None else 1,
+            result=None if item.result is None else self.content(item.result, (*path, "result")),
         )
 
     def call(self, item: RoundSpec, defaults: DefaultsSpec, path: KeyPath) -> Content:

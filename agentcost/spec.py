@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 ToolChoice = Literal["auto", "any", "tool", "none"]
-CachingMode = Literal["none", "prefix", "conversation"]
+CachingMode = Literal["none", "prefix", "conversation", "explicit"]  # explicit: Gemini CachedContent only
 CacheTTL = Literal["5m", "1h"]
 ServiceTier = Literal["standard", "batch", "flex", "priority"]
 ThinkingRetention = Literal["auto", "keep", "last", "drop"]
@@ -132,6 +132,7 @@ class Scenario:
     overrides: tuple[str, ...] = ()  # the --set PATH=VALUE texts applied, in order
     pacing: Pacing = field(default_factory=Pacing)
     service_tier: ServiceTier = "standard"
+    service_tier_line: int | None = None  # the line of service_tier: (None: default, or set by --set)
     thinking_retention: ThinkingRetention = "auto"  # auto: by model family (facts.yaml)
     final_thinking: int = 0  # reasoning output tokens of the final answer
     server_tool_quota: QuotaState = "spent"  # "available": uses inside the provider's free quota cost nothing

@@ -183,13 +183,16 @@ rounds_st = st.lists(
 )
 policy_st = st.builds(
     CachePolicy,
-    mode=st.sampled_from(["none", "prefix", "conversation"]),
-    style=st.sampled_from(["explicit", "automatic"]),
+    mode=st.sampled_from(["none", "prefix", "conversation", "explicit"]),
+    style=st.sampled_from(["explicit", "automatic", "stored"]),
     min_tokens=st.sampled_from([0, 512, 1_024, 4_096]),
     ttl=st.sampled_from(["5m", "1h"]),
     increment=st.sampled_from([1, 128]),
     bills_writes=st.booleans(),
+    ttl_seconds=st.sampled_from([None, 300, 3_600]),
+    storage_usd_per_mtok_hour=st.just(Decimal("4.50")),
 )
+gaps_st = st.lists(st.integers(0, 4_000).map(Decimal), max_size=31)
 
 
 @given(
@@ -198,27 +201,45 @@ policy_st = st.builds(
     task=st.integers(0, 5_000),
     per_request=st.integers(0, 10),
     policy=policy_st,
+    gaps=gaps_st,
 )
 def test_invariants(
-    rounds: list[tuple[int, int, int]], prefix: int, task: int, per_request: int, policy: CachePolicy
+    rounds: list[tuple[int, int, int]],
+    prefix: int,
+    task: int,
+    per_request: int,
+    policy: CachePolicy,
+    gaps: list[Decimal],
 ) -> None:
     c = counts(
         tools=prefix // 3, system=prefix - prefix // 3, task=task, per_request=per_request, rounds=rounds
     )
-    ledger = run_accountant(c, sonnet_like, policy)
-    # rows sum exactly to the totals
-    assert sum((r.cost.total_usd for r in ledger.rows), Decimal(0)) == ledger.totals.cost_usd
-    assert ledger.rows[-1].running_usd == ledger.totals.cost_usd
+    ledger = run_accountant(c, sonnet_like, policy, gaps=gaps)
+    # rows, plus an explicit cache's creation and storage, sum exactly to the totals
+    t = ledger.totals
+    requests = sum((r.cost.total_usd for r in ledger.rows), Decimal(0))
+    assert requests + t.cache_creation_usd + t.storage_usd == t.cost_usd
+    assert ledger.rows[-1].running_usd == requests
+    assert (ledger.storage is None) == (t.storage_usd == 0 and t.cache_creation_usd == 0)
+    clock = Decimal(0)
     for row in ledger.rows:
         u = row.usage
         # cache parts never exceed the prompt, never negative
         assert u.cache_read_tokens >= 0 and row.cache_write_total >= 0
         assert u.cache_read_tokens + row.cache_write_total <= u.input_tokens - per_request
+        # time never runs backwards; an expired request reads nothing (a stored cache is recreated)
+        assert row.start_seconds >= clock
+        clock = row.start_seconds
+        if row.cache_expired and policy.style != "stored":
+            assert u.cache_read_tokens == 0
+    assert t.cache_expiries == sum(r.cache_expired for r in ledger.rows)
+    if policy.ttl_seconds is None or not gaps:
+        assert t.cache_expiries == 0
     # caching changes how input is billed, never how much of it is sent
     plain = run_accountant(c, sonnet_like, NO_CACHE)
     assert [r.usage.input_tokens for r in plain.rows] == [r.usage.input_tokens for r in ledger.rows]
     # deterministic
-    assert run_accountant(c, sonnet_like, policy) == ledger
+    assert run_accountant(c, sonnet_like, policy, gaps=gaps) == ledger
 
 
 @given(rounds=rounds_st, extra=st.tuples(st.integers(0, 500), st.integers(0, 300), st.integers(0, 5_000)))

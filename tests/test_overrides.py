@@ -248,20 +248,20 @@ BAD: list[tuple[str, list[str], str | None, str]] = [
      "--set limits..max_rounds=1: not a key path: '..max_rounds' cannot follow 'limits'"),
     ("unknown-top-key", ["modle=gpt-5"], "modle",
      "--set modle=gpt-5: unknown key 'modle' (allowed: version, name, description, model, provider, "
-     "system, tools, tool_choice, task, defaults, rounds, final, caching, cache_ttl, limits; "
-     "did you mean 'model'?)"),
+     "system, tools, tool_choice, task, defaults, rounds, final, caching, cache_ttl, limits, pacing, "
+     "service_tier, thinking_retention, final_thinking, server_tool_quota; did you mean 'model'?)"),
     ("unknown-limits-key", ["limits.max_round=40"], "limits.max_round",
      "--set limits.max_round=40: unknown key 'max_round' in limits (allowed: max_rounds, budget_usd; "
      "did you mean 'max_rounds'?)"),
     ("unknown-round-key", ["rounds[*].reslt.tokens=2000"], "rounds[*].reslt",
      "--set rounds[*].reslt.tokens=2000: unknown key 'reslt' in rounds[*] (allowed: tool, input, "
-     "call_tokens, result, repeat, thinking, text; did you mean 'result'?)"),
+     "call_tokens, result, repeat, thinking, text, seconds, server_tools; did you mean 'result'?)"),
     ("unknown-content-key", ["rounds[*].result.tokns=2000"], "rounds[*].result.tokns",
      "--set rounds[*].result.tokns=2000: unknown key 'tokns' in rounds[*].result (allowed: tokens, "
      "text, file; did you mean 'tokens'?)"),
     ("unknown-defaults-key", ["defaults.input={}"], "defaults.input",
      "--set defaults.input={}: unknown key 'input' in defaults (allowed: call_tokens, result, "
-     "thinking, text)"),
+     "thinking, text, seconds, server_tools)"),
     ("inside-a-tool-file", ["tools[0].description=x"], "tools[0].description",
      "--set tools[0].description=x: unknown key 'description' in tools[0] (allowed: file; "
      "tools[0] names a tool file; --set cannot change the tools in it)"),
@@ -298,7 +298,8 @@ BAD: list[tuple[str, list[str], str | None, str]] = [
     ("content-typo-in-value", ["final={tokns: 5}"], "final.tokns",
      "--set final={tokns: 5}: final.tokns: unknown key (allowed: tokens, text, file; did you mean 'tokens'?)"),
     ("caching-off", ["caching=off"], "caching",
-     "--set caching=off: must be one of none, prefix, conversation; got the boolean false (YAML reads "
+     "--set caching=off: must be one of none, prefix, conversation, explicit; got the boolean false "
+     "(YAML reads "
      "no/off/false as a boolean; write none)"),
     ("model-empty", ["model="], "model", "--set model=: expected text, got nothing (null)"),
     ("version", ["version=2"], "version", "--set version=2: unsupported version 2 (supported: 1)"),
@@ -385,6 +386,7 @@ def test_every_nested_field_is_known_to_the_override_walk() -> None:
     models = [
         scenario_module.ScenarioFile, scenario_module.RoundSpec, scenario_module.DefaultsSpec,
         scenario_module.LimitsSpec, scenario_module.OpenAIChatTool, *scenario_module._TOOL_MODELS.values(),
+        scenario_module.PacingSpec, scenario_module.ServerToolSpec,
     ]  # fmt: skip
     spec_names = {cls.__name__ for cls in scenario_module._Spec.__subclasses__()}
     for model in models:

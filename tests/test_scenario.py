@@ -14,8 +14,8 @@ import yaml
 
 import agentcost.scenario as scenario_module
 from agentcost.errors import InputError
-from agentcost.scenario import MAX_ROUNDS, dump_json, json_schema, load_scenario
-from agentcost.spec import Content, Scenario, ToolDef
+from agentcost.scenario import MAX_ROUNDS, OverrideError, dump_json, json_schema, load_scenario
+from agentcost.spec import Content, Pacing, Scenario, ServerToolUse, ToolDef
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
@@ -346,18 +346,106 @@ def test_null_means_not_given(tmp_path: Path) -> None:
     assert len(s.rounds) == 1
 
 
+MECHANICS = """\
+version: 1
+model: claude-sonnet-4-5
+task: t
+pacing:
+  round_seconds: 40
+defaults:
+  seconds: 12.5
+  server_tools: [{tool: web_fetch}]
+rounds:
+  - tool: Bash
+    call_tokens: 3
+    result: 5
+    seconds: 400
+    server_tools:
+      - {tool: web_search, uses: 3, result: 2400}
+      - {tool: code_execution, result: {text: hello}}
+  - {tool: Read, call_tokens: 3, result: 5, server_tools: [], repeat: 2}
+  - {tool: Edit, call_tokens: 3, result: 5, seconds: 0}
+final: 1
+service_tier: batch
+thinking_retention: keep
+final_thinking: 500
+server_tool_quota: available
+"""
+
+
+def test_provider_mechanics_keys(tmp_path: Path) -> None:
+    s = load_text(tmp_path, MECHANICS)
+    assert s.pacing == Pacing(round_seconds=Decimal(40))
+    assert (s.service_tier, s.thinking_retention, s.final_thinking, s.server_tool_quota) == (
+        "batch", "keep", 500, "available"
+    )  # fmt: skip
+    first, second, third, fourth = s.rounds
+    assert first.seconds == Decimal(400)
+    assert first.server_tools == (
+        ServerToolUse("web_search", 3, Content(tokens=2_400)),
+        ServerToolUse("code_execution", 1, Content(text="hello")),
+    )
+    # an empty list of its own wins over defaults.server_tools; a missing one takes the default
+    assert second == third and second.seconds == Decimal("12.5") and second.server_tools == ()
+    assert fourth.seconds == Decimal(0) and fourth.server_tools == (ServerToolUse("web_fetch", 1, None),)
+
+
+def test_provider_mechanics_defaults(tmp_path: Path) -> None:
+    s = load_text(tmp_path, BASE + ROUND_X)
+    assert s.pacing == Pacing() and s.pacing.round_seconds is None
+    assert (s.service_tier, s.thinking_retention, s.final_thinking, s.server_tool_quota) == (
+        "standard", "auto", 0, "spent"
+    )  # fmt: skip
+    assert s.rounds[0].seconds is None and s.rounds[0].server_tools == ()
+    nulls = "pacing:\nservice_tier:\nthinking_retention:\nfinal_thinking:\nserver_tool_quota:\n"
+    given_null, left_out = load_text(tmp_path, BASE + nulls), load_text(tmp_path, BASE)
+    for key in ("pacing", "service_tier", "thinking_retention", "final_thinking", "server_tool_quota"):
+        assert getattr(given_null, key) == getattr(left_out, key), key
+
+
+def test_provider_mechanics_keys_can_be_set(tmp_path: Path) -> None:
+    path = write(tmp_path, MECHANICS)
+    s = load_scenario(
+        path,
+        overrides=[
+            "pacing.round_seconds=7.25",
+            "rounds[*].seconds=300",
+            "rounds[0].server_tools[0].uses=5",
+            "rounds[0].server_tools[*].result.tokens=10",
+            "defaults.server_tools=[{tool: web_search, uses: 2}]",
+            "service_tier=flex",
+            "final_thinking=0",
+            "caching=explicit",
+        ],
+    )
+    assert s.pacing.round_seconds == Decimal("7.25") and s.caching == "explicit"
+    assert [r.seconds for r in s.rounds] == [Decimal(300)] * 4
+    assert s.rounds[0].server_tools == (
+        ServerToolUse("web_search", 5, Content(tokens=10)),
+        ServerToolUse("code_execution", 1, Content(tokens=10)),
+    )
+    assert s.rounds[1].server_tools == ()  # its own empty list
+    assert s.rounds[3].server_tools == (ServerToolUse("web_search", 2, None),)
+    assert (s.service_tier, s.final_thinking) == ("flex", 0)
+    with pytest.raises(OverrideError, match="must be >= 1, got 0"):
+        load_scenario(path, overrides=["rounds[0].server_tools[0].uses=0"])
+    with pytest.raises(OverrideError, match="unknown key 'round_second' in pacing"):
+        load_scenario(path, overrides=["pacing.round_second=3"])
+
+
 # ---------------------------------------------------------------------------------------------
 # Bad input: one InputError, one line, pointing at the file, line and key
 
 TOOLS = BASE + "tools:\n  - name: Read\n    input_schema: {type: object}\n"  # lines 5-7
 ROUND = "rounds:\n  - tool: Read\n"  # rounds at line 8 (after TOOLS), the item at 9
+ROUND_X = "rounds:\n  - tool: x\n    call_tokens: 1\n    result: 1\n"  # after BASE: lines 5-8
 
 # (id, scenario text, extra files, expected line, expected key, fragment of the message,
 #  the file the error names, relative to tmp_path)
 BAD: list[tuple[str, str | bytes, dict[str, str | bytes], int | None, str | None, str, str]] = [
     ("unknown-round-key", TOOLS + ROUND + "    call_tokens: 4\n    rsult: 5\n", {}, 11,
      "rounds[0].rsult", "unknown key (allowed: tool, input, call_tokens, result, repeat, thinking, "
-     "text; did you mean 'result'?)", "s.yaml"),
+     "text, seconds, server_tools; did you mean 'result'?)", "s.yaml"),
     ("unknown-top-key", BASE + "modle: x\n", {}, 5, "modle", "did you mean 'model'?", "s.yaml"),
     ("duplicate-key", BASE + "model: other\n", {}, 5, "model", "duplicate key (first at line 2)",
      "s.yaml"),
@@ -430,9 +518,59 @@ BAD: list[tuple[str, str | bytes, dict[str, str | bytes], int | None, str | None
     ("rounds-mapping", BASE + "rounds:\n  tool: x\n", {}, 5, "rounds",
      "expected a list, got a mapping", "s.yaml"),
     ("defaults-input", BASE + "defaults:\n  input: {}\n", {}, 6, "defaults.input",
-     "unknown key (allowed: call_tokens, result, thinking, text", "s.yaml"),
+     "unknown key (allowed: call_tokens, result, thinking, text, seconds, server_tools", "s.yaml"),
     ("too-many-rounds", BASE + "rounds:\n  - tool: x\n    call_tokens: 1\n    result: 1\n"
      f"    repeat: {MAX_ROUNDS + 1}\n", {}, 6, "rounds[0]", "more than 100,000 rounds", "s.yaml"),
+    ("pacing-negative", BASE + "pacing:\n  round_seconds: -1\n", {}, 6, "pacing.round_seconds",
+     "must be >= 0, got -1", "s.yaml"),
+    ("pacing-typo", BASE + "pacing:\n  round_second: 40\n", {}, 6, "pacing.round_second",
+     "unknown key (allowed: round_seconds; did you mean 'round_seconds'?)", "s.yaml"),
+    ("pacing-number", BASE + "pacing: 40\n", {}, 5, "pacing", "expected a mapping, got 40",
+     "s.yaml"),
+    ("pacing-text", BASE + "pacing: {round_seconds: 40s}\n", {}, 5, "pacing.round_seconds",
+     "expected a number, got text '40s'", "s.yaml"),
+    ("pacing-inf", BASE + "pacing: {round_seconds: .inf}\n", {}, 5, "pacing.round_seconds",
+     "not a finite number: .inf", "s.yaml"),
+    ("seconds-negative", BASE + ROUND_X + "    seconds: -5\n", {}, 9, "rounds[0].seconds",
+     "must be >= 0, got -5", "s.yaml"),
+    ("seconds-huge", BASE + ROUND_X + "    seconds: 2000000000\n", {}, 9, "rounds[0].seconds",
+     "must be <= 1,000,000,000, got 2000000000", "s.yaml"),
+    ("seconds-bool", BASE + "defaults:\n  seconds: yes\n", {}, 6, "defaults.seconds",
+     "expected a number, got the boolean true", "s.yaml"),
+    ("server-tool-typo", BASE + ROUND_X + "    server_tools:\n      - {tool: web_serch}\n", {}, 10,
+     "rounds[0].server_tools[0].tool",
+     "must be one of web_search, web_fetch, code_execution; got text 'web_serch' (did you mean "
+     "'web_search'?)", "s.yaml"),
+    ("server-tool-uses-zero", BASE + ROUND_X + "    server_tools:\n      - {tool: web_fetch, uses: 0}\n",
+     {}, 10, "rounds[0].server_tools[0].uses", "must be >= 1, got 0", "s.yaml"),
+    ("server-tool-unknown-key", BASE + ROUND_X + "    server_tools:\n      - {tool: web_fetch, usess: 2}\n",
+     {}, 10, "rounds[0].server_tools[0].usess", "unknown key (allowed: tool, uses, result; did you mean "
+     "'uses'?)", "s.yaml"),
+    ("server-tool-no-tool", BASE + ROUND_X + "    server_tools:\n      - {uses: 2}\n", {}, 10,
+     "rounds[0].server_tools[0].tool", "required key is missing (web_search, web_fetch or "
+     "code_execution)", "s.yaml"),
+    ("server-tools-mapping", BASE + ROUND_X + "    server_tools: {tool: web_search}\n", {}, 9,
+     "rounds[0].server_tools", "expected a list, got a mapping (start each item with '- ')", "s.yaml"),
+    ("server-tool-result-typo", BASE + ROUND_X + "    server_tools:\n"
+     "      - {tool: web_search, result: {tokns: 3}}\n", {}, 10,
+     "rounds[0].server_tools[0].result.tokns", "did you mean 'tokens'?", "s.yaml"),
+    ("server-tool-result-file", BASE + "defaults:\n  server_tools:\n"
+     "    - {tool: code_execution, result: {file: out.txt}}\n" + ROUND_X, {}, 7,
+     "defaults.server_tools[0].result.file", "cannot read out.txt: file not found", "s.yaml"),
+    ("service-tier", BASE + "service_tier: flexible\n", {}, 5, "service_tier",
+     "must be one of standard, batch, flex, priority; got text 'flexible' (did you mean 'flex'?)",
+     "s.yaml"),
+    ("thinking-retention", BASE + "thinking_retention: forget\n", {}, 5, "thinking_retention",
+     "must be one of auto, keep, last, drop; got text 'forget'", "s.yaml"),
+    ("final-thinking-negative", BASE + "final_thinking: -1\n", {}, 5, "final_thinking",
+     "must be >= 0, got -1", "s.yaml"),
+    ("final-thinking-fraction", BASE + "final_thinking: 1.5\n", {}, 5, "final_thinking",
+     "expected an integer, got 1.5", "s.yaml"),
+    ("server-tool-quota", BASE + "server_tool_quota: free\n", {}, 5, "server_tool_quota",
+     "must be one of spent, available; got text 'free'", "s.yaml"),
+    ("caching-explicit-typo", BASE + "caching: explicitt\n", {}, 5, "caching",
+     "must be one of none, prefix, conversation, explicit; got text 'explicitt' (did you mean "
+     "'explicit'?)", "s.yaml"),
     ("yaml-syntax", BASE + "rounds:\n  - tool: x\n   result: 1\n", {}, 7, None,
      "YAML syntax error", "s.yaml"),
     ("yaml-tab", BASE + "rounds:\n\t- tool: x\n", {}, 6, None, "YAML syntax error", "s.yaml"),
@@ -591,7 +729,8 @@ def test_schema_describes_every_field_and_forbids_unknown_keys() -> None:
             assert prop.get("description"), f"{obj['title']}.{name}"
     assert set(schema["properties"]) == {
         "version", "name", "description", "model", "provider", "system", "tools", "tool_choice",
-        "task", "defaults", "rounds", "final", "caching", "cache_ttl", "limits",
+        "task", "defaults", "rounds", "final", "caching", "cache_ttl", "limits", "pacing",
+        "service_tier", "thinking_retention", "final_thinking", "server_tool_quota",
     }  # fmt: skip
     assert schema["required"] == ["version", "model", "task", "final"]
 
