@@ -671,8 +671,9 @@ def test_count_tokens_anthropic_by_hand(monkeypatch: pytest.MonkeyPatch) -> None
     assert counts.task == 7 + 3  # ceil(6 x 1.06) + message framing
     assert counts.per_request == 4
     # call: name ceil(2 x 1.06) = 3 + args '{"location":"Paris"}' ceil(5 x 1.22) = 7 + 51 = 61
+    # thinking is output; Sonnet 4.5 keeps only the last turn's, so it is input of the next request
     assert counts.rounds[0] == RoundTokens(
-        tools=("get_weather",), output=3 + 61 + 100, echo=3 + 61, result=3 + 20 + 3
+        tools=("get_weather",), output=3 + 61 + 100, echo=3 + 61, result=3 + 20 + 3, transient=100
     )
     # stated counts: call = 3 + 40 + 51; result = 3 + 20 + 500
     assert counts.rounds[1] == RoundTokens(tools=("get_weather",), output=3 + 94, echo=3 + 94, result=523)

@@ -23,7 +23,15 @@ from agentcost.errors import InputError
 T = TypeVar("T")
 
 FACTS_FILE = "facts.yaml"
-TABLES = ("anthropic_tool_prompt_tokens", "token_ratio", "min_cacheable_tokens")
+TABLES = (
+    "anthropic_tool_prompt_tokens",
+    "token_ratio",
+    "min_cacheable_tokens",
+    "thinking_retention",
+    "server_tool_fees",
+    "server_tool_free_quota",
+    "server_tool_iteration_cap",
+)
 _PROVIDERS = ("anthropic", "openai", "google")
 _ROW_KEYS = {"provider", "models", "value", "source", "read"}
 
@@ -112,11 +120,14 @@ def _match_rank(pattern: str, model_id: str) -> int | None:
     return 1_000_000 if pattern == model_id else None
 
 
-def _lookup(table: str, provider: str, model_id: str) -> _Row | None:
+def _lookup(table: str, provider: str, model_id: str, *, tool: str | None = None) -> _Row | None:
+    """The best row for the model; with ``tool``, only rows whose value names that tool."""
     maker = _maker(provider, model_id)
     best: tuple[int, _Row] | None = None
     for row in _rows()[table]:
         if row.provider != maker:
+            continue
+        if tool is not None and not (isinstance(row.value, Mapping) and row.value.get("tool") == tool):
             continue
         for pattern in row.models:
             rank = _match_rank(pattern, model_id)
@@ -184,6 +195,95 @@ def min_cacheable_tokens(provider: str, model_id: str) -> Fact[int]:
     return Fact(_int(row, row.value), row.source, row.read)
 
 
+Retention = Literal["all", "last_turn", "none"]
+ServerTool = Literal["web_search", "web_fetch", "code_execution"]
+SERVER_TOOLS: tuple[ServerTool, ...] = ("web_search", "web_fetch", "code_execution")
+_RETENTIONS: tuple[Retention, ...] = ("all", "last_turn", "none")
+
+
+@dataclass(frozen=True)
+class ServerToolFee:
+    """What one server-side tool costs: ``usd_per_1000`` per use, or per response that uses it
+    (``per="request"``: Gemini 2.5 bills a grounded prompt once whatever its number of queries)."""
+
+    usd_per_1000: Decimal
+    per: Literal["use", "request"]
+
+
+@dataclass(frozen=True)
+class FreeQuota:
+    """A provider's free allowance of a server tool, shared org- or project-wide (``scope``)."""
+
+    amount: int
+    per: Literal["use", "request", "hour"]
+    period: Literal["day", "month"]
+    scope: str
+
+
+def _choice(row: _Row, value: object, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: {value!r} is not one of {allowed}")
+    return str(value)
+
+
+def thinking_retention(provider: str, model_id: str) -> Fact[Retention]:
+    """Whether earlier turns' thinking is re-sent (and billed as input) in later requests:
+    ``all`` turns, only the ``last_turn``, or ``none`` (a documented default where not found)."""
+    row = _lookup("thinking_retention", provider, model_id)
+    if row is None:
+        raise FactsDataError(f"{FACTS_FILE}: no thinking_retention row for {provider}/{model_id}")
+    value: Retention
+    if row.value == "all":
+        value = "all"
+    elif row.value == "last_turn":
+        value = "last_turn"
+    else:
+        _choice(row, row.value, _RETENTIONS)
+        value = "none"
+    return Fact(value, row.source, row.read)
+
+
+def server_tool_fee(provider: str, model_id: str, tool: str) -> Fact[ServerToolFee] | None:
+    """The fee of a server-side tool on this model; ``None`` when the provider does not offer it."""
+    row = _lookup("server_tool_fees", provider, model_id, tool=tool)
+    if row is None:
+        return None
+    per = _choice(row, _field(row, "per"), ("use", "request"))
+    fee = ServerToolFee(
+        usd_per_1000=_decimal(row, _field(row, "usd_per_1000")),
+        per="request" if per == "request" else "use",
+    )
+    return Fact(fee, row.source, row.read)
+
+
+def server_tool_free_quota(provider: str, model_id: str, tool: str) -> Fact[FreeQuota] | None:
+    """The free allowance of a server tool on this model, ``None`` when there is none."""
+    row = _lookup("server_tool_free_quota", provider, model_id, tool=tool)
+    if row is None:
+        return None
+    per = _choice(row, _field(row, "per"), ("use", "request", "hour"))
+    period = _choice(row, _field(row, "period"), ("day", "month"))
+    scope = _field(row, "scope")
+    if not isinstance(scope, str):
+        raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: scope must be a string")
+    quota = FreeQuota(
+        amount=_int(row, _field(row, "amount")),
+        per="use" if per == "use" else "request" if per == "request" else "hour",
+        period="day" if period == "day" else "month",
+        scope=scope,
+    )
+    return Fact(quota, row.source, row.read)
+
+
+def server_tool_iteration_cap(provider: str, model_id: str) -> Fact[int] | None:
+    """Server-tool iterations one request may run before ``pause_turn`` (Anthropic: 10); ``None``
+    for providers without such a cap."""
+    row = _lookup("server_tool_iteration_cap", provider, model_id)
+    if row is None:
+        return None
+    return Fact(_int(row, row.value), row.source, row.read)
+
+
 def is_default(fact: Fact[Any]) -> bool:
     """True when the fact comes from a documented default row rather than a published value."""
     return fact.source.startswith(("DEFAULT", "WEAK EVIDENCE"))
@@ -201,3 +301,22 @@ def table_rows(table: str) -> Sequence[Mapping[str, object]]:
         }
         for r in _rows()[table]
     ]
+
+
+def gemini_cache_storage_usd_per_mtok_hour(model_id: str, as_of: date | None = None) -> Fact[Decimal] | None:
+    """USD per million tokens per hour of storage of a Gemini explicit cache (``CachedContent``) at
+    ``as_of`` (default: the price before any dated change); ``None`` when no storage price is known
+    (e.g. implicit-caching-only models)."""
+    if "gemini_cache_storage" not in _rows():
+        return None
+    row = _lookup("gemini_cache_storage", "google", model_id)
+    if row is None:
+        return None
+    price = _decimal(row, _field(row, "usd_per_mtok_hour"))
+    if isinstance(row.value, Mapping) and "then" in row.value:
+        start = _field(row, "from")
+        if not isinstance(start, date):
+            raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: 'from' must be a date")
+        if as_of is not None and as_of >= start:
+            price = _decimal(row, _field(row, "then"))
+    return Fact(price, row.source, row.read)
