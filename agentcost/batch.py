@@ -14,15 +14,19 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
 from agentcost.estimate import Budget, Estimate, estimate_scenario
 from agentcost.gates import Gate, budget_gate, context_gate
 from agentcost.project import Project, ProjectEntry, load_targets
-from agentcost.report import REPORT_VERSION, BudgetLine, Report, build_report
+from agentcost.report import REPORT_VERSION, BudgetLine, Report, build_report, joined_price_label
 from agentcost.report.fmt import exact
 from agentcost.scenario import Reader
 from agentcost.spec import Scenario
+
+if TYPE_CHECKING:
+    from agentcost.catalog.userprices import UserPrices
 
 DAYS_PER_MONTH = 30
 SHARE_PLACES = Decimal("0.0001")  # cached shares are rounded half-up to 4 places (0.01%)
@@ -84,11 +88,14 @@ def estimate_batch(
     budget_usd: Decimal | None = None,
     overrides: Sequence[str] = (),
     reader: Reader | None = None,
+    service_tier: str | None = None,
+    user_prices: UserPrices | None = None,
 ) -> Batch:
     """Estimate every scenario of ``project``.
 
-    ``model``, ``budget_usd`` (a per-run budget for EACH scenario) and ``overrides`` (``--set``,
-    applied after each entry's own ``set:``) apply to every scenario. A budget's precedence:
+    ``model``, ``budget_usd`` (a per-run budget for EACH scenario), ``overrides`` (``--set``,
+    applied after each entry's own ``set:``), ``service_tier`` (``--service-tier``) and
+    ``user_prices`` (``--prices``) apply to every scenario. A budget's precedence:
     ``budget_usd`` (--budget), then the entry's ``budget_usd``, then the scenario's
     ``limits.budget_usd``.
     """
@@ -97,7 +104,14 @@ def estimate_batch(
         scenario = load_entry_scenario(
             entry, overrides=overrides, reader=reader, project_file=project.path, index=i
         )
-        est = estimate_scenario(scenario, as_of=as_of, model=model, budget_usd=budget_usd)
+        est = estimate_scenario(
+            scenario,
+            as_of=as_of,
+            model=model,
+            budget_usd=budget_usd,
+            service_tier=service_tier,
+            user_prices=user_prices,
+        )
         if budget_usd is None and entry.budget_usd is not None:
             est = replace(est, budget=Budget(entry.budget_usd, PROJECT_BUDGET_SOURCE))
         items.append(BatchItem(entry, est))
@@ -176,6 +190,7 @@ class BatchReport:
     price_version: str
     as_of: str
     warnings: tuple[str, ...]
+    price_label: str = ""  # every scenario's price source (and service tier), one line
 
     @property
     def reports(self) -> tuple[Report, ...]:
@@ -282,6 +297,7 @@ def build_batch_report(batch: Batch) -> BatchReport:
         price_version=first.price_version,
         as_of=first.as_of,
         warnings=tuple(warnings),
+        price_label=joined_price_label([r.report for r in rows]),
     )
 
 
@@ -293,11 +309,20 @@ def batch_report_for_paths(
     budget_usd: Decimal | None = None,
     overrides: Sequence[str] = (),
     reader: Reader | None = None,
+    service_tier: str | None = None,
+    user_prices: UserPrices | None = None,
 ) -> BatchReport:
     """``agentcost estimate PATH...``: a project file or scenario files -> the batch report."""
     project = load_targets(paths, reader=reader)
     batch = estimate_batch(
-        project, as_of=as_of, model=model, budget_usd=budget_usd, overrides=overrides, reader=reader
+        project,
+        as_of=as_of,
+        model=model,
+        budget_usd=budget_usd,
+        overrides=overrides,
+        reader=reader,
+        service_tier=service_tier,
+        user_prices=user_prices,
     )
     return build_batch_report(batch)
 

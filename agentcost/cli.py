@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -23,6 +24,7 @@ from agentcost.report.output import Format
 from agentcost.spec import MAX_BUDGET_USD
 
 if TYPE_CHECKING:
+    from agentcost.catalog.userprices import UserPrices
     from agentcost.gates import Gate
 
 app = typer.Typer(
@@ -74,6 +76,38 @@ AsOfOpt = Annotated[
 BudgetOpt = Annotated[
     str | None,
     typer.Option(help="Gate: exit 1 when a scenario's estimate is over this many dollars per run."),
+]
+
+
+class ServiceTier(StrEnum):
+    standard = "standard"
+    batch = "batch"
+    flex = "flex"
+    priority = "priority"
+
+
+class ListFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+ServiceTierOpt = Annotated[
+    ServiceTier | None,
+    typer.Option(
+        "--service-tier",
+        help="Price at this service tier instead of the scenario's service_tier (refused where the model"
+        " does not offer it).",
+    ),
+]
+PricesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--prices",
+        help="A YAML file of your own prices, overriding or adding models (see docs/prices.md).",
+    ),
+]
+ListFormatOpt = Annotated[
+    ListFormat, typer.Option("--format", "-f", help="Output format: table (default) or json.")
 ]
 
 
@@ -146,6 +180,19 @@ def _emit(report: object, gates: Sequence[Gate], out: Output) -> None:
         raise typer.Exit(code=EXIT_GATE)
 
 
+def _user_prices(path: Path | None) -> UserPrices | None:
+    """Load a --prices file (InputError with its file, line and key when it is wrong)."""
+    if path is None:
+        return None
+    from agentcost.catalog.userprices import load_user_prices
+
+    return load_user_prices(path)
+
+
+def _tier(value: ServiceTier | None) -> str | None:
+    return None if value is None else value.value
+
+
 def _terminal_width() -> int:
     import shutil
 
@@ -169,6 +216,8 @@ def estimate(
     budget: BudgetOpt = None,
     as_of: AsOfOpt = None,
     model: Annotated[str | None, typer.Option(help="Price a different model than the scenario's.")] = None,
+    service_tier: ServiceTierOpt = None,
+    prices: PricesOpt = None,
 ) -> None:
     """Estimate scenarios: a row per billed request, totals, and the assumptions behind them.
 
@@ -181,19 +230,35 @@ def estimate(
     try:
         when = parse_as_of(as_of)
         limit = _parse_budget(budget)
+        user_prices = _user_prices(prices)
+        tier = _tier(service_tier)
         if len(scenarios) == 1 and not _is_project(scenarios[0]):
             from agentcost.estimate import estimate as run_estimate
             from agentcost.gates import estimate_gates
             from agentcost.report import build_report
 
-            est = run_estimate(scenarios[0], as_of=when, model=model, budget_usd=limit, overrides=overrides)
+            est = run_estimate(
+                scenarios[0],
+                as_of=when,
+                model=model,
+                budget_usd=limit,
+                overrides=overrides,
+                service_tier=tier,
+                user_prices=user_prices,
+            )
             report = build_report(est)
             gates = estimate_gates(report)
         else:
             from agentcost.batch import batch_gates, batch_report_for_paths
 
             batch = batch_report_for_paths(
-                scenarios, as_of=when, model=model, budget_usd=limit, overrides=overrides
+                scenarios,
+                as_of=when,
+                model=model,
+                budget_usd=limit,
+                overrides=overrides,
+                service_tier=tier,
+                user_prices=user_prices,
             )
             report, gates = batch, batch_gates(batch)  # type: ignore[assignment]
         _emit(report, gates, out)
@@ -222,6 +287,8 @@ def compare(
     quiet: QuietOpt = False,
     set_: SetOpt = None,
     as_of: AsOfOpt = None,
+    service_tier: ServiceTierOpt = None,
+    prices: PricesOpt = None,
 ) -> None:
     """Estimate one scenario on several models: a row per model, cheapest first.
 
@@ -234,9 +301,17 @@ def compare(
     out = Output(format_, output, summary, quiet, chart=False)
     try:
         when = parse_as_of(as_of)
-        names = expand_models(model or [], as_of=when, models_file=models_file)
+        user_prices = _user_prices(prices)
+        tier = _tier(service_tier)
         loaded = load_scenario(scenario, overrides=tuple(set_ or ()))
-        report = compare_models(loaded, names, as_of=when)
+        names = expand_models(
+            model or [],
+            as_of=when,
+            models_file=models_file,
+            user_prices=user_prices,
+            service_tier=tier if tier is not None else loaded.service_tier,
+        )
+        report = compare_models(loaded, names, as_of=when, service_tier=tier, user_prices=user_prices)
         _emit(report, compare_gates(report), out)
     except InputError as err:
         raise _fail(str(err)) from None
@@ -270,6 +345,8 @@ def diff(
     set_: SetOpt = None,
     budget: BudgetOpt = None,
     as_of: AsOfOpt = None,
+    service_tier: ServiceTierOpt = None,
+    prices: PricesOpt = None,
 ) -> None:
     """Compare the cost before and after a change: per scenario, per request, and what changed.
 
@@ -302,6 +379,8 @@ def diff(
             base_reader=reader,
             limits=limits,
             budget_usd=_parse_budget(budget),
+            service_tier=_tier(service_tier),
+            user_prices=_user_prices(prices),
         )
         _emit(report, diff_gates(report), out)
     except InputError as err:
@@ -346,21 +425,106 @@ def models(
         typer.Argument(help="Filter: a substring, a glob such as 'claude-*', or 'openai/*'."),
     ] = None,
     as_of: AsOfOpt = None,
+    format_: ListFormatOpt = ListFormat.table,
+    prices: PricesOpt = None,
 ) -> None:
-    """List the models agentcost can price, with their rates."""
-    from rich.console import Console
-
-    from agentcost.catalog.prices import list_models
+    """List the models agentcost can price, newest first: rates, context window, tiers, count accuracy."""
+    from agentcost.catalog.prices import list_models, newest_first
     from agentcost.estimate import parse_as_of
-    from agentcost.report.table import render_models
 
     try:
-        found = list_models(as_of=parse_as_of(as_of), pattern=pattern)
+        when = parse_as_of(as_of)
+        found = newest_first(list_models(as_of=when, pattern=pattern, user_prices=_user_prices(prices)))
     except InputError as err:
         raise _fail(str(err)) from None
     if not found:
         raise _fail(f"no known model matches {pattern!r} (try a shorter filter, or none)")
+    if format_ is ListFormat.json:
+        from agentcost.report.prices import render_models_json
+
+        sys.stdout.write(render_models_json(found, as_of=when))
+        return
+    from rich.console import Console
+
+    from agentcost.report.table import render_models
+
     Console().print(render_models(found))
+
+
+@app.command()
+def prices(
+    model: Annotated[str, typer.Argument(help="A model id, e.g. claude-sonnet-4-5 or openai/gpt-5.")],
+    as_of: AsOfOpt = None,
+    service_tier: ServiceTierOpt = None,
+    prices_file: PricesOpt = None,
+    format_: ListFormatOpt = ListFormat.table,
+    input_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--input-tokens", min=0, help="Example request: input tokens, cached ones included (10,000)."
+        ),
+    ] = None,
+    output_tokens: Annotated[
+        int | None, typer.Option("--output-tokens", min=0, help="Example request: output tokens (1,000).")
+    ] = None,
+    cache_read_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--cache-read-tokens",
+            min=0,
+            help="Example request: input tokens read from cache (2,000 where the model has a cache-read"
+            " price and no token option is given, else 0).",
+        ),
+    ] = None,
+    cache_write_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--cache-write-tokens",
+            min=0,
+            help="Example request: input tokens written to cache (1,000 where the model has a"
+            " cache-write price and no token option is given, else 0).",
+        ),
+    ] = None,
+) -> None:
+    """Show exactly which rates apply to MODEL and where each comes from, with one example request
+    worked out line by line."""
+    from agentcost.estimate import parse_as_of
+    from agentcost.report.prices import price_sheet
+
+    given = (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
+    try:
+        when = parse_as_of(as_of)
+        example = None
+        if any(v is not None for v in given):
+            from agentcost.catalog.prices import Usage
+
+            example = Usage(
+                input_tokens=10_000 if input_tokens is None else input_tokens,
+                output_tokens=1_000 if output_tokens is None else output_tokens,
+                cache_read_tokens=cache_read_tokens or 0,
+                cache_write_tokens=cache_write_tokens or 0,
+            )
+        sheet = price_sheet(
+            model,
+            as_of=when,
+            service_tier=_tier(service_tier) or "standard",
+            user_prices=_user_prices(prices_file),
+            example=example,
+        )
+    except InputError as err:
+        if err.key == "service_tier":
+            err = InputError(err.message, key="--service-tier", hint=err.hint)
+        raise _fail(str(err)) from None
+    if format_ is ListFormat.json:
+        from agentcost.report.prices import render_price_sheet_json
+
+        sys.stdout.write(render_price_sheet_json(sheet))
+        return
+    from rich.console import Console
+
+    from agentcost.report.prices import render_price_sheet
+
+    Console().print(render_price_sheet(sheet))
 
 
 @app.command()

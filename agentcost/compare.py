@@ -17,14 +17,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentcost.batch import share
 from agentcost.errors import InputError
 from agentcost.estimate import estimate_scenario
 from agentcost.gates import Gate, context_gate
-from agentcost.report import REPORT_VERSION, Report, build_report
+from agentcost.report import REPORT_VERSION, Report, build_report, joined_price_label
 from agentcost.spec import Scenario
+
+if TYPE_CHECKING:
+    from agentcost.catalog.userprices import UserPrices
 
 RATIO_PLACES = Decimal("0.01")  # ratio to the cheapest, rounded half-up: 1.00, 3.42
 PER_REQUEST_PLACES = Decimal("1E-10")  # dollars per request, rounded half-up to 10 places
@@ -36,8 +39,19 @@ _GLOB = "*?["
 # --------------------------------------------------------------------------------------------
 
 
-def expand_models(selectors: Sequence[str], *, as_of: datetime, models_file: Path | None = None) -> list[str]:
+def expand_models(
+    selectors: Sequence[str],
+    *,
+    as_of: datetime,
+    models_file: Path | None = None,
+    user_prices: UserPrices | None = None,
+    service_tier: str | None = None,
+) -> list[str]:
     """Model selectors -> ``provider/model_id`` strings, in the order given, without duplicates.
+
+    ``user_prices`` adds the models of a ``--prices`` file. With a ``service_tier`` other than
+    standard, a glob keeps only the models that offer it (a model named outright is checked when it
+    is estimated, and refused there if it does not offer the tier).
 
     A selector is a model name (``gpt-5``, ``openai/gpt-5``, any name ``estimate --model`` takes), a
     glob over model ids (``claude-sonnet-*``) or a provider selector (``anthropic/*``,
@@ -58,9 +72,9 @@ def expand_models(selectors: Sequence[str], *, as_of: datetime, models_file: Pat
     for selector, line in entries:
         try:
             if any(c in selector for c in _GLOB):
-                ids = _glob(selector.strip(), as_of)
+                ids = _glob(selector.strip(), as_of, user_prices, service_tier)
             else:
-                prices = resolve_model(selector, as_of=as_of)
+                prices = resolve_model(selector, as_of=as_of, user_prices=user_prices)
                 ids = [f"{prices.provider}/{prices.model_id}"]
         except InputError as err:
             if line is None:  # a --model option
@@ -70,7 +84,9 @@ def expand_models(selectors: Sequence[str], *, as_of: datetime, models_file: Pat
     return found
 
 
-def _glob(selector: str, as_of: datetime) -> list[str]:
+def _glob(
+    selector: str, as_of: datetime, user_prices: UserPrices | None = None, service_tier: str | None = None
+) -> list[str]:
     from agentcost.catalog.prices import SUPPORTED_PROVIDERS, known_model_ids, list_models
 
     provider, slash, pattern = selector.rpartition("/")
@@ -81,7 +97,18 @@ def _glob(selector: str, as_of: datetime) -> list[str]:
             hint="supported providers: " + ", ".join(SUPPORTED_PROVIDERS),
         )
     # list_models takes the glob as it is, filtered by provider with "provider/"
-    matched = list_models(as_of=as_of, pattern=f"{provider}/{pattern}" if slash else pattern)
+    matched = list_models(
+        as_of=as_of, pattern=f"{provider}/{pattern}" if slash else pattern, user_prices=user_prices
+    )
+    if matched and service_tier not in (None, "standard"):
+        offering = [m for m in matched if service_tier in m.service_tiers]
+        if not offering:
+            raise InputError(
+                f"no model matching {selector!r} offers the {service_tier} service tier",
+                key="--service-tier",
+                hint="drop --service-tier, or compare other models",
+            )
+        matched = offering
     if matched:
         return [f"{m.provider}/{m.model_id}" for m in matched]
     candidates = known_model_ids(provider or None)
@@ -178,23 +205,36 @@ class CompareReport:
     price_version: str
     as_of: str
     warnings: tuple[str, ...]
+    price_label: str = ""  # every row's price source (and service tier), one line
 
     @property
     def cheapest(self) -> CompareRow:
         return self.rows[0]
 
 
-def compare_models(scenario: Scenario, models: Sequence[str], *, as_of: datetime) -> CompareReport:
+def compare_models(
+    scenario: Scenario,
+    models: Sequence[str],
+    *,
+    as_of: datetime,
+    service_tier: str | None = None,
+    user_prices: UserPrices | None = None,
+) -> CompareReport:
     """Estimate ``scenario`` on each of ``models`` (names as ``estimate --model`` takes them).
 
-    Two names of the same model (``gpt-5``, ``openai/gpt-5``) give one row.
+    Two names of the same model (``gpt-5``, ``openai/gpt-5``) give one row. ``service_tier``
+    (``--service-tier``) replaces the scenario's for every model; ``user_prices`` is a ``--prices``
+    file.
     """
     if not models:
         raise InputError("no models to compare", key="--model", hint="e.g. --model gpt-5")
     reports: list[tuple[str, Report]] = []
     seen: set[tuple[str, str]] = set()
     for model in models:
-        report = build_report(estimate_scenario(scenario, as_of=as_of, model=model))
+        est = estimate_scenario(
+            scenario, as_of=as_of, model=model, service_tier=service_tier, user_prices=user_prices
+        )
+        report = build_report(est)
         if (report.provider, report.model_id) in seen:
             continue
         seen.add((report.provider, report.model_id))
@@ -214,6 +254,7 @@ def compare_models(scenario: Scenario, models: Sequence[str], *, as_of: datetime
         price_version=first.price_version,
         as_of=first.as_of,
         warnings=tuple(warnings),
+        price_label=joined_price_label([r.report for r in rows]),
     )
 
 

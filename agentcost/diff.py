@@ -21,14 +21,17 @@ from datetime import datetime
 from decimal import Decimal
 from itertools import zip_longest
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agentcost.batch import DAYS_PER_MONTH
 from agentcost.errors import InputError
 from agentcost.estimate import Estimate, estimate_scenario
 from agentcost.gates import Gate, IncreaseLimits, estimate_gates, increase_gates
-from agentcost.report import Report, RequestLine, Totals, build_report, fmt
+from agentcost.report import Report, RequestLine, Totals, build_report, fmt, joined_price_label
 from agentcost.scenario import Reader
+
+if TYPE_CHECKING:
+    from agentcost.catalog.userprices import UserPrices
 
 DIFF_VERSION = 1
 NO_LIMITS = IncreaseLimits()
@@ -209,6 +212,7 @@ class DiffReport:
     price_version: str
     approximate: bool  # some count on either side is approximate
     warnings: tuple[str, ...]  # the head side's, each prefixed with its scenario
+    price_label: str = ""  # every report's price source (and service tier), one line
 
     @property
     def changed(self) -> tuple[ScenarioDiff, ...]:
@@ -547,6 +551,7 @@ def build_diff(
         price_version=reports[0].price_version,
         approximate=any(r.approximate for r in reports),
         warnings=warnings,
+        price_label=joined_price_label(reports),
     )
 
 
@@ -566,8 +571,13 @@ def diff_paths(
     budget_usd: Decimal | None = None,
     base_label: str | None = None,
     head_label: str | None = None,
+    service_tier: str | None = None,
+    user_prices: UserPrices | None = None,
 ) -> DiffReport:
     """``agentcost diff BASE HEAD``: estimate both sides at ``as_of`` and compare them.
+
+    ``service_tier`` (``--service-tier``) and ``user_prices`` (``--prices``, read once from the
+    working tree) price both sides alike.
 
     BASE and HEAD are two scenario files or two project files (scenarios are paired by their path
     relative to the project file; one on a single side is "added" or "removed"). ``base_reader``
@@ -598,6 +608,7 @@ def diff_paths(
             base_label = str(base)
     if head_label is None:
         head_label = "working tree" if base_reader is not None else str(head)
+    pricing = _Pricing(service_tier, user_prices)
     if head_is_project:
         return _diff_projects(
             base,
@@ -610,9 +621,12 @@ def diff_paths(
             base_label=base_label,
             head_label=head_label,
             limits=limits,
+            pricing=pricing,
         )
-    base_est = None if base_missing else _estimate(base, base_reader, tuple(overrides), as_of, budget_usd)
-    head_est = _estimate(head, None, tuple(overrides), as_of, budget_usd)
+    base_est = (
+        None if base_missing else _estimate(base, base_reader, tuple(overrides), as_of, budget_usd, pricing)
+    )
+    head_est = _estimate(head, None, tuple(overrides), as_of, budget_usd, pricing)
     return build_diff(
         [Pair(str(head), base_est, head_est)], base_label=base_label, head_label=head_label, limits=limits
     )
@@ -628,13 +642,32 @@ def _readable(path: Path, reader: Reader) -> bool:
 
 
 def _estimate(
-    path: Path, reader: Reader | None, overrides: tuple[str, ...], as_of: datetime, budget_usd: Decimal | None
+    path: Path,
+    reader: Reader | None,
+    overrides: tuple[str, ...],
+    as_of: datetime,
+    budget_usd: Decimal | None,
+    pricing: _Pricing,
 ) -> Estimate:
     from agentcost.batch import load_entry_scenario
     from agentcost.project import ProjectEntry
 
     scenario = load_entry_scenario(ProjectEntry(path=path), overrides=overrides, reader=reader)
-    return estimate_scenario(scenario, as_of=as_of, budget_usd=budget_usd)
+    return estimate_scenario(
+        scenario,
+        as_of=as_of,
+        budget_usd=budget_usd,
+        service_tier=pricing.service_tier,
+        user_prices=pricing.user_prices,
+    )
+
+
+@dataclass(frozen=True)
+class _Pricing:
+    """``--service-tier`` and ``--prices``, the same for both sides."""
+
+    service_tier: str | None = None
+    user_prices: UserPrices | None = None
 
 
 def _diff_projects(
@@ -649,11 +682,19 @@ def _diff_projects(
     base_label: str,
     head_label: str,
     limits: IncreaseLimits,
+    pricing: _Pricing,
 ) -> DiffReport:
     from agentcost.batch import Batch, BatchItem, batch_gates, build_batch_report, estimate_batch
     from agentcost.project import load_project
 
-    head_batch = estimate_batch(load_project(head), as_of=as_of, budget_usd=budget_usd, overrides=overrides)
+    head_batch = estimate_batch(
+        load_project(head),
+        as_of=as_of,
+        budget_usd=budget_usd,
+        overrides=overrides,
+        service_tier=pricing.service_tier,
+        user_prices=pricing.user_prices,
+    )
     base_batch = None
     if not base_missing:
         base_batch = estimate_batch(
@@ -662,6 +703,8 @@ def _diff_projects(
             budget_usd=budget_usd,
             overrides=overrides,
             reader=base_reader,
+            service_tier=pricing.service_tier,
+            user_prices=pricing.user_prices,
         )
 
     def keyed(batch: Batch | None) -> dict[str, BatchItem]:

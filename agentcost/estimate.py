@@ -10,12 +10,27 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentcost.accountant import CachePolicy, Ledger, Pricer, RequestCost, RequestUsage, run_accountant
+from agentcost.accountant import (
+    TTL_SECONDS,
+    CachePolicy,
+    Ledger,
+    Pricer,
+    RequestCost,
+    RequestUsage,
+    TtlOption,
+    request_gaps,
+    run_accountant,
+    ttl_options,
+)
 from agentcost.catalog.prices import ModelPrices, Usage
 from agentcost.counts import TokenCounts
 from agentcost.errors import InputError
-from agentcost.spec import CachingMode, Scenario
+from agentcost.spec import CacheTTL, CachingMode, Scenario
+
+if TYPE_CHECKING:
+    from agentcost.catalog.userprices import UserPrices
 
 DEFAULT_CACHING: dict[str, CachingMode] = {
     # Anthropic: agents (Claude Code, the Agent SDK, automatic caching) put a breakpoint on the last
@@ -30,6 +45,14 @@ DEFAULT_CACHING: dict[str, CachingMode] = {
 # OpenAI's prompt-caching guide: cache hits "in increments of 128 tokens" past the first 1,024
 # (pricing-facts.md §B.2, older guide; the current page no longer says so, so this is conservative).
 OPENAI_CACHE_INCREMENT = 128
+
+# OpenAI's in-memory prompt cache is kept "5-10 min idle, up to 1 h" (pricing-facts.md §B.2,
+# retention): the short end is assumed, so a pause over 5 minutes loses the cache. Gemini implicit
+# caching publishes no retention at all (§B.3); it is assumed to behave like OpenAI's.
+AUTOMATIC_IDLE_SECONDS = 300
+
+# Gemini explicit caches: "default TTL 1 hour" (pricing-facts.md §B.3, G-CACHE).
+GEMINI_EXPLICIT_TTL_SECONDS = 3_600
 
 
 @dataclass(frozen=True)
@@ -46,6 +69,7 @@ class Estimate:
     ledger: Ledger
     caching_is_default: bool
     budget: Budget | None
+    ttl_comparison: tuple[TtlOption, ...] = ()  # none / 5m / 1h costs for the pacing (Anthropic)
 
     @property
     def over_budget(self) -> bool:
@@ -53,14 +77,51 @@ class Estimate:
 
 
 def cache_policy(scenario: Scenario, prices: ModelPrices) -> tuple[CachePolicy, bool]:
-    """The cache policy for this scenario and model, and whether the mode is the provider default."""
-    from agentcost.catalog.facts import min_cacheable_tokens
+    """The cache policy for this scenario and model, and whether the mode is the provider default.
+
+    Entries expire after their TTL unused: Anthropic's ``cache_ttl`` (5 min or 1 h, refreshed on every
+    hit); OpenAI and Gemini implicit caching :data:`AUTOMATIC_IDLE_SECONDS`. ``caching: explicit``
+    (Gemini only) stores the stable prefix in a Gemini explicit cache with Google's default TTL, 1 h.
+    """
+    from agentcost.catalog.facts import gemini_cache_storage_usd_per_mtok_hour, min_cacheable_tokens
 
     provider = prices.provider
     mode = scenario.caching if scenario.caching is not None else DEFAULT_CACHING[provider]
-    minimum = min_cacheable_tokens(provider, prices.model_id).value
-    if provider == "anthropic":
-        policy = CachePolicy(mode=mode, style="explicit", min_tokens=minimum, ttl=scenario.cache_ttl)
+    minimum = min_cacheable_tokens(provider, prices.rules_id).value  # a user model: its base's
+    if mode == "explicit":
+        if provider != "google":
+            raise InputError(
+                f"caching: explicit is Gemini's explicit context caching; {prices.model_id} is a "
+                f"{provider} model",
+                file=scenario.path,
+                key="caching",
+                hint="use prefix or conversation (Anthropic breakpoints, OpenAI automatic caching)",
+            )
+        storage = gemini_cache_storage_usd_per_mtok_hour(prices.rules_id, prices.source.as_of.date())
+        if storage is None:
+            raise InputError(
+                f"no explicit-cache storage price is known for {prices.model_id}",
+                file=scenario.path,
+                key="caching",
+                hint="use prefix or conversation (Gemini implicit caching), or none",
+            )
+        policy = CachePolicy(
+            mode=mode,
+            style="stored",
+            min_tokens=minimum,
+            ttl="1h",
+            ttl_seconds=GEMINI_EXPLICIT_TTL_SECONDS,
+            bills_writes=False,
+            storage_usd_per_mtok_hour=storage.value,
+        )
+    elif provider == "anthropic":
+        policy = CachePolicy(
+            mode=mode,
+            style="explicit",
+            min_tokens=minimum,
+            ttl=scenario.cache_ttl,
+            ttl_seconds=TTL_SECONDS[scenario.cache_ttl],
+        )
     else:
         policy = CachePolicy(
             mode=mode,
@@ -68,14 +129,64 @@ def cache_policy(scenario: Scenario, prices: ModelPrices) -> tuple[CachePolicy, 
             min_tokens=minimum,
             increment=OPENAI_CACHE_INCREMENT if provider == "openai" else 1,
             bills_writes=prices.cache_write_mtok is not None,
+            ttl_seconds=AUTOMATIC_IDLE_SECONDS,
         )
     return policy, scenario.caching is None
 
 
+def ttl_comparison(
+    scenario: Scenario, prices: ModelPrices, counts: TokenCounts, policy: CachePolicy, pricer: Pricer
+) -> tuple[TtlOption, ...]:
+    """No caching vs 5-minute vs 1-hour cache entries for this scenario's pacing (Anthropic only;
+    ``()`` elsewhere). 1 h is left out where the model has no 1-hour write price."""
+    if policy.style != "explicit":
+        return ()
+    ttls: tuple[CacheTTL, ...] = ("5m", "1h") if prices.cache_write_1h_mtok is not None else ("5m",)
+    return ttl_options(
+        counts,
+        pricer,
+        policy,
+        ttls=ttls,
+        max_rounds=scenario.limits.max_rounds,
+        gaps=request_gaps(scenario),
+    )
+
+
+# Server tools -> their genai-prices usage key (None: genai-prices has no such key).
+_SERVER_TOOL_USAGE_KEYS: dict[str, str | None] = {
+    "web_search": "web_searches",
+    "web_fetch": None,
+    "code_execution": "code_executions",
+}
+
+
 def pricer_for(prices: ModelPrices) -> Pricer:
-    """Adapt the catalog's ``cost`` to the accountant's ``Pricer`` signature."""
+    """Adapt the catalog's ``cost`` to the accountant's ``Pricer`` signature.
+
+    Server-tool uses are priced by genai-prices where the model has a rate for them
+    (``web_searches_kcount``, ``code_executions_kcount``), otherwise from facts.yaml
+    ``server_tool_fees`` (web fetch $0, Anthropic code execution $0 per use, OpenAI code
+    interpreter $0.03 per response...). Fees are part of ``total_usd`` and shown as ``fees_usd``,
+    never of ``input_usd``/``output_usd``.
+    """
+    from agentcost.catalog import facts
+
+    try:
+        priced = {rate.key for rate in prices.rates()}
+    except RuntimeError:  # no genai-prices price object (a user model): facts.yaml prices every tool
+        priced = set()
+    own: dict[str, Decimal] = {}  # tool -> USD per 1,000 uses, for tools genai-prices does not price
+    for tool, key in _SERVER_TOOL_USAGE_KEYS.items():
+        if key is None or f"{key}_kcount" not in priced:
+            fee = facts.server_tool_fee(prices.provider, prices.rules_id, tool)
+            own[tool] = fee.value.usd_per_1000 if fee is not None else Decimal(0)
 
     def price(usage: RequestUsage) -> RequestCost:
+        uses = {
+            "web_search": usage.web_searches,
+            "web_fetch": usage.web_fetches,
+            "code_execution": usage.code_executions,
+        }
         cost = prices.cost(
             Usage(
                 input_tokens=usage.input_tokens,
@@ -83,9 +194,14 @@ def pricer_for(prices: ModelPrices) -> Pricer:
                 cache_read_tokens=usage.cache_read_tokens,
                 cache_write_tokens=usage.cache_write_tokens,
                 cache_write_1h_tokens=usage.cache_write_1h_tokens,
+                web_searches=0 if "web_search" in own else usage.web_searches,
+                code_executions=0 if "code_execution" in own else usage.code_executions,
             )
         )
-        return RequestCost(cost.input_usd, cost.output_usd, cost.total_usd)
+        # genai-prices puts per-use fees in total_price only (they have no input/output direction)
+        fees = cost.total_usd - cost.input_usd - cost.output_usd
+        fees += sum((own[t] * n / 1000 for t, n in uses.items() if n and t in own), Decimal(0))
+        return RequestCost(cost.input_usd, cost.output_usd, cost.input_usd + cost.output_usd + fees, fees)
 
     return price
 
@@ -109,8 +225,11 @@ def estimate_scenario(
     as_of: datetime,
     model: str | None = None,
     budget_usd: Decimal | None = None,
+    service_tier: str | None = None,
+    user_prices: UserPrices | None = None,
 ) -> Estimate:
-    """Estimate an already-loaded scenario. ``model`` overrides the scenario's model."""
+    """Estimate an already-loaded scenario. ``model`` overrides the scenario's model, ``service_tier``
+    (``--service-tier``) its ``service_tier``; ``user_prices`` is a loaded ``--prices`` file."""
     from agentcost.catalog.prices import resolve_model
     from agentcost.tokens import count_tokens
 
@@ -121,8 +240,12 @@ def estimate_scenario(
             model if model is not None else scenario.model,
             provider=None if model is not None else scenario.provider,
             as_of=as_of,
+            service_tier=service_tier if service_tier is not None else scenario.service_tier,
+            user_prices=user_prices,
         )
     except InputError as err:
+        if err.key == "service_tier":
+            raise _service_tier_error(err, scenario, service_tier is not None) from None
         if model is not None:  # the option, not the scenario's model: key, is what to fix
             raise InputError(err.message, key="--model", hint=err.hint) from None
         setter = _override_of(scenario, "model")
@@ -133,21 +256,40 @@ def estimate_scenario(
                 err.message, file=scenario.path, override=setter, key="model", hint=err.hint
             ) from None
         raise err.located(file=scenario.path, line=scenario.model_line, key="model") from None
-    counts = count_tokens(scenario, provider=prices.provider, model_id=prices.model_id)
+    counts = count_tokens(scenario, provider=prices.provider, model_id=prices.rules_id)
     policy, is_default = cache_policy(scenario, prices)
+    pricer = pricer_for(prices)
     ledger = run_accountant(
         counts,
-        pricer_for(prices),
+        pricer,
         policy,
         max_rounds=scenario.limits.max_rounds,
+        gaps=request_gaps(scenario),
     )
+    ttls = ttl_comparison(scenario, prices, counts, policy, pricer)
     budget: Budget | None = None
     if budget_usd is not None:
         budget = Budget(budget_usd, "--budget")
     elif scenario.limits.budget_usd is not None:
         setter = _override_of(scenario, "limits.budget_usd")
         budget = Budget(scenario.limits.budget_usd, f"--set {setter}" if setter else "limits.budget_usd")
-    return Estimate(scenario, prices, counts, ledger, is_default, budget)
+    return Estimate(scenario, prices, counts, ledger, is_default, budget, ttls)
+
+
+def _service_tier_error(err: InputError, scenario: Scenario, from_option: bool) -> InputError:
+    """A tier the model does not offer: point at --service-tier, --set service_tier=... or the line."""
+    if from_option:
+        return InputError(err.message, key="--service-tier", hint=err.hint)
+    setter = _override_of(scenario, "service_tier")
+    if setter is not None:
+        from agentcost.scenario import OverrideError
+
+        return OverrideError(
+            err.message, file=scenario.path, override=setter, key="service_tier", hint=err.hint
+        )
+    return InputError(
+        err.message, file=scenario.path, line=scenario.service_tier_line, key="service_tier", hint=err.hint
+    )
 
 
 def _override_of(scenario: Scenario, key: str) -> str | None:
@@ -165,8 +307,13 @@ def estimate(
     model: str | None = None,
     budget_usd: Decimal | None = None,
     overrides: Sequence[str] = (),
+    service_tier: str | None = None,
+    user_prices: UserPrices | None = None,
 ) -> Estimate:
-    """Load a scenario file (with ``--set`` overrides) and estimate it: the library's main entry point."""
+    """Load a scenario file (with ``--set`` overrides) and estimate it: the library's main entry point.
+
+    ``user_prices``: a price file loaded with :func:`agentcost.catalog.userprices.load_user_prices`.
+    """
     from agentcost.scenario import load_scenario
 
     scenario = load_scenario(path, overrides=overrides)
@@ -175,4 +322,6 @@ def estimate(
         as_of=as_of if as_of is not None else datetime.now(tz=UTC),
         model=model,
         budget_usd=budget_usd,
+        service_tier=service_tier,
+        user_prices=user_prices,
     )

@@ -116,7 +116,10 @@ def test_table_for_the_bugfix_scenario(
     )
     assert "Budget $0.1000 (limits.budget_usd): within budget, headroom $0.0688." in out
     assert "Model: Claude Sonnet 4.5 [claude-sonnet-4-5], provider anthropic;" in out
-    assert f"Prices: genai-prices {genai_prices.__version__}, as of 2026-11-30T00:00:00+00:00." in out
+    assert (
+        f"Prices: genai-prices {genai_prices.__version__} (current on 2026-11-30), as of 2026-11-30T00:00:00+00:00."
+        in out
+    )
     assert (
         "Caching: conversation (provider default), TTL 5m; prefixes under 1,024 tokens are not cached." in out
     )
@@ -508,7 +511,7 @@ def test_the_command_suggested_for_unknown_models_exists(
     assert "run 'agentcost models'" in err
     code, out, err = cli(capsys, "models", "gpt-5", "--as-of", AS_OF)
     assert (code, err) == (0, "")
-    assert "gpt-5" in out and "$1.25/MTok" in out
+    assert "│ gpt-5  " in out and "│ $1.25 │" in out  # USD per MTok
 
 
 # ---------------------------------------------------------------------------------------------
@@ -636,7 +639,7 @@ def test_estimate_works_with_the_network_cut_off(tmp_path: Path) -> None:
     assert proc.stderr == ""
     body, footer = table_rows(proc.stdout)
     assert len(body) == 9 and footer[0][1] == "total (9 requests)"
-    assert f"genai-prices {genai_prices.__version__}, as of 2026-11-30" in proc.stdout
+    assert f"genai-prices {genai_prices.__version__} (current on 2026-11-30), as of 2026-11-30" in proc.stdout
     assert list(cache.iterdir()) == []  # nothing was downloaded or cached
 
 

@@ -5,9 +5,11 @@ One report, many renderers (the Infracost model): ``table.render_table``, ``json
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from agentcost.catalog.prices import PRICE_SOURCE_NAME
 from agentcost.estimate import Estimate
 
 REPORT_VERSION = 1
@@ -24,10 +26,16 @@ class RequestLine:
     output_tokens: int
     cost_usd: Decimal
     running_usd: Decimal
+    continuation: bool = False  # an Anthropic pause_turn continuation of the request before
+    cache_expired: bool = False  # the cache entries this request would have read had expired
+    tier: str | None = None  # the long-context price tier the request crossed, e.g. ">200k"
 
     @property
     def label(self) -> str:
-        return "final answer" if self.kind == "final" else ", ".join(self.tools)
+        expired = " (cache expired)" if self.cache_expired else ""
+        if self.kind == "final":
+            return "final answer" + expired
+        return ", ".join(self.tools) + (" (continued)" if self.continuation else "") + expired
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,32 @@ class Totals:
     output_usd: Decimal
     cost_usd: Decimal
     cached_share: Decimal | None  # cache reads / all input tokens; None when there is no input
+    fees_usd: Decimal = Decimal(0)  # server-tool fees (web search, code execution), part of cost_usd
+    storage_usd: Decimal = Decimal(0)  # Gemini explicit-cache storage, part of cost_usd
+    cache_creation_usd: Decimal = Decimal(0)  # Gemini explicit-cache creation, part of cost_usd
+    cache_expiries: int = 0  # requests that found the cache expired (a pause longer than the TTL)
+
+
+@dataclass(frozen=True)
+class TtlChoice:
+    """The run's cost with one cache lifetime: ``none`` (no caching), ``5m`` or ``1h``."""
+
+    ttl: str
+    cost_usd: Decimal
+    extra_usd: Decimal  # over the cheapest choice (0 for the cheapest)
+    cache_expiries: int
+
+
+@dataclass(frozen=True)
+class CacheStorageLine:
+    """A Gemini explicit cache: created ``creations`` times at the input price, stored ``hours``."""
+
+    tokens: int
+    creations: int
+    hours: Decimal
+    usd_per_mtok_hour: Decimal
+    creation_usd: Decimal
+    storage_usd: Decimal
 
 
 @dataclass(frozen=True)
@@ -62,8 +96,8 @@ class Report:
     model_id: str
     model_name: str
     provider: str
-    price_source: str
-    price_version: str
+    price_source: str  # "genai-prices", or a --prices file as given
+    price_version: str  # genai-prices' version, or the user price entry's source text
     as_of: str  # ISO 8601, UTC
     pricing_urls: tuple[str, ...]
     rates: dict[str, Decimal | None]  # per MTok: input, output, cache_read, cache_write, cache_write_1h
@@ -84,10 +118,48 @@ class Report:
     context_window: int | None
     max_input_tokens: int
     warnings: tuple[str, ...]
+    price_label: str = ""  # one line: "genai-prices 0.2.3 (current on 2026-11-30)", "prices.yaml (...)"
+    price_data_date: str | None = None  # ISO date the price data is last known current (genai-prices)
+    service_tier: str = "standard"
+    tier_thresholds: tuple[int, ...] = ()  # input tokens above which a request is repriced whole
+    ttl_comparison: tuple[TtlChoice, ...] = ()  # none / 5m / 1h for the scenario's pacing (Anthropic)
+    cache_storage: CacheStorageLine | None = None  # Gemini explicit cache (caching: explicit)
 
     @property
     def over_budget(self) -> bool:
         return self.budget is not None and self.budget.over
+
+
+def joined_price_label(reports: Sequence[Report]) -> str:
+    """Where the prices of several reports come from, in one line: the sources' labels (a user
+    price file's followed by the models it priced) and the service tier when it is not standard::
+
+        genai-prices 0.2.3 (current on 2026-11-30); prices.yaml (self-hosted) for acme; batch service tier
+    """
+    sources: dict[str, list[str]] = {}
+    user: set[str] = set()
+    for r in reports:
+        label = r.price_label or f"{r.price_source} {r.price_version}"
+        ids = sources.setdefault(label, [])
+        if r.model_id not in ids:
+            ids.append(r.model_id)
+        if r.price_source != PRICE_SOURCE_NAME:
+            user.add(label)
+    ordered = sorted(sources.items(), key=lambda item: item[0] in user)  # genai-prices first
+    parts = [
+        f"{label} for {', '.join(ids)}" if label in user and len(sources) > 1 else label
+        for label, ids in ordered
+    ]
+    tiers: dict[str, list[str]] = {}
+    for r in reports:
+        names = tiers.setdefault(r.service_tier, [])
+        if r.model_id not in names:
+            names.append(r.model_id)
+    if len(tiers) == 1 and "standard" not in tiers:
+        parts.append(f"{next(iter(tiers))} service tier")
+    elif len(tiers) > 1:
+        parts.append("service tiers: " + "; ".join(f"{t} for {', '.join(ids)}" for t, ids in tiers.items()))
+    return "; ".join(parts)
 
 
 def build_report(est: Estimate) -> Report:
@@ -104,6 +176,9 @@ def build_report(est: Estimate) -> Report:
             output_tokens=row.usage.output_tokens,
             cost_usd=row.cost.total_usd,
             running_usd=row.running_usd,
+            continuation=row.continuation,
+            cache_expired=row.cache_expired,
+            tier=prices.tier_label(row.usage.input_tokens),
         )
         for row in ledger.rows
     )
@@ -117,6 +192,10 @@ def build_report(est: Estimate) -> Report:
         output_usd=t.output_usd,
         cost_usd=t.cost_usd,
         cached_share=Decimal(t.cache_read_tokens) / Decimal(t.input_tokens) if t.input_tokens else None,
+        fees_usd=t.fees_usd,
+        storage_usd=t.storage_usd,
+        cache_creation_usd=t.cache_creation_usd,
+        cache_expiries=t.cache_expiries,
     )
     budget = None
     if est.budget is not None:
@@ -141,6 +220,14 @@ def build_report(est: Estimate) -> Report:
         warnings.append(
             f"largest request ({t.max_input_tokens:,} input tokens) exceeds the context window of"
             f" {prices.model_id} ({window:,})"
+        )
+    tiered = [r for r in requests if r.tier is not None]
+    if tiered:
+        numbers = ", ".join(str(r.index) for r in tiered)
+        crossed = sorted({r.tier for r in tiered if r.tier is not None})
+        warnings.append(
+            f"{len(tiered)} of {len(requests)} requests (#{numbers}) cross {prices.model_id}'s long-context"
+            f" tier ({', '.join(crossed)} input tokens): each is priced whole at the tier's higher rates"
         )
     return Report(
         version=REPORT_VERSION,
@@ -183,5 +270,37 @@ def build_report(est: Estimate) -> Report:
         rounds_run=ledger.rounds_run,
         context_window=window,
         max_input_tokens=t.max_input_tokens,
-        warnings=tuple(warnings),
+        warnings=(*warnings, *prices.warnings),
+        price_label=prices.source.label,
+        price_data_date=None if prices.source.data_date is None else prices.source.data_date.isoformat(),
+        service_tier=prices.service_tier,
+        tier_thresholds=prices.tier_thresholds,
+        ttl_comparison=_ttl_choices(est),
+        cache_storage=_storage_line(est),
     )
+
+
+def _ttl_choices(est: Estimate) -> tuple[TtlChoice, ...]:
+    if not est.ttl_comparison:
+        return ()
+    best = min(option.cost_usd for option in est.ttl_comparison)
+    return tuple(
+        TtlChoice(o.label, o.cost_usd, o.cost_usd - best, o.cache_expiries) for o in est.ttl_comparison
+    )
+
+
+def _storage_line(est: Estimate) -> CacheStorageLine | None:
+    s = est.ledger.storage
+    if s is None:
+        return None
+    return CacheStorageLine(
+        s.tokens, s.creations, s.hours, s.usd_per_mtok_hour, s.creation_usd, s.storage_usd
+    )
+
+
+def cheapest_ttl(report: Report) -> TtlChoice | None:
+    """The cheapest of the TTL choices (on a tie the first: no caching, then 5m, then 1h)."""
+    for choice in report.ttl_comparison:
+        if choice.extra_usd == 0:
+            return choice
+    return None

@@ -153,7 +153,7 @@ def _assumptions(report: BatchReport) -> Text:
         lines.append(project)
     if t.over_budget:
         lines.append(f"{t.over_budget} of {t.scenarios} scenarios over their own budget.")
-    lines.append(f"Prices: {report.price_source} {report.price_version}, as of {report.as_of}.")
+    lines.append(f"Prices: {report.price_label}, as of {report.as_of}.")
     approximate = [r.model_id for r in report.rows if r.approximate]
     if approximate:
         models = ", ".join(dict.fromkeys(approximate))
@@ -217,7 +217,7 @@ def render_batch_markdown(report: BatchReport) -> str:
     ]
     lines.append("| " + " | ".join(totals) + " |")
     lines.append("")
-    notes = [f"Prices: {report.price_source} {report.price_version} as of {report.as_of[:10]}"]
+    notes = [f"Prices: {report.price_label} as of {report.as_of[:10]}"]
     if report.approximate:
         notes.append("\\* approximate token counts")
     if t.cost_per_day_usd is not None:
@@ -367,7 +367,12 @@ def batch_dict(report: BatchReport) -> dict[str, Any]:
             "cost_per_month_usd": _dec(t.cost_per_month_usd),
             "over_budget": t.over_budget,
         },
-        "prices": {"source": report.price_source, "version": report.price_version, "as_of": report.as_of},
+        "prices": {
+            "source": report.price_source,
+            "version": report.price_version,
+            "as_of": report.as_of,
+            "label": report.price_label,
+        },
         "approximate": report.approximate,
         "warnings": list(report.warnings),
         "estimates": [report_dict(r.report) for r in report.rows],
@@ -457,6 +462,7 @@ JSON_SCHEMA: dict[str, Any] = {
                 "source": {"type": "string"},
                 "version": {"type": "string"},
                 "as_of": {"type": "string", "format": "date-time"},
+                "label": {"type": "string", "description": "every scenario's price source, one line"},
             }
         ),
         "approximate": {"type": "boolean"},

@@ -109,7 +109,7 @@ def _assumptions(report: CompareReport) -> Text:
     lines.append(
         "Caching: " + "; ".join(f"{mode} for {', '.join(models)}" for mode, models in modes.items()) + "."
     )
-    lines.append(f"Prices: {report.price_source} {report.price_version}, as of {report.as_of}.")
+    lines.append(f"Prices: {report.price_label}, as of {report.as_of}.")
     approximate = [r.model_id for r in report.rows if r.approximate]
     if approximate:
         lines.append(
@@ -161,7 +161,7 @@ def render_compare_markdown(report: CompareReport) -> str:
     lines.append("")
     notes = [
         f"Scenario `{_cell(report.scenario_path)}`",
-        f"prices: {report.price_source} {report.price_version} as of {report.as_of[:10]}",
+        f"prices: {report.price_label} as of {report.as_of[:10]}",
     ]
     if report.approximate:
         notes.append("\\* approximate token counts")
@@ -267,7 +267,12 @@ def compare_dict(report: CompareReport) -> dict[str, Any]:
             "provider": cheapest.provider,
             "cost_usd": exact(cheapest.cost_usd),
         },
-        "prices": {"source": report.price_source, "version": report.price_version, "as_of": report.as_of},
+        "prices": {
+            "source": report.price_source,
+            "version": report.price_version,
+            "as_of": report.as_of,
+            "label": report.price_label,
+        },
         "approximate": report.approximate,
         "warnings": list(report.warnings),
         "estimates": [report_dict(r.report) for r in report.rows],
@@ -311,7 +316,7 @@ JSON_SCHEMA: dict[str, Any] = {
                     "fits_context": {"type": ["boolean", "null"]},
                     "approximate": {"type": "boolean"},
                     "encoding": {"type": "string"},
-                    "caching_mode": {"enum": ["none", "prefix", "conversation"]},
+                    "caching_mode": {"enum": ["none", "prefix", "conversation", "explicit"]},
                 }
             ),
         },
@@ -321,6 +326,7 @@ JSON_SCHEMA: dict[str, Any] = {
                 "source": {"type": "string"},
                 "version": {"type": "string"},
                 "as_of": {"type": "string", "format": "date-time"},
+                "label": {"type": "string", "description": "every model's price source, one line"},
             }
         ),
         "approximate": {"type": "boolean"},

@@ -168,10 +168,7 @@ def _gate_text(gate: Gate) -> str:
 
 def _footer(report: DiffReport) -> str:
     accuracy = "approximate, marked *" if report.approximate else "exact tokenizer"
-    return (
-        f"Both sides priced with {report.price_source} {report.price_version} as of {report.as_of};"
-        f" token counts: {accuracy}."
-    )
+    return f"Both sides priced with {report.price_label} as of {report.as_of}; token counts: {accuracy}."
 
 
 # --------------------------------------------------------------------------------------------
@@ -383,7 +380,7 @@ def render_diff_markdown(report: DiffReport) -> str:
     accuracy = "approximate (\\*)" if report.approximate else "exact tokenizer"
     lines += [
         "",
-        f"<sub>Both sides priced with {report.price_source} {report.price_version} as of"
+        f"<sub>Both sides priced with {report.price_label} as of"
         f" {report.as_of[:10]}; token counts: {accuracy}.</sub>",
     ]
     for w in report.warnings:
@@ -578,7 +575,12 @@ def diff_dict(report: DiffReport) -> dict[str, Any]:
         "compared": report.kind,
         "base": report.base_label,
         "head": report.head_label,
-        "prices": {"source": report.price_source, "version": report.price_version, "as_of": report.as_of},
+        "prices": {
+            "source": report.price_source,
+            "version": report.price_version,
+            "as_of": report.as_of,
+            "label": report.price_label,
+        },
         "limits": {
             "max_increase": _decimal(report.limits.fraction),
             "max_increase_usd": _decimal(report.limits.usd),
@@ -665,7 +667,7 @@ _SIDE = _obj(
     {
         "model": {"type": "string"},
         "provider": {"enum": ["anthropic", "openai", "google"]},
-        "caching": {"enum": ["none", "prefix", "conversation"]},
+        "caching": {"enum": ["none", "prefix", "conversation", "explicit"]},
         "requests": COUNT,
         "input_tokens": COUNT,
         "cache_read_tokens": COUNT,
@@ -744,6 +746,7 @@ JSON_SCHEMA: dict[str, Any] = _obj(
                 "source": {"type": "string"},
                 "version": {"type": "string"},
                 "as_of": {"type": "string", "format": "date-time"},
+                "label": {"type": "string", "description": "every scenario's price source, one line"},
             }
         ),
         "limits": _obj({"max_increase": _nullable(_DECIMAL), "max_increase_usd": USD_OR_NULL}),

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from agentcost.report import Report
+from agentcost.report import Report, cheapest_ttl
 from agentcost.report.fmt import exact
 
 if TYPE_CHECKING:
@@ -37,12 +37,37 @@ def report_dict(report: Report) -> dict[str, Any]:
             "as_of": report.as_of,
             "urls": list(report.pricing_urls),
             "per_mtok_usd": {k: _usd(v) for k, v in report.rates.items()},
+            "label": report.price_label,
+            "data_date": report.price_data_date,
+            "service_tier": report.service_tier,
+            "tier_thresholds": list(report.tier_thresholds),
         },
         "caching": {
             "mode": report.caching_mode,
             "default": report.caching_is_default,
             "ttl": report.cache_ttl,
             "min_cacheable_tokens": report.cache_min_tokens,
+            "cache_expiries": t.cache_expiries,
+            "ttl_comparison": [
+                {
+                    "ttl": c.ttl,
+                    "cost_usd": exact(c.cost_usd),
+                    "extra_usd": exact(c.extra_usd),
+                    "cache_expiries": c.cache_expiries,
+                }
+                for c in report.ttl_comparison
+            ],
+            "cheapest_ttl": None if (best := cheapest_ttl(report)) is None else best.ttl,
+            "storage": None
+            if (s := report.cache_storage) is None
+            else {
+                "tokens": s.tokens,
+                "creations": s.creations,
+                "hours": exact(s.hours),
+                "usd_per_mtok_hour": exact(s.usd_per_mtok_hour),
+                "creation_usd": exact(s.creation_usd),
+                "storage_usd": exact(s.storage_usd),
+            },
         },
         "counts": {
             "encoding": report.encoding,
@@ -61,6 +86,8 @@ def report_dict(report: Report) -> dict[str, Any]:
                 "output_tokens": r.output_tokens,
                 "cost_usd": exact(r.cost_usd),
                 "running_usd": exact(r.running_usd),
+                "tier": r.tier,
+                "cache_expired": r.cache_expired,
             }
             for r in report.requests
         ],
@@ -73,6 +100,8 @@ def report_dict(report: Report) -> dict[str, Any]:
             "input_usd": exact(t.input_usd),
             "output_usd": exact(t.output_usd),
             "cost_usd": exact(t.cost_usd),
+            "storage_usd": exact(t.storage_usd),
+            "cache_creation_usd": exact(t.cache_creation_usd),
         },
         "budget": None
         if report.budget is None

@@ -2,11 +2,33 @@
 
 from __future__ import annotations
 
-from agentcost.report import Report, fmt
+from agentcost.report import Report, cheapest_ttl, fmt
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _cache_lines(report: Report) -> list[str]:
+    """Explicit-cache storage, expiry, and a cheaper cache TTL for the pacing, when there is one."""
+    t, s, lines = report.totals, report.cache_storage, []
+    if s is not None:
+        lines.append(
+            f"Explicit cache: {s.tokens:,} tokens, {fmt.usd(s.creation_usd + s.storage_usd)} for"
+            f" creation and {fmt.exact(s.hours)} h of storage."
+        )
+    if t.cache_expiries:
+        lines.append(f"Cache expired before {t.cache_expiries} of {t.requests} requests (past the TTL).")
+    best = cheapest_ttl(report)
+    used = "none" if report.caching_mode == "none" else report.cache_ttl
+    current = next((c for c in report.ttl_comparison if c.ttl == used), None)
+    if best is not None and current is not None and best is not current:
+        name = "no caching" if best.ttl == "none" else f"a {best.ttl} cache TTL"
+        lines.append(
+            f"Cheaper for this pacing: {name}, {fmt.usd(best.cost_usd)} per run"
+            f" ({fmt.usd(current.extra_usd)} less)."
+        )
+    return lines
 
 
 def render_markdown(report: Report) -> str:
@@ -24,6 +46,7 @@ def render_markdown(report: Report) -> str:
         b = report.budget
         verdict = "**over budget**" if b.over else "within budget"
         lines.append(f"Budget {fmt.usd(b.limit_usd)} ({b.source}): {verdict}.")
+    lines.extend(_cache_lines(report))
     lines += [
         "",
         "<details><summary>Per request</summary>",
@@ -34,7 +57,7 @@ def render_markdown(report: Report) -> str:
     for r in report.requests:
         cells = [
             str(r.index),
-            _cell(r.label),
+            _cell(r.label + (f" [{r.tier}]" if r.tier else "")),
             fmt.tokens(r.input_tokens),
             fmt.tokens(r.cache_read_tokens),
             fmt.tokens(r.cache_write_tokens),
@@ -57,8 +80,9 @@ def render_markdown(report: Report) -> str:
     lines += ["", "</details>", ""]
     default = " (provider default)" if report.caching_is_default else ""
     accuracy = "approximate (\\*)" if report.approximate else "exact tokenizer"
+    tier = f", {report.service_tier} service tier" if report.service_tier != "standard" else ""
     lines.append(
-        f"<sub>Prices: {report.price_source} {report.price_version} as of {report.as_of[:10]};"
+        f"<sub>Prices: {report.price_label} as of {report.as_of[:10]}{tier};"
         f" caching: {report.caching_mode}{default}; token counts: {accuracy}.</sub>"
     )
     for w in report.warnings:

@@ -47,6 +47,11 @@ REQUEST = object_schema(
         "output_tokens": COUNT,
         "cost_usd": USD,
         "running_usd": USD,
+        "tier": {
+            "type": ["string", "null"],
+            "description": "the long-context price tier the request crossed, e.g. '>200k'",
+        },
+        "cache_expired": {"type": "boolean"},
     }
 )
 
@@ -64,14 +69,52 @@ ESTIMATE_BODY: dict[str, Any] = {
             "per_mtok_usd": object_schema(
                 {k: USD_OR_NULL for k in ("input", "output", "cache_read", "cache_write", "cache_write_1h")}
             ),
+            "label": {"type": "string"},
+            "data_date": {"type": ["string", "null"], "format": "date"},
+            "service_tier": {"enum": ["standard", "batch", "flex", "priority"]},
+            "tier_thresholds": {"type": "array", "items": COUNT},
         }
     ),
     "caching": object_schema(
         {
-            "mode": {"enum": ["none", "prefix", "conversation"]},
+            "mode": {"enum": ["none", "prefix", "conversation", "explicit"]},
             "default": {"type": "boolean"},
             "ttl": {"enum": ["5m", "1h"]},
             "min_cacheable_tokens": COUNT,
+            "cache_expiries": {
+                **COUNT,
+                "description": "requests that found the cache expired (a pause longer than the TTL)",
+            },
+            "ttl_comparison": {
+                "type": "array",
+                "description": "the run's cost with no caching, 5m and 1h entries, for the scenario's "
+                "pacing (Anthropic; empty elsewhere)",
+                "items": object_schema(
+                    {
+                        "ttl": {"enum": ["none", "5m", "1h"]},
+                        "cost_usd": USD,
+                        "extra_usd": USD,
+                        "cache_expiries": COUNT,
+                    }
+                ),
+            },
+            "cheapest_ttl": {"enum": ["none", "5m", "1h", None]},
+            "storage": {
+                "description": "the Gemini explicit cache (caching: explicit), else null",
+                "anyOf": [
+                    object_schema(
+                        {
+                            "tokens": COUNT,
+                            "creations": COUNT,
+                            "hours": {"type": "string", "pattern": r"^\d+(\.\d+)?$"},
+                            "usd_per_mtok_hour": USD,
+                            "creation_usd": USD,
+                            "storage_usd": USD,
+                        }
+                    ),
+                    {"type": "null"},
+                ],
+            },
         }
     ),
     "counts": object_schema(
@@ -93,6 +136,8 @@ ESTIMATE_BODY: dict[str, Any] = {
             "input_usd": USD,
             "output_usd": USD,
             "cost_usd": USD,
+            "storage_usd": USD,
+            "cache_creation_usd": USD,
         }
     ),
     "budget": {
@@ -117,10 +162,12 @@ ESTIMATE_BODY: dict[str, Any] = {
 
 ESTIMATE = object_schema(ESTIMATE_BODY)
 
-_OTHER_KINDS = {
+_OTHER_KINDS = {  # kind -> "module" (its JSON_SCHEMA) or "module:ATTRIBUTE"
     "batch": "agentcost.report.batch",
     "compare": "agentcost.report.compare",
     "diff": "agentcost.report.diff",
+    "models": "agentcost.report.prices:MODELS_JSON_SCHEMA",
+    "prices": "agentcost.report.prices:PRICES_JSON_SCHEMA",
 }
 
 
@@ -137,14 +184,15 @@ def _kind_schema(kind: str, body: dict[str, Any]) -> dict[str, Any]:
 def report_schema() -> dict[str, Any]:
     """JSON Schema (draft 2020-12) of ``--format json`` output of every command."""
     variants = [_kind_schema("estimate", ESTIMATE_BODY)]
-    for kind, module_name in _OTHER_KINDS.items():
+    for kind, where in _OTHER_KINDS.items():
+        module_name, _, attribute = where.partition(":")
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as err:
             if err.name == module_name:
                 continue
             raise
-        fragment: dict[str, Any] = module.JSON_SCHEMA
+        fragment: dict[str, Any] = getattr(module, attribute or "JSON_SCHEMA")
         body = fragment.get("properties", fragment)
         variants.append(_kind_schema(kind, body))
     return {
