@@ -48,6 +48,7 @@ class ToolDef:
     description: str
     input_schema: dict[str, Any]
     line: int | None = None
+    defer_loading: bool = False  # only a short stub is sent until a round loads it (tool search)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ class ToolUse:
     tool: str
     input: Content
     result: Content
+    subagent: Scenario | None = None  # the call hands work to this agent; its final answer is the result
+    subagent_line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ class Round:
     thinking: int = 0
     text: Content | None = None  # assistant text written before the tool call, if any
     line: int | None = None
+    model: str | None = None  # routing: this round's request runs on another model (breaks the cache)
     seconds: Decimal | None = (
         None  # wall time from this request to the next (model + tool); None: pacing default
     )
@@ -109,6 +113,42 @@ class Limits:
     budget_usd: Decimal | None = None
     max_rounds_line: int | None = None
     budget_line: int | None = None
+    max_budget_usd: Decimal | None = None  # stop the run between requests once spent (Agent SDK style)
+    max_budget_line: int | None = None
+
+
+@dataclass(frozen=True)
+class Retries:
+    """Calls that fail validation and are retried: each failure is a full request whose output is the
+    invalid call and whose result is an error message of ``error`` tokens. ``share`` of the tool
+    rounds fail once (spread evenly), or ``count`` failures in all; 0 with strict schemas."""
+
+    share: Decimal = Decimal(0)
+    count: int = 0
+    error: Content | None = None  # the error result; None: the provider's counting rules' default
+
+
+@dataclass(frozen=True)
+class ResultTrim:
+    """Cap every tool result at ``max_tokens``, and/or keep only the last ``keep_last`` results in
+    full (older ones replaced by a placeholder)."""
+
+    max_tokens: int | None = None
+    keep_last: int | None = None
+
+
+@dataclass(frozen=True)
+class ContextEditing:
+    """Anthropic ``clear_tool_uses``: once a request's input passes ``trigger`` tokens, clear the
+    oldest tool results, keeping the last ``keep`` tool uses and clearing at least ``clear_at_least``
+    tokens (else nothing is cleared); cleared results leave a placeholder of ``placeholder`` tokens;
+    clearing invalidates the cache after the edit point."""
+
+    trigger: int = 100_000
+    keep: int = 3
+    clear_at_least: int = 0
+    placeholder: int = 10
+    exclude_tools: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -136,3 +176,7 @@ class Scenario:
     thinking_retention: ThinkingRetention = "auto"  # auto: by model family (facts.yaml)
     final_thinking: int = 0  # reasoning output tokens of the final answer
     server_tool_quota: QuotaState = "spent"  # "available": uses inside the provider's free quota cost nothing
+    retries: Retries = field(default_factory=Retries)
+    trim: ResultTrim | None = None
+    context_editing: ContextEditing | None = None
+    tool_search_stub: int = 9  # tokens a deferred tool costs until loaded (3P measurement, facts.yaml)
