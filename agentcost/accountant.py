@@ -36,16 +36,17 @@ so all entries share one last-use time, and when the gap before a request is lon
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Literal
 
 from agentcost.counts import TokenCounts
+from agentcost.dynamics_context import ContextEditor
 from agentcost.spec import CacheTTL, CachingMode, Scenario
 
 CacheStyle = Literal["explicit", "automatic", "stored"]
-RequestKind = Literal["tool_use", "final"]
+RequestKind = Literal["tool_use", "reply", "final"]  # reply: a chat turn's plain-text answer
 
 MAX_BREAKPOINTS = 4
 """Anthropic allows up to 4 ``cache_control`` breakpoints per request; our modes use at most 2."""
@@ -103,13 +104,20 @@ NO_CACHE = CachePolicy(mode="none", style="automatic", min_tokens=0)
 class LedgerRow:
     index: int  # 1-based request number
     kind: RequestKind
-    tools: tuple[str, ...]  # tools called in this response (empty for the final answer)
+    tools: tuple[str, ...]  # tools called in this response (empty for the final answer and plain replies)
     usage: RequestUsage
     cost: RequestCost
     running_usd: Decimal  # requests 1..index, without the per-run cache storage
     start_seconds: Decimal = Decimal(0)  # when the request is sent, from the start of the run
     cache_expired: bool = False  # the cache entries this request would have read had expired
     continuation: bool = False  # a pause_turn continuation of the previous request's response
+    round: int | None = None  # 0-based index of the round whose response this is (None: the final
+    # answer, or a tool-search request made before the round that calls a deferred tool)
+    # context editing: tool results cleared just before this request, and the input tokens that saved
+    cleared_results: int = 0
+    cleared_tokens: int = 0
+    failed: bool = False  # a failed attempt (retries): an invalid call answered by an error result
+    model: str | None = None  # routing: the model this request ran on (None: the scenario's)
 
     @property
     def cache_write_total(self) -> int:
@@ -147,6 +155,23 @@ class LedgerTotals:
     storage_usd: Decimal = Decimal(0)  # explicit-cache storage (Gemini), per run
     cache_creation_usd: Decimal = Decimal(0)  # explicit-cache creation (Gemini), per run
     cache_expiries: int = 0  # requests that found the cache expired
+    failed_requests: int = 0  # failed attempts (retries)
+    failed_usd: Decimal = Decimal(0)  # what the failed attempts themselves cost, part of cost_usd
+
+    @property
+    def failed_share(self) -> Decimal | None:
+        """The failed attempts' share of the cost (None when the run costs nothing)."""
+        return self.failed_usd / self.cost_usd if self.cost_usd else None
+
+
+@dataclass(frozen=True)
+class Route:
+    """Another model that some requests run on (routing): the same scenario counted with that
+    model's rules (``counts.rounds`` aligned with the scenario model's), its pricer and cache policy."""
+
+    counts: TokenCounts
+    pricer: Pricer
+    policy: CachePolicy
 
 
 @dataclass(frozen=True)
@@ -158,6 +183,7 @@ class Ledger:
     rounds_run: int
     truncated: bool  # max_rounds stopped the run before the final answer
     storage: CacheStorage | None = None  # the explicit cache, when the policy stores one
+    budget_stop: int | None = None  # max_budget_usd stopped the run after this request (1-based)
 
 
 @dataclass(frozen=True)
@@ -253,14 +279,38 @@ def run_accountant(
     *,
     max_rounds: int | None = None,
     gaps: Sequence[Decimal] = (),
+    max_budget_usd: Decimal | None = None,
+    routes: Mapping[str, Route] | None = None,
 ) -> Ledger:
-    """Build the per-request ledger. O(rounds); every dollar is an exact Decimal from ``pricer``.
+    """Build the per-request ledger. O(rounds x models); every dollar is an exact Decimal from a pricer.
 
     ``gaps[i]``: seconds from round ``i``'s request to the next request (missing: 0).
+    ``max_budget_usd``: once the running cost passes it, no further request is sent (the Claude Agent
+    SDK checks after every response); ``Ledger.budget_stop`` is the last request sent.
+    ``routes``: the models rounds name (``RoundTokens.model``; default ``counts.routes``); a request on
+    another model than the one before it reads no cache (it writes again). A round whose model has no
+    route runs on the scenario's model.
     """
-    planned = len(counts.rounds)
+    routes = dict(counts.routes) if routes is None else routes
+    for name, route in routes.items():
+        if len(route.counts.rounds) != len(counts.rounds):
+            raise ValueError(f"route {name}: its counts are not aligned with the scenario's")
+        if route.policy.style == "stored" and route.policy.mode != "none":
+            raise ValueError("routing with a stored (Gemini explicit) cache is not modelled")
+    route_cacheable = {name: r.counts.prefix + r.counts.task for name, r in routes.items()}
+    last_model: str | None = None
+    budget_stop: int | None = None
+    # tool-search requests (RoundTokens.search) are not scenario rounds: max_rounds, gaps and
+    # LedgerRow.round count scenario rounds only
+    position = [i for i, r in enumerate(counts.rounds) if not r.inserted]  # scenario round -> index
+    planned = len(position)
     run = planned if max_rounds is None else min(planned, max_rounds)
     truncated = run < planned
+    stop = position[run] if truncated else len(counts.rounds)  # the first round not run
+    while truncated and stop > 0 and counts.rounds[stop - 1].inserted:
+        stop -= 1  # nor the tool search or failed attempts before it
+    scenario_round = {i: n for n, i in enumerate(position)}
+    editor = None if counts.context_editing is None else ContextEditor(counts.context_editing, counts)
     prefix = counts.prefix
     stable = prefix + counts.task
     cacheable = stable
@@ -271,50 +321,76 @@ def run_accountant(
     creations = 0
     running = Decimal(0)
     rows: list[LedgerRow] = []
-    n_requests = run if truncated else run + 1
+    n_requests = stop if truncated else stop + 1
     for k in range(n_requests):
-        is_final = k == run
+        is_final = k == stop
         transient = 0
         if k > 0:
             before = counts.rounds[k - 1]
             cacheable += before.appended
             transient = before.transient
-            clock += _gap(gaps, k - 1)
+            clock += Decimal(0) if before.inserted else _gap(gaps, scenario_round[k - 1])
+            for name, route in routes.items():
+                route_cacheable[name] += route.counts.rounds[k - 1].appended
         this = None if is_final else counts.rounds[k]
+        model = None if this is None or this.model not in routes else this.model
+        if model != last_model:  # another model's cache cannot be read: write again
+            cached, previous = 0, None
+        last_model = model
+        if model is not None:  # routing: this request is counted and priced with its own model
+            route = routes[model]
+            run_counts, run_pricer, run_policy = route.counts, route.pricer, route.policy
+            transient = run_counts.rounds[k - 1].transient if k > 0 else 0
+            this = run_counts.rounds[k]
+        else:
+            run_counts, run_pricer, run_policy = counts, pricer, policy
         inline = this.inline if this is not None else 0
         extra = 1 + (this.continuations if this is not None else 0)
+        wanted = cacheable + transient + inline + counts.per_request  # the input before any clearing
+        edit = None if editor is None else editor.before(k, wanted)
+        if edit is not None:  # context editing clears old tool results before this request is sent
+            cacheable -= edit.saved
+            for name in route_cacheable:  # the same results cleared (measured on the scenario's model)
+                route_cacheable[name] -= edit.saved
+            cached = min(cached, edit.keep_cached)
+            previous = None if previous is None else min(previous, edit.keep_cached)
+        run_cacheable = cacheable if model is None else route_cacheable[model]
+        run_prefix = run_counts.prefix
+        run_stable = run_prefix + run_counts.task
         for part in range(extra):
             expired = (
                 cached > 0
-                and policy.ttl_seconds is not None
+                and run_policy.ttl_seconds is not None
                 and last_use is not None
-                and clock - last_use > policy.ttl_seconds
+                and clock - last_use > run_policy.ttl_seconds
             )
             if expired:
                 cached, previous = 0, None
-            read, write, cached = _cache_split(policy, prefix, stable, cacheable, cached, previous)
-            if policy.style == "stored" and read and (last_use is None or expired):
+            read, write, cached = _cache_split(
+                run_policy, run_prefix, run_stable, run_cacheable, cached, previous
+            )
+            if run_policy.style == "stored" and read and (last_use is None or expired):
                 creations += 1
                 last_use = clock
-            elif policy.style != "stored":
+            elif run_policy.style != "stored":
                 last_use = clock
-            previous = cacheable
-            one_hour = policy.ttl == "1h" and policy.style == "explicit"
+            previous = run_cacheable
+            one_hour = run_policy.ttl == "1h" and run_policy.style == "explicit"
             first = part == 0
             usage = RequestUsage(
-                input_tokens=cacheable + transient + inline + counts.per_request,
+                input_tokens=run_cacheable + transient + inline + run_counts.per_request,
                 output_tokens=(counts.final_output if this is None else this.output) if first else 0,
                 cache_read_tokens=read,
                 cache_write_tokens=0 if one_hour else write,
                 cache_write_1h_tokens=write if one_hour else 0,
                 **(_server_uses(this.server_uses) if this is not None and first else {}),
             )
-            cost = pricer(usage)
+            cost = run_pricer(usage)
             running += cost.total_usd
             rows.append(
                 LedgerRow(
                     index=len(rows) + 1,
-                    kind="final" if is_final else "tool_use",
+                    kind="final" if this is None else "reply" if this.reply else "tool_use",
                     tools=() if this is None else this.tools,
                     usage=usage,
                     cost=cost,
@@ -322,8 +398,21 @@ def run_accountant(
                     start_seconds=clock,
                     cache_expired=expired,
                     continuation=not first,
+                    round=None if this is None or this.inserted else scenario_round[k],
+                    cleared_results=edit.results if edit is not None and first else 0,
+                    cleared_tokens=edit.saved if edit is not None and first else 0,
+                    failed=this is not None and this.failed,
+                    model=model,
                 )
             )
+            more = part < extra - 1 or k < n_requests - 1
+            if max_budget_usd is not None and running > max_budget_usd and more:
+                budget_stop = len(rows)  # the agent stops before its next request
+                break
+        if budget_stop is not None:
+            break
+    if budget_stop is not None:  # the scenario rounds whose response came back
+        run = sum(1 for row in rows if row.round is not None and not row.continuation)
     storage = _storage(policy, stable, creations, pricer)
     return Ledger(
         rows=tuple(rows),
@@ -331,8 +420,9 @@ def run_accountant(
         policy=policy,
         rounds_planned=planned,
         rounds_run=run,
-        truncated=truncated,
+        truncated=truncated or budget_stop is not None,
         storage=storage,
+        budget_stop=budget_stop,
     )
 
 
@@ -373,6 +463,8 @@ def _totals(rows: list[LedgerRow], storage: CacheStorage | None) -> LedgerTotals
         storage_usd=storage_usd,
         cache_creation_usd=creation_usd,
         cache_expiries=sum(1 for r in rows if r.cache_expired),
+        failed_requests=sum(1 for r in rows if r.failed),
+        failed_usd=sum((r.cost.total_usd for r in rows if r.failed), Decimal(0)),
     )
 
 

@@ -218,6 +218,14 @@ def estimate(
     model: Annotated[str | None, typer.Option(help="Price a different model than the scenario's.")] = None,
     service_tier: ServiceTierOpt = None,
     prices: PricesOpt = None,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help="Add Insights: six checks and the levers that save most, each re-estimated"
+            " (one scenario only; see docs/insights.md).",
+        ),
+    ] = False,
 ) -> None:
     """Estimate scenarios: a row per billed request, totals, and the assumptions behind them.
 
@@ -248,6 +256,18 @@ def estimate(
             )
             report = build_report(est)
             gates = estimate_gates(report)
+            if explain:
+                from agentcost.insights import explain as run_explain
+                from agentcost.report.insights import ExplainedReport
+
+                found = run_explain(est, as_of=when, model=model, service_tier=tier, user_prices=user_prices)
+                report = ExplainedReport(report, found)  # type: ignore[assignment]
+        elif explain:
+            raise InputError(
+                "explains one scenario file at a time",
+                key="--explain",
+                hint="run it once per scenario: agentcost estimate SCENARIO --explain",
+            )
         else:
             from agentcost.batch import batch_gates, batch_report_for_paths
 

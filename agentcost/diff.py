@@ -120,9 +120,10 @@ class InputChange:
     """One input of a scenario that differs between the sides, as one line of text.
 
     ``part``: ``model``, ``caching``, ``cache_ttl``, ``tools``, ``tool_choice``, ``system``,
-    ``task``, ``rounds``, ``rounds_run``, ``calls``, ``thinking``, ``results``, ``final`` or
-    ``budget``. ``before``/``after`` are the compared values (token counts, names or dollar
-    strings; None where the side has none).
+    ``task``, ``rounds``, ``rounds_run``, ``calls``, ``replies`` (chat turns' answers), ``thinking``,
+    ``results``, ``user_messages`` (chat turns' user messages), ``final`` or ``budget``.
+    ``before``/``after`` are the compared values (token counts, names or dollar strings; None where
+    the side has none).
     """
 
     part: str
@@ -312,7 +313,8 @@ def input_changes(base: Estimate, head: Estimate) -> tuple[InputChange, ...]:
 
     Token figures are in each side's own counting (a new model can count the same text
     differently); "per request" parts are re-sent in every request, "in all" parts are summed over
-    the scenario's tool rounds.
+    the scenario's rounds (calls and results over tool rounds, replies and user messages over chat
+    turns).
     """
     b, h = base, head
     lines: list[InputChange] = []
@@ -367,12 +369,13 @@ def input_changes(base: Estimate, head: Estimate) -> tuple[InputChange, ...]:
         lines.append(InputChange("rounds_run", b_run, h_run, f"rounds run: {b_run:,} -> {h_run:,}{why}"))
     b_think = sum(r.thinking for r in b.scenario.rounds)
     h_think = sum(r.thinking for r in h.scenario.rounds)
-    b_calls = sum(r.output for r in bc.rounds) - b_think
-    h_calls = sum(r.output for r in hc.rounds) - h_think
+    b_parts, h_parts = _round_parts(b), _round_parts(h)
     for part, before, after, unit in (
-        ("calls", b_calls, h_calls, "output tokens in all"),
+        ("calls", b_parts.calls, h_parts.calls, "output tokens in all"),
+        ("replies", b_parts.replies, h_parts.replies, "output tokens in all"),
         ("thinking", b_think, h_think, "output tokens in all"),
-        ("results", sum(r.result for r in bc.rounds), sum(r.result for r in hc.rounds), "tokens in all"),
+        ("results", b_parts.results, h_parts.results, "tokens in all"),
+        ("user_messages", b_parts.user_messages, h_parts.user_messages, "tokens in all"),
         ("final", bc.final_output, hc.final_output, "output tokens"),
     ):
         line = _tokens_line(part, before, after, unit)
@@ -384,6 +387,29 @@ def input_changes(base: Estimate, head: Estimate) -> tuple[InputChange, ...]:
         shown = [fmt.usd(e.budget.limit_usd, 2) if e.budget is not None else "none" for e in (b, h)]
         lines.append(InputChange("budget", b_budget, h_budget, f"budget: {shown[0]} -> {shown[1]}"))
     return tuple(lines)
+
+
+@dataclass(frozen=True)
+class _RoundParts:
+    """Token sums over a scenario's rounds: tool rounds (calls, results) and chat turns (replies,
+    user messages); output without thinking."""
+
+    calls: int
+    replies: int
+    results: int
+    user_messages: int
+
+
+def _round_parts(e: Estimate) -> _RoundParts:
+    calls = replies = results = user_messages = 0
+    for spec, counted in zip(e.scenario.rounds, e.counts.rounds, strict=True):
+        if counted.reply:
+            replies += counted.output - spec.thinking
+            user_messages += counted.result
+        else:
+            calls += counted.output - spec.thinking
+            results += counted.result
+    return _RoundParts(calls, replies, results, user_messages)
 
 
 def _tools_line(b: Estimate, h: Estimate) -> InputChange | None:

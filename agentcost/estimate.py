@@ -5,8 +5,8 @@ This is the library entry point (``agentcost.estimate``); the CLI calls it like 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -19,6 +19,7 @@ from agentcost.accountant import (
     Pricer,
     RequestCost,
     RequestUsage,
+    Route,
     TtlOption,
     request_gaps,
     run_accountant,
@@ -26,6 +27,12 @@ from agentcost.accountant import (
 )
 from agentcost.catalog.prices import ModelPrices, Usage
 from agentcost.counts import TokenCounts
+from agentcost.dynamics_context import (
+    ContextEditingEffect,
+    ToolSearchEffect,
+    context_editing_effect,
+    tool_search_effect,
+)
 from agentcost.errors import InputError
 from agentcost.spec import CacheTTL, CachingMode, Scenario
 
@@ -70,10 +77,25 @@ class Estimate:
     caching_is_default: bool
     budget: Budget | None
     ttl_comparison: tuple[TtlOption, ...] = ()  # none / 5m / 1h costs for the pacing (Anthropic)
+    # the subagents the run starts, by (round index, call index), 0-based (agentcost.subagents)
+    subagents: Mapping[tuple[int, int], Estimate] = field(default_factory=dict)
+    context_editing: ContextEditingEffect | None = None  # clearing old tool results vs not clearing
+    tool_search: ToolSearchEffect | None = None  # deferred tools vs every tool loaded up front
+    dynamics: DynamicsEffect | None = None  # parallel calls and routing vs their baselines
+
+    @property
+    def subagents_usd(self) -> Decimal:
+        """What the subagents cost (theirs and their own subagents'), on top of this run's ledger."""
+        return sum((sub.total_usd for sub in self.subagents.values()), Decimal(0))
+
+    @property
+    def total_usd(self) -> Decimal:
+        """This run's ledger plus all its subagents: what the task costs."""
+        return self.ledger.totals.cost_usd + self.subagents_usd
 
     @property
     def over_budget(self) -> bool:
-        return self.budget is not None and self.ledger.totals.cost_usd > self.budget.limit_usd
+        return self.budget is not None and self.total_usd > self.budget.limit_usd
 
 
 def cache_policy(scenario: Scenario, prices: ModelPrices) -> tuple[CachePolicy, bool]:
@@ -227,10 +249,13 @@ def estimate_scenario(
     budget_usd: Decimal | None = None,
     service_tier: str | None = None,
     user_prices: UserPrices | None = None,
+    compare: bool = True,
 ) -> Estimate:
     """Estimate an already-loaded scenario. ``model`` overrides the scenario's model, ``service_tier``
-    (``--service-tier``) its ``service_tier``; ``user_prices`` is a loaded ``--prices`` file."""
+    (``--service-tier``) its ``service_tier``; ``user_prices`` is a loaded ``--prices`` file.
+    ``compare``: also re-estimate the baselines of parallel calls and routing (``Estimate.dynamics``)."""
     from agentcost.catalog.prices import resolve_model
+    from agentcost.subagents import estimate_subagents, has_subagents
     from agentcost.tokens import count_tokens
 
     if model is not None and not model.strip():
@@ -257,6 +282,7 @@ def estimate_scenario(
             ) from None
         raise err.located(file=scenario.path, line=scenario.model_line, key="model") from None
     counts = count_tokens(scenario, provider=prices.provider, model_id=prices.rules_id)
+    counts = replace(counts, routes=_routes(scenario, prices, as_of, service_tier, user_prices))
     policy, is_default = cache_policy(scenario, prices)
     pricer = pricer_for(prices)
     ledger = run_accountant(
@@ -265,15 +291,57 @@ def estimate_scenario(
         policy,
         max_rounds=scenario.limits.max_rounds,
         gaps=request_gaps(scenario),
+        max_budget_usd=scenario.limits.max_budget_usd,
     )
     ttls = ttl_comparison(scenario, prices, counts, policy, pricer)
+
+    def rerun(other: TokenCounts) -> Ledger:  # the same run on other counts (baselines)
+        return run_accountant(
+            other, pricer, policy, max_rounds=scenario.limits.max_rounds, gaps=request_gaps(scenario)
+        )
+
+    editing = context_editing_effect(counts, ledger, rerun)
+    searching = tool_search_effect(
+        scenario,
+        counts,
+        ledger,
+        lambda other: count_tokens(other, provider=prices.provider, model_id=prices.rules_id),
+        rerun,
+    )
     budget: Budget | None = None
     if budget_usd is not None:
         budget = Budget(budget_usd, "--budget")
     elif scenario.limits.budget_usd is not None:
         setter = _override_of(scenario, "limits.budget_usd")
         budget = Budget(scenario.limits.budget_usd, f"--set {setter}" if setter else "limits.budget_usd")
-    return Estimate(scenario, prices, counts, ledger, is_default, budget, ttls)
+    subagents: Mapping[tuple[int, int], Estimate] = {}
+    if has_subagents(scenario):  # each on its own model, with the same date and price file
+        subagents = estimate_subagents(scenario, ledger.rounds_run, as_of=as_of, user_prices=user_prices)
+    return Estimate(
+        scenario,
+        prices,
+        counts,
+        ledger,
+        is_default,
+        budget,
+        ttls,
+        subagents,
+        context_editing=editing,
+        tool_search=searching,
+        dynamics=(
+            dynamics_effect(
+                scenario,
+                ledger.totals.cost_usd,
+                routed=tuple(name for name, _ in counts.routes),
+                as_of=as_of,
+                model=model,
+                service_tier=service_tier,
+                user_prices=user_prices,
+            )
+            if compare
+            else None
+        ),
+    )
 
 
 def _service_tier_error(err: InputError, scenario: Scenario, from_option: bool) -> InputError:
@@ -325,3 +393,98 @@ def estimate(
         service_tier=service_tier,
         user_prices=user_prices,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Agent dynamics: routing and the baselines of parallel calls and routing (agentcost.dynamics)
+
+
+@dataclass(frozen=True)
+class DynamicsEffect:
+    """Parallel calls and routing against their baselines (this run's ledger, subagents excluded).
+
+    ``sequential_usd``: the same calls made one per round (None: no parallel batch).
+    ``baselines``: (model, cost) with every request on that model -- the scenario's model first, then
+    each routed model (empty: no routing).
+    """
+
+    cost_usd: Decimal
+    sequential_usd: Decimal | None = None
+    baselines: tuple[tuple[str, Decimal], ...] = ()
+
+    @property
+    def parallel_saving_usd(self) -> Decimal | None:
+        return None if self.sequential_usd is None else self.sequential_usd - self.cost_usd
+
+
+def _routes(
+    scenario: Scenario,
+    prices: ModelPrices,
+    as_of: datetime,
+    service_tier: str | None,
+    user_prices: UserPrices | None,
+) -> tuple[tuple[str, Route], ...]:
+    """A route for every model rounds name (a model that resolves to the run's own needs none)."""
+    from agentcost.catalog.prices import resolve_model
+    from agentcost.dynamics import routed_models
+    from agentcost.tokens import count_tokens
+
+    routes: list[tuple[str, Route]] = []
+    for name in routed_models(scenario):
+        line = next((r.line for r in scenario.rounds if r.model == name), None)
+        try:
+            other = resolve_model(
+                name,
+                as_of=as_of,
+                service_tier=service_tier if service_tier is not None else scenario.service_tier,
+                user_prices=user_prices,
+            )
+        except InputError as err:
+            raise err.located(file=scenario.path, line=line, key="model") from None
+        if other.model_id == prices.model_id:
+            continue
+        counts = count_tokens(scenario, provider=other.provider, model_id=other.rules_id)
+        policy, _ = cache_policy(scenario, other)
+        if policy.style == "stored":
+            raise InputError(
+                "routing is not modelled with caching: explicit (Gemini explicit caches)",
+                file=scenario.path,
+                line=line,
+                key="model",
+                hint="use caching: conversation or prefix, or remove the round's model",
+            )
+        routes.append((name, Route(counts, pricer_for(other), policy)))
+    return tuple(routes)
+
+
+def dynamics_effect(
+    scenario: Scenario,
+    cost_usd: Decimal,
+    *,
+    routed: tuple[str, ...],
+    as_of: datetime,
+    model: str | None,
+    service_tier: str | None,
+    user_prices: UserPrices | None,
+) -> DynamicsEffect | None:
+    """Re-estimate the scenario with its parallel batches made one call per round, and with every
+    request on one model (the scenario's, then each of the ``routed`` models: those with a route).
+    None: neither applies."""
+    from agentcost.dynamics import has_parallel_calls, sequential_equivalent, without_routing
+
+    if not routed and not has_parallel_calls(scenario):
+        return None
+
+    def cost(other: Scenario, on: str | None = model) -> Decimal:
+        again = estimate_scenario(
+            other, as_of=as_of, model=on, service_tier=service_tier, user_prices=user_prices, compare=False
+        )
+        return again.ledger.totals.cost_usd
+
+    sequential = cost(sequential_equivalent(scenario)) if has_parallel_calls(scenario) else None
+    baselines: list[tuple[str, Decimal]] = []
+    if routed:
+        own = model if model is not None else scenario.model
+        baselines.append((own, cost(without_routing(scenario))))
+        baselines.extend((name, cost(without_routing(scenario), name)) for name in routed)
+    return DynamicsEffect(cost_usd, sequential, tuple(baselines))

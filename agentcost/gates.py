@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from agentcost.report import Report
+from agentcost.report import Report, all_subagents
 from agentcost.report.fmt import exact, percent
 
 GateName = Literal["budget", "context_window", "max_increase", "max_increase_usd"]
@@ -54,7 +54,25 @@ def budget_gate(report: Report) -> Gate | None:
 
 
 def context_gate(report: Report) -> Gate | None:
-    """A single request larger than the model's context window; None when the window is unknown."""
+    """A single request larger than the model's context window; None when the window is unknown.
+    A subagent's request over its own model's window trips it too (the first such subagent is named)."""
+    own = _own_context_gate(report)
+    if own is not None and own.tripped:
+        return own
+    for sub in all_subagents(report):
+        gate = _own_context_gate(sub.report)
+        if gate is not None and gate.tripped:
+            return Gate(
+                name=gate.name,
+                tripped=True,
+                message=f"subagent {sub.label} of {report.scenario_path}: {gate.message}",
+                file=gate.file,
+                line=gate.line,
+            )
+    return own
+
+
+def _own_context_gate(report: Report) -> Gate | None:
     window = report.context_window
     if window is None:
         return None

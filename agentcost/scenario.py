@@ -60,10 +60,13 @@ from agentcost.spec import (
     CacheTTL,
     CachingMode,
     Content,
+    ContextEditing,
     Limits,
     Pacing,
     Provider,
     QuotaState,
+    ResultTrim,
+    Retries,
     Round,
     Scenario,
     ServerToolName,
@@ -78,7 +81,7 @@ from agentcost.spec import (
 __all__ = ["MAX_ROUNDS", "OverrideError", "Reader", "dump_json", "json_schema", "load_scenario"]
 
 MAX_ROUNDS = 100_000
-"""Most tool rounds a scenario may have after ``repeat`` is unrolled."""
+"""Most rounds (tool rounds and chat turns) a scenario may have after ``repeat`` is unrolled."""
 
 _MAX_VALUES = 2_000_000  # values one file may expand to (YAML aliases can multiply them)
 _SUPPORTED_VERSIONS = (SCENARIO_VERSION,)
@@ -105,6 +108,12 @@ class _Spec(BaseModel):
     def allowed_keys(cls) -> list[str]:
         return [info.alias or name for name, info in cls.model_fields.items()]
 
+    @classmethod
+    def misplaced(cls, key: str) -> tuple[str, str] | None:
+        """A message and a hint for an unknown ``key`` that belongs to another kind of mapping
+        (None: just an unknown key)."""
+        return None
+
     @model_validator(mode="before")
     @classmethod
     def _reject_unknown_keys(cls, data: Any) -> Any:
@@ -113,9 +122,11 @@ class _Spec(BaseModel):
             allowed = cls.allowed_keys()
             for key in data:
                 if key not in allowed:
-                    raise PydanticCustomError(
-                        "unknown_key", "unknown key", {"key": key, "allowed": ", ".join(allowed)}
-                    )
+                    ctx = {"key": key, "allowed": ", ".join(allowed)}
+                    misplaced = cls.misplaced(key)
+                    if misplaced is not None:
+                        ctx["message"], ctx["hint"] = misplaced
+                    raise PydanticCustomError("unknown_key", "unknown key", ctx)
         return data
 
 
@@ -189,6 +200,12 @@ ContentValue = Annotated[
 _CONTENT = "an integer (tokens), a text, or one of {tokens: N}, {text: ...}, {file: path}"
 
 
+_DEFER = (
+    "Deferred loading (tool search): until a round loads the tool, only a short stub of it is sent "
+    "(tool_search_stub tokens)."
+)
+
+
 class AnthropicTool(_Spec):
     """A tool definition in Anthropic Messages API format."""
 
@@ -200,6 +217,7 @@ class AnthropicTool(_Spec):
         default=None, description="Anthropic cache breakpoint (ignored: caching is set by `caching`)."
     )
     strict: bool | None = Field(default=None, description="Strict tool use (does not change the count).")
+    defer_loading: bool | None = Field(default=None, description=_DEFER)
 
 
 class OpenAIFunction(_Spec):
@@ -211,6 +229,7 @@ class OpenAIFunction(_Spec):
         default=None, description="JSON Schema of the arguments (default: an object with no properties)."
     )
     strict: bool | None = Field(default=None, description="Structured outputs for the arguments.")
+    defer_loading: bool | None = Field(default=None, description=_DEFER)
 
 
 class OpenAIChatTool(_Spec):
@@ -218,6 +237,7 @@ class OpenAIChatTool(_Spec):
 
     type: Literal["function"] = Field(description="Always function.")
     function: OpenAIFunction = Field(description="The function the model can call.")
+    defer_loading: bool | None = Field(default=None, description=_DEFER)
 
 
 class OpenAIResponsesTool(_Spec):
@@ -230,6 +250,7 @@ class OpenAIResponsesTool(_Spec):
         default=None, description="JSON Schema of the arguments (default: an object with no properties)."
     )
     strict: bool | None = Field(default=None, description="Structured outputs for the arguments.")
+    defer_loading: bool | None = Field(default=None, description=_DEFER)
 
 
 class MCPTool(_Spec):
@@ -243,6 +264,7 @@ class MCPTool(_Spec):
     annotations: JsonObject | None = Field(default=None, description="MCP tool annotations (unused).")
     meta: JsonObject | None = Field(default=None, alias="_meta", description="MCP metadata (unused).")
     icons: list[Any] | None = Field(default=None, description="MCP icons (unused).")
+    defer_loading: bool | None = Field(default=None, description=_DEFER)
 
 
 class ToolFile(_Spec):
@@ -252,6 +274,10 @@ class ToolFile(_Spec):
         description="Path, relative to the scenario file, of a JSON or YAML file holding a list of "
         "tool definitions (any format), an MCP tools/list result {tools: [...]}, a JSON-RPC "
         "response {result: {tools: [...]}}, or one tool definition."
+    )
+    defer_loading: bool | None = Field(
+        default=None,
+        description="Defer every tool in the file (a tool's own defer_loading wins): " + _DEFER,
     )
 
 
@@ -335,8 +361,19 @@ class ServerToolSpec(_Spec):
     )
 
 
-class RoundSpec(_Spec):
-    """One tool round: the model writes a tool call, the tool's result is sent back."""
+_SUBAGENT = (
+    "The call hands work to a subagent: {file: path} of another scenario file, or an inline scenario "
+    "mapping (model, system, tools, task, rounds, final, ...). Its requests are billed on its own "
+    "model; its final answer is the result."
+)
+_ROUND_MODEL = (
+    "Routing: this round's request runs on another model (priced and counted with it); a model "
+    "switch breaks the prompt cache."
+)
+
+
+class CallSpec(_Spec):
+    """One of several tool calls the model writes in one response (parallel tool calls)."""
 
     model_config = ConfigDict(json_schema_extra=_EXCLUSIVE_CALL)
 
@@ -346,11 +383,79 @@ class RoundSpec(_Spec):
     )
     call_tokens: PositiveCount | None = Field(default=None, description=_CALL_TOKENS)
     result: ContentValue | None = Field(default=None, description=_RESULT)
+    subagent: JsonObject | None = Field(default=None, description=_SUBAGENT)
+
+
+class RoundSpec(_Spec):
+    """One tool round: the model writes a tool call (or several: calls), the result(s) are sent back."""
+
+    model_config = ConfigDict(
+        json_schema_extra={**_EXCLUSIVE_CALL, "oneOf": [{"required": ["tool"]}, {"required": ["calls"]}]}
+    )
+
+    tool: Name | None = Field(
+        default=None, description="Name of the tool called (one of `tools`, when tools are given)."
+    )
+    input: JsonObject | None = Field(
+        default=None, description="The call's arguments as the model writes them (a mapping)."
+    )
+    call_tokens: PositiveCount | None = Field(default=None, description=_CALL_TOKENS)
+    result: ContentValue | None = Field(default=None, description=_RESULT)
+    calls: Annotated[list[CallSpec], Field(min_length=1)] | None = Field(
+        default=None,
+        description="Parallel tool calls: several tool_use blocks in one response, all results sent "
+        "back in the next request (instead of tool, input/call_tokens, result).",
+    )
+    subagent: JsonObject | None = Field(default=None, description=_SUBAGENT)
+    model: Name | None = Field(default=None, description=_ROUND_MODEL)
     repeat: PositiveCount | None = Field(default=1, description="How many times this round happens in a row.")
     thinking: Count | None = Field(default=None, description=_THINKING)
     text: ContentValue | None = Field(default=None, description=_TEXT)
     seconds: Seconds | None = Field(default=None, description=_SECONDS)
     server_tools: list[ServerToolSpec] | None = Field(default=None, description=_SERVER_TOOLS)
+
+
+_REPLY = (
+    "The model's plain-text answer in this turn (no tool call): " + _CONTENT + ". The last answer of "
+    "the conversation is `final`."
+)
+_USER = "The user's next message, sent after the reply: " + _CONTENT + "."
+_TOOL_ROUND_ONLY = ("tool", "input", "call_tokens", "result", "text", "calls", "subagent")
+
+
+class ChatTurnSpec(_Spec):
+    """One chat turn: the model answers in plain text, the user sends the next message."""
+
+    reply: ContentValue = Field(description=_REPLY)
+    user: ContentValue = Field(description=_USER)
+    repeat: PositiveCount | None = Field(default=1, description="How many times this turn happens in a row.")
+    thinking: Count | None = Field(default=None, description=_THINKING)
+    seconds: Seconds | None = Field(default=None, description=_SECONDS)
+    server_tools: list[ServerToolSpec] | None = Field(default=None, description=_SERVER_TOOLS)
+
+    @classmethod
+    def misplaced(cls, key: str) -> tuple[str, str] | None:
+        if key not in _TOOL_ROUND_ONLY:
+            return None
+        hints = {
+            "text": "in a chat turn the assistant's text is reply",
+            "result": "in a chat turn the message sent back is user",
+        }
+        kinds = "a round is a tool round (tool, input or call_tokens, result) or a chat turn (reply, user)"
+        return f"a chat turn (reply, user) cannot have {key}", hints.get(key, kinds)
+
+
+def _round_kind(value: Any) -> str:
+    """Which kind of round an item is: a chat turn when it has reply or user, else a tool round."""
+    if isinstance(value, dict) and ("reply" in value or "user" in value):
+        return "~chat"
+    return "~tool"
+
+
+RoundItem = Annotated[
+    Annotated[RoundSpec, Tag("~tool")] | Annotated[ChatTurnSpec, Tag("~chat")],
+    Discriminator(_round_kind),
+]
 
 
 class DefaultsSpec(_Spec):
@@ -380,10 +485,69 @@ class LimitsSpec(_Spec):
     """Limits of the agent loop."""
 
     max_rounds: PositiveCount | None = Field(
-        default=None, description="Stop after this many tool rounds (the run is reported as truncated)."
+        default=None, description="Stop after this many rounds (the run is reported as truncated)."
     )
     budget_usd: Money | None = Field(
         default=None, description="Budget in US dollars; an estimate over it fails (exit code 1)."
+    )
+    max_budget_usd: Money | None = Field(
+        default=None,
+        description="Stop the run between requests once the running cost would pass this many US "
+        "dollars (as the Claude Agent SDK does); the run is reported as truncated.",
+    )
+
+
+Share = Annotated[
+    Decimal,
+    BeforeValidator(_int_to_decimal),
+    Field(ge=0, le=1),
+    WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1}),
+]
+
+
+class RetriesSpec(_Spec):
+    """Tool calls that fail validation and are retried (each failure is a full extra request)."""
+
+    model_config = ConfigDict(json_schema_extra={"not": {"required": ["share", "count"]}})
+
+    share: Share | None = Field(
+        default=None, description="Share of the tool rounds whose call fails once (0 to 1, spread evenly)."
+    )
+    count: Count | None = Field(default=None, description="Failed calls in all (instead of share).")
+    error: ContentValue | None = Field(
+        default=None,
+        description="The error result sent back for a failed call: " + _CONTENT + " (default: per provider).",
+    )
+
+
+class TrimSpec(_Spec):
+    """Result trimming done by the agent's own code before results go back to the model."""
+
+    max_tokens: PositiveCount | None = Field(
+        default=None, description="Cap every tool result at this many tokens."
+    )
+    keep_last: Count | None = Field(
+        default=None,
+        description="Keep only the last N tool results in full; older ones become a short placeholder "
+        "(this changes earlier context, so the cache is written again from the edit point).",
+    )
+
+
+class ContextEditingSpec(_Spec):
+    """Anthropic context editing (clear_tool_uses): clear old tool results once the context is large."""
+
+    trigger: PositiveCount | None = Field(
+        default=None, description="Clear once a request's input passes this many tokens (default 100000)."
+    )
+    keep: Count | None = Field(default=None, description="Tool uses kept, the most recent (default 3).")
+    clear_at_least: Count | None = Field(
+        default=None, description="Clear only if at least this many tokens go (default 0)."
+    )
+    placeholder: Count | None = Field(
+        default=None, description="Tokens a cleared result leaves behind (default 10)."
+    )
+    exclude_tools: list[Name] | None = Field(
+        default=None, description="Tools whose results are never cleared."
     )
 
 
@@ -412,7 +576,9 @@ class ScenarioFile(_Spec):
     defaults: DefaultsSpec | None = Field(
         default=None, description="Keys applied to every round that does not set them."
     )
-    rounds: list[RoundSpec] | None = Field(default=None, description="The tool rounds, in order.")
+    rounds: list[RoundItem] | None = Field(
+        default=None, description="The rounds, in order: tool rounds and chat turns."
+    )
     final: ContentValue = Field(description="The final plain-text answer: " + _CONTENT + ".")
     caching: CachingMode | None = Field(
         default=None,
@@ -439,6 +605,19 @@ class ScenarioFile(_Spec):
         default="spent",
         description="spent: every server-tool use is billed; available: uses inside the provider's "
         "free quota cost nothing.",
+    )
+    retries: RetriesSpec | None = Field(
+        default=None, description="Calls that fail validation and are retried with an error result."
+    )
+    trim: TrimSpec | None = Field(
+        default=None, description="Cap tool results, or keep only the last N in full."
+    )
+    context_editing: ContextEditingSpec | None = Field(
+        default=None,
+        description="Clear old tool results once the context passes a trigger (Anthropic clear_tool_uses).",
+    )
+    tool_search_stub: Count | None = Field(
+        default=None, description="Tokens a deferred tool (defer_loading) costs until loaded (default 9)."
     )
 
 
@@ -788,10 +967,14 @@ def _convert(error: Any, doc: _Doc, value: Any, at: KeyPath) -> InputError:
     kind, given, ctx = error["type"], error["input"], error.get("ctx") or {}
     if kind == "unknown_key":
         allowed = ctx["allowed"].split(", ")
-        return doc.error((*at, *path, ctx["key"]), "unknown key", _allowed_hint(ctx["key"], allowed))
+        allowed_hint = _allowed_hint(ctx["key"], allowed)
+        if "message" in ctx:  # a key of another kind of mapping (a tool round's key in a chat turn)
+            return doc.error((*at, *path, ctx["key"]), ctx["message"], f"{ctx['hint']}; {allowed_hint}")
+        return doc.error((*at, *path, ctx["key"]), "unknown key", allowed_hint)
     if kind == "missing":
         name = loc[-1]
-        hint = _MISSING_HINTS.get(f"server_tools.{name}" if "server_tools" in loc else name)
+        parent = next((part for part in ("server_tools", "calls") if part in loc), None)
+        hint = _MISSING_HINTS.get(f"{parent}.{name}" if parent else name)
         return doc.error((*at, *path, name), "required key is missing", hint)
     message, hint = _describe(kind, given, ctx, error["msg"])
     if kind == "content" and isinstance(given, dict) and given:
@@ -816,8 +999,11 @@ _MISSING_HINTS = {
     "model": "e.g. 'model: claude-sonnet-4-5'",
     "task": "the first user message: " + _CONTENT,
     "final": "the final answer: " + _CONTENT,
-    "tool": "the name of the tool this round calls",
+    "tool": "the name of the tool this round calls; or reply and user for a chat turn",
+    "reply": "the model's plain-text answer before the user's message: " + _CONTENT,
+    "user": "a chat turn needs the user's next message; the conversation's last answer is final, not a round",
     "server_tools.tool": "web_search, web_fetch or code_execution",
+    "calls.tool": "the name of the tool this call uses",
     "input_schema": "a tool needs a JSON schema of its input: input_schema (Anthropic), "
     "parameters (OpenAI) or inputSchema (MCP)",
     "type": "OpenAI tools start with 'type: function'",
@@ -1009,17 +1195,17 @@ class _Items:
     item: _Level
 
 
-_Level = type[_Spec] | _Items | Literal["content", "tool", "any"]
+_Level = type[_Spec] | _Items | Literal["content", "tool", "round", "any"]
 """What a value holds, as far as overrides care: a mapping whose keys a model knows, a list, a
-content value, a tool definition (its model depends on its keys), or anything else (a plain value
-or free JSON such as ``input``; validation checks it)."""
+content value, a tool definition or a round (their model depends on their keys: a tool round or a
+chat turn), or anything else (a plain value or free JSON such as ``input``; validation checks it)."""
 
 _CHILDREN: dict[tuple[type[_Spec], str], _Level] = {
     (ScenarioFile, "system"): "content",
     (ScenarioFile, "tools"): _Items("tool"),
     (ScenarioFile, "task"): "content",
     (ScenarioFile, "defaults"): DefaultsSpec,
-    (ScenarioFile, "rounds"): _Items(RoundSpec),
+    (ScenarioFile, "rounds"): _Items("round"),
     (ScenarioFile, "final"): "content",
     (ScenarioFile, "limits"): LimitsSpec,
     (ScenarioFile, "pacing"): PacingSpec,
@@ -1029,6 +1215,15 @@ _CHILDREN: dict[tuple[type[_Spec], str], _Level] = {
     (RoundSpec, "result"): "content",
     (RoundSpec, "text"): "content",
     (RoundSpec, "server_tools"): _Items(ServerToolSpec),
+    (RoundSpec, "calls"): _Items(CallSpec),
+    (CallSpec, "result"): "content",
+    (ScenarioFile, "retries"): RetriesSpec,
+    (RetriesSpec, "error"): "content",
+    (ScenarioFile, "trim"): TrimSpec,
+    (ScenarioFile, "context_editing"): ContextEditingSpec,
+    (ChatTurnSpec, "reply"): "content",
+    (ChatTurnSpec, "user"): "content",
+    (ChatTurnSpec, "server_tools"): _Items(ServerToolSpec),
     (ServerToolSpec, "result"): "content",
     (OpenAIChatTool, "function"): OpenAIFunction,
 }
@@ -1044,6 +1239,9 @@ _TOOL_MODELS: dict[str | None, type[_Spec]] = {
     "~mcp": MCPTool,
     "~file": ToolFile,
 }
+
+
+_ROUND_MODELS: dict[str, type[_Spec]] = {"~tool": RoundSpec, "~chat": ChatTurnSpec}
 
 
 class _Setter:
@@ -1088,7 +1286,13 @@ class _Setter:
         """Step ``n`` is ``key`` of ``value``."""
         if not isinstance(value, dict):
             self.fail(n, f"{self.written(n)} is not a mapping: it is {_shown(value)}")
-        model = _TOOL_MODELS[_tool_item_kind(value)] if level == "tool" else level
+        model = (
+            _TOOL_MODELS[_tool_item_kind(value)]
+            if level == "tool"
+            else _ROUND_MODELS[_round_kind(value)]
+            if level == "round"
+            else level
+        )
         child: _Level = "any"
         if isinstance(model, type):  # keys known: check this one
             tool_file = f"{self.written(n)} names a tool file; --set cannot change the tools in it"
@@ -1166,12 +1370,15 @@ class _Origin:
 class _ScenarioReader:
     """Turns a validated scenario file into a :class:`Scenario`, reading the files it names."""
 
-    def __init__(self, doc: _Doc, spec: ScenarioFile, read_text: Callable[[Path], str]) -> None:
+    def __init__(
+        self, doc: _Doc, spec: ScenarioFile, read_text: Callable[[Path], str], *, depth: int = 0
+    ) -> None:
         self.doc = doc
         self.spec = spec
         self.base = doc.path.parent
         self.read_text = read_text
         self.texts: dict[Path, str] = {}  # each file is read once
+        self.depth = depth  # 0: the scenario given; 1: a subagent of it; ...
 
     def scenario(self, overrides: tuple[str, ...]) -> Scenario:
         spec, doc = self.spec, self.doc
@@ -1196,6 +1403,8 @@ class _ScenarioReader:
                 budget_usd=limits.budget_usd,
                 max_rounds_line=doc.own_line(("limits", "max_rounds")),
                 budget_line=doc.own_line(("limits", "budget_usd")),
+                max_budget_usd=limits.max_budget_usd,
+                max_budget_line=doc.own_line(("limits", "max_budget_usd")),
             ),
             name=spec.name,
             description=spec.description,
@@ -1206,6 +1415,72 @@ class _ScenarioReader:
             thinking_retention=spec.thinking_retention or "auto",
             final_thinking=spec.final_thinking or 0,
             server_tool_quota=spec.server_tool_quota or "spent",
+            retries=self.retries(spec.retries),
+            trim=None if spec.trim is None else self.trim(spec.trim),
+            context_editing=self.context_editing(spec.context_editing, tools),
+            tool_search_stub=spec.tool_search_stub if spec.tool_search_stub is not None else 9,
+        )
+
+    # -- agent dynamics
+
+    def retries(self, item: RetriesSpec | None) -> Retries:
+        if item is None:
+            return Retries()
+        if item.share is not None and item.count is not None:
+            raise self.doc.error(
+                ("retries", "count"), "share and count exclude each other", "give one of them"
+            )
+        error = None if item.error is None else self.content(item.error, ("retries", "error"))
+        return Retries(share=item.share or Decimal(0), count=item.count or 0, error=error)
+
+    def trim(self, item: TrimSpec) -> ResultTrim:
+        if item.max_tokens is None and item.keep_last is None:
+            raise self.doc.error(("trim",), "trim sets nothing", "give max_tokens, keep_last or both")
+        if item.keep_last is not None and self.spec.context_editing is not None:
+            raise self.doc.error(
+                ("trim", "keep_last"),
+                "trim.keep_last and context_editing exclude each other",
+                "both clear old tool results; keep one of them",
+            )
+        return ResultTrim(max_tokens=item.max_tokens, keep_last=item.keep_last)
+
+    def context_editing(
+        self, item: ContextEditingSpec | None, tools: tuple[ToolDef, ...]
+    ) -> ContextEditing | None:
+        if item is None:
+            return None
+        names = tuple(tool.name for tool in tools)
+        excluded = item.exclude_tools or []
+        for i, name in enumerate(excluded):
+            if names and name not in names:
+                close = _closest(name, names)
+                hint = f"defined: {', '.join(names[:12])}" + (f"; did you mean {close!r}?" if close else "")
+                raise self.doc.error(("context_editing", "exclude_tools", i), f"unknown tool {name!r}", hint)
+        default = ContextEditing()
+        return ContextEditing(
+            trigger=item.trigger if item.trigger is not None else default.trigger,
+            keep=item.keep if item.keep is not None else default.keep,
+            clear_at_least=item.clear_at_least if item.clear_at_least is not None else default.clear_at_least,
+            placeholder=item.placeholder if item.placeholder is not None else default.placeholder,
+            exclude_tools=tuple(excluded),
+        )
+
+    def _load_subagent(self, value: dict[str, Any], path: KeyPath, line: int | None, depth: int) -> Scenario:
+        """The subagent a tool call hands work to: ``value`` is the raw ``subagent`` mapping at key
+        path ``path`` (line ``line``) of this file, ``{file: path}`` or an inline scenario; ``depth``
+        is the subagent's nesting depth (1 for a subagent of the top-level scenario).
+
+        Hook for the subagents mechanism (loading, depth limit, cycles)."""
+        from agentcost.subagents import load_subagent
+
+        return load_subagent(
+            value,
+            parent_path=self.doc.path,
+            line=line,
+            reader=self.read_text,
+            depth=depth,
+            doc=self.doc,
+            at=path,
         )
 
     # -- content and files
@@ -1243,8 +1518,9 @@ class _ScenarioReader:
         seen: dict[str, _Origin] = {}
         for i, item in enumerate(items):
             line = self.doc.line(("tools", i))
+            defer = item.defer_loading if isinstance(item, ToolFile) else None
             for model, origin in self.tool_models(item, ("tools", i)):
-                tool = _tool_def(model, line)
+                tool = _tool_def(model, line, defer)
                 if tool.name in seen:
                     raise origin.doc.error(
                         (*origin.path, "name"),
@@ -1271,11 +1547,12 @@ class _ScenarioReader:
         choice, path = spec.tool_choice or "auto", ("tool_choice",)
         if choice in ("any", "tool") and not has_tools:
             raise self.doc.error(path, f"{choice!r} needs tools, but none are defined")
-        if choice == "none" and spec.rounds:
+        tool_rounds = [item for item in spec.rounds or [] if isinstance(item, RoundSpec)]
+        if choice == "none" and tool_rounds:
             raise self.doc.error(
                 path,
-                f"'none' forbids tool calls, but rounds has {len(spec.rounds)} item(s)",
-                "use auto, or remove the rounds",
+                f"'none' forbids tool calls, but rounds has {len(tool_rounds)} tool round(s)",
+                "use auto, or remove the tool rounds",
             )
 
     # -- rounds
@@ -1283,47 +1560,118 @@ class _ScenarioReader:
     def rounds(self, tool_names: tuple[str, ...]) -> tuple[Round, ...]:
         defaults = self.spec.defaults or DefaultsSpec()
         rounds: list[Round] = []
-        known = set(tool_names)
         for i, item in enumerate(self.spec.rounds or []):
             path: KeyPath = ("rounds", i)
-            if known and item.tool not in known:
-                raise self.doc.error(
-                    (*path, "tool"), f"unknown tool {item.tool!r}", _tools_hint(item, tool_names)
-                )
             repeat = item.repeat or 1
             if len(rounds) + repeat > MAX_ROUNDS:
                 raise self.doc.error(path, f"more than {MAX_ROUNDS:,} rounds after repeats")
-            rounds.extend([self.round(item, defaults, path)] * repeat)
+            if isinstance(item, ChatTurnSpec):
+                rounds.extend([self.chat_turn(item, defaults, path)] * repeat)
+            else:
+                rounds.extend([self.round(item, defaults, path, tool_names)] * repeat)
         return tuple(rounds)
 
-    def round(self, item: RoundSpec, defaults: DefaultsSpec, path: KeyPath) -> Round:
+    def chat_turn(self, item: ChatTurnSpec, defaults: DefaultsSpec, path: KeyPath) -> Round:
+        """A chat turn: no call; the reply is the assistant's text; the user's message comes back.
+
+        Of ``defaults``, the keys of a response apply (thinking, seconds, server_tools); those of a
+        tool call (call_tokens, result, text) do not."""
+        thinking = item.thinking if item.thinking is not None else defaults.thinking
+        seconds = item.seconds if item.seconds is not None else defaults.seconds
+        return Round(
+            calls=(),
+            thinking=thinking or 0,
+            text=self.content(item.reply, (*path, "reply")),
+            line=self.doc.line(path),
+            seconds=seconds,
+            server_tools=self.server_tools(item.server_tools, defaults, path),
+            user=self.content(item.user, (*path, "user")),
+        )
+
+    def server_tools(
+        self, own: list[ServerToolSpec] | None, defaults: DefaultsSpec, path: KeyPath
+    ) -> tuple[ServerToolUse, ...]:
+        servers, servers_path = _own_or_default(own, defaults.server_tools, path, "server_tools")
+        return tuple(self.server_tool(server, (*servers_path, i)) for i, server in enumerate(servers or []))
+
+    def round(
+        self, item: RoundSpec, defaults: DefaultsSpec, path: KeyPath, tool_names: tuple[str, ...]
+    ) -> Round:
         thinking = item.thinking if item.thinking is not None else defaults.thinking
         text, text_path = _own_or_default(item.text, defaults.text, path, "text")
-        result, result_path = _own_or_default(item.result, defaults.result, path, "result")
-        if result is None:
-            raise self.doc.error(
-                path,
-                "the round has no result",
-                "add result: N tokens, a text or {file: path}, or set defaults.result",
+        if item.calls is not None:  # parallel calls: several tool_use blocks in one response
+            for key in ("tool", "input", "call_tokens", "result", "subagent"):
+                if getattr(item, key) is not None:
+                    raise self.doc.error(
+                        (*path, key),
+                        f"calls and {key} exclude each other",
+                        "give each call's tool, input or call_tokens, and result in an item of calls",
+                    )
+            calls = tuple(
+                self.tool_use(call, defaults, (*path, "calls", j), tool_names, "call")
+                for j, call in enumerate(item.calls)
             )
-        call = ToolUse(
-            tool=item.tool,
-            input=self.call(item, defaults, path),
-            result=self.content(result, result_path),
-        )
+        else:
+            calls = (self.tool_use(item, defaults, path, tool_names, "round"),)
         seconds = item.seconds if item.seconds is not None else defaults.seconds
-        servers, servers_path = _own_or_default(
-            item.server_tools, defaults.server_tools, path, "server_tools"
-        )
         return Round(
-            calls=(call,),
+            calls=calls,
             thinking=thinking or 0,
             text=None if text is None else self.content(text, text_path),
             line=self.doc.line(path),
+            model=item.model,
             seconds=seconds,
-            server_tools=tuple(
-                self.server_tool(server, (*servers_path, i)) for i, server in enumerate(servers or [])
-            ),
+            server_tools=self.server_tools(item.server_tools, defaults, path),
+        )
+
+    def tool_use(
+        self,
+        item: RoundSpec | CallSpec,
+        defaults: DefaultsSpec,
+        path: KeyPath,
+        tool_names: tuple[str, ...],
+        what: Literal["round", "call"],
+    ) -> ToolUse:
+        """The tool call of a round (``what`` "round"), or one of its parallel calls ("call")."""
+        if item.tool is None:
+            raise self.doc.error(
+                (*path, "tool"),
+                "required key is missing",
+                "the name of the tool this round calls; calls: [...] for parallel calls; or reply and "
+                "user for a chat turn",
+            )
+        if tool_names and item.tool not in tool_names:
+            raise self.doc.error(
+                (*path, "tool"), f"unknown tool {item.tool!r}", _tools_hint(item.tool, tool_names)
+            )
+        subagent: Scenario | None = None
+        subagent_line: int | None = None
+        if item.subagent is not None:
+            if item.result is not None:
+                raise self.doc.error(
+                    (*path, "result"),
+                    "subagent and result exclude each other",
+                    "the subagent's final answer is the result",
+                )
+            subagent_path = (*path, "subagent")
+            subagent_line = self.doc.line(subagent_path)
+            subagent = self._load_subagent(item.subagent, subagent_path, subagent_line, self.depth + 1)
+            result = subagent.final
+        else:
+            given, result_path = _own_or_default(item.result, defaults.result, path, "result")
+            if given is None:
+                raise self.doc.error(
+                    path,
+                    f"the {what} has no result",
+                    "add result: N tokens, a text or {file: path}, or set defaults.result",
+                )
+            result = self.content(given, result_path)
+        return ToolUse(
+            tool=item.tool,
+            input=self.call(item, defaults, path, what),
+            result=result,
+            subagent=subagent,
+            subagent_line=subagent_line,
         )
 
     def server_tool(self, item: ServerToolSpec, path: KeyPath) -> ServerToolUse:
@@ -1333,7 +1681,13 @@ class _ScenarioReader:
             result=None if item.result is None else self.content(item.result, (*path, "result")),
         )
 
-    def call(self, item: RoundSpec, defaults: DefaultsSpec, path: KeyPath) -> Content:
+    def call(
+        self,
+        item: RoundSpec | CallSpec,
+        defaults: DefaultsSpec,
+        path: KeyPath,
+        what: Literal["round", "call"] = "round",
+    ) -> Content:
         if item.input is not None and item.call_tokens is not None:
             raise self.doc.error(
                 (*path, "call_tokens"), "input and call_tokens exclude each other", "give one of them"
@@ -1344,7 +1698,7 @@ class _ScenarioReader:
         if tokens is None:
             raise self.doc.error(
                 path,
-                "the round has neither input nor call_tokens",
+                f"the {what} has neither input nor call_tokens",
                 "add input: {...} or call_tokens: N, or set defaults.call_tokens",
             )
         return Content(tokens=tokens)
@@ -1357,9 +1711,9 @@ def _own_or_default(own: Any, default: Any, path: KeyPath, key: str) -> tuple[An
     return default, ("defaults", key)
 
 
-def _tools_hint(item: RoundSpec, names: tuple[str, ...]) -> str:
+def _tools_hint(tool: str, names: tuple[str, ...]) -> str:
     shown = ", ".join(names[:12]) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
-    close = _closest(item.tool, names)
+    close = _closest(tool, names)
     return f"defined: {shown}" + (f"; did you mean {close!r}?" if close else "")
 
 
@@ -1393,15 +1747,21 @@ def _parameters(schema: JsonObject | None) -> JsonObject:
     return schema if schema is not None else {"type": "object", "properties": {}}
 
 
-def _tool_def(model: AnyToolModel, line: int | None) -> ToolDef:
+def _tool_def(model: AnyToolModel, line: int | None, defer: bool | None = None) -> ToolDef:
+    """The tool; ``defer`` is the tool file's defer_loading, for tools that do not set their own."""
+    own = model.defer_loading
+    if isinstance(model, OpenAIChatTool) and own is None:
+        own = model.function.defer_loading
+    deferred = bool(own if own is not None else defer)
     if isinstance(model, AnthropicTool):
-        return ToolDef(model.name, model.description or "", model.input_schema, line)
+        return ToolDef(model.name, model.description or "", model.input_schema, line, deferred)
     if isinstance(model, OpenAIChatTool):
         function = model.function
-        return ToolDef(function.name, function.description or "", _parameters(function.parameters), line)
+        schema = _parameters(function.parameters)
+        return ToolDef(function.name, function.description or "", schema, line, deferred)
     if isinstance(model, OpenAIResponsesTool):
-        return ToolDef(model.name, model.description or "", _parameters(model.parameters), line)
-    return ToolDef(model.name, model.description or "", model.inputSchema, line)
+        return ToolDef(model.name, model.description or "", _parameters(model.parameters), line, deferred)
+    return ToolDef(model.name, model.description or "", model.inputSchema, line, deferred)
 
 
 # --------------------------------------------------------------------------------------------

@@ -63,7 +63,9 @@ class ToolUse:
     tool: str
     input: Content
     result: Content
-    subagent: Scenario | None = None  # the call hands work to this agent; its final answer is the result
+    # the call hands work to this agent; its final answer is the result. Left out of the hash: a
+    # Scenario holds tool schemas (dicts), and rounds are hashed when counting (equality still uses it)
+    subagent: Scenario | None = field(default=None, hash=False)
     subagent_line: int | None = None
 
 
@@ -81,22 +83,33 @@ class ServerToolUse:
 
 @dataclass(frozen=True)
 class Round:
-    """One tool-calling round: the model answers with tool call(s), we send the result(s) back.
+    """One round of the loop: a response of the model and what is sent back before the next request.
 
-    ``calls`` has one element today; it is a tuple so that parallel calls (several tool_use blocks in
-    one response) fit without a format change. ``thinking`` is extra output tokens of this response
-    (reasoning), billed as output.
+    A tool round: the model answers with tool call(s), we send the result(s) back. ``calls`` has one
+    element today; it is a tuple so that parallel calls (several tool_use blocks in one response) fit
+    without a format change.
+
+    A chat turn (``user`` set, ``calls`` empty): the model answers in plain text (``text``, the
+    reply) and the user sends the next message (``user``).
+
+    ``thinking`` is extra output tokens of this response (reasoning), billed as output.
     """
 
     calls: tuple[ToolUse, ...]
     thinking: int = 0
-    text: Content | None = None  # assistant text written before the tool call, if any
+    text: Content | None = None  # assistant text: before the tool call, or a chat turn's whole reply
     line: int | None = None
     model: str | None = None  # routing: this round's request runs on another model (breaks the cache)
     seconds: Decimal | None = (
         None  # wall time from this request to the next (model + tool); None: pacing default
     )
     server_tools: tuple[ServerToolUse, ...] = ()
+    user: Content | None = None  # a chat turn: the user's next message (``calls`` is then empty)
+
+    @property
+    def is_chat(self) -> bool:
+        """Whether this is a chat turn (a plain-text reply and the user's next message)."""
+        return self.user is not None
 
 
 @dataclass(frozen=True)
@@ -161,7 +174,7 @@ class Scenario:
     tools: tuple[ToolDef, ...]
     tool_choice: ToolChoice
     task: Content
-    rounds: tuple[Round, ...]  # unrolled: one element per billed tool round, in order
+    rounds: tuple[Round, ...]  # unrolled: one element per round (tool round or chat turn), in order
     final: Content
     caching: CachingMode | None = None  # None: the provider's default
     cache_ttl: CacheTTL = "5m"

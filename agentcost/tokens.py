@@ -47,6 +47,15 @@ Google Gemini (approximate)
 Stated counts (``Content.tokens``) are used as-is for the body of that part; framing is still added.
 For a tool call a stated count replaces the arguments JSON; the tool name and call framing are added.
 
+Chat turns (a round with a ``user`` message and no calls)
+    The reply is counted like the final answer (``output`` = the reply's text + the provider's output
+    framing + thinking); the reply goes back as an assistant message (``echo`` = one message's
+    framing + the text) and the user's next message as a user message (``result`` = the same as the
+    task's count). Anthropic: output 3 + reply, echo 3 + reply, result 3 + message -- the cookbook's
+    multi-turn cache writes are exactly "reply + question + 6" (calibration notes below). OpenAI: output
+    = reply, echo = 3 + ``assistant`` + reply, result = 3 + ``user`` + message (cookbook framing).
+    Gemini: the bodies only.
+
 Provider mechanics (``count_tokens`` after the per-provider rules)
     Thinking is output of its own response (``final_thinking`` of the final answer). Whether it is
     sent again follows ``thinking_retention`` (scenario; ``auto``: ``facts.thinking_retention``):
@@ -77,6 +86,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from agentcost.counts import RoundTokens, TokenCounts
+from agentcost.dynamics import cap_results, insert_retries, route_inserted, trim_editing
+from agentcost.dynamics_context import call_results, defer_tools, deferral_note
 from agentcost.jsontext import dump_json
 from agentcost.spec import Content, Round, Scenario, ToolChoice, ToolDef
 
@@ -646,6 +657,8 @@ _V48 = ("4.8", 6)
 #   Tool schemas are mostly English descriptions: ctok/o200k on these three schemas is 1.04-1.08,
 #   the prose ratio (1.06), not the JSON ratio (1.22, measured on data-like JSON), so definitions use
 #   the prose ratio on the ratio path.
+# Chat turns (scenario rounds with reply + user) use MESSAGE_FRAMING and OUTPUT_FRAMING only: the
+#   multi-turn runs above are such turns (echo 3 + answer, result 3 + question, output 3 + answer).
 # ANTHROPIC_FORCED_TOOL_FRAMING = 22 more for tool_choice "tool" than the any/tool column says:
 #   cookbook_tool_choice_cell27/29 527/540 = 235 + 22 + the same 270/283 as cells 20/22 (one model,
 #   Claude 3 Sonnet, staging API; the instruction presumably names the tool).
@@ -746,6 +759,8 @@ class Rules(Protocol):
 def _call_texts(round_: Round) -> Iterable[str]:
     if round_.text is not None and round_.text.text:
         yield round_.text.text
+    if round_.user is not None and round_.user.text:
+        yield round_.user.text
     for call in round_.calls:
         yield call.tool
         if call.input.text:
@@ -847,11 +862,14 @@ class OpenAIRules:
             + self._body(c.result)
             for c in round_.calls
         )
+        if round_.user is not None:  # a chat turn: the user's next message
+            result += self.user(round_.user)
         return RoundTokens(
             tools=tuple(c.tool for c in round_.calls),
             output=text + calls + round_.thinking,
             echo=echo,
             result=result,
+            reply=round_.is_chat,
         )
 
     def final(self, content: Content) -> int:
@@ -1021,11 +1039,14 @@ class AnthropicRules:
             result = ANTHROPIC_MESSAGE_FRAMING + sum(
                 ANTHROPIC_TOOL_RESULT_FRAMING + self._body(c.result) for c in round_.calls
             )
+        if round_.user is not None:  # a chat turn: the user's next message
+            result += self.user(round_.user)
         return RoundTokens(
             tools=tuple(c.tool for c in round_.calls),
             output=ANTHROPIC_OUTPUT_FRAMING + text + calls + round_.thinking,
             echo=ANTHROPIC_MESSAGE_FRAMING + text + calls,
             result=result,
+            reply=round_.is_chat,
         )
 
     def final(self, content: Content) -> int:
@@ -1099,11 +1120,14 @@ class GeminiRules:
         text = self._body(round_.text) if round_.text is not None else 0
         calls = sum(self._n(c.tool, "prose") + self._body(c.input, "json") for c in round_.calls)
         result = sum(self._n(c.tool, "prose") + self._body(c.result) for c in round_.calls)
+        if round_.user is not None:  # a chat turn: the user's next message
+            result += self.user(round_.user)
         return RoundTokens(
             tools=tuple(c.tool for c in round_.calls),
             output=text + calls + round_.thinking,
             echo=text + calls,
             result=result,
+            reply=round_.is_chat,
         )
 
     def final(self, content: Content) -> int:
@@ -1379,20 +1403,35 @@ def count_tokens(
     rules.prefetch(_scenario_texts(scenario))
     retention, why = thinking_retention_for(scenario, provider, model_id)
     server = _server_rules(scenario, provider, model_id)
+    editing = scenario.context_editing or trim_editing(scenario.trim)  # trim.keep_last clears too
+
+    def count(round_: Round) -> RoundTokens:
+        capped = cap_results(round_, rules, scenario.trim)  # trim.max_tokens
+        counted = _with_mechanics(rules.round(capped), capped, rules, retention, server)
+        if editing is not None:  # what clearing can remove, per call
+            counted = replace(counted, call_results=call_results(capped, rules))
+        return counted if round_.model is None else replace(counted, model=round_.model)
+
     per_round: dict[Round, RoundTokens] = {}
     rounds: list[RoundTokens] = []
     for round_ in scenario.rounds:
         counted = per_round.get(round_)
         if counted is None:
-            counted = _with_mechanics(rules.round(round_), round_, rules, retention, server)
-            per_round[round_] = counted
+            counted = per_round[round_] = count(round_)
         rounds.append(counted)
     mechanics = _Notes()
     if server.fees:
         rounds = _apply_free_quota(rounds, scenario, provider, model_id, mechanics)
     _mechanics_notes(scenario, rounds, retention, why, server, mechanics)
+    rounds = insert_retries(scenario, rounds, count)  # before deferral: a search loads a tool first
+    tools, rounds, deferral = defer_tools(
+        scenario, rules, rules.tools(scenario.tools, scenario.tool_choice), rounds
+    )
+    rounds = route_inserted(rounds)
+    if deferral is not None:
+        mechanics.add(deferral_note(deferral, scenario.tool_search_stub))
     return TokenCounts(
-        tools=rules.tools(scenario.tools, scenario.tool_choice),
+        tools=tools,
         system=rules.system(scenario.system),
         task=rules.user(scenario.task),
         per_request=rules.per_request,
@@ -1402,4 +1441,5 @@ def count_tokens(
         approximate=rules.approximate,
         method=rules.method,
         notes=rules.notes() + tuple(mechanics.items),
+        context_editing=editing,
     )

@@ -249,13 +249,15 @@ BAD: list[tuple[str, list[str], str | None, str]] = [
     ("unknown-top-key", ["modle=gpt-5"], "modle",
      "--set modle=gpt-5: unknown key 'modle' (allowed: version, name, description, model, provider, "
      "system, tools, tool_choice, task, defaults, rounds, final, caching, cache_ttl, limits, pacing, "
-     "service_tier, thinking_retention, final_thinking, server_tool_quota; did you mean 'model'?)"),
+     "service_tier, thinking_retention, final_thinking, server_tool_quota, retries, trim, "
+     "context_editing, tool_search_stub; did you mean 'model'?)"),
     ("unknown-limits-key", ["limits.max_round=40"], "limits.max_round",
-     "--set limits.max_round=40: unknown key 'max_round' in limits (allowed: max_rounds, budget_usd; "
-     "did you mean 'max_rounds'?)"),
+     "--set limits.max_round=40: unknown key 'max_round' in limits (allowed: max_rounds, budget_usd, "
+     "max_budget_usd; did you mean 'max_rounds'?)"),
     ("unknown-round-key", ["rounds[*].reslt.tokens=2000"], "rounds[*].reslt",
      "--set rounds[*].reslt.tokens=2000: unknown key 'reslt' in rounds[*] (allowed: tool, input, "
-     "call_tokens, result, repeat, thinking, text, seconds, server_tools; did you mean 'result'?)"),
+     "call_tokens, result, calls, subagent, model, repeat, thinking, text, seconds, server_tools; "
+     "did you mean 'result'?)"),
     ("unknown-content-key", ["rounds[*].result.tokns=2000"], "rounds[*].result.tokns",
      "--set rounds[*].result.tokns=2000: unknown key 'tokns' in rounds[*].result (allowed: tokens, "
      "text, file; did you mean 'tokens'?)"),
@@ -263,7 +265,7 @@ BAD: list[tuple[str, list[str], str | None, str]] = [
      "--set defaults.input={}: unknown key 'input' in defaults (allowed: call_tokens, result, "
      "thinking, text, seconds, server_tools)"),
     ("inside-a-tool-file", ["tools[0].description=x"], "tools[0].description",
-     "--set tools[0].description=x: unknown key 'description' in tools[0] (allowed: file; "
+     "--set tools[0].description=x: unknown key 'description' in tools[0] (allowed: file, defer_loading; "
      "tools[0] names a tool file; --set cannot change the tools in it)"),
     ("index-out-of-range", ["rounds[11].result=1"], "rounds[11]",
      "--set rounds[11].result=1: index 11 is out of range: rounds has 11 items (rounds[0] to "
@@ -307,7 +309,7 @@ BAD: list[tuple[str, list[str], str | None, str]] = [
      "--set rounds[0].tool=search: unknown tool 'search' (defined: web_search, fetch_page; "
      "did you mean 'web_search'?)"),
     ("tool-choice-none", ["tool_choice=none"], "tool_choice",
-     "--set tool_choice=none: 'none' forbids tool calls, but rounds has 11 item(s)"),
+     "--set tool_choice=none: 'none' forbids tool calls, but rounds has 11 tool round(s)"),
     ("input-and-call-tokens", ["rounds[0].call_tokens=5"], "rounds[0].call_tokens",
      "--set rounds[0].call_tokens=5: input and call_tokens exclude each other (give one of them)"),
     ("missing-file", ["rounds[-1].result.file=pages/iea.txt"], "rounds[10].result.file",

@@ -444,8 +444,8 @@ ROUND_X = "rounds:\n  - tool: x\n    call_tokens: 1\n    result: 1\n"  # after B
 #  the file the error names, relative to tmp_path)
 BAD: list[tuple[str, str | bytes, dict[str, str | bytes], int | None, str | None, str, str]] = [
     ("unknown-round-key", TOOLS + ROUND + "    call_tokens: 4\n    rsult: 5\n", {}, 11,
-     "rounds[0].rsult", "unknown key (allowed: tool, input, call_tokens, result, repeat, thinking, "
-     "text, seconds, server_tools; did you mean 'result'?)", "s.yaml"),
+     "rounds[0].rsult", "unknown key (allowed: tool, input, call_tokens, result, calls, subagent, "
+     "model, repeat, thinking, text, seconds, server_tools; did you mean 'result'?)", "s.yaml"),
     ("unknown-top-key", BASE + "modle: x\n", {}, 5, "modle", "did you mean 'model'?", "s.yaml"),
     ("duplicate-key", BASE + "model: other\n", {}, 5, "model", "duplicate key (first at line 2)",
      "s.yaml"),
@@ -731,6 +731,7 @@ def test_schema_describes_every_field_and_forbids_unknown_keys() -> None:
         "version", "name", "description", "model", "provider", "system", "tools", "tool_choice",
         "task", "defaults", "rounds", "final", "caching", "cache_ttl", "limits", "pacing",
         "service_tier", "thinking_retention", "final_thinking", "server_tool_quota",
+        "retries", "trim", "context_editing", "tool_search_stub",
     }  # fmt: skip
     assert schema["required"] == ["version", "model", "task", "final"]
 

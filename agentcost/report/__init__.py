@@ -5,12 +5,14 @@ One report, many renderers (the Infracost model): ``table.render_table``, ``json
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from agentcost.catalog.prices import PRICE_SOURCE_NAME
-from agentcost.estimate import Estimate
+from agentcost.dynamics_context import ContextEditingEffect, ToolSearchEffect
+from agentcost.estimate import DynamicsEffect, Estimate
 
 REPORT_VERSION = 1
 
@@ -18,7 +20,7 @@ REPORT_VERSION = 1
 @dataclass(frozen=True)
 class RequestLine:
     index: int
-    kind: str  # "tool_use" | "final"
+    kind: str  # "tool_use" | "reply" (a chat turn's plain-text answer) | "final"
     tools: tuple[str, ...]
     input_tokens: int
     cache_read_tokens: int
@@ -29,13 +31,15 @@ class RequestLine:
     continuation: bool = False  # an Anthropic pause_turn continuation of the request before
     cache_expired: bool = False  # the cache entries this request would have read had expired
     tier: str | None = None  # the long-context price tier the request crossed, e.g. ">200k"
+    subagents: tuple[SubagentLine, ...] = ()  # subagents this response's calls started
 
     @property
     def label(self) -> str:
         expired = " (cache expired)" if self.cache_expired else ""
         if self.kind == "final":
             return "final answer" + expired
-        return ", ".join(self.tools) + (" (continued)" if self.continuation else "") + expired
+        names = ("reply", *self.tools) if self.kind == "reply" else self.tools  # + its server tools
+        return ", ".join(names) + (" (continued)" if self.continuation else "") + expired
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,8 @@ class Totals:
     storage_usd: Decimal = Decimal(0)  # Gemini explicit-cache storage, part of cost_usd
     cache_creation_usd: Decimal = Decimal(0)  # Gemini explicit-cache creation, part of cost_usd
     cache_expiries: int = 0  # requests that found the cache expired (a pause longer than the TTL)
+    subagents_usd: Decimal = Decimal(0)  # what subagents cost, part of cost_usd (and of the other sums)
+    subagent_requests: int = 0  # requests made by subagents, part of requests
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,28 @@ class BudgetLine:
     source: str
     over: bool
     headroom_usd: Decimal  # limit - total; negative when over
+
+
+@dataclass(frozen=True)
+class SubagentLine:
+    """A subagent started by a call, folded under the request whose response made the call.
+    ``requests`` and ``cost_usd`` include its own subagents (``report.totals``)."""
+
+    round: int  # 0-based round index in the parent's unrolled rounds
+    call: int  # 0-based call index in that round's response
+    label: str  # the file as the parent names it (e.g. "researcher.yaml"), or "inline"
+    path: str
+    inline: bool
+    model_id: str
+    requests: int
+    cost_usd: Decimal
+    report: Report
+
+    @property
+    def text(self) -> str:
+        """``subagent researcher.yaml (claude-haiku-4-5): 6 requests``"""
+        s = "" if self.requests == 1 else "s"
+        return f"subagent {self.label} ({self.model_id}): {self.requests} request{s}"
 
 
 @dataclass(frozen=True)
@@ -124,6 +152,13 @@ class Report:
     tier_thresholds: tuple[int, ...] = ()  # input tokens above which a request is repriced whole
     ttl_comparison: tuple[TtlChoice, ...] = ()  # none / 5m / 1h for the scenario's pacing (Anthropic)
     cache_storage: CacheStorageLine | None = None  # Gemini explicit cache (caching: explicit)
+    context_editing: ContextEditingEffect | None = None  # clearing old tool results, vs not clearing
+    tool_search: ToolSearchEffect | None = None  # deferred tools, vs every tool loaded up front
+    agent_dynamics: DynamicsEffect | None = None  # parallel calls and routing, vs their baselines
+    failed_requests: int = 0  # failed attempts (retries), this run's own
+    failed_usd: Decimal = Decimal(0)  # what they cost
+    failed_share: Decimal | None = None  # failed_usd / this run's cost (subagents excluded)
+    budget_stop: int | None = None  # limits.max_budget_usd stopped the run after this request
 
     @property
     def over_budget(self) -> bool:
@@ -197,16 +232,22 @@ def build_report(est: Estimate) -> Report:
         cache_creation_usd=t.cache_creation_usd,
         cache_expiries=t.cache_expiries,
     )
+    requests, totals = _fold_subagents(est, requests, totals)
     budget = None
     if est.budget is not None:
         budget = BudgetLine(
             limit_usd=est.budget.limit_usd,
             source=est.budget.source,
             over=est.over_budget,
-            headroom_usd=est.budget.limit_usd - t.cost_usd,
+            headroom_usd=est.budget.limit_usd - totals.cost_usd,  # subagents included
         )
     warnings: list[str] = []
-    if ledger.truncated:
+    if ledger.budget_stop is not None:
+        warnings.append(
+            f"run stopped by limits.max_budget_usd ({est.scenario.limits.max_budget_usd} USD) after request"
+            f" {ledger.budget_stop}: {ledger.rounds_run} of {ledger.rounds_planned} rounds, no final answer"
+        )
+    elif ledger.truncated:
         warnings.append(
             f"run truncated by limits.max_rounds: {ledger.rounds_run} of {ledger.rounds_planned} rounds,"
             " no final answer"
@@ -270,13 +311,20 @@ def build_report(est: Estimate) -> Report:
         rounds_run=ledger.rounds_run,
         context_window=window,
         max_input_tokens=t.max_input_tokens,
-        warnings=(*warnings, *prices.warnings),
+        warnings=(*warnings, *prices.warnings, *_subagent_warnings(requests)),
         price_label=prices.source.label,
         price_data_date=None if prices.source.data_date is None else prices.source.data_date.isoformat(),
         service_tier=prices.service_tier,
         tier_thresholds=prices.tier_thresholds,
         ttl_comparison=_ttl_choices(est),
         cache_storage=_storage_line(est),
+        context_editing=est.context_editing,
+        tool_search=est.tool_search,
+        agent_dynamics=est.dynamics,
+        failed_requests=t.failed_requests,
+        failed_usd=t.failed_usd,
+        failed_share=t.failed_share,
+        budget_stop=ledger.budget_stop,
     )
 
 
@@ -284,8 +332,9 @@ def _ttl_choices(est: Estimate) -> tuple[TtlChoice, ...]:
     if not est.ttl_comparison:
         return ()
     best = min(option.cost_usd for option in est.ttl_comparison)
+    subs = est.subagents_usd  # the parent's TTL does not change its subagents' cost; the run's total does
     return tuple(
-        TtlChoice(o.label, o.cost_usd, o.cost_usd - best, o.cache_expiries) for o in est.ttl_comparison
+        TtlChoice(o.label, o.cost_usd + subs, o.cost_usd - best, o.cache_expiries) for o in est.ttl_comparison
     )
 
 
@@ -304,3 +353,87 @@ def cheapest_ttl(report: Report) -> TtlChoice | None:
         if choice.extra_usd == 0:
             return choice
     return None
+
+
+def _fold_subagents(
+    est: Estimate, requests: tuple[RequestLine, ...], totals: Totals
+) -> tuple[tuple[RequestLine, ...], Totals]:
+    """Each subagent's report under the request that started it; the running column and the totals
+    with the subagents' costs included (agentcost.subagents)."""
+    if not est.subagents:
+        return requests, totals
+    lines: list[RequestLine] = []
+    extra = Decimal(0)  # subagent costs so far, added to the running column
+    subs: list[SubagentLine] = []
+    for row, line in zip(est.ledger.rows, requests, strict=True):
+        folded: list[SubagentLine] = []
+        if row.round is not None and not row.continuation:
+            for (i, j), sub in sorted(est.subagents.items()):
+                if i == row.round:
+                    folded.append(_subagent_line(est, i, j, sub))
+        extra += sum((f.cost_usd for f in folded), Decimal(0))
+        subs.extend(folded)
+        lines.append(replace(line, subagents=tuple(folded), running_usd=line.running_usd + extra))
+    t = totals
+    parts = [f.report.totals for f in subs]
+    input_tokens = t.input_tokens + sum(p.input_tokens for p in parts)
+    cache_read = t.cache_read_tokens + sum(p.cache_read_tokens for p in parts)
+    totals = replace(
+        t,
+        requests=t.requests + sum(p.requests for p in parts),
+        input_tokens=input_tokens,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=t.cache_write_tokens + sum(p.cache_write_tokens for p in parts),
+        output_tokens=t.output_tokens + sum(p.output_tokens for p in parts),
+        input_usd=t.input_usd + sum((p.input_usd for p in parts), Decimal(0)),
+        output_usd=t.output_usd + sum((p.output_usd for p in parts), Decimal(0)),
+        cost_usd=t.cost_usd + sum((p.cost_usd for p in parts), Decimal(0)),
+        cached_share=Decimal(cache_read) / Decimal(input_tokens) if input_tokens else None,
+        fees_usd=t.fees_usd + sum((p.fees_usd for p in parts), Decimal(0)),
+        storage_usd=t.storage_usd + sum((p.storage_usd for p in parts), Decimal(0)),
+        cache_creation_usd=t.cache_creation_usd + sum((p.cache_creation_usd for p in parts), Decimal(0)),
+        cache_expiries=t.cache_expiries + sum(p.cache_expiries for p in parts),
+        subagents_usd=t.subagents_usd + sum((p.cost_usd for p in parts), Decimal(0)),
+        subagent_requests=t.subagent_requests + sum(p.requests for p in parts),
+    )
+    return tuple(lines), totals
+
+
+def _subagent_line(parent: Estimate, i: int, j: int, sub: Estimate) -> SubagentLine:
+    report = build_report(sub)
+    path = sub.scenario.path
+    inline = path == parent.scenario.path  # an inline subagent is read from its parent's file
+    label = "inline" if inline else os.path.relpath(path, parent.scenario.path.parent)
+    if inline and sub.scenario.name:
+        label = f"inline {sub.scenario.name!r}"
+    return SubagentLine(
+        round=i,
+        call=j,
+        label=label,
+        path=str(path),
+        inline=inline,
+        model_id=report.model_id,
+        requests=report.totals.requests,
+        cost_usd=report.totals.cost_usd,
+        report=report,
+    )
+
+
+def _subagent_warnings(requests: Sequence[RequestLine]) -> list[str]:
+    """Each distinct warning of a subagent's report, naming the subagent."""
+    seen: dict[str, None] = {}
+    for r in requests:
+        for sub in r.subagents:
+            for w in sub.report.warnings:
+                seen.setdefault(f"subagent {sub.label}: {w}")
+    return list(seen)
+
+
+def all_subagents(report: Report) -> list[SubagentLine]:
+    """Every subagent of a report, nested ones included, depth first."""
+    out: list[SubagentLine] = []
+    for r in report.requests:
+        for sub in r.subagents:
+            out.append(sub)
+            out.extend(all_subagents(sub.report))
+    return out

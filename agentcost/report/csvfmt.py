@@ -1,4 +1,5 @@
-"""Report -> CSV: one row per billed request, then a totals row. Dollars are exact decimal strings."""
+"""Report -> CSV: one row per billed request (and per subagent it started, ``kind`` ``subagent``),
+then a totals row. Dollars are exact decimal strings."""
 
 from __future__ import annotations
 
@@ -43,6 +44,23 @@ def render_csv(report: Report) -> str:
                 exact(r.running_usd),
             )
         )
+        for sub in r.subagents:  # one row per subagent, its own subagents included: rows sum to the total
+            st = sub.report.totals
+            writer.writerow(
+                (
+                    sub.path,
+                    sub.model_id,
+                    r.index,
+                    "subagent",
+                    sub.label,
+                    st.input_tokens,
+                    st.cache_read_tokens,
+                    st.cache_write_tokens,
+                    st.output_tokens,
+                    exact(sub.cost_usd),
+                    "",
+                )
+            )
     t = report.totals
     writer.writerow(
         (

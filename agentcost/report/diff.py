@@ -545,7 +545,7 @@ def _request_dict(r: RequestLine | None) -> dict[str, Any] | None:
     return {
         "index": r.index,
         "kind": r.kind,
-        "tool": None if r.kind == "final" else (r.tools[0] if len(r.tools) == 1 else list(r.tools)),
+        "tool": None if not r.tools else (r.tools[0] if len(r.tools) == 1 else list(r.tools)),
         "input_tokens": r.input_tokens,
         "cache_read_tokens": r.cache_read_tokens,
         "cache_write_tokens": r.cache_write_tokens,
@@ -683,7 +683,7 @@ _SIDE = _obj(
 _REQUEST = _obj(
     {
         "index": {"type": "integer", "minimum": 1},
-        "kind": {"enum": ["tool_use", "final"]},
+        "kind": {"enum": ["tool_use", "reply", "final"]},
         "tool": {
             "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]
         },
@@ -721,8 +721,10 @@ _INPUT = _obj(
                 "rounds",
                 "rounds_run",
                 "calls",
+                "replies",
                 "thinking",
                 "results",
+                "user_messages",
                 "final",
                 "budget",
             ]

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from agentcost.report import Report, cheapest_ttl
+from agentcost.report.dynamics import agent_dict, editing_dict, tool_search_dict
 from agentcost.report.fmt import exact
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def report_dict(report: Report) -> dict[str, Any]:
             {
                 "index": r.index,
                 "kind": r.kind,
-                "tool": None if r.kind == "final" else (r.tools[0] if len(r.tools) == 1 else list(r.tools)),
+                "tool": None if not r.tools else (r.tools[0] if len(r.tools) == 1 else list(r.tools)),
                 "input_tokens": r.input_tokens,
                 "cache_read_tokens": r.cache_read_tokens,
                 "cache_write_tokens": r.cache_write_tokens,
@@ -88,6 +89,19 @@ def report_dict(report: Report) -> dict[str, Any]:
                 "running_usd": exact(r.running_usd),
                 "tier": r.tier,
                 "cache_expired": r.cache_expired,
+                "subagents": [
+                    {
+                        "path": sub.path,
+                        "label": sub.label,
+                        "inline": sub.inline,
+                        "call": sub.call,
+                        "model": sub.model_id,
+                        "requests": sub.requests,
+                        "cost_usd": exact(sub.cost_usd),
+                        "estimate": report_dict(sub.report),
+                    }
+                    for sub in r.subagents
+                ],
             }
             for r in report.requests
         ],
@@ -102,6 +116,8 @@ def report_dict(report: Report) -> dict[str, Any]:
             "cost_usd": exact(t.cost_usd),
             "storage_usd": exact(t.storage_usd),
             "cache_creation_usd": exact(t.cache_creation_usd),
+            "subagents_usd": exact(t.subagents_usd),
+            "subagent_requests": t.subagent_requests,
         },
         "budget": None
         if report.budget is None
@@ -120,6 +136,9 @@ def report_dict(report: Report) -> dict[str, Any]:
         "max_input_tokens": report.max_input_tokens,
         "approximate": report.approximate,
         "warnings": list(report.warnings),
+        "context_editing": editing_dict(report.context_editing),
+        "tool_search": tool_search_dict(report.tool_search),
+        "agent_dynamics": agent_dict(report),
     }
 
 

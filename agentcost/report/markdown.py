@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from agentcost.report import Report, cheapest_ttl, fmt
+from agentcost.report import Report, all_subagents, cheapest_ttl, fmt
+from agentcost.report.dynamics import dynamics_lines
 
 
 def _cell(text: str) -> str:
@@ -42,11 +43,18 @@ def render_markdown(report: Report) -> str:
         f" {t.requests} requests, {fmt.tokens(t.input_tokens)} input tokens{mark}"
         f" ({fmt.percent(t.cached_share)} cached), {fmt.tokens(t.output_tokens)} output tokens{mark}.",
     ]
+    if t.subagent_requests:
+        runs = len(all_subagents(report))
+        lines.append(
+            f"Subagents: {runs} run{'' if runs == 1 else 's'}, {t.subagent_requests} of the {t.requests}"
+            f" requests, {fmt.usd(t.subagents_usd)} of the total."
+        )
     if report.budget is not None:
         b = report.budget
         verdict = "**over budget**" if b.over else "within budget"
         lines.append(f"Budget {fmt.usd(b.limit_usd)} ({b.source}): {verdict}.")
     lines.extend(_cache_lines(report))
+    lines.extend(dynamics_lines(report))  # context editing, deferred tools
     lines += [
         "",
         "<details><summary>Per request</summary>",
@@ -66,6 +74,19 @@ def render_markdown(report: Report) -> str:
             fmt.usd(r.running_usd),
         ]
         lines.append("| " + " | ".join(cells) + " |")
+        for sub in r.subagents:  # folded under the request whose call started it; totals include it
+            st = sub.report.totals
+            cells = [
+                "",
+                _cell("↳ " + sub.text),
+                fmt.tokens(st.input_tokens),
+                fmt.tokens(st.cache_read_tokens),
+                fmt.tokens(st.cache_write_tokens),
+                fmt.tokens(st.output_tokens),
+                fmt.usd(sub.cost_usd),
+                "",
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
     totals = [
         "",
         "**total**",

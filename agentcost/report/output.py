@@ -82,7 +82,12 @@ def _register_builtin() -> None:
             chart=render_chart,
         ),
     )
-    for module in ("agentcost.report.batch", "agentcost.report.compare", "agentcost.report.diff"):
+    for module in (
+        "agentcost.report.batch",
+        "agentcost.report.compare",
+        "agentcost.report.diff",
+        "agentcost.report.insights",  # estimate --explain
+    ):
         _register_module(module)
 
 

@@ -37,9 +37,13 @@ GATE = object_schema(
 REQUEST = object_schema(
     {
         "index": {"type": "integer", "minimum": 1},
-        "kind": {"enum": ["tool_use", "final"]},
+        "kind": {
+            "enum": ["tool_use", "reply", "final"],
+            "description": "tool_use: a tool call; reply: a chat turn's answer; final: the final answer",
+        },
         "tool": {
-            "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]
+            "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}],
+            "description": "the tool(s) called, server tools included; null when none",
         },
         "input_tokens": COUNT,
         "cache_read_tokens": COUNT,
@@ -52,8 +56,124 @@ REQUEST = object_schema(
             "description": "the long-context price tier the request crossed, e.g. '>200k'",
         },
         "cache_expired": {"type": "boolean"},
+        "subagents": {
+            "type": "array",
+            "description": "subagents the calls of this response started (agentcost.subagents), each "
+            "billed on its own model; the totals include them",
+            "items": object_schema(
+                {
+                    "path": {"type": "string", "description": "its scenario file (inline: the parent's)"},
+                    "label": {"type": "string", "description": "the file as the parent names it, or inline"},
+                    "inline": {"type": "boolean"},
+                    "call": {**COUNT, "description": "0-based index of the call in this response"},
+                    "model": {"type": "string"},
+                    "requests": {**COUNT, "description": "its requests, its own subagents' included"},
+                    "cost_usd": {**USD, "description": "its cost, its own subagents' included"},
+                    "estimate": {"$ref": "#/$defs/estimate"},
+                }
+            ),
+        },
     }
 )
+
+# context editing and deferred tools (agentcost.report.dynamics)
+SIGNED_USD = {**USD, "description": "US dollars, an exact decimal; negative: a loss"}
+
+EDITING_SCHEMA: dict[str, Any] = {
+    "description": "context editing (clear_tool_uses) and its saving against the same run without "
+    "editing; null when the scenario does not edit context",
+    "anyOf": [
+        object_schema(
+            {
+                "edits": {**COUNT, "description": "requests before which tool results were cleared"},
+                "results_cleared": COUNT,
+                "tokens_cleared": {
+                    **COUNT,
+                    "description": "input tokens each clearing removed (bodies - placeholders), summed",
+                },
+                "cost_usd": USD,
+                "baseline_usd": {**USD, "description": "the same run without context editing"},
+                "saving_usd": SIGNED_USD,
+            }
+        ),
+        {"type": "null"},
+    ],
+}
+
+AGENT_DYNAMICS_SCHEMA: dict[str, Any] = {
+    "description": "parallel calls, retries, routing and max_budget_usd (docs/accounting.md, "
+    "Agent dynamics); null when none is in play",
+    "anyOf": [
+        object_schema(
+            {
+                "parallel": {
+                    "description": "the same calls made one per round; null without parallel calls",
+                    "anyOf": [object_schema({"sequential_usd": USD, "saving_usd": USD}), {"type": "null"}],
+                },
+                "retries": {
+                    "description": "failed attempts (invalid call + error result); null without any",
+                    "anyOf": [
+                        object_schema(
+                            {
+                                "failed_requests": COUNT,
+                                "failed_usd": USD,
+                                "failed_share": {
+                                    "anyOf": [
+                                        {"type": "string", "pattern": r"^\d+(\.\d+)?$"},
+                                        {"type": "null"},
+                                    ],
+                                    "description": "failed_usd / this run's cost (subagents excluded)",
+                                },
+                            }
+                        ),
+                        {"type": "null"},
+                    ],
+                },
+                "routing": {
+                    "type": "array",
+                    "items": object_schema({"model": {"type": "string"}, "cost_usd": USD}),
+                    "description": "the run with every request on one model: the scenario's, then "
+                    "each routed model; empty without routing",
+                },
+                "budget_stop": {
+                    "type": ["integer", "null"],
+                    "description": "limits.max_budget_usd stopped the run after this request (1-based)",
+                },
+            }
+        ),
+        {"type": "null"},
+    ],
+}
+
+TOOL_SEARCH_SCHEMA: dict[str, Any] = {
+    "description": "deferred tools (defer_loading) and their saving against loading every tool up "
+    "front; null when no tool is deferred",
+    "anyOf": [
+        object_schema(
+            {
+                "deferred": {"type": "array", "items": {"type": "string"}},
+                "loaded": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "deferred tools a tool search loaded, in order",
+                },
+                "searches": {**COUNT, "description": "tool-search requests"},
+                "definitions_tokens": {
+                    **COUNT,
+                    "description": "what the deferred definitions would cost in the tool prefix",
+                },
+                "prefix_tokens": {
+                    **COUNT,
+                    "description": "what they cost instead: stubs + the tool-search tool's definition",
+                },
+                "cost_usd": USD,
+                "baseline_usd": {**USD, "description": "the same run with every tool loaded up front"},
+                "saving_usd": SIGNED_USD,
+            }
+        ),
+        {"type": "null"},
+    ],
+}
 
 ESTIMATE_BODY: dict[str, Any] = {
     "scenario": object_schema({"path": {"type": "string"}, "name": {"type": ["string", "null"]}}),
@@ -138,6 +258,8 @@ ESTIMATE_BODY: dict[str, Any] = {
             "cost_usd": USD,
             "storage_usd": USD,
             "cache_creation_usd": USD,
+            "subagents_usd": {**USD, "description": "what subagents cost, part of cost_usd"},
+            "subagent_requests": {**COUNT, "description": "requests made by subagents, part of requests"},
         }
     ),
     "budget": {
@@ -158,9 +280,58 @@ ESTIMATE_BODY: dict[str, Any] = {
     "max_input_tokens": COUNT,
     "approximate": {"type": "boolean"},
     "warnings": {"type": "array", "items": {"type": "string"}},
+    "context_editing": EDITING_SCHEMA,
+    "tool_search": TOOL_SEARCH_SCHEMA,
+    "agent_dynamics": AGENT_DYNAMICS_SCHEMA,
 }
 
-ESTIMATE = object_schema(ESTIMATE_BODY)
+SHARE_OR_NULL = {
+    "anyOf": [{"type": "string", "pattern": r"^\d+(\.\d+)?$"}, {"type": "null"}],
+    "description": "a share, an exact decimal rounded to 4 places; null when unknown",
+}
+INSIGHTS = object_schema(  # estimate --explain (docs/insights.md)
+    {
+        "base_usd": USD,
+        "checks": object_schema(
+            {
+                "requests": COUNT,
+                "tool_rounds": COUNT,
+                "chat_turns": COUNT,
+                "tool_searches": COUNT,
+                "failed_attempts": COUNT,
+                "definition_tokens_per_request": COUNT,
+                "definition_share": SHARE_OR_NULL,
+                "result_tokens": {
+                    "type": "array",
+                    "items": object_schema({"tool": {"type": "string"}, "calls": COUNT, "tokens": COUNT}),
+                },
+                "fees_usd": USD,
+                "retry_usd": USD,
+                "retry_share": SHARE_OR_NULL,
+                "retry_note": {"type": "string"},
+                "cached_share": SHARE_OR_NULL,
+            }
+        ),
+        "levers": {
+            "type": "array",
+            "description": "best first; a lever with a tradeoff (batch) last",
+            "items": object_schema(
+                {
+                    "name": {"type": "string"},
+                    "description": {"type": "string"},
+                    "cost_usd": {**USD, "description": "the total re-estimated with this one change"},
+                    "saved_usd": USD,
+                    "saved_fraction": SHARE_OR_NULL,
+                    "tradeoff": {"type": ["string", "null"]},
+                }
+            ),
+        },
+    }
+)
+ESTIMATE_BODY["insights"] = INSIGHTS
+ESTIMATE_OPTIONAL = ("insights",)  # only with estimate --explain
+
+ESTIMATE = object_schema(ESTIMATE_BODY, required=[k for k in ESTIMATE_BODY if k not in ESTIMATE_OPTIONAL])
 
 _OTHER_KINDS = {  # kind -> "module" (its JSON_SCHEMA) or "module:ATTRIBUTE"
     "batch": "agentcost.report.batch",
@@ -171,19 +342,19 @@ _OTHER_KINDS = {  # kind -> "module" (its JSON_SCHEMA) or "module:ATTRIBUTE"
 }
 
 
-def _kind_schema(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+def _kind_schema(kind: str, body: dict[str, Any], optional: tuple[str, ...] = ()) -> dict[str, Any]:
     properties = {
         "version": {"const": 1},
         "kind": {"const": kind},
         **body,
         "gates": {"type": "array", "items": GATE},
     }
-    return object_schema(properties)
+    return object_schema(properties, required=[k for k in properties if k not in optional])
 
 
 def report_schema() -> dict[str, Any]:
     """JSON Schema (draft 2020-12) of ``--format json`` output of every command."""
-    variants = [_kind_schema("estimate", ESTIMATE_BODY)]
+    variants = [_kind_schema("estimate", ESTIMATE_BODY, ESTIMATE_OPTIONAL)]
     for kind, where in _OTHER_KINDS.items():
         module_name, _, attribute = where.partition(":")
         try:

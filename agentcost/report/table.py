@@ -7,7 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from agentcost.catalog.prices import ModelPrices
-from agentcost.report import Report, cheapest_ttl, fmt
+from agentcost.report import Report, all_subagents, cheapest_ttl, fmt
+from agentcost.report.dynamics import dynamics_lines
 
 
 def _title(report: Report) -> str:
@@ -38,6 +39,18 @@ def render_table(report: Report) -> RenderableType:
             fmt.usd(r.cost_usd),
             fmt.usd(r.running_usd),
         )
+        for sub in r.subagents:  # folded under the request whose call started it; totals include it
+            st = sub.report.totals
+            table.add_row(
+                "",
+                "↳ " + sub.text,
+                fmt.tokens(st.input_tokens),
+                fmt.tokens(st.cache_read_tokens),
+                fmt.tokens(st.cache_write_tokens),
+                fmt.tokens(st.output_tokens),
+                fmt.usd(sub.cost_usd),
+                "",
+            )
     return Group(table, _assumptions(report))
 
 
@@ -52,6 +65,8 @@ def _assumptions(report: Report) -> Text:
         f" + output {fmt.usd(t.output_usd, 6)}{fees};"
         f" {fmt.percent(t.cached_share)} of input tokens read from cache."
     )
+    if t.subagent_requests:
+        lines.append(_subagents_line(report))
     if report.budget is not None:
         b = report.budget
         verdict = "OVER" if b.over else "within"
@@ -86,11 +101,24 @@ def _assumptions(report: Report) -> Text:
         f" {report.cache_min_tokens:,} tokens are not cached."
     )
     lines.extend(_cache_lines(report))
+    lines.extend(dynamics_lines(report))
     accuracy = "approximate, marked *" if report.approximate else "exact tokenizer"
     lines.append(f"Token counts ({accuracy}): {report.count_method}.")
     lines.extend(f"Note: {n}" for n in report.count_notes)
     lines.extend(f"Warning: {w}" for w in report.warnings)
     return Text("\n".join(lines))
+
+
+def _subagents_line(report: Report) -> str:
+    """How much of the total the subagents are, and on which models."""
+    t, subs = report.totals, all_subagents(report)
+    models = ", ".join(dict.fromkeys(s.model_id for s in subs))
+    runs = "run" if len(subs) == 1 else "runs"
+    return (
+        f"Subagents: {len(subs)} {runs} ({models}), {t.subagent_requests} of the {t.requests} requests,"
+        f" {fmt.usd(t.subagents_usd, 6)} of the total; each billed on its own model, only its final"
+        " answer returned as the call's result."
+    )
 
 
 def _cache_lines(report: Report) -> list[str]:
