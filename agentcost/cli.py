@@ -125,20 +125,24 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
-def _parse_budget(value: str | None) -> Decimal | None:
+def _parse_usd(value: str | None, key: str, *, allow_zero: bool = False) -> Decimal | None:
+    """A dollar amount from an option (``0.05`` or ``$0.05``), at most MAX_BUDGET_USD."""
     if value is None:
         return None
     try:
-        budget = Decimal(value.strip().lstrip("$"))
+        amount = Decimal(value.strip().lstrip("$"))
     except InvalidOperation:
+        raise InputError(f"not a dollar amount: {value!r}", key=key, hint=f"e.g. {key} 0.05") from None
+    if not amount.is_finite() or amount < 0 or (amount == 0 and not allow_zero) or amount > MAX_BUDGET_USD:
+        lowest = "0 or more" if allow_zero else "above 0"
         raise InputError(
-            f"not a dollar amount: {value!r}", key="--budget", hint="e.g. --budget 0.05"
-        ) from None
-    if not budget.is_finite() or budget <= 0 or budget > MAX_BUDGET_USD:
-        raise InputError(
-            f"must be a dollar amount above 0 and at most {MAX_BUDGET_USD:,}, got {value!r}", key="--budget"
+            f"must be a dollar amount {lowest} and at most {MAX_BUDGET_USD:,}, got {value!r}", key=key
         )
-    return budget
+    return amount
+
+
+def _parse_budget(value: str | None) -> Decimal | None:
+    return _parse_usd(value, "--budget")
 
 
 def _emit(report: object, gates: Sequence[Gate], out: Output) -> None:
@@ -384,7 +388,7 @@ def diff(
             )
         limits = IncreaseLimits(
             fraction=_parse_option(parse_increase, max_increase, "--max-increase"),
-            usd=_parse_increase_usd(max_increase_usd),
+            usd=_parse_usd(max_increase_usd, "--max-increase-usd", allow_zero=True),
         )
         reader = None
         if base_ref is not None:
@@ -414,20 +418,6 @@ def _parse_option(parse: Callable[[str], Decimal], value: str | None, key: str) 
         return parse(value)
     except ValueError as err:
         raise InputError(str(err), key=key) from None
-
-
-def _parse_increase_usd(value: str | None) -> Decimal | None:
-    if value is None:
-        return None
-    try:
-        amount = Decimal(value.strip().lstrip("$"))
-    except InvalidOperation:
-        raise InputError(
-            f"not a dollar amount: {value!r}", key="--max-increase-usd", hint="e.g. 0.02"
-        ) from None
-    if not amount.is_finite() or amount < 0 or amount > MAX_BUDGET_USD:
-        raise InputError(f"must be a dollar amount >= 0, got {value!r}", key="--max-increase-usd")
-    return amount
 
 
 def _is_project(path: Path) -> bool:

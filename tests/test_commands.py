@@ -144,7 +144,7 @@ def test_diff_trips_max_increase_with_exit_1_and_names_the_change(capsys: pytest
         (["diff", BUGFIX, VARIANT, "--max-increase", "ten"], "--max-increase: not a percentage: 'ten'"),
         (
             ["diff", BUGFIX, VARIANT, "--max-increase-usd", "-1"],
-            "--max-increase-usd: must be a dollar amount >= 0",
+            "--max-increase-usd: must be a dollar amount 0 or more",
         ),
         (["diff", BUGFIX, "--base-ref", "no-such-ref-xyz"], "no-such-ref-xyz"),
         (["compare", BUGFIX], "--model"),

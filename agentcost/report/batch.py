@@ -252,10 +252,6 @@ CSV_COLUMNS = (
 )
 
 
-def _csv_bool(value: bool | None) -> str:
-    return "" if value is None else str(value).lower()
-
-
 def render_batch_csv(report: BatchReport) -> str:
     """A row per scenario, then a ``total`` row (the project's budget and verdict, if it has one)."""
     out = io.StringIO()
@@ -275,11 +271,11 @@ def render_batch_csv(report: BatchReport) -> str:
                 r.output_tokens,
                 exact(r.cost_usd),
                 _dec(r.budget.limit_usd if r.budget else None) or "",
-                _csv_bool(None if r.budget is None else r.budget.over),
+                fmt.csv_bool(None if r.budget is None else r.budget.over),
                 _dec(r.runs_per_day) or "",
                 _dec(r.cost_per_day_usd) or "",
                 _dec(r.cost_per_month_usd) or "",
-                _csv_bool(r.approximate),
+                fmt.csv_bool(r.approximate),
             )
         )
     t, budget = report.totals, _project_budget(report)
@@ -296,11 +292,11 @@ def render_batch_csv(report: BatchReport) -> str:
             t.output_tokens,
             exact(t.cost_usd),
             _dec(budget.limit_usd if budget else None) or "",
-            _csv_bool(None if budget is None else budget.over),
+            fmt.csv_bool(None if budget is None else budget.over),
             "",
             _dec(t.cost_per_day_usd) or "",
             _dec(t.cost_per_month_usd) or "",
-            _csv_bool(report.approximate),
+            fmt.csv_bool(report.approximate),
         )
     )
     return out.getvalue()

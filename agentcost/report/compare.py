@@ -195,10 +195,6 @@ CSV_COLUMNS = (
 )
 
 
-def _csv_bool(value: bool | None) -> str:
-    return "" if value is None else str(value).lower()
-
-
 def render_compare_csv(report: CompareReport) -> str:
     """A row per model, cheapest first; unknown values are empty cells."""
     out = io.StringIO()
@@ -218,11 +214,11 @@ def render_compare_csv(report: CompareReport) -> str:
                 exact(r.cost_usd),
                 exact(r.cost_per_request_usd),
                 "" if r.ratio_to_cheapest is None else exact(r.ratio_to_cheapest),
-                _csv_bool(r.cheapest),
+                fmt.csv_bool(r.cheapest),
                 "" if r.context_window is None else r.context_window,
                 r.max_input_tokens,
-                _csv_bool(r.fits_context),
-                _csv_bool(r.approximate),
+                fmt.csv_bool(r.fits_context),
+                fmt.csv_bool(r.approximate),
             )
         )
     return out.getvalue()

@@ -41,3 +41,8 @@ def percent(d: Decimal | None, places: int = 1) -> str:
 def ratio(d: Decimal | None) -> str:
     """A multiple, e.g. ``3.42×``."""
     return "-" if d is None else f"{d:,.2f}×"
+
+
+def csv_bool(value: bool | None) -> str:
+    """``true``/``false`` for CSV cells; unknown is an empty cell."""
+    return "" if value is None else str(value).lower()
