@@ -402,7 +402,8 @@ class _RoundParts:
 
 def _round_parts(e: Estimate) -> _RoundParts:
     calls = replies = results = user_messages = 0
-    for spec, counted in zip(e.scenario.rounds, e.counts.rounds, strict=True):
+    own = [r for r in e.counts.rounds if not r.inserted]  # no tool searches or failed attempts
+    for spec, counted in zip(e.scenario.rounds, own, strict=True):
         if counted.reply:
             replies += counted.output - spec.thinking
             user_messages += counted.result

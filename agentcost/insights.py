@@ -159,12 +159,11 @@ def ran_rounds(est: Estimate) -> list[tuple[RoundTokens, tuple[LedgerRow, ...]]]
 
 
 def _scenario_rounds(est: Estimate) -> list[tuple[int, RoundTokens]]:
-    """(index in ``scenario.rounds``, counts) of the scenario rounds that ran; [] when the counts do
-    not line up one to one with the scenario's rounds."""
-    if sum(1 for r in est.counts.rounds if not r.inserted) != len(est.scenario.rounds):
-        return []
-    ran = est.counts.rounds[: len(ran_rounds(est))]
-    return list(enumerate(r for r in ran if not r.inserted))
+    """(index in ``scenario.rounds``, counts) of the scenario rounds that ran, read off the ledger
+    rows' ``round``: inserted requests (tool searches, failed attempts) have none, so they are
+    skipped, and a run cut short (``max_rounds``, ``max_budget_usd``) lists only the rounds whose
+    response came back."""
+    return [(rows[0].round, r) for r, rows in ran_rounds(est) if rows[0].round is not None]
 
 
 def checks(est: Estimate) -> Checks:

@@ -231,6 +231,32 @@ def test_model_caching_system_and_budget_changes_are_named(pair: tuple[str, str]
     assert s.model == "gpt-4o -> gpt-4o-mini"
 
 
+def test_tool_searches_and_failed_attempts_are_not_scenario_rounds(
+    pair: tuple[str, str], tmp_path: Path
+) -> None:
+    # regression: the token sums over rounds zipped the scenario's rounds with every counted round,
+    # inserted ones included, and crashed on a scenario with retries or deferred tools
+    inserted = (
+        BASE.replace(
+            "    input_schema: {type: object}\n",
+            "    input_schema: {type: object}\n    defer_loading: true\n",
+        )
+        + "retries: {count: 1}\n"
+    )
+    (tmp_path / "inserted.yaml").write_text(inserted, encoding="utf-8")
+    [s] = _diff("base.yaml", "inserted.yaml").scenarios
+    # a tool search before round 0, a failed attempt before round 1: two more requests
+    assert [(r.index, r.status, r.label) for r in s.requests] == [
+        (1, "changed", "search -> tool_search"),
+        (2, "changed", "search"),
+        (3, "changed", "final answer -> search"),
+        (4, "added", "search"),
+        (5, "added", "final answer"),
+    ]
+    # the scenario rounds' calls and results are the same on both sides: only the tool prefix changed
+    assert [c.text for c in s.inputs] == ["tools: +117 tokens per request"]
+
+
 def test_overrides_apply_to_both_sides(pair: tuple[str, str]) -> None:
     report = _diff(*pair, overrides=["model=gpt-4o-mini"])
     [s] = report.scenarios

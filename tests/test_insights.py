@@ -439,3 +439,76 @@ def test_deferring_unused_tools_is_shown_when_it_saves(tmp_path: Path) -> None:
     called = {c.tool for r in est.scenario.rounds for c in r.calls}
     unused = [t for t in est.scenario.tools if t.name not in called]
     assert defer.description == f"defer {len(unused)} unused tools"
+
+
+# Two deferred tools (a tool search before the first call of each) and two failed attempts (before
+# rounds 2 and 4: round j gets floor((j+1)2/5) - floor(j2/5) of them), so the counted rounds
+# (9: 5 scenario rounds + 2 searches + 2 failed attempts) do not line up with the scenario's (5).
+INSERTED = """\
+version: 1
+model: claude-sonnet-4-5
+system: {tokens: 3000}
+tools:
+  - {name: search, description: Search the code base for a pattern., input_schema: {type: object}}
+  - {name: read, description: Read one file., input_schema: {type: object}, defer_loading: true}
+  - {name: deploy, description: Deploy the service., input_schema: {type: object}, defer_loading: true}
+task: {tokens: 200}
+retries: {count: 2}
+rounds:
+  - {tool: search, call_tokens: 30, result: {tokens: 400}}
+  - {tool: read, call_tokens: 200, result: {tokens: 6000}}
+  - {tool: deploy, call_tokens: 20, result: {tokens: 100}}
+  - {tool: search, call_tokens: 300, result: {tokens: 300}}
+  - {tool: read, call_tokens: 25, result: {tokens: 1500}}
+final: {tokens: 400}
+"""
+
+
+@pytest.mark.parametrize(
+    ("override", "ran"),
+    [(None, 5), ("limits.max_rounds=4", 4), ("limits.max_budget_usd=0.02", 2)],
+)
+def test_scenario_rounds_skip_tool_searches_and_failed_attempts(
+    tmp_path: Path, override: str | None, ran: int
+) -> None:
+    # regression: the scenario rounds that ran were taken as the first rounds_run counted rounds,
+    # which include the inserted ones, so the last rounds run were lost (and indices shifted)
+    from agentcost.insights import _scenario_rounds
+
+    path = write(tmp_path, INSERTED)
+    s = load_scenario(path, overrides=() if override is None else (override,))
+    est = estimate_scenario(s, as_of=AS_OF)
+    assert [(r.search, r.failed) for r in est.counts.rounds] == [
+        (False, False),
+        (True, False),  # loads read
+        (False, False),
+        (True, False),  # loads deploy
+        (False, True),  # round 2 fails once
+        (False, False),
+        (False, False),
+        (False, True),  # round 4 fails once
+        (False, False),
+    ]
+    assert est.ledger.rounds_run == ran
+    pairs = _scenario_rounds(est)
+    assert [i for i, _ in pairs] == list(range(ran))
+    assert [r.tools for _, r in pairs] == [(s.rounds[i].calls[0].tool,) for i in range(ran)]
+    assert not any(r.inserted for _, r in pairs)
+    c = checks(est)
+    assert c.tool_rounds == ran
+
+
+def test_the_route_lever_routes_the_right_rounds_past_inserted_requests(tmp_path: Path) -> None:
+    est = estimate_scenario(load_scenario(write(tmp_path, INSERTED)), as_of=AS_OF)
+    [route] = [c for c in _candidates(est) if c.name == "route_small_rounds"]
+    # the two tool rounds with the least output: round 2 (20 call tokens) and round 4 (25)
+    assert route.description == "route the 2 smallest tool rounds to claude-haiku-4-5"
+    assert [r.model for r in route.scenario.rounds] == [
+        None,
+        None,
+        "claude-haiku-4-5",
+        None,
+        "claude-haiku-4-5",
+    ]
+    c = checks(est)
+    assert (c.tool_rounds, c.tool_searches, c.failed_attempts, c.requests) == (5, 2, 2, 10)

@@ -1,4 +1,5 @@
-"""Report lines and JSON of context editing and deferred tools (agentcost.dynamics_context)."""
+"""Report lines and JSON of agent dynamics (agentcost.dynamics: parallel calls, retries, routing,
+max_budget_usd), context editing and deferred tools (agentcost.dynamics_context)."""
 
 from __future__ import annotations
 
@@ -68,7 +69,9 @@ def agent_lines(report: Report) -> list[str]:
 
 
 def dynamics_lines(report: Report) -> list[str]:
-    """The context-editing and deferred-tools lines of a report (none when neither is used)."""
+    """The agent-dynamics lines of a report (parallel calls, retries, routing), then context editing
+    and deferred tools; none when nothing of that is used. The table and Markdown both show them
+    (a ``max_budget_usd`` stop is a warning of the report, shown with the other warnings)."""
     lines: list[str] = agent_lines(report)
     if report.context_editing is not None:
         lines.append(editing_line(report.context_editing))

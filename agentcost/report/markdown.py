@@ -54,7 +54,7 @@ def render_markdown(report: Report) -> str:
         verdict = "**over budget**" if b.over else "within budget"
         lines.append(f"Budget {fmt.usd(b.limit_usd)} ({b.source}): {verdict}.")
     lines.extend(_cache_lines(report))
-    lines.extend(dynamics_lines(report))  # context editing, deferred tools
+    lines.extend(dynamics_lines(report))  # parallel calls, retries, routing, context editing, deferred tools
     lines += [
         "",
         "<details><summary>Per request</summary>",
