@@ -127,14 +127,14 @@ def read_models_file(path: Path) -> list[tuple[str, int]]:
     """
     import yaml
 
-    from agentcost.scenario import _Loader, _read_text, _Unreadable
+    from agentcost.yamlread import Loader, Unreadable, read_text
 
     try:
-        text = _read_text(path)
-    except _Unreadable as e:
+        text = read_text(path)
+    except Unreadable as e:
         raise InputError(e.reason, file=path, line=e.line, key="--models") from None
     try:
-        root: Any = yaml.compose(text, Loader=_Loader)
+        root: Any = yaml.compose(text, Loader=Loader)
     except yaml.YAMLError:
         root = None  # not YAML: read as lines
     entries: list[tuple[str, int]] = []

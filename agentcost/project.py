@@ -34,23 +34,21 @@ from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, WithJso
 from pydantic_core import PydanticCustomError
 
 from agentcost.errors import InputError
-
-# The YAML-with-line-numbers reader and the strict pydantic base of scenario files, reused as they are.
-from agentcost.scenario import (
-    Money,
+from agentcost.scenario import Money
+from agentcost.yamlread import (
+    Doc,
+    Loader,
     OverrideError,
     Reader,
-    _Doc,
-    _int_to_decimal,
-    _Loader,
-    _parse,
-    _parse_override,
-    _SchemaGenerator,
-    _shown,
-    _Spec,
-    _text_reader,
-    _Unreadable,
-    _validate,
+    SchemaGenerator,
+    Spec,
+    Unreadable,
+    int_to_decimal,
+    parse,
+    parse_override,
+    shown,
+    text_reader,
+    validate,
 )
 
 __all__ = [
@@ -83,7 +81,7 @@ def _at_most_max_runs(value: Decimal) -> Decimal:
 
 RunsPerDay = Annotated[
     Decimal,
-    BeforeValidator(_int_to_decimal),
+    BeforeValidator(int_to_decimal),
     Field(ge=0),
     AfterValidator(_at_most_max_runs),
     WithJsonSchema({"type": "number", "minimum": 0, "maximum": int(MAX_RUNS_PER_DAY)}),
@@ -91,7 +89,7 @@ RunsPerDay = Annotated[
 Override = Annotated[str, Field(min_length=1)]
 
 
-class ProjectScenarioSpec(_Spec):
+class ProjectScenarioSpec(Spec):
     """One scenario of the project."""
 
     path: Annotated[str, Field(min_length=1)] = Field(
@@ -113,7 +111,7 @@ class ProjectScenarioSpec(_Spec):
     )
 
 
-class ProjectFile(_Spec):
+class ProjectFile(Spec):
     """An agentcost project: the scenarios to estimate together."""
 
     model_config = ConfigDict(title="agentcost project")
@@ -129,7 +127,7 @@ class ProjectFile(_Spec):
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of project files, for editors (docs/project.schema.json)."""
-    schema = ProjectFile.model_json_schema(schema_generator=_SchemaGenerator)
+    schema = ProjectFile.model_json_schema(schema_generator=SchemaGenerator)
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
 
 
@@ -178,9 +176,9 @@ def is_project_file(path: Path | str, *, reader: Reader | None = None) -> bool:
     scenario then reports what is wrong with it).
     """
     try:
-        text = _text_reader(reader)(Path(path))
-        root = yaml.compose(text, Loader=_Loader)
-    except (_Unreadable, yaml.YAMLError, RecursionError, OSError, ValueError):
+        text = text_reader(reader)(Path(path))
+        root = yaml.compose(text, Loader=Loader)
+    except (Unreadable, yaml.YAMLError, RecursionError, OSError, ValueError):
         return False
     return _is_project_node(root)
 
@@ -192,12 +190,12 @@ def load_project(path: Path | str, *, reader: Reader | None = None) -> Project:
     """
     path = Path(path)
     try:
-        text = _text_reader(reader)(path)
-    except _Unreadable as e:
+        text = text_reader(reader)(path)
+    except Unreadable as e:
         raise InputError(e.reason, file=path, line=e.line) from None
-    doc = _parse(_Doc(path), text)
+    doc = parse(Doc(path), text)
     _check_top_level(doc)
-    spec = _validate(ProjectFile.model_validate, doc, doc.value, ())
+    spec = validate(ProjectFile.model_validate, doc, doc.value, ())
     if not spec.scenarios:
         raise doc.error(("scenarios",), "must list at least one scenario", "e.g. '- path: bugfix.yaml'")
     entries = tuple(_entry(doc, i, item, reader) for i, item in enumerate(spec.scenarios))
@@ -243,9 +241,9 @@ def _is_project_node(root: yaml.Node | None) -> bool:
     )
 
 
-def _check_top_level(doc: _Doc) -> None:
+def _check_top_level(doc: Doc) -> None:
     if not isinstance(doc.value, dict):
-        raise doc.error((), f"expected a mapping of project keys at the top level, got {_shown(doc.value)}")
+        raise doc.error((), f"expected a mapping of project keys at the top level, got {shown(doc.value)}")
     version = doc.value.get("version")
     if "version" not in doc.value:
         raise doc.error(
@@ -253,7 +251,7 @@ def _check_top_level(doc: _Doc) -> None:
         )
     if type(version) is not int:
         raise doc.error(
-            ("version",), f"expected an integer, got {_shown(version)}", f"supported: {PROJECT_VERSION}"
+            ("version",), f"expected an integer, got {shown(version)}", f"supported: {PROJECT_VERSION}"
         )
     if version != PROJECT_VERSION:
         raise doc.error(("version",), f"unsupported version {version}", f"supported: {PROJECT_VERSION}")
@@ -275,16 +273,16 @@ def _sibling_hint(path: Path) -> str | None:
     return f"did you mean {str(path.with_name(close[0]))!r}?" if close else None
 
 
-def _entry(doc: _Doc, i: int, item: ProjectScenarioSpec, reader: Reader | None) -> ProjectEntry:
+def _entry(doc: Doc, i: int, item: ProjectScenarioSpec, reader: Reader | None) -> ProjectEntry:
     at = ("scenarios", i)
     scenario_path = doc.path.parent / item.path
     try:
-        text = _text_reader(reader)(scenario_path)
-    except _Unreadable as e:
+        text = text_reader(reader)(scenario_path)
+    except Unreadable as e:
         hint = _sibling_hint(scenario_path) if reader is None and e.reason == "file not found" else None
         raise doc.error((*at, "path"), f"cannot read {scenario_path}: {e.reason}", hint) from None
     try:
-        nested = _is_project_node(yaml.compose(text, Loader=_Loader))
+        nested = _is_project_node(yaml.compose(text, Loader=Loader))
     except (yaml.YAMLError, RecursionError):
         nested = False  # load_scenario reports it, with its own line
     if nested:
@@ -294,7 +292,7 @@ def _entry(doc: _Doc, i: int, item: ProjectScenarioSpec, reader: Reader | None) 
     overrides = tuple(item.set_ or ())
     for j, override in enumerate(overrides):
         try:
-            _parse_override(override, j, scenario_path)  # its syntax; its effect is checked on loading
+            parse_override(override, j, scenario_path)  # its syntax; its effect is checked on loading
         except OverrideError as e:
             raise doc.error((*at, "set", j), e.message, e.hint) from None
     return ProjectEntry(

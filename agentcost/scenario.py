@@ -19,38 +19,32 @@ Reading goes in five steps, each raising :class:`~agentcost.errors.InputError` w
 
 Every file (the scenario and the files it names) is read through a :data:`Reader`: from disk by
 default, or e.g. from a git revision (:func:`agentcost.gitread.git_reader`).
+
+Steps 1, 2 and 4 and the parsing of overrides are :mod:`agentcost.yamlread`, shared with the other
+file formats; this module holds what is particular to scenarios.
 """
 
 from __future__ import annotations
 
 import copy
-import difflib
-import functools
 import json
 import os
-import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, Literal, NoReturn, TypeVar
+from typing import Annotated, Any, Literal, NoReturn
 
-import yaml
 from pydantic import (
-    BaseModel,
     BeforeValidator,
     ConfigDict,
     Discriminator,
     Field,
     Tag,
     TypeAdapter,
-    ValidationError,
     WithJsonSchema,
-    model_validator,
 )
 from pydantic.config import JsonDict
-from pydantic.json_schema import GenerateJsonSchema
-from pydantic_core import PydanticCustomError
 
 from agentcost.errors import InputError
 from agentcost.jsontext import dump_json
@@ -77,21 +71,34 @@ from agentcost.spec import (
     ToolDef,
     ToolUse,
 )
+from agentcost.yamlread import (
+    Doc,
+    ErrorHints,
+    KeyPath,
+    Override,
+    OverrideError,
+    Reader,
+    SchemaGenerator,
+    Spec,
+    Unreadable,
+    allowed_hint,
+    closest,
+    int_to_decimal,
+    joined,
+    key_text,
+    parse,
+    parse_override,
+    shown,
+    text_reader,
+    validate,
+)
 
 __all__ = ["MAX_ROUNDS", "OverrideError", "Reader", "dump_json", "json_schema", "load_scenario"]
 
 MAX_ROUNDS = 100_000
 """Most rounds (tool rounds and chat turns) a scenario may have after ``repeat`` is unrolled."""
 
-_MAX_VALUES = 2_000_000  # values one file may expand to (YAML aliases can multiply them)
 _SUPPORTED_VERSIONS = (SCENARIO_VERSION,)
-
-KeyPath = tuple[str | int, ...]
-T = TypeVar("T")
-
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_YAML = "tag:yaml.org,2002:"
-_CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
 
 # --------------------------------------------------------------------------------------------
@@ -99,50 +106,14 @@ _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 # --------------------------------------------------------------------------------------------
 
 
-class _Spec(BaseModel):
-    """Base of every mapping in the format: strict types, no unknown keys."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    @classmethod
-    def allowed_keys(cls) -> list[str]:
-        return [info.alias or name for name, info in cls.model_fields.items()]
-
-    @classmethod
-    def misplaced(cls, key: str) -> tuple[str, str] | None:
-        """A message and a hint for an unknown ``key`` that belongs to another kind of mapping
-        (None: just an unknown key)."""
-        return None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _reject_unknown_keys(cls, data: Any) -> Any:
-        # extra="forbid" alone would reject them too, but without saying which keys are allowed.
-        if isinstance(data, dict):
-            allowed = cls.allowed_keys()
-            for key in data:
-                if key not in allowed:
-                    ctx = {"key": key, "allowed": ", ".join(allowed)}
-                    misplaced = cls.misplaced(key)
-                    if misplaced is not None:
-                        ctx["message"], ctx["hint"] = misplaced
-                    raise PydanticCustomError("unknown_key", "unknown key", ctx)
-        return data
-
-
 Count = Annotated[int, Field(ge=0)]
 PositiveCount = Annotated[int, Field(ge=1)]
 Name = Annotated[str, Field(min_length=1)]
 JsonObject = dict[str, Any]
 
-
-def _int_to_decimal(value: Any) -> Any:
-    return Decimal(value) if type(value) is int else value
-
-
 Money = Annotated[
     Decimal,
-    BeforeValidator(_int_to_decimal),
+    BeforeValidator(int_to_decimal),
     Field(gt=0, le=MAX_BUDGET_USD),
     WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": int(MAX_BUDGET_USD)}),
 ]
@@ -152,25 +123,25 @@ MAX_SECONDS = Decimal(1_000_000_000)  # about 32 years: longer waits are surely 
 
 Seconds = Annotated[
     Decimal,
-    BeforeValidator(_int_to_decimal),
+    BeforeValidator(int_to_decimal),
     Field(ge=0, le=MAX_SECONDS),
     WithJsonSchema({"type": "number", "minimum": 0, "maximum": int(MAX_SECONDS)}),
 ]
 
 
-class TokensContent(_Spec):
+class TokensContent(Spec):
     """A stated size in tokens, for text you do not want to write out."""
 
     tokens: Count = Field(description="Size in tokens.")
 
 
-class TextContent(_Spec):
+class TextContent(Spec):
     """Text written out in the scenario."""
 
     text: str = Field(description="The text itself.")
 
 
-class FileContent(_Spec):
+class FileContent(Spec):
     """Text read from a UTF-8 file."""
 
     file: Name = Field(description="Path of a UTF-8 text file, relative to the scenario file.")
@@ -206,7 +177,7 @@ _DEFER = (
 )
 
 
-class AnthropicTool(_Spec):
+class AnthropicTool(Spec):
     """A tool definition in Anthropic Messages API format."""
 
     name: Name = Field(description="The tool's name, as the model calls it.")
@@ -220,7 +191,7 @@ class AnthropicTool(_Spec):
     defer_loading: bool | None = Field(default=None, description=_DEFER)
 
 
-class OpenAIFunction(_Spec):
+class OpenAIFunction(Spec):
     """The ``function`` part of an OpenAI Chat Completions tool."""
 
     name: Name = Field(description="The function's name, as the model calls it.")
@@ -232,7 +203,7 @@ class OpenAIFunction(_Spec):
     defer_loading: bool | None = Field(default=None, description=_DEFER)
 
 
-class OpenAIChatTool(_Spec):
+class OpenAIChatTool(Spec):
     """A tool definition in OpenAI Chat Completions format."""
 
     type: Literal["function"] = Field(description="Always function.")
@@ -240,7 +211,7 @@ class OpenAIChatTool(_Spec):
     defer_loading: bool | None = Field(default=None, description=_DEFER)
 
 
-class OpenAIResponsesTool(_Spec):
+class OpenAIResponsesTool(Spec):
     """A tool definition in OpenAI Responses API format."""
 
     type: Literal["function"] = Field(description="Always function.")
@@ -253,7 +224,7 @@ class OpenAIResponsesTool(_Spec):
     defer_loading: bool | None = Field(default=None, description=_DEFER)
 
 
-class MCPTool(_Spec):
+class MCPTool(Spec):
     """A tool as an MCP server lists it (tools/list)."""
 
     name: Name = Field(description="The tool's name, as the model calls it.")
@@ -267,7 +238,7 @@ class MCPTool(_Spec):
     defer_loading: bool | None = Field(default=None, description=_DEFER)
 
 
-class ToolFile(_Spec):
+class ToolFile(Spec):
     """Tool definitions read from a JSON or YAML file."""
 
     file: Name = Field(
@@ -296,7 +267,7 @@ def _tool_kind(value: Any) -> str | None:
 def _looks_like_mcp(tool: dict[str, Any]) -> bool:
     """Whether a tool without a schema key seems meant as MCP (camelCase, e.g. a typo of inputSchema)."""
     mcp_only = ("title", "inputSchema", "outputSchema", "annotations", "_meta", "icons")
-    return any(_closest(key, mcp_only) for key in tool if key not in ("name", "description"))
+    return any(closest(key, mcp_only) for key in tool if key not in ("name", "description"))
 
 
 def _tool_item_kind(value: Any) -> str | None:
@@ -320,7 +291,7 @@ ToolItem = Annotated[
 AnyToolModel = AnthropicTool | OpenAIChatTool | OpenAIResponsesTool | MCPTool
 
 
-class ToolsListResult(_Spec):
+class ToolsListResult(Spec):
     """An MCP tools/list result."""
 
     tools: list[ToolSpec] = Field(description="The tools.")
@@ -328,7 +299,7 @@ class ToolsListResult(_Spec):
     meta: JsonObject | None = Field(default=None, alias="_meta", description="MCP metadata (unused).")
 
 
-class JsonRpcToolsList(_Spec):
+class JsonRpcToolsList(Spec):
     """A JSON-RPC response carrying an MCP tools/list result."""
 
     jsonrpc: str | None = Field(default=None, description="JSON-RPC version.")
@@ -349,7 +320,7 @@ _SECONDS = (
 _SERVER_TOOLS = "Server-side tools the provider runs inside this response (web search, fetch, code)."
 
 
-class ServerToolSpec(_Spec):
+class ServerToolSpec(Spec):
     """One server-side tool the provider runs inside a response (billed per use)."""
 
     tool: ServerToolName = Field(
@@ -372,7 +343,7 @@ _ROUND_MODEL = (
 )
 
 
-class CallSpec(_Spec):
+class CallSpec(Spec):
     """One of several tool calls the model writes in one response (parallel tool calls)."""
 
     model_config = ConfigDict(json_schema_extra=_EXCLUSIVE_CALL)
@@ -386,7 +357,7 @@ class CallSpec(_Spec):
     subagent: JsonObject | None = Field(default=None, description=_SUBAGENT)
 
 
-class RoundSpec(_Spec):
+class RoundSpec(Spec):
     """One tool round: the model writes a tool call (or several: calls), the result(s) are sent back."""
 
     model_config = ConfigDict(
@@ -423,7 +394,7 @@ _USER = "The user's next message, sent after the reply: " + _CONTENT + "."
 _TOOL_ROUND_ONLY = ("tool", "input", "call_tokens", "result", "text", "calls", "subagent")
 
 
-class ChatTurnSpec(_Spec):
+class ChatTurnSpec(Spec):
     """One chat turn: the model answers in plain text, the user sends the next message."""
 
     reply: ContentValue = Field(description=_REPLY)
@@ -458,7 +429,7 @@ RoundItem = Annotated[
 ]
 
 
-class DefaultsSpec(_Spec):
+class DefaultsSpec(Spec):
     """Keys applied to every round that does not set them."""
 
     call_tokens: PositiveCount | None = Field(
@@ -471,7 +442,7 @@ class DefaultsSpec(_Spec):
     server_tools: list[ServerToolSpec] | None = Field(default=None, description=_SERVER_TOOLS)
 
 
-class PacingSpec(_Spec):
+class PacingSpec(Spec):
     """How long the agent takes between requests, for cache expiry."""
 
     round_seconds: Seconds | None = Field(
@@ -481,7 +452,7 @@ class PacingSpec(_Spec):
     )
 
 
-class LimitsSpec(_Spec):
+class LimitsSpec(Spec):
     """Limits of the agent loop."""
 
     max_rounds: PositiveCount | None = Field(
@@ -499,13 +470,13 @@ class LimitsSpec(_Spec):
 
 Share = Annotated[
     Decimal,
-    BeforeValidator(_int_to_decimal),
+    BeforeValidator(int_to_decimal),
     Field(ge=0, le=1),
     WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1}),
 ]
 
 
-class RetriesSpec(_Spec):
+class RetriesSpec(Spec):
     """Tool calls that fail validation and are retried (each failure is a full extra request)."""
 
     model_config = ConfigDict(json_schema_extra={"not": {"required": ["share", "count"]}})
@@ -520,7 +491,7 @@ class RetriesSpec(_Spec):
     )
 
 
-class TrimSpec(_Spec):
+class TrimSpec(Spec):
     """Result trimming done by the agent's own code before results go back to the model."""
 
     max_tokens: PositiveCount | None = Field(
@@ -533,7 +504,7 @@ class TrimSpec(_Spec):
     )
 
 
-class ContextEditingSpec(_Spec):
+class ContextEditingSpec(Spec):
     """Anthropic context editing (clear_tool_uses): clear old tool results once the context is large."""
 
     trigger: PositiveCount | None = Field(
@@ -551,7 +522,7 @@ class ContextEditingSpec(_Spec):
     )
 
 
-class ScenarioFile(_Spec):
+class ScenarioFile(Spec):
     """An agentcost scenario: one run of a tool-using agent loop, whose cost is estimated."""
 
     model_config = ConfigDict(title="agentcost scenario")
@@ -621,377 +592,10 @@ class ScenarioFile(_Spec):
     )
 
 
-class _SchemaGenerator(GenerateJsonSchema):
-    def field_title_should_be_set(self, schema: Any) -> bool:
-        return False  # titles like "Call Tokens" add nothing to the descriptions
-
-
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of scenario files, for editors (yaml-language-server)."""
-    schema = ScenarioFile.model_json_schema(schema_generator=_SchemaGenerator)
+    schema = ScenarioFile.model_json_schema(schema_generator=SchemaGenerator)
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
-
-
-# --------------------------------------------------------------------------------------------
-# Reading files and building plain values with line numbers
-# --------------------------------------------------------------------------------------------
-
-
-class _Unreadable(Exception):
-    def __init__(self, reason: str, line: int | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.line = line
-
-
-Reader = Callable[[Path], bytes]
-"""Returns the bytes of the file at an absolute path, or raises ``FileNotFoundError``,
-``IsADirectoryError``, ``PermissionError`` or another ``OSError``. An error made without an errno
-(``FileNotFoundError("file not found at main")``) gives its own text as the reason in the message;
-otherwise the reason is the usual one ("file not found", ...)."""
-
-
-def _read_file(path: Path) -> bytes:
-    """The default :data:`Reader`: the file on disk."""
-    return path.read_bytes()
-
-
-def _read_text(path: Path, reader: Reader = _read_file) -> str:
-    """The UTF-8 text of a file read by ``reader`` (a leading BOM dropped), or :class:`_Unreadable`."""
-    try:
-        data = reader(Path(os.path.abspath(path)))  # unlike resolve(), never touches the file system
-    except FileNotFoundError as e:
-        raise _Unreadable(_reason(e, "file not found")) from None
-    except IsADirectoryError as e:
-        raise _Unreadable(_reason(e, "is a directory, not a file")) from None
-    except PermissionError as e:
-        raise _Unreadable(_reason(e, "permission denied")) from None
-    except OSError as e:
-        raise _Unreadable(_reason(e, e.strerror or type(e).__name__)) from None
-    except ValueError as e:  # e.g. a NUL character in the path
-        raise _Unreadable(f"invalid path ({e})") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        raise _Unreadable(f"not UTF-8 text (byte 0x{data[e.start]:02x} on line {line})", line) from None
-    return text.removeprefix("\ufeff")
-
-
-def _reason(error: OSError, default: str) -> str:
-    """A reader's own text for an error raised without an errno, else ``default``."""
-    return str(error) if error.strerror is None and len(error.args) == 1 else default
-
-
-def _text_reader(reader: Reader | None) -> Callable[[Path], str]:
-    """The function that reads each file's text for one load."""
-    return _read_text if reader is None else functools.partial(_read_text, reader=reader)
-
-
-@dataclass
-class _Doc:
-    """A parsed YAML or JSON file: its plain value and the line of every key path in it."""
-
-    path: Path
-    value: Any = None
-    lines: dict[KeyPath, int] = field(default_factory=dict)
-    hint: str | None = None  # added to every error about this file
-    overrides: dict[KeyPath, _Override] = field(default_factory=dict)  # what --set set, by key path
-
-    def line(self, path: KeyPath) -> int | None:
-        """Line of ``path``, or of its nearest ancestor that has one; None for a value set by --set."""
-        if self.override_at(path) is not None:
-            return None
-        while path not in self.lines and path:
-            path = path[:-1]
-        return self.lines.get(path)
-
-    def own_line(self, path: KeyPath) -> int | None:
-        """Line of ``path`` itself; None when it is not in the file or was set by --set."""
-        return None if self.override_at(path) is not None else self.lines.get(path)
-
-    def override_at(self, path: KeyPath) -> _Override | None:
-        """The override that set ``path`` or one of its ancestors (the last applied, if several)."""
-        found = [self.overrides[path[:n]] for n in range(len(path), 0, -1) if path[:n] in self.overrides]
-        return max(found, key=lambda override: override.index, default=None)
-
-    def override_below(self, path: KeyPath) -> _Override | None:
-        """The last override that set a key path inside ``path`` (which it did not set as a whole)."""
-        inside = [o for at, o in self.overrides.items() if len(at) > len(path) and at[: len(path)] == path]
-        return max(inside, key=lambda override: override.index, default=None) if path else None
-
-    def where(self, path: KeyPath) -> str:
-        """``file:line`` of ``path`` (and the last override that changed something in it), or the
-        override that set it."""
-        override = self.override_at(path)
-        if override is not None:
-            return f"--set {override.text}"
-        line = self.line(path)
-        where = f"{self.path}:{line}" if line is not None else str(self.path)
-        below = self.override_below(path)
-        return where + (f", changed by --set {below.text}" if below is not None else "")
-
-    def error(self, path: KeyPath, message: str, hint: str | None = None) -> InputError:
-        hint = _joined(hint, self.hint)
-        key = _key_text(path) or None
-        override = self.override_at(path)
-        if override is not None:  # the file is not to blame: name the override instead of a line
-            if key != override.path:
-                message = f"{key}: {message}"
-            return OverrideError(message, file=self.path, override=override.text, key=key, hint=hint)
-        below = self.override_below(path)
-        if below is not None:
-            hint = _joined(hint, f"after --set {below.text}")
-        return InputError(message, file=self.path, line=self.line(path), key=key, hint=hint)
-
-
-def _joined(*hints: str | None) -> str | None:
-    return "; ".join(hint for hint in hints if hint) or None
-
-
-def _key_text(path: Sequence[str | int | None]) -> str:
-    """``("rounds", 3, "result")`` -> ``rounds[3].result``; None (in an override's path) is ``[*]``."""
-    text = ""
-    for part in path:
-        if part is None or isinstance(part, int):
-            text += "[*]" if part is None else f"[{part}]"
-        else:
-            text += f".{part}" if text else part
-    return text
-
-
-class _Builder:
-    """Builds plain values from composed YAML nodes, recording the line of every key path."""
-
-    def __init__(self, doc: _Doc, *, json_scalars: bool) -> None:
-        self.doc = doc
-        self.json_scalars = json_scalars  # plain scalars follow JSON rules (for .json files)
-        self.count = 0
-        self.open_nodes: set[int] = set()
-        self.deepest: yaml.Node = yaml.ScalarNode(_YAML + "null", "")  # the node built last
-
-    def fail(self, node: yaml.Node, message: str, hint: str | None = None, *, key: KeyPath = ()) -> NoReturn:
-        line = node.start_mark.line + 1
-        hint = "; ".join(part for part in (hint, self.doc.hint) if part) or None
-        raise InputError(message, file=self.doc.path, line=line, key=_key_text(key) or None, hint=hint)
-
-    def build(self, node: yaml.Node, path: KeyPath) -> Any:
-        self.count += 1
-        self.deepest = node
-        if self.count > _MAX_VALUES:
-            self.fail(node, f"the file expands to more than {_MAX_VALUES:,} values (YAML aliases?)", key=path)
-        self.doc.lines.setdefault(path, node.start_mark.line + 1)
-        if isinstance(node, yaml.ScalarNode):
-            return self.scalar(node, path)
-        if id(node) in self.open_nodes:
-            self.fail(node, "a YAML alias refers to a node that contains it", key=path)
-        self.open_nodes.add(id(node))
-        try:
-            if isinstance(node, yaml.SequenceNode):
-                return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
-            if isinstance(node, yaml.MappingNode):
-                return self.mapping(node, path)
-            self.fail(node, f"unsupported YAML node {type(node).__name__}")
-        finally:
-            self.open_nodes.discard(id(node))
-
-    def mapping(self, node: yaml.MappingNode, path: KeyPath) -> dict[str, Any]:
-        result: dict[str, Any] = {}
-        merged: list[yaml.Node] = []
-        for key_node, value_node in node.value:
-            if key_node.tag == _YAML + "merge":
-                merged.append(value_node)
-                continue
-            key = self.key(key_node, path)
-            key_path = (*path, key)
-            if key in result:
-                first = self.doc.lines[key_path]
-                self.fail(key_node, "duplicate key", f"first at line {first}", key=key_path)
-            self.doc.lines[key_path] = key_node.start_mark.line + 1
-            result[key] = self.build(value_node, key_path)
-        for source in merged:
-            for key, value in self.merge_source(source, path).items():
-                result.setdefault(key, value)  # keys written in the mapping win over merged ones
-        return result
-
-    def merge_source(self, node: yaml.Node, path: KeyPath) -> dict[str, Any]:
-        sources = node.value if isinstance(node, yaml.SequenceNode) else [node]
-        result: dict[str, Any] = {}
-        for source in sources:
-            if not isinstance(source, yaml.MappingNode):
-                self.fail(source, "a YAML merge (<<) needs a mapping or a list of mappings", key=path)
-            for key, value in self.mapping(source, path).items():
-                result.setdefault(key, value)
-        return result
-
-    def key(self, node: yaml.Node, path: KeyPath) -> str:
-        if isinstance(node, yaml.ScalarNode) and node.tag == _YAML + "str":
-            return str(node.value)
-        shown = node.value if isinstance(node, yaml.ScalarNode) else "a " + _node_kind(node)
-        self.fail(node, f"a key must be text, got {shown}", "quote it", key=path)
-
-    def scalar(self, node: yaml.ScalarNode, path: KeyPath) -> Any:
-        tag, text = node.tag, str(node.value)
-        if self.json_scalars and not node.style:
-            return self.json_scalar(node, path)
-        if tag in (_YAML + "str", "!"):
-            return text
-        if tag == _YAML + "null":
-            return None
-        if tag == _YAML + "bool":
-            return _CONSTRUCTOR.construct_yaml_bool(node)
-        if tag == _YAML + "int":
-            try:
-                return _CONSTRUCTOR.construct_yaml_int(node)
-            except ValueError:
-                self.fail(node, f"not an integer: {text}", key=path)
-        if tag == _YAML + "float":
-            return self.decimal(node, text.replace("_", ""), path)
-        if tag == _YAML + "timestamp":
-            return text  # a date stays the text written: it is only ever sent as text
-        shown_tag = "!!" + tag.removeprefix(_YAML) if tag.startswith(_YAML) else tag
-        self.fail(node, f"unsupported YAML tag {shown_tag}", "remove the tag", key=path)
-
-    def json_scalar(self, node: yaml.ScalarNode, path: KeyPath) -> Any:
-        try:
-            return json.loads(node.value, parse_float=Decimal, parse_constant=_no_constant)
-        except ValueError:
-            self.fail(node, f"not a JSON value: {node.value}", "quote strings", key=path)
-
-    def decimal(self, node: yaml.ScalarNode, text: str, path: KeyPath) -> Decimal:
-        try:
-            value = Decimal(text)
-        except InvalidOperation:
-            value = Decimal("NaN")  # .inf, .nan and sexagesimal 1:30.5
-        if not value.is_finite():
-            self.fail(node, f"not a finite number: {node.value}", key=path)
-        return value
-
-
-def _node_kind(node: yaml.Node) -> str:
-    return "mapping" if isinstance(node, yaml.MappingNode) else "list"
-
-
-def _no_constant(name: str) -> NoReturn:
-    raise ValueError(name)
-
-
-def _parse(doc: _Doc, text: str) -> _Doc:
-    """Compose ``text`` and build ``doc.value`` and ``doc.lines`` (YAML, or JSON for .json files)."""
-    is_json = doc.path.suffix.lower() == ".json"
-    try:
-        root = yaml.compose(text, Loader=_Loader)
-    except yaml.YAMLError as e:
-        if is_json:
-            return _parse_json(doc, text)
-        raise _yaml_error(doc, text, e) from None
-    except RecursionError:
-        raise doc.error((), "the file is nested too deeply") from None
-    if root is None:
-        raise InputError("the file is empty", file=doc.path, line=1, hint=doc.hint)
-    builder = _Builder(doc, json_scalars=is_json)
-    try:
-        doc.value = builder.build(root, ())
-    except RecursionError:
-        line = builder.deepest.start_mark.line + 1
-        raise InputError("the file is nested too deeply", file=doc.path, line=line) from None
-    return doc
-
-
-def _parse_json(doc: _Doc, text: str) -> _Doc:
-    """JSON that YAML could not read: values without line numbers."""
-    try:
-        doc.value = json.loads(text, parse_float=Decimal, parse_constant=_no_constant)
-    except json.JSONDecodeError as e:
-        raise InputError(f"invalid JSON: {e.msg}", file=doc.path, line=e.lineno, hint=doc.hint) from None
-    except (ValueError, RecursionError) as e:
-        raise InputError(f"invalid JSON: {e}", file=doc.path, hint=doc.hint) from None
-    return doc
-
-
-def _line_text(text: str, line: int | None) -> str:
-    lines = text.splitlines()
-    return lines[line - 1] if line is not None and 0 < line <= len(lines) else ""
-
-
-def _yaml_error(doc: _Doc, text: str, e: yaml.YAMLError) -> InputError:
-    line: int | None = None
-    hint: str | None = None
-    if isinstance(e, yaml.MarkedYAMLError):
-        mark = e.problem_mark or e.context_mark
-        line = mark.line + 1 if mark is not None else None
-        message, hint = str(e.problem or e.context), e.context if e.problem else None
-        if "\t" in _line_text(text, line):
-            hint = "indent with spaces: YAML does not allow tabs there"
-    elif isinstance(e, yaml.reader.ReaderError):
-        line = text.count("\n", 0, e.position) + 1
-        message = f"character {chr(e.character)!r} is not allowed in YAML ({e.reason})"
-    else:
-        message = str(e)
-    hint = "; ".join(part for part in (hint, doc.hint) if part) or None
-    return InputError(f"YAML syntax error: {message}", file=doc.path, line=line, hint=hint)
-
-
-# --------------------------------------------------------------------------------------------
-# Pydantic errors -> one InputError
-# --------------------------------------------------------------------------------------------
-
-
-def _validate(adapter: Callable[[Any], T], doc: _Doc, value: Any, at: KeyPath) -> T:
-    try:
-        return adapter(value)
-    except ValidationError as e:
-        errors = [_convert(error, doc, value, at) for error in e.errors()]
-        raise min(errors, key=lambda err: err.line if err.line is not None else 1 << 62) from None
-
-
-def _data_path(loc: Sequence[str | int], value: Any) -> KeyPath:
-    """The part of a pydantic location that exists in the data (union tags are left out)."""
-    path: list[str | int] = []
-    for part in loc:
-        if _has_child(value, part):
-            value = value[part]
-            path.append(part)
-    return tuple(path)
-
-
-def _has_child(value: Any, part: str | int) -> bool:
-    if isinstance(value, dict):
-        return isinstance(part, str) and part in value
-    return isinstance(value, list) and type(part) is int and 0 <= part < len(value)
-
-
-def _convert(error: Any, doc: _Doc, value: Any, at: KeyPath) -> InputError:
-    loc = error["loc"]
-    path = _data_path(loc, value)
-    kind, given, ctx = error["type"], error["input"], error.get("ctx") or {}
-    if kind == "unknown_key":
-        allowed = ctx["allowed"].split(", ")
-        allowed_hint = _allowed_hint(ctx["key"], allowed)
-        if "message" in ctx:  # a key of another kind of mapping (a tool round's key in a chat turn)
-            return doc.error((*at, *path, ctx["key"]), ctx["message"], f"{ctx['hint']}; {allowed_hint}")
-        return doc.error((*at, *path, ctx["key"]), "unknown key", allowed_hint)
-    if kind == "missing":
-        name = loc[-1]
-        parent = next((part for part in ("server_tools", "calls") if part in loc), None)
-        hint = _MISSING_HINTS.get(f"{parent}.{name}" if parent else name)
-        return doc.error((*at, *path, name), "required key is missing", hint)
-    message, hint = _describe(kind, given, ctx, error["msg"])
-    if kind == "content" and isinstance(given, dict) and given:
-        path, message, hint = _content_mapping_problem(path, given)
-    return doc.error((*at, *path), message, hint)
-
-
-def _allowed_hint(word: str, allowed: Sequence[str]) -> str:
-    hint = "allowed: " + ", ".join(allowed)
-    close = _closest(word, allowed)
-    return hint + (f"; did you mean {close!r}?" if close else "")
-
-
-def _closest(word: str, choices: Iterable[str]) -> str | None:
-    by_lower = {choice.lower(): choice for choice in choices}
-    found = difflib.get_close_matches(str(word).lower(), list(by_lower), n=1, cutoff=0.6)
-    return by_lower[found[0]] if found else None
 
 
 _MISSING_HINTS = {
@@ -1009,183 +613,29 @@ _MISSING_HINTS = {
     "type": "OpenAI tools start with 'type: function'",
 }
 
-_EXPECTED = {
-    "int_type": "an integer",
-    "string_type": "text",
-    "bool_type": "true or false",
-    "dict_type": "a mapping",
-    "model_type": "a mapping",
-    "model_attributes_type": "a mapping",
-    "list_type": "a list",
-    "is_instance_of": "a number",
-    "decimal_type": "a number",
-    "tool": "a tool definition (a mapping)",
-}
-
-
-def _describe(kind: str, given: Any, ctx: dict[str, Any], default: str) -> tuple[str, str | None]:
-    """Message and hint for a pydantic error that is about a value."""
-    hint = _value_hint(kind, given)
-    if kind in _EXPECTED:
-        return f"expected {_EXPECTED[kind]}, got {_shown(given)}", hint
-    if kind == "content":
-        return f"expected {_CONTENT}, got {_shown(given)}", hint
-    if kind in ("greater_than_equal", "greater_than"):
-        sign = ">=" if kind == "greater_than_equal" else ">"
-        return f"must be {sign} {ctx.get('ge', ctx.get('gt'))}, got {_shown(given)}", hint
-    if kind in ("less_than_equal", "less_than"):
-        sign = "<=" if kind == "less_than_equal" else "<"
-        bound = str(ctx.get("le", ctx.get("lt")))  # pydantic gives e.g. "Decimal('1000000000')"
-        digits = re.fullmatch(r"(?:Decimal\(')?(\d+)(?:'\))?", bound)
-        shown = f"{int(digits.group(1)):,}" if digits else bound
-        return f"must be {sign} {shown}, got {_shown(given)}", hint
-    if kind == "string_too_short":
-        return "must not be empty", None
-    if kind == "literal_error":
-        choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
-        message = f"must be one of {', '.join(choices)}; got {_shown(given)}"
-        close = _closest(given, choices) if isinstance(given, str) else None
-        if close:
-            hint = f"did you mean {close!r}?"
-        elif isinstance(given, bool) and "none" in choices:
-            hint = "YAML reads no/off/false as a boolean; write none"
-        return message, hint
-    return default[:1].lower() + default[1:], hint
-
-
-def _value_hint(kind: str, given: Any) -> str | None:
-    if isinstance(given, bool):
-        return "YAML reads yes/no/on/off/true/false as booleans; quote the value if it is text"
-    if kind == "string_type" and isinstance(given, int | Decimal):
-        return f"quote it if it is text: '{given}'"
-    if kind == "list_type" and isinstance(given, dict):
-        return "start each item with '- '"
-    return None
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, int | Decimal):
-        return str(value)
-    if isinstance(value, str):
-        return "text " + repr(value if len(value) <= 40 else value[:37] + "...")
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return type(value).__name__
+ERROR_HINTS = ErrorHints(
+    missing=_MISSING_HINTS,
+    parents=("server_tools", "calls"),
+    expected={"tool": "a tool definition (a mapping)", "content": _CONTENT},
+    mapping_problem=lambda kind, path, given: (
+        _content_mapping_problem(path, given) if kind == "content" else None
+    ),
+)
+"""The scenario format's additions to validation messages (for :func:`agentcost.yamlread.validate`)."""
 
 
 def _content_mapping_problem(path: KeyPath, given: dict[str, Any]) -> tuple[KeyPath, str, str]:
+    """The problem of a mapping given as a content value: an unknown key, or several kinds."""
     keys = ("tokens", "text", "file")
     unknown = [key for key in given if key not in keys]
     if unknown:
-        return (*path, unknown[0]), "unknown key", _allowed_hint(unknown[0], keys)
+        return (*path, unknown[0]), "unknown key", allowed_hint(unknown[0], keys)
     return path, "give only one of tokens, text, file", f"got {', '.join(given)}"
 
 
 # --------------------------------------------------------------------------------------------
 # Overrides: --set PATH=VALUE, applied to the plain values before they are validated
 # --------------------------------------------------------------------------------------------
-
-
-class OverrideError(InputError):
-    """An :class:`InputError` in a ``--set`` override, or about a value that one set.
-
-    ``key`` is the key path, as for any error; ``str()`` names the override where an error in the
-    file names its line: ``FILE: --set PATH=VALUE: MESSAGE (HINT)``.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        file: Path | str | None,
-        override: str,
-        key: str | None = None,
-        hint: str | None = None,
-    ) -> None:
-        super().__init__(message, file=file, key=key, hint=hint)
-        self.override = override  # the text of the --set option
-
-    def located(
-        self, *, file: Path | str | None = None, line: int | None = None, key: str | None = None
-    ) -> InputError:
-        """A copy with the unknown parts filled in, never a line: the value is not in a file."""
-        return OverrideError(
-            self.message,
-            file=self.file if self.file is not None else file,
-            override=self.override,
-            key=self.key if self.key is not None else key,
-            hint=self.hint,
-        )
-
-    def __str__(self) -> str:
-        shown = self.override if len(self.override) <= 80 else self.override[:77] + "..."
-        return str(InputError(self.message, file=self.file, key=f"--set {shown}", hint=self.hint))
-
-
-_Step = str | int | None
-"""One step of an override's path: a key, a list index, or None for ``[*]`` (every item)."""
-
-
-@dataclass(frozen=True)
-class _Override:
-    """One ``--set PATH=VALUE``, parsed."""
-
-    text: str  # as given
-    path: str  # PATH as given
-    steps: tuple[_Step, ...]
-    value: Any
-    index: int  # its place among the overrides: where two set the same value, the later wins
-
-
-_STEP = re.compile(r"\[(-?\d+|\*)\]|\.([^.\[\]]+)")  # [N], [*], or .KEY
-_SET_HINT = "write --set PATH=VALUE, e.g. --set limits.max_rounds=40"
-_PATH_HINT = "keys joined by '.', list items as [N], [-1] or [*], e.g. rounds[*].result.tokens"
-_VALUE_HINT = "VALUE is read as YAML, as if written after 'KEY: ' in the file; quote it if it is text"
-
-
-def _parse_override(text: str, index: int, file: Path) -> _Override:
-    def fail(message: str, hint: str | None, key: str | None = None) -> NoReturn:
-        raise OverrideError(message, file=file, override=text, key=key, hint=hint)
-
-    path, equals, value_text = text.partition("=")
-    path = path.strip()
-    if not equals:
-        fail("no '=' between the path and the value", _SET_HINT)
-    if not path:
-        fail("the path before '=' is empty", _SET_HINT)
-    steps: list[_Step] = []
-    dotted, position = "." + path, 0  # with a dot before the first key too
-    while position < len(dotted):
-        match = _STEP.match(dotted, position)
-        if match is None or not (steps or match.group(2)):
-            if not steps:
-                fail(f"not a key path: {path!r} does not start with a key", _PATH_HINT, path)
-            fail(
-                f"not a key path: {dotted[position:]!r} cannot follow {dotted[1:position]!r}",
-                _PATH_HINT,
-                path,
-            )
-        steps.append(_step(match))
-        position = match.end()
-    try:
-        # indented, so that a value on several lines cannot add keys next to the one it sets
-        value = _parse(_Doc(Path("--set")), "value: " + value_text.replace("\n", "\n  ")).value["value"]
-    except InputError as e:
-        fail(e.message, _joined(e.hint, _VALUE_HINT), path)
-    return _Override(text, path, tuple(steps), value, index)
-
-
-def _step(match: re.Match[str]) -> _Step:
-    index, key = match.groups()
-    if index is None:
-        return key
-    return None if index == "*" else int(index)
 
 
 @dataclass(frozen=True)
@@ -1195,12 +645,12 @@ class _Items:
     item: _Level
 
 
-_Level = type[_Spec] | _Items | Literal["content", "tool", "round", "any"]
+_Level = type[Spec] | _Items | Literal["content", "tool", "round", "any"]
 """What a value holds, as far as overrides care: a mapping whose keys a model knows, a list, a
 content value, a tool definition or a round (their model depends on their keys: a tool round or a
 chat turn), or anything else (a plain value or free JSON such as ``input``; validation checks it)."""
 
-_CHILDREN: dict[tuple[type[_Spec], str], _Level] = {
+_CHILDREN: dict[tuple[type[Spec], str], _Level] = {
     (ScenarioFile, "system"): "content",
     (ScenarioFile, "tools"): _Items("tool"),
     (ScenarioFile, "task"): "content",
@@ -1232,7 +682,7 @@ needs no entry)."""
 
 _CONTENT_KEYS = [*TokensContent.allowed_keys(), *TextContent.allowed_keys(), *FileContent.allowed_keys()]
 
-_TOOL_MODELS: dict[str | None, type[_Spec]] = {
+_TOOL_MODELS: dict[str | None, type[Spec]] = {
     "~anthropic": AnthropicTool,
     "~openai-chat": OpenAIChatTool,
     "~openai-responses": OpenAIResponsesTool,
@@ -1241,7 +691,7 @@ _TOOL_MODELS: dict[str | None, type[_Spec]] = {
 }
 
 
-_ROUND_MODELS: dict[str, type[_Spec]] = {"~tool": RoundSpec, "~chat": ChatTurnSpec}
+_ROUND_MODELS: dict[str, type[Spec]] = {"~tool": RoundSpec, "~chat": ChatTurnSpec}
 
 
 class _Setter:
@@ -1251,7 +701,7 @@ class _Setter:
     through every item; setting a key of a content value replaces the whole content value.
     """
 
-    def __init__(self, doc: _Doc, override: _Override) -> None:
+    def __init__(self, doc: Doc, override: Override) -> None:
         self.doc = doc
         self.override = override
         self.steps = override.steps
@@ -1285,7 +735,7 @@ class _Setter:
     def mapping(self, value: Any, level: _Level, at: KeyPath, n: int, key: str) -> None:
         """Step ``n`` is ``key`` of ``value``."""
         if not isinstance(value, dict):
-            self.fail(n, f"{self.written(n)} is not a mapping: it is {_shown(value)}")
+            self.fail(n, f"{self.written(n)} is not a mapping: it is {shown(value)}")
         model = (
             _TOOL_MODELS[_tool_item_kind(value)]
             if level == "tool"
@@ -1306,7 +756,7 @@ class _Setter:
         if value is None and isinstance(level, _Items):
             value = []  # no items: [*] changes nothing, [N] is out of range
         if not isinstance(value, list):
-            what = "not set" if value is None else _shown(value)
+            what = "not set" if value is None else shown(value)
             self.fail(n, f"{where} is not a list: it is {what}", "[N] and [*] select the items of a list")
         indices: Iterable[int] = range(len(value))
         if step is not None:
@@ -1326,11 +776,11 @@ class _Setter:
         key = str(self.steps[n])
         if key not in allowed:
             where = f" in {self.written(n)}" if n else ""
-            self.fail(n + 1, f"unknown key {key!r}{where}", _joined(_allowed_hint(key, allowed), hint))
+            self.fail(n + 1, f"unknown key {key!r}{where}", joined(allowed_hint(key, allowed), hint))
 
     def written(self, n: int) -> str:
         """The path as written, up to step ``n`` (excluded)."""
-        return _key_text(self.steps[:n])
+        return key_text(self.steps[:n])
 
     def fail(self, n: int, message: str, hint: str | None = None) -> NoReturn:
         """Raise an error about the path up to step ``n`` (excluded)."""
@@ -1359,7 +809,7 @@ def _index_hint(where: str, count: int) -> str | None:
 class _Origin:
     """Where a tool was defined, for error messages."""
 
-    doc: _Doc
+    doc: Doc
     path: KeyPath
 
     @property
@@ -1371,7 +821,7 @@ class _ScenarioReader:
     """Turns a validated scenario file into a :class:`Scenario`, reading the files it names."""
 
     def __init__(
-        self, doc: _Doc, spec: ScenarioFile, read_text: Callable[[Path], str], *, depth: int = 0
+        self, doc: Doc, spec: ScenarioFile, read_text: Callable[[Path], str], *, depth: int = 0
     ) -> None:
         self.doc = doc
         self.spec = spec
@@ -1453,7 +903,7 @@ class _ScenarioReader:
         excluded = item.exclude_tools or []
         for i, name in enumerate(excluded):
             if names and name not in names:
-                close = _closest(name, names)
+                close = closest(name, names)
                 hint = f"defined: {', '.join(names[:12])}" + (f"; did you mean {close!r}?" if close else "")
                 raise self.doc.error(("context_editing", "exclude_tools", i), f"unknown tool {name!r}", hint)
         default = ContextEditing()
@@ -1507,7 +957,7 @@ class _ScenarioReader:
         if key not in self.texts:
             try:
                 self.texts[key] = self.read_text(file)
-            except _Unreadable as e:
+            except Unreadable as e:
                 raise self.doc.error(path, f"cannot read {file}: {e.reason}") from None
         return self.texts[key]
 
@@ -1537,10 +987,10 @@ class _ScenarioReader:
         file = self.file_path(item.file)
         try:
             text = self.read_text(file)
-        except _Unreadable as e:
+        except Unreadable as e:
             raise self.doc.error((*path, "file"), f"cannot read {file}: {e.reason}") from None
         hint = f"tool file named at {self.doc.where(path)}"
-        tool_doc = _parse(_Doc(file, hint=hint), text)
+        tool_doc = parse(Doc(file, hint=hint), text)
         return [(model, _Origin(tool_doc, where)) for model, where in _tool_file_models(tool_doc)]
 
     def check_tool_choice(self, spec: ScenarioFile, has_tools: bool) -> None:
@@ -1713,7 +1163,7 @@ def _own_or_default(own: Any, default: Any, path: KeyPath, key: str) -> tuple[An
 
 def _tools_hint(tool: str, names: tuple[str, ...]) -> str:
     shown = ", ".join(names[:12]) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
-    close = _closest(tool, names)
+    close = closest(tool, names)
     return f"defined: {shown}" + (f"; did you mean {close!r}?" if close else "")
 
 
@@ -1721,23 +1171,23 @@ _TOOL_ADAPTER: TypeAdapter[AnyToolModel] = TypeAdapter(ToolSpec)
 _TOOL_LIST_ADAPTER: TypeAdapter[list[AnyToolModel]] = TypeAdapter(list[ToolSpec])
 
 
-def _tool_file_models(doc: _Doc) -> list[tuple[AnyToolModel, KeyPath]]:
+def _tool_file_models(doc: Doc) -> list[tuple[AnyToolModel, KeyPath]]:
     """The tools in a tool file, each with its key path in that file."""
     value = doc.value
     if isinstance(value, list):
-        tools = _validate(_TOOL_LIST_ADAPTER.validate_python, doc, value, ())
+        tools = validate(_TOOL_LIST_ADAPTER.validate_python, doc, value, (), ERROR_HINTS)
         return [(tool, (i,)) for i, tool in enumerate(tools)]
     if isinstance(value, dict) and "tools" in value:
-        listed = _validate(ToolsListResult.model_validate, doc, value, ())
+        listed = validate(ToolsListResult.model_validate, doc, value, (), ERROR_HINTS)
         return [(tool, ("tools", i)) for i, tool in enumerate(listed.tools)]
     if isinstance(value, dict) and "result" in value:
-        response = _validate(JsonRpcToolsList.model_validate, doc, value, ())
+        response = validate(JsonRpcToolsList.model_validate, doc, value, (), ERROR_HINTS)
         return [(tool, ("result", "tools", i)) for i, tool in enumerate(response.result.tools)]
     if isinstance(value, dict):
-        return [(_validate(_TOOL_ADAPTER.validate_python, doc, value, ()), ())]
+        return [(validate(_TOOL_ADAPTER.validate_python, doc, value, (), ERROR_HINTS), ())]
     raise doc.error(
         (),
-        f"expected tool definitions, got {_shown(value)}",
+        f"expected tool definitions, got {shown(value)}",
         "a list of tools, {tools: [...]}, {result: {tools: [...]}} or one tool",
     )
 
@@ -1785,33 +1235,39 @@ def load_scenario(
     if isinstance(overrides, str):
         raise TypeError("overrides is a sequence of PATH=VALUE texts, not one text")
     path = Path(path)
-    read_text = _text_reader(reader)
+    read_text = text_reader(reader)
     try:
         text = read_text(path)
-    except _Unreadable as e:
+    except Unreadable as e:
         raise InputError(e.reason, file=path, line=e.line) from None
-    doc = _parse(_Doc(path), text)
+    doc = parse(Doc(path), text)
     _check_top_level(doc)
     for index, override in enumerate(overrides):
-        _Setter(doc, _parse_override(override, index, path)).run()
+        _Setter(doc, parse_override(override, index, path)).run()
     if overrides:
         _check_top_level(doc)  # again: an override may have set the version
-    spec = _validate(ScenarioFile.model_validate, doc, doc.value, ())
+    spec = validate(ScenarioFile.model_validate, doc, doc.value, (), ERROR_HINTS)
     return _ScenarioReader(doc, spec, read_text).scenario(tuple(overrides))
 
 
-def _check_top_level(doc: _Doc) -> None:
+def scenario_from_doc(doc: Doc, read_text: Callable[[Path], str], *, depth: int = 0) -> Scenario:
+    """The scenario in an already parsed document (a subagent's: :mod:`agentcost.subagents`): its top
+    level checked, validated and read, the files it names read by ``read_text``."""
+    _check_top_level(doc)
+    spec = validate(ScenarioFile.model_validate, doc, doc.value, (), ERROR_HINTS)
+    return _ScenarioReader(doc, spec, read_text, depth=depth).scenario(())
+
+
+def _check_top_level(doc: Doc) -> None:
     """The top level is a mapping with a supported version (checked before anything else)."""
     if not isinstance(doc.value, dict):
-        raise doc.error((), f"expected a mapping of scenario keys at the top level, got {_shown(doc.value)}")
+        raise doc.error((), f"expected a mapping of scenario keys at the top level, got {shown(doc.value)}")
     supported = ", ".join(str(v) for v in _SUPPORTED_VERSIONS)
     if "version" not in doc.value:
         raise doc.error(("version",), "required key is missing", f"add 'version: {supported}' at the top")
     version = doc.value["version"]
     if type(version) is not int:
-        raise doc.error(
-            ("version",), f"expected an integer, got {_shown(version)}", f"supported: {supported}"
-        )
+        raise doc.error(("version",), f"expected an integer, got {shown(version)}", f"supported: {supported}")
     if version not in _SUPPORTED_VERSIONS:
         raise doc.error(("version",), f"unsupported version {version}", f"supported: {supported}")
 

@@ -22,7 +22,6 @@ of the parent, both 0-based in the unrolled rounds. Subagents of rounds the pare
 from __future__ import annotations
 
 import contextvars
-import functools
 import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -32,13 +31,13 @@ from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
 from agentcost.spec import SCENARIO_VERSION, Scenario
+from agentcost.yamlread import Doc, KeyPath, Unreadable, key_text, parse
 
 if TYPE_CHECKING:
     from datetime import datetime
 
     from agentcost.catalog.userprices import UserPrices
     from agentcost.estimate import Estimate
-    from agentcost.scenario import KeyPath, _Doc
 
 MAX_SUBAGENT_DEPTH = 5
 """Most levels of subagents below the top scenario (a subagent of a subagent is level 2)."""
@@ -83,7 +82,7 @@ def load_subagent(
     reader: Callable[[Path], str],
     depth: int | None = None,
     stack: tuple[Path, ...] | None = None,
-    doc: _Doc | None = None,
+    doc: Doc | None = None,
     at: KeyPath = (),
 ) -> Scenario:
     """The subagent a call names: ``value`` is the plain ``subagent:`` mapping, ``{file: path}`` or an
@@ -106,7 +105,7 @@ def load_subagent(
     def fail(where: KeyPath, message: str, hint: str | None = None) -> InputError:
         if doc is not None:  # the parent's own error: its line for the key, the full key path
             return doc.error((*at, *where), message, hint)
-        return InputError(message, file=parent_path, line=line, key=_key(("subagent", *where)), hint=hint)
+        return InputError(message, file=parent_path, line=line, key=key_text(("subagent", *where)), hint=hint)
 
     if level > MAX_SUBAGENT_DEPTH:
         raise fail(
@@ -121,12 +120,6 @@ def load_subagent(
     return _inline(value, parent_path, line, reader, _Chain(files, level), doc, at)
 
 
-def _key(at: KeyPath) -> str:
-    from agentcost.scenario import _key_text
-
-    return _key_text(at)
-
-
 def _from_file(
     name: Any,
     parent_path: Path,
@@ -135,15 +128,7 @@ def _from_file(
     reader: Callable[[Path], str],
     chain: _Chain,
 ) -> Scenario:
-    from agentcost.scenario import (
-        ScenarioFile,
-        _check_top_level,
-        _Doc,
-        _parse,
-        _ScenarioReader,
-        _Unreadable,
-        _validate,
-    )
+    from agentcost.scenario import scenario_from_doc
 
     if not isinstance(name, str) or not name:
         raise fail(("file",), "expected a path (text)", None)
@@ -157,14 +142,12 @@ def _from_file(
         )
     try:
         text = reader(path)
-    except _Unreadable as e:
+    except Unreadable as e:
         raise fail(("file",), f"cannot read {path}: {e.reason}", None) from None
     where = f"{parent_path}:{line}" if line is not None else str(parent_path)
-    doc = _parse(_Doc(path, hint=f"subagent file named at {where}"), text)
-    _check_top_level(doc)
-    spec = _validate(ScenarioFile.model_validate, doc, doc.value, ())
+    doc = parse(Doc(path, hint=f"subagent file named at {where}"), text)
     with _entered(replace(chain, files=(*chain.files, path))):
-        return _ScenarioReader(doc, spec, reader, depth=chain.depth).scenario(())
+        return scenario_from_doc(doc, reader, depth=chain.depth)
 
 
 def _inline(
@@ -173,43 +156,33 @@ def _inline(
     line: int | None,
     reader: Callable[[Path], str],
     chain: _Chain,
-    parent_doc: _Doc | None,
+    parent_doc: Doc | None,
     at: KeyPath,
 ) -> Scenario:
-    from agentcost.scenario import ScenarioFile, _check_top_level, _ScenarioReader, _validate
+    from agentcost.scenario import scenario_from_doc
 
     doc = _inline_doc(parent_path, parent_doc, at, line)
     if "version" not in value:
         value = {"version": SCENARIO_VERSION, **value}
     doc.value = value
-    _check_top_level(doc)  # a version written inline must be a supported one
-    spec = _validate(ScenarioFile.model_validate, doc, value, ())
-    with _entered(chain):
-        return _ScenarioReader(doc, spec, reader, depth=chain.depth).scenario(())
+    with _entered(chain):  # a version written inline must be a supported one: checked as in a file
+        return scenario_from_doc(doc, reader, depth=chain.depth)
 
 
-@functools.cache
-def _inline_doc_class() -> type[_Doc]:
-    """The class of an inline subagent's document, made on first use (this module does not import
-    scenario.py at import time: scenario.py imports it)."""
-    from agentcost.scenario import _Doc, _key_text
+@dataclass
+class _InlineDoc(Doc):
+    """An inline subagent's part of its parent's file: the parent's lines, and key paths from the
+    parent's root in messages."""
 
-    @dataclass
-    class InlineDoc(_Doc):
-        """An inline subagent's part of its parent's file: the parent's lines, and key paths from the
-        parent's root in messages."""
+    prefix: tuple[str | int, ...] = ()
 
-        prefix: tuple[str | int, ...] = ()
-
-        def error(self, path: KeyPath, message: str, hint: str | None = None) -> InputError:
-            err = super().error(path, message, hint)
-            err.key = _key_text((*self.prefix, *path)) or None
-            return err
-
-    return InlineDoc
+    def error(self, path: KeyPath, message: str, hint: str | None = None) -> InputError:
+        err = super().error(path, message, hint)
+        err.key = key_text((*self.prefix, *path)) or None
+        return err
 
 
-def _inline_doc(path: Path, parent: _Doc | None, at: KeyPath, line: int | None) -> _Doc:
+def _inline_doc(path: Path, parent: Doc | None, at: KeyPath, line: int | None) -> Doc:
     lines: dict[KeyPath, int] = {}
     if parent is not None:
         n = len(at)
@@ -217,7 +190,7 @@ def _inline_doc(path: Path, parent: _Doc | None, at: KeyPath, line: int | None) 
     if () not in lines and line is not None:
         lines[()] = line
     prefix = (*getattr(parent, "prefix", ()), *at) or ("subagent",)  # an inline doc inside an inline doc
-    return _inline_doc_class()(path, lines=lines, prefix=prefix)  # type: ignore[call-arg]
+    return _InlineDoc(path, lines=lines, prefix=prefix)
 
 
 def has_subagents(scenario: Scenario) -> bool:

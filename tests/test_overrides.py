@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import agentcost.scenario as scenario_module
+import agentcost.yamlread as yamlread
 from agentcost.errors import InputError
 from agentcost.estimate import estimate_scenario
 from agentcost.gitread import GitReader, git_reader
@@ -207,7 +208,7 @@ def test_several_wildcards(tmp_path: Path) -> None:
     ],
 )
 def test_values_are_read_as_yaml_like_the_file(value: str, expected: Any) -> None:
-    parsed = scenario_module._parse_override(f"name={value}", 0, Path("s.yaml")).value
+    parsed = yamlread.parse_override(f"name={value}", 0, Path("s.yaml")).value
     assert parsed == expected and type(parsed) is type(expected)
 
 
@@ -390,7 +391,7 @@ def test_every_nested_field_is_known_to_the_override_walk() -> None:
         scenario_module.LimitsSpec, scenario_module.OpenAIChatTool, *scenario_module._TOOL_MODELS.values(),
         scenario_module.PacingSpec, scenario_module.ServerToolSpec,
     ]  # fmt: skip
-    spec_names = {cls.__name__ for cls in scenario_module._Spec.__subclasses__()}
+    spec_names = {cls.__name__ for cls in yamlread.Spec.__subclasses__()}
     for model in models:
         for name, info in model.model_fields.items():
             key = info.alias or name

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-import agentcost.scenario as scenario_module
+import agentcost.yamlread as yamlread
 from agentcost.errors import InputError
 from agentcost.scenario import MAX_ROUNDS, OverrideError, dump_json, json_schema, load_scenario
 from agentcost.spec import Content, Pacing, Scenario, ServerToolUse, ToolDef
@@ -244,13 +244,13 @@ def test_repeat_and_defaults_unroll(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     write(tmp_path, "result text\n", "r.txt")
     write(tmp_path, "the answer", "final.md")
     reads: list[Path] = []
-    real_read = scenario_module._read_text
+    real_read = yamlread.read_text
 
     def counting_read(path: Path) -> str:
         reads.append(path)
         return real_read(path)
 
-    monkeypatch.setattr(scenario_module, "_read_text", counting_read)
+    monkeypatch.setattr(yamlread, "read_text", counting_read)
     s = load_text(tmp_path, UNROLL)
 
     assert s.system == Content(tokens=1000) and s.task == Content(text="do it")
@@ -691,7 +691,7 @@ def test_deep_nesting_is_an_input_error(
 ) -> None:
     if not hasattr(yaml, loader):
         pytest.skip(f"PyYAML has no {loader}")
-    monkeypatch.setattr(scenario_module, "_Loader", getattr(yaml, loader))
+    monkeypatch.setattr(yamlread, "Loader", getattr(yaml, loader))
     deep = BASE + "description: " + "[" * depth + "]" * depth + "\n"
     with pytest.raises(InputError, match=r"nested too deeply|maximum nesting depth") as caught:
         load_text(tmp_path, deep)

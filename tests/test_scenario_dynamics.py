@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import agentcost.scenario as scenario_module
+import agentcost.yamlread as yamlread
 from agentcost.errors import InputError
 from agentcost.scenario import OverrideError, load_scenario
 from agentcost.spec import Content, ContextEditing, ResultTrim, Retries
@@ -144,11 +145,11 @@ def test_overrides_reach_the_new_keys(tmp_path: Path) -> None:
 
 
 def test_every_new_nested_field_is_known_to_the_override_walk() -> None:
-    models: list[type[scenario_module._Spec]] = [
+    models: list[type[yamlread.Spec]] = [
         scenario_module.CallSpec, scenario_module.RetriesSpec, scenario_module.TrimSpec,
         scenario_module.ContextEditingSpec,
     ]  # fmt: skip
-    spec_names = {cls.__name__ for cls in scenario_module._Spec.__subclasses__()}
+    spec_names = {cls.__name__ for cls in yamlread.Spec.__subclasses__()}
     for model in models:
         for name, info in model.model_fields.items():
             key = info.alias or name

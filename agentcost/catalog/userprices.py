@@ -35,20 +35,18 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from agentcost.errors import InputError
-
-# The YAML-with-line-numbers reader and the strict pydantic base of scenario files, reused as they are.
-from agentcost.scenario import (
+from agentcost.yamlread import (
+    Doc,
     KeyPath,
     Reader,
-    _Doc,
-    _int_to_decimal,
-    _parse,
-    _SchemaGenerator,
-    _shown,
-    _Spec,
-    _text_reader,
-    _Unreadable,
-    _validate,
+    SchemaGenerator,
+    Spec,
+    Unreadable,
+    int_to_decimal,
+    parse,
+    shown,
+    text_reader,
+    validate,
 )
 
 __all__ = ["PRICES_VERSION", "UserModel", "UserPrices", "json_schema", "load_user_prices"]
@@ -65,13 +63,13 @@ _RATE_KEYS = ("input_mtok", "output_mtok", "cache_read_mtok", "cache_write_mtok"
 
 RateValue = Annotated[
     Decimal,
-    BeforeValidator(_int_to_decimal),
+    BeforeValidator(int_to_decimal),
     Field(ge=0, le=MAX_RATE),
     WithJsonSchema({"type": "number", "minimum": 0, "maximum": int(MAX_RATE)}),
 ]
 
 
-class UserModelSpec(_Spec):
+class UserModelSpec(Spec):
     """One model's prices."""
 
     id: Annotated[str, Field(min_length=1)] = Field(
@@ -113,7 +111,7 @@ class UserModelSpec(_Spec):
     )
 
 
-class UserPricesFile(_Spec):
+class UserPricesFile(Spec):
     """The user's own model prices for agentcost (--prices FILE)."""
 
     model_config = ConfigDict(title="agentcost prices")
@@ -124,7 +122,7 @@ class UserPricesFile(_Spec):
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of user price files, for editors (docs/prices.schema.json)."""
-    schema = UserPricesFile.model_json_schema(schema_generator=_SchemaGenerator)
+    schema = UserPricesFile.model_json_schema(schema_generator=SchemaGenerator)
     for model in schema.get("$defs", {}).values():
         props = model.get("properties", {})
         if "source" in props:
@@ -190,12 +188,12 @@ def load_user_prices(path: Path | str, *, reader: Reader | None = None) -> UserP
     shown = str(path)
     path = Path(path)
     try:
-        text = _text_reader(reader)(path)
-    except _Unreadable as e:
+        text = text_reader(reader)(path)
+    except Unreadable as e:
         raise InputError(e.reason, file=path, line=e.line, key="--prices") from None
-    doc = _parse(_Doc(path), text)
+    doc = parse(Doc(path), text)
     _check_top_level(doc)
-    spec = _validate(UserPricesFile.model_validate, doc, doc.value, ())
+    spec = validate(UserPricesFile.model_validate, doc, doc.value, ())
     if not spec.models:
         raise doc.error(("models",), "must list at least one model", "e.g. '- id: my-model'")
     models: list[UserModel] = []
@@ -215,11 +213,9 @@ def load_user_prices(path: Path | str, *, reader: Reader | None = None) -> UserP
     return UserPrices(path=path, shown=shown, models=tuple(models), lines=dict(doc.lines))
 
 
-def _check_top_level(doc: _Doc) -> None:
+def _check_top_level(doc: Doc) -> None:
     if not isinstance(doc.value, dict):
-        raise doc.error(
-            (), f"expected a mapping of price-file keys at the top level, got {_shown(doc.value)}"
-        )
+        raise doc.error((), f"expected a mapping of price-file keys at the top level, got {shown(doc.value)}")
     if "version" not in doc.value:
         raise doc.error(
             ("version",), "required key is missing", f"add 'version: {PRICES_VERSION}' at the top"
@@ -227,7 +223,7 @@ def _check_top_level(doc: _Doc) -> None:
     version = doc.value["version"]
     if type(version) is not int:
         raise doc.error(
-            ("version",), f"expected an integer, got {_shown(version)}", f"supported: {PRICES_VERSION}"
+            ("version",), f"expected an integer, got {shown(version)}", f"supported: {PRICES_VERSION}"
         )
     if version != PRICES_VERSION:
         raise doc.error(("version",), f"unsupported version {version}", f"supported: {PRICES_VERSION}")
@@ -239,7 +235,7 @@ def _check_top_level(doc: _Doc) -> None:
         )
 
 
-def _entry(doc: _Doc, i: int, item: UserModelSpec) -> UserModel:
+def _entry(doc: Doc, i: int, item: UserModelSpec) -> UserModel:
     at: KeyPath = ("models", i)
     model_id = item.id.strip()
     if "/" in model_id or not model_id or model_id != item.id:
@@ -256,7 +252,7 @@ def _entry(doc: _Doc, i: int, item: UserModelSpec) -> UserModel:
             "say where these prices come from, e.g. 'source: contract 2026-07'",
         )
     if not isinstance(source, str):
-        raise doc.error((*at, "source"), f"expected a text, got {_shown(source)}", "quote it")
+        raise doc.error((*at, "source"), f"expected a text, got {shown(source)}", "quote it")
     if not source.strip():
         raise doc.error((*at, "source"), "must not be empty", "say where these prices come from")
     discount = _discount(doc, (*at, "discount"), item.discount)
@@ -307,19 +303,19 @@ def _entry(doc: _Doc, i: int, item: UserModelSpec) -> UserModel:
     )
 
 
-def _discount(doc: _Doc, at: KeyPath, value: Any) -> Decimal | None:
+def _discount(doc: Doc, at: KeyPath, value: Any) -> Decimal | None:
     if value is None:
         return None
     match = _PERCENT.fullmatch(value) if isinstance(value, str) else None
     if match is None:
-        raise doc.error(at, f"expected a percentage such as '20%', got {_shown(value)}")
+        raise doc.error(at, f"expected a percentage such as '20%', got {shown(value)}")
     percent = Decimal(match.group(1))
     if percent >= 100:
         raise doc.error(at, f"must be below 100%, got {value.strip()}", "a free model has input_mtok: 0")
     return percent / 100
 
 
-def _check_base(doc: _Doc, at: KeyPath, base: str, provider: str) -> None:
+def _check_base(doc: Doc, at: KeyPath, base: str, provider: str) -> None:
     from agentcost.catalog import prices
 
     if prices._find(base, provider) is not None:
