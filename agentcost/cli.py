@@ -538,6 +538,40 @@ def prices(
 
 
 @app.command()
+def replay(
+    trace: Annotated[Path, typer.Argument(help="A recorded run: a SWE-agent .traj file.")],
+    format_in: Annotated[
+        str | None, typer.Option("--format-in", help="The log's format (default: detected): swe-agent.")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="The model of the run, when the log does not say.")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="The run's config naming the model (SWE-agent args.yaml).")
+    ] = None,
+    format_: FormatOpt = Format.table,
+    output: OutputOpt = None,
+    summary: SummaryOpt = False,
+    quiet: QuietOpt = False,
+    as_of: AsOfOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """Replay a recorded run: our count of every request beside the reported usage, and its cost."""
+    from agentcost.estimate import parse_as_of
+    from agentcost.replay import load_trace
+    from agentcost.replay import replay as replay_trace
+
+    out = Output(format_, output, summary, quiet, chart=False)
+    try:
+        when = parse_as_of(as_of)
+        user_prices = _user_prices(prices)
+        loaded = load_trace(trace, format_in=format_in, model=model, config=config)
+        _emit(replay_trace(loaded, as_of=when, user_prices=user_prices), (), out)
+    except InputError as err:
+        raise _fail(str(err)) from None
+
+
+@app.command()
 def schema(
     report: Annotated[
         bool, typer.Option("--report", help="Print the JSON Schema of the JSON reports instead.")

@@ -339,6 +339,7 @@ _OTHER_KINDS = {  # kind -> "module" (its JSON_SCHEMA) or "module:ATTRIBUTE"
     "diff": "agentcost.report.diff",
     "models": "agentcost.report.prices:MODELS_JSON_SCHEMA",
     "prices": "agentcost.report.prices:PRICES_JSON_SCHEMA",
+    "replay": "agentcost.report.replay",
 }
 
 

@@ -1,0 +1,74 @@
+"""Replay recorded agent runs (``agentcost replay``): detect the log format and read it.
+
+Supported: SWE-agent trajectories (``swe-agent``). ``agentcost.replay.model`` has the trace model
+and :func:`replay`, the ledger.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agentcost.errors import InputError
+from agentcost.replay.model import ReplayReport, Trace, replay
+
+__all__ = ["FORMATS", "ReplayReport", "Trace", "detect_format", "load_trace", "replay"]
+
+FORMATS = ("swe-agent",)
+
+
+def _unsupported(path: Path) -> InputError:
+    return InputError(
+        "cannot tell the log format",
+        file=path,
+        hint=f"supported: {', '.join(FORMATS)} (.traj, or JSON with history and info.model_stats);"
+        " or pass --format-in",
+    )
+
+
+def detect_format(path: Path, text: str) -> str:
+    """The format of a log: ``.traj`` or JSON with ``history`` + ``info.model_stats`` is swe-agent."""
+    from agentcost.replay import swe_agent
+
+    if path.suffix == ".traj":
+        return swe_agent.FORMAT
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        raise _unsupported(path) from None
+    if swe_agent.looks_like(data):
+        return swe_agent.FORMAT
+    raise _unsupported(path)
+
+
+def load_trace(
+    path: Path,
+    *,
+    format_in: str | None = None,
+    model: str | None = None,
+    config: Path | None = None,
+) -> Trace:
+    """Read a recorded run. ``model`` (``--model``) wins over ``config`` (a SWE-agent args.yaml);
+    without either, SWE-agent's ``args.yaml`` beside the trajectory is read when there is one."""
+    from agentcost.replay import swe_agent
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror}", file=path) from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", file=path) from None
+    fmt = format_in or detect_format(path, text)
+    if fmt not in FORMATS:
+        raise InputError(
+            f"unknown log format {fmt!r}", key="--format-in", hint=f"supported: {', '.join(FORMATS)}"
+        )
+    if model is None:
+        beside = path.parent / "args.yaml"
+        if config is not None:
+            model = swe_agent.model_from_config(config)
+        elif beside.is_file():
+            model = swe_agent.model_from_config(beside)
+    else:
+        model = swe_agent.model_name(model)
+    return swe_agent.read(path, model=model, text=text)

@@ -1,0 +1,424 @@
+"""Replay a recorded agent run: the typed trace model and the ledger built from it.
+
+A :class:`Trace` is what a log format parser (``agentcost.replay.swe_agent``, ...) reads from a
+file: the API calls in order, each with the messages that were sent when the log records them, the
+text that came back, and the usage the provider reported when the log has it. :func:`replay` counts
+every request with agentcost's token rules for the model's provider, puts the reported figures
+beside our counts (error in % per request and in total), shows the gap between them (an unrecorded
+prefix when the log lacks the system prompt or tool definitions; never hidden), and prices the run
+from the REPORTED usage (our counts where nothing is reported, and says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Literal
+
+from agentcost.catalog.prices import ModelPrices, Usage, resolve_model
+from agentcost.errors import InputError
+
+if TYPE_CHECKING:
+    from agentcost.catalog.userprices import UserPrices
+
+# ---------------------------------------------------------------------------------------------
+# The trace: what a parser reads from a log
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a request as it was sent: its role, its text and an optional ``name``."""
+
+    role: str
+    text: str
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class ReportedUsage:
+    """Usage the provider reported. ``input_tokens`` counts every prompt token, cached or not."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One API call of the run (1-based ``index``), as far as the log records it.
+
+    ``messages`` is None when the log does not record the request body. ``action`` is the tool the
+    response called (when known) and ``result_text`` what that tool returned to the next request.
+    ``line`` is the line of the file the call was read from.
+    """
+
+    index: int
+    model: str | None
+    messages: tuple[Message, ...] | None
+    tools: tuple[Mapping[str, Any], ...] | None
+    output_text: str | None
+    reported: ReportedUsage | None
+    line: int | None
+    action: str | None = None
+    result_text: str | None = None
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A recorded run: its calls in order and what the log reports for the whole run.
+
+    ``prefix_recorded``: the log records everything that was sent (system prompt and tools), so a
+    gap between reported and counted input is a counting error, not an unrecorded prefix.
+    ``truncated``: the file's tail was cut; ``calls`` are the ones read before the cut.
+    """
+
+    path: str
+    format: str
+    model: str | None
+    calls: tuple[RecordedCall, ...]
+    reported_totals: ReportedUsage | None
+    truncated: bool = False
+    warnings: tuple[str, ...] = ()
+    prefix_recorded: bool = False
+    reported_cost_usd: Decimal | None = None  # what the agent framework computed, for comparison
+    notes: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------------------------
+
+PricedFrom = Literal["reported", "counted"]
+
+
+@dataclass(frozen=True)
+class ReplayRequest:
+    index: int
+    line: int | None
+    tool: str | None
+    counted_input: int | None  # None: the log does not record the request's messages
+    counted_output: int | None
+    reported_input: int | None
+    reported_output: int | None
+    cache_read_tokens: int
+    cache_write_tokens: int
+    input_error: Decimal | None  # (counted - reported) / reported
+    output_error: Decimal | None
+    gap: int | None  # reported - counted input
+    result_tokens: int | None  # tokens of what the called tool returned
+    priced_from: PricedFrom
+    cost_usd: Decimal
+    running_usd: Decimal
+
+
+@dataclass(frozen=True)
+class ReplayTotals:
+    requests: int
+    counted_input: int
+    counted_output: int
+    reported_input: int | None
+    reported_output: int | None
+    input_error: Decimal | None
+    output_error: Decimal | None
+    gap: int | None
+    gap_label: str  # "unrecorded prefix" or "gap"
+    cache_read_tokens: int | None
+    cache_write_tokens: int | None
+    priced_from: str  # "reported per request", "reported run totals", "counted", "mixed"
+    cost_usd: Decimal
+    reported_cost_usd: Decimal | None
+
+
+@dataclass(frozen=True)
+class ToolResults:
+    tool: str
+    calls: int
+    result_tokens: int
+
+    @property
+    def mean(self) -> Decimal:
+        return Decimal(self.result_tokens) / Decimal(self.calls)
+
+
+@dataclass(frozen=True)
+class GrowthFit:
+    """Input tokens of request i modelled as ``B + (i-1)*r``.
+
+    ``prefix_b``: the first request's input; ``growth_r``: mean growth per request
+    ((last - first) / (n - 1)); ``max_abs_deviation``: the largest |actual - fitted| in tokens;
+    ``r_squared``: 1 - SS_res/SS_tot (None when every request is the same size or n < 3).
+    """
+
+    source: PricedFrom
+    prefix_b: int
+    growth_r: Decimal
+    max_abs_deviation: Decimal
+    r_squared: Decimal | None
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    path: str
+    format: str
+    model: str
+    prices: ModelPrices
+    counting: str  # how we counted
+    approximate: bool
+    requests: tuple[ReplayRequest, ...]
+    totals: ReplayTotals
+    tools: tuple[ToolResults, ...]
+    cached_share: Decimal | None  # cache reads / reported input; None when not recorded
+    fit: GrowthFit | None
+    truncated: bool
+    warnings: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+# ---------------------------------------------------------------------------------------------
+# Counting
+# ---------------------------------------------------------------------------------------------
+
+
+class _Counter:
+    """Counts a recorded request's messages and a response's text with the model's rules."""
+
+    def __init__(self, model: str, prices: ModelPrices) -> None:
+        from agentcost.tokens import maker_of, openai_encoding_name, rules_for
+
+        self.maker = maker_of(prices.provider, prices.rules_id)
+        self.notes: list[str] = []
+        if self.maker == "openai":
+            # the model as the log names it: tiktoken knows dated snapshots genai-prices folds away
+            name = model.split("/", 1)[1] if model.startswith("openai/") else model
+            self.openai_model = name
+            self.encoding, fallback = openai_encoding_name(name)
+            if fallback:
+                self.notes.append(fallback)
+            self.method = f"tiktoken {self.encoding} + OpenAI cookbook message framing"
+            self.approximate = False
+        else:
+            self.rules = rules_for(prices.provider, prices.rules_id)
+            self.method = self.rules.method
+            self.approximate = self.rules.approximate
+
+    def text(self, text: str) -> int:
+        from agentcost.tokens import count_text
+
+        if self.maker == "openai":
+            return count_text(text, self.encoding)
+        from agentcost.spec import Content
+
+        return self.rules.final(Content(text=text)) if text else 0
+
+    def request(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None) -> int:
+        from agentcost.spec import Content
+
+        if self.maker == "openai":
+            from agentcost.tokens import num_tokens_for_tools, num_tokens_from_messages
+
+            rows: list[dict[str, str]] = []
+            for m in messages:
+                row = {"role": m.role, "content": m.text}
+                if m.name is not None:
+                    row["name"] = m.name
+                rows.append(row)
+            if tools:
+                return num_tokens_for_tools(list(tools), rows, self.openai_model)
+            return num_tokens_from_messages(rows, self.openai_model)
+        total = self.rules.per_request
+        for m in messages:
+            content = Content(text=m.text)
+            if m.role == "system":
+                total += self.rules.system(content)
+            elif m.role == "assistant":
+                total += self.rules.final(content)
+            else:
+                total += self.rules.user(content)
+        if tools:
+            self.notes.append("tool definitions of non-OpenAI logs are not counted yet")
+        return total
+
+
+def _error(counted: int | None, reported: int | None) -> Decimal | None:
+    if counted is None or reported is None or reported == 0:
+        return None
+    return (Decimal(counted) - Decimal(reported)) / Decimal(reported)
+
+
+def _fit(sizes: Sequence[int], source: PricedFrom) -> GrowthFit | None:
+    if not sizes:
+        return None
+    n = len(sizes)
+    b = sizes[0]
+    r = Decimal(sizes[-1] - b) / Decimal(n - 1) if n > 1 else Decimal(0)
+    fitted = [Decimal(b) + (i * r) for i in range(n)]
+    deviations = [abs(Decimal(y) - f) for y, f in zip(sizes, fitted, strict=True)]
+    mean = Decimal(sum(sizes)) / Decimal(n)
+    ss_tot = sum((Decimal(y) - mean) ** 2 for y in sizes)
+    ss_res = sum(d**2 for d in deviations)
+    r2 = (Decimal(1) - ss_res / ss_tot).quantize(Decimal("0.000001")) if n >= 3 and ss_tot else None
+    return GrowthFit(source, b, r, max(deviations), r2)
+
+
+# ---------------------------------------------------------------------------------------------
+# replay
+# ---------------------------------------------------------------------------------------------
+
+
+def replay(
+    trace: Trace,
+    *,
+    as_of: datetime,
+    user_prices: UserPrices | None = None,
+    model: str | None = None,
+) -> ReplayReport:
+    """The per-request ledger of a recorded run: our counts, the reported usage, the gap, dollars."""
+    name = model or trace.model
+    if not name:
+        raise InputError(
+            "the log does not name the model",
+            file=trace.path,
+            hint="pass --model (or --config for SWE-agent)",
+        )
+    if not trace.calls:
+        raise InputError("no API calls found in the log", file=trace.path)
+    prices = resolve_model(name, as_of=as_of, user_prices=user_prices)
+    counter = _Counter(name, prices)
+    notes: list[str] = list(trace.notes)
+
+    rows: list[ReplayRequest] = []
+    running = Decimal(0)
+    per_call_reported = all(c.reported is not None for c in trace.calls)
+    for call in trace.calls:
+        counted_in = counter.request(call.messages, call.tools) if call.messages is not None else None
+        counted_out = counter.text(call.output_text) if call.output_text is not None else None
+        rep = call.reported
+        if rep is not None:
+            usage = Usage(rep.input_tokens, rep.output_tokens, rep.cache_read_tokens, rep.cache_write_tokens)
+            priced_from: PricedFrom = "reported"
+        else:
+            if counted_in is None or counted_out is None:
+                raise InputError(
+                    f"request {call.index} has neither reported usage nor recorded messages and output",
+                    file=trace.path,
+                    line=call.line,
+                )
+            usage = Usage(counted_in, counted_out)
+            priced_from = "counted"
+        cost = prices.cost(usage).total_usd
+        running += cost
+        result = counter.text(call.result_text) if call.result_text is not None else None
+        rows.append(
+            ReplayRequest(
+                index=call.index,
+                line=call.line,
+                tool=call.action,
+                counted_input=counted_in,
+                counted_output=counted_out,
+                reported_input=rep.input_tokens if rep else None,
+                reported_output=rep.output_tokens if rep else None,
+                cache_read_tokens=rep.cache_read_tokens if rep else 0,
+                cache_write_tokens=rep.cache_write_tokens if rep else 0,
+                input_error=_error(counted_in, rep.input_tokens if rep else None),
+                output_error=_error(counted_out, rep.output_tokens if rep else None),
+                gap=(rep.input_tokens - counted_in) if rep and counted_in is not None else None,
+                result_tokens=result,
+                priced_from=priced_from,
+                cost_usd=cost,
+                running_usd=running,
+            )
+        )
+
+    counted_in_total = sum(r.counted_input or 0 for r in rows)
+    counted_out_total = sum(r.counted_output or 0 for r in rows)
+    cost_total = running
+    if per_call_reported:
+        rep_in: int | None = sum(r.reported_input or 0 for r in rows)
+        rep_out: int | None = sum(r.reported_output or 0 for r in rows)
+        cache_read: int | None = sum(r.cache_read_tokens for r in rows)
+        cache_write: int | None = sum(r.cache_write_tokens for r in rows)
+        priced = "reported per request"
+    elif trace.reported_totals is not None and not trace.truncated:
+        t = trace.reported_totals
+        rep_in, rep_out = t.input_tokens, t.output_tokens
+        cache_read = cache_write = None  # the run totals do not split cached input
+        if prices.has_tiers:
+            priced = "counted"
+            notes.append(
+                "only run totals are reported and the model has long-context tiers, which apply per "
+                "request: priced from our per-request counts"
+            )
+        else:
+            cost_total = prices.cost(Usage(t.input_tokens, t.output_tokens)).total_usd
+            priced = "reported run totals"
+            notes.append(
+                "per-request usage is not recorded: each request is priced from our count, the total "
+                "from the reported run totals"
+            )
+    else:
+        rep_in = rep_out = cache_read = cache_write = None
+        priced = "counted" if not any(r.priced_from == "reported" for r in rows) else "mixed"
+        notes.append("the log reports no usage: priced from our counts")
+
+    gap = rep_in - counted_in_total if rep_in is not None else None
+    gap_label = "unrecorded prefix" if (gap or 0) > 0 and not trace.prefix_recorded else "gap"
+    if gap and gap_label == "unrecorded prefix":
+        notes.append(
+            f"{gap:,} reported input tokens are not in the log (system prompt or tool definitions "
+            "not recorded): shown as an unrecorded prefix"
+        )
+
+    totals = ReplayTotals(
+        requests=len(rows),
+        counted_input=counted_in_total,
+        counted_output=counted_out_total,
+        reported_input=rep_in,
+        reported_output=rep_out,
+        input_error=_error(counted_in_total, rep_in),
+        output_error=_error(counted_out_total, rep_out),
+        gap=gap,
+        gap_label=gap_label,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
+        priced_from=priced,
+        cost_usd=cost_total,
+        reported_cost_usd=trace.reported_cost_usd,
+    )
+
+    tools: dict[str, list[int]] = {}
+    for r in rows:
+        if r.tool is not None and r.result_tokens is not None:
+            tools.setdefault(r.tool, []).append(r.result_tokens)
+    tool_rows = tuple(
+        ToolResults(tool, len(sizes), sum(sizes))
+        for tool, sizes in sorted(tools.items(), key=lambda kv: (-sum(kv[1]), kv[0]))
+    )
+
+    cached_share = Decimal(cache_read) / Decimal(rep_in) if cache_read is not None and rep_in else None
+    if per_call_reported:
+        fit = _fit([r.reported_input or 0 for r in rows], "reported")
+    elif all(r.counted_input is not None for r in rows):
+        fit = _fit([r.counted_input or 0 for r in rows], "counted")
+    else:
+        fit = None
+
+    return ReplayReport(
+        path=trace.path,
+        format=trace.format,
+        model=name,
+        prices=prices,
+        counting=counter.method,
+        approximate=counter.approximate,
+        requests=tuple(rows),
+        totals=totals,
+        tools=tool_rows,
+        cached_share=cached_share,
+        fit=fit,
+        truncated=trace.truncated,
+        warnings=trace.warnings + prices.warnings,
+        notes=tuple(dict.fromkeys(notes + counter.notes)),
+    )
