@@ -541,13 +541,26 @@ def prices(
 def replay(
     trace: Annotated[Path, typer.Argument(help="A recorded run: a SWE-agent .traj file.")],
     format_in: Annotated[
-        str | None, typer.Option("--format-in", help="The log's format (default: detected): swe-agent.")
+        str | None,
+        typer.Option("--format-in", help="The log's format (default: detected), e.g. claude-code."),
     ] = None,
     model: Annotated[
         str | None, typer.Option(help="The model of the run, when the log does not say.")
     ] = None,
     config: Annotated[
         Path | None, typer.Option("--config", help="The run's config naming the model (SWE-agent args.yaml).")
+    ] = None,
+    tools: Annotated[
+        Path | None,
+        typer.Option(
+            "--tools", help="Tool definitions (JSON) the log does not record, added to each request."
+        ),
+    ] = None,
+    system: Annotated[
+        Path | None,
+        typer.Option(
+            "--system", help="The system prompt (text) the log does not record, added to each request."
+        ),
     ] = None,
     format_: FormatOpt = Format.table,
     output: OutputOpt = None,
@@ -565,8 +578,61 @@ def replay(
     try:
         when = parse_as_of(as_of)
         user_prices = _user_prices(prices)
-        loaded = load_trace(trace, format_in=format_in, model=model, config=config)
+        loaded = load_trace(
+            trace, format_in=format_in, model=model, config=config, tools=tools, system=system
+        )
         _emit(replay_trace(loaded, as_of=when, user_prices=user_prices), (), out)
+    except InputError as err:
+        raise _fail(str(err)) from None
+
+
+@app.command()
+def calibrate(
+    trace: Annotated[Path, typer.Argument(help="A recorded run (see `agentcost replay`).")],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write the scenario to this file (atomically); default stdout."),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
+    format_in: Annotated[
+        str | None, typer.Option("--format-in", help="The log's format (default: detected).")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="The model of the run, when the log does not say.")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="The run's config naming the model (SWE-agent args.yaml).")
+    ] = None,
+    as_of: AsOfOpt = None,
+    prices: PricesOpt = None,
+) -> None:
+    """Write a scenario that reproduces a recorded run; re-estimating it lands on the replayed total."""
+    from agentcost.calibrate import calibrate_trace, write_scenario
+    from agentcost.estimate import parse_as_of
+    from agentcost.replay import load_trace
+
+    try:
+        when = parse_as_of(as_of)
+        user_prices = _user_prices(prices)
+        if output is not None and output.exists() and not force:
+            raise InputError(
+                "the file exists", key="--output", file=output, hint="pass --force to overwrite it"
+            )
+        loaded = load_trace(trace, format_in=format_in, model=model, config=config)
+        result = calibrate_trace(loaded, as_of=when, user_prices=user_prices)
+        if output is None:
+            sys.stdout.write(result.text)
+        else:
+            write_scenario(result.text, output, trace_path=trace, force=force)
+        error = f"{result.error * 100:+.2f}%" if result.error is not None else "n/a"
+        where = f"wrote {output}" if output is not None else "calibrated"
+        typer.echo(
+            f"{where}: {result.requests} requests; replayed ${result.replayed_usd}, "
+            f"re-estimated ${result.estimated_usd} ({error})",
+            err=True,
+        )
+        for note in result.notes:
+            typer.echo(f"note: {note}", err=True)
     except InputError as err:
         raise _fail(str(err)) from None
 

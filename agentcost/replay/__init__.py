@@ -14,7 +14,13 @@ from agentcost.replay.model import ReplayReport, Trace, replay
 
 __all__ = ["FORMATS", "ReplayReport", "Trace", "detect_format", "load_trace", "replay"]
 
-FORMATS = ("swe-agent",)
+FORMATS = (
+    "swe-agent",
+    "claude-code",
+    "anthropic-jsonl",
+    "openai-chat-jsonl",
+    "openai-responses-jsonl",
+)
 
 
 def _unsupported(path: Path) -> InputError:
@@ -32,6 +38,18 @@ def detect_format(path: Path, text: str) -> str:
 
     if path.suffix == ".traj":
         return swe_agent.FORMAT
+    from agentcost.replay import claude_code
+
+    if claude_code.looks_like(text):
+        return claude_code.FORMAT
+    from agentcost.replay import anthropic_jsonl, jsonl, openai_jsonl
+
+    first = jsonl.first_object(text)
+    if first is not None and not swe_agent.looks_like(first):
+        if (sniffed := openai_jsonl.sniff(first)) is not None:
+            return sniffed
+        if anthropic_jsonl.looks_like(first):
+            return anthropic_jsonl.FORMAT
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
@@ -47,6 +65,8 @@ def load_trace(
     format_in: str | None = None,
     model: str | None = None,
     config: Path | None = None,
+    tools: Path | None = None,
+    system: Path | None = None,
 ) -> Trace:
     """Read a recorded run. ``model`` (``--model``) wins over ``config`` (a SWE-agent args.yaml);
     without either, SWE-agent's ``args.yaml`` beside the trajectory is read when there is one."""
@@ -63,6 +83,18 @@ def load_trace(
         raise InputError(
             f"unknown log format {fmt!r}", key="--format-in", hint=f"supported: {', '.join(FORMATS)}"
         )
+    if fmt == "claude-code":
+        from agentcost.replay import claude_code
+
+        return claude_code.read(path, model=model, text=text)
+    if fmt in ("anthropic-jsonl", "openai-chat-jsonl", "openai-responses-jsonl"):
+        from agentcost.replay import anthropic_jsonl, openai_jsonl, prefix
+
+        if fmt == anthropic_jsonl.FORMAT:
+            read = anthropic_jsonl.read(path, text=text, model=model)
+        else:
+            read = openai_jsonl.read(path, text=text, fmt=fmt, model=model)
+        return prefix.add_prefix(read, tools=tools, system=system)
     if model is None:
         beside = path.parent / "args.yaml"
         if config is not None:

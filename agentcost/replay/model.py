@@ -15,13 +15,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agentcost.catalog.prices import ModelPrices, Usage, resolve_model
 from agentcost.errors import InputError
 
 if TYPE_CHECKING:
     from agentcost.catalog.userprices import UserPrices
+    from agentcost.spec import ToolChoice, ToolDef
 
 # ---------------------------------------------------------------------------------------------
 # The trace: what a parser reads from a log
@@ -44,7 +45,8 @@ class ReportedUsage:
     input_tokens: int
     output_tokens: int
     cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
+    cache_write_tokens: int = 0  # 5-minute writes (or the provider's only write bucket)
+    cache_write_1h_tokens: int = 0  # Anthropic 1-hour writes
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,7 @@ class RecordedCall:
     line: int | None
     action: str | None = None
     result_text: str | None = None
+    tool_choice: str | None = None  # "auto", "any", "tool" or "none" when the log records it
 
 
 @dataclass(frozen=True)
@@ -214,7 +217,12 @@ class _Counter:
 
         return self.rules.final(Content(text=text)) if text else 0
 
-    def request(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None) -> int:
+    def request(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]] | None,
+        tool_choice: str | None = None,
+    ) -> int:
         from agentcost.spec import Content
 
         if self.maker == "openai":
@@ -239,8 +247,21 @@ class _Counter:
             else:
                 total += self.rules.user(content)
         if tools:
-            self.notes.append("tool definitions of non-OpenAI logs are not counted yet")
+            choice = cast(
+                "ToolChoice", tool_choice if tool_choice in ("auto", "any", "tool", "none") else "auto"
+            )
+            total += self.rules.tools([_tool_def(t) for t in tools], choice)
         return total
+
+
+def _tool_def(tool: Mapping[str, Any]) -> ToolDef:
+    """A recorded tool definition (Anthropic, OpenAI chat or Responses format) as a ToolDef."""
+    from agentcost.spec import ToolDef
+
+    inner = tool.get("function")
+    fn: Mapping[str, Any] = inner if isinstance(inner, Mapping) else tool
+    schema = fn.get("input_schema") or fn.get("parameters") or {}
+    return ToolDef(str(fn.get("name", "")), str(fn.get("description") or ""), dict(schema))
 
 
 def _error(counted: int | None, reported: int | None) -> Decimal | None:
@@ -294,11 +315,21 @@ def replay(
     running = Decimal(0)
     per_call_reported = all(c.reported is not None for c in trace.calls)
     for call in trace.calls:
-        counted_in = counter.request(call.messages, call.tools) if call.messages is not None else None
+        counted_in = (
+            counter.request(call.messages, call.tools, call.tool_choice)
+            if call.messages is not None
+            else None
+        )
         counted_out = counter.text(call.output_text) if call.output_text is not None else None
         rep = call.reported
         if rep is not None:
-            usage = Usage(rep.input_tokens, rep.output_tokens, rep.cache_read_tokens, rep.cache_write_tokens)
+            usage = Usage(
+                rep.input_tokens,
+                rep.output_tokens,
+                rep.cache_read_tokens,
+                rep.cache_write_tokens,
+                rep.cache_write_1h_tokens,
+            )
             priced_from: PricedFrom = "reported"
         else:
             if counted_in is None or counted_out is None:
@@ -322,7 +353,7 @@ def replay(
                 reported_input=rep.input_tokens if rep else None,
                 reported_output=rep.output_tokens if rep else None,
                 cache_read_tokens=rep.cache_read_tokens if rep else 0,
-                cache_write_tokens=rep.cache_write_tokens if rep else 0,
+                cache_write_tokens=rep.cache_write_tokens + rep.cache_write_1h_tokens if rep else 0,
                 input_error=_error(counted_in, rep.input_tokens if rep else None),
                 output_error=_error(counted_out, rep.output_tokens if rep else None),
                 gap=(rep.input_tokens - counted_in) if rep and counted_in is not None else None,

@@ -16,6 +16,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from agentcost.replay import FORMATS
 from agentcost.replay.model import ReplayReport, ReplayRequest
 from agentcost.report import fmt
 from agentcost.report.fmt import exact
@@ -270,7 +271,7 @@ PRICED_FROM = {"enum": ["reported", "counted"]}
 JSON_SCHEMA: dict[str, Any] = object_schema(
     {
         "trace": object_schema(
-            {"path": {"type": "string"}, "format": {"enum": ["swe-agent"]}, "truncated": {"type": "boolean"}}
+            {"path": {"type": "string"}, "format": {"enum": list(FORMATS)}, "truncated": {"type": "boolean"}}
         ),
         "model": {"type": "string", "description": "the model as the log or --model names it"},
         "model_id": {"type": "string", "description": "genai-prices' id it was priced as"},

@@ -1,0 +1,182 @@
+"""Anthropic Messages API logs as JSON Lines (``anthropic-jsonl``): one API call per line.
+
+A line is ``{"request": {...}, "response": {...}}``: the request body as sent (``model``,
+``system``, ``tools``, ``tool_choice``, ``messages``) and the Message that came back (``content``,
+``usage``). A bare response line (the Message itself, or just ``{"usage": {...}}``) is accepted
+too: its usage is reported but there is no request to count.
+
+Anthropic's ``usage.input_tokens`` EXCLUDES cached tokens: the prompt is ``input_tokens +
+cache_read_input_tokens + cache_creation_input_tokens``, which is what :class:`ReportedUsage`
+(every prompt token) gets. ``usage.cache_creation.ephemeral_5m_input_tokens`` /
+``ephemeral_1h_input_tokens``, when present, split the writes by TTL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agentcost.errors import InputError
+from agentcost.replay.jsonl import dump, obj, records, whole
+from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
+
+FORMAT = "anthropic-jsonl"
+
+
+def looks_like(line: Mapping[str, Any]) -> bool:
+    """A first log line that is an Anthropic Messages call (or a bare Anthropic response)."""
+    response = obj(line.get("response")) if "response" in line else line
+    request = obj(line.get("request"))
+    usage = obj(response.get("usage"))
+    if usage:
+        return (
+            "input_tokens" in usage
+            and "total_tokens" not in usage
+            and "input_tokens_details" not in usage
+            and "input" not in request
+        )
+    if response.get("type") == "message" and isinstance(response.get("content"), list):
+        return True
+    return isinstance(request.get("messages"), list) and ("system" in request or "max_tokens" in request)
+
+
+def _block_text(block: Any) -> tuple[str, str | None]:
+    """The text of one content block, and the name of the tool it calls (tool_use blocks)."""
+    if isinstance(block, str):
+        return block, None
+    b = obj(block)
+    kind = b.get("type")
+    if kind == "text":
+        return str(b.get("text") or ""), None
+    if kind == "tool_use":
+        return dump(b.get("input", {})), str(b.get("name") or "")
+    if kind == "tool_result":
+        return _content_text(b.get("content")), None
+    if kind == "thinking":
+        return str(b.get("thinking") or ""), None
+    return "", None
+
+
+def _content_text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(t for t in (_block_text(b)[0] for b in content) if t)
+    return ""
+
+
+def _tool_results(content: Any) -> str | None:
+    if not isinstance(content, list):
+        return None
+    parts = [_content_text(obj(b).get("content")) for b in content if obj(b).get("type") == "tool_result"]
+    return "\n".join(parts) if parts else None
+
+
+def reported_usage(usage: Mapping[str, Any], path: Path, line: int) -> ReportedUsage:
+    """Anthropic usage as :class:`ReportedUsage` (input = uncached + cache reads + cache writes)."""
+    fresh = whole(usage.get("input_tokens"), "usage.input_tokens", path, line)
+    read = whole(usage.get("cache_read_input_tokens"), "usage.cache_read_input_tokens", path, line)
+    written = whole(usage.get("cache_creation_input_tokens"), "usage.cache_creation_input_tokens", path, line)
+    split = obj(usage.get("cache_creation"))
+    w5 = whole(
+        split.get("ephemeral_5m_input_tokens"), "usage.cache_creation.ephemeral_5m_input_tokens", path, line
+    )
+    w1h = whole(
+        split.get("ephemeral_1h_input_tokens"), "usage.cache_creation.ephemeral_1h_input_tokens", path, line
+    )
+    if split and w5 + w1h != written and written:
+        raise InputError(
+            f"usage.cache_creation splits {w5 + w1h:,} tokens but cache_creation_input_tokens is {written:,}",
+            file=path,
+            line=line,
+        )
+    if not split or (w5 + w1h == 0 and written):
+        w5, w1h = written, 0
+    return ReportedUsage(
+        input_tokens=fresh + read + w5 + w1h,
+        output_tokens=whole(usage.get("output_tokens"), "usage.output_tokens", path, line),
+        cache_read_tokens=read,
+        cache_write_tokens=w5,
+        cache_write_1h_tokens=w1h,
+    )
+
+
+def read(path: Path, *, text: str, model: str | None = None) -> Trace:
+    """Read an Anthropic Messages API JSONL log. ``model`` (``--model``) overrides the log's."""
+    warnings: list[str] = []
+    calls: list[RecordedCall] = []
+    for n, line in records(path, text, warnings):
+        bare = "request" not in line and "response" not in line
+        response = line if bare else obj(line.get("response"))
+        request = None if bare else obj(line.get("request"))
+        usage = response.get("usage")
+        reported = reported_usage(usage, path, n) if isinstance(usage, dict) else None
+        messages: tuple[Message, ...] | None = None
+        tools: tuple[Mapping[str, Any], ...] | None = None
+        tool_choice: str | None = None
+        if request:
+            raw = request.get("messages")
+            if not isinstance(raw, list):
+                raise InputError("request.messages must be a list", file=path, line=n)
+            sent: list[Message] = []
+            system = _content_text(request.get("system"))
+            if system:
+                sent.append(Message("system", system))
+            for m in raw:
+                m = obj(m)
+                role = m.get("role")
+                if not isinstance(role, str):
+                    raise InputError("a message needs a role", file=path, line=n)
+                sent.append(Message(role, _content_text(m.get("content"))))
+            messages = tuple(sent)
+            if isinstance(request.get("tools"), list) and request["tools"]:
+                tools = tuple(obj(t) for t in request["tools"] if "name" in obj(t))
+            choice = obj(request.get("tool_choice")).get("type")
+            tool_choice = choice if isinstance(choice, str) else None
+            # the tool results this request sends answer the previous call's tool_use
+            results = _tool_results(obj(raw[-1]).get("content")) if raw else None
+            if results is not None and calls and calls[-1].result_text is None:
+                c = calls[-1]
+                calls[-1] = RecordedCall(
+                    c.index, c.model, c.messages, c.tools, c.output_text, c.reported, c.line, c.action,
+                    results, c.tool_choice,
+                )  # fmt: skip
+        content = response.get("content")
+        output = _content_text(content) if isinstance(content, list | str) else None
+        action = None
+        if isinstance(content, list):
+            action = next((name for _, name in map(_block_text, content) if name), None)
+        if reported is None and messages is None:
+            raise InputError("a line needs a request or a response with usage", file=path, line=n)
+        name = (request or {}).get("model") or response.get("model")
+        calls.append(
+            RecordedCall(
+                index=len(calls) + 1,
+                model=name if isinstance(name, str) else None,
+                messages=messages,
+                tools=tools,
+                output_text=output,
+                reported=reported,
+                line=n,
+                action=action,
+                tool_choice=tool_choice,
+            )
+        )
+    if model is None:
+        model = next((c.model for c in calls if c.model), None)
+    return Trace(
+        path=str(path),
+        format=FORMAT,
+        model=model,
+        calls=tuple(calls),
+        reported_totals=None,
+        truncated=bool(warnings),
+        warnings=tuple(warnings),
+        notes=(
+            "Anthropic input_tokens exclude cached tokens: reported input = input_tokens + "
+            "cache_read_input_tokens + cache_creation_input_tokens",
+        ),
+    )

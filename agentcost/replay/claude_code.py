@@ -1,0 +1,303 @@
+"""Claude Code logs: session files (``~/.claude/projects/*/*.jsonl``) and ``claude -p --output-format
+stream-json`` output. Both are JSON Lines with a ``type`` per line.
+
+Session lines: ``user`` / ``assistant`` (with ``message``, ``uuid``, ``parentUuid``, ``sessionId``;
+assistant lines add ``requestId`` and ``message.usage``), ``summary``, ``system`` and others, which
+are skipped. Stream-json lines: ``system`` (``subtype: init``: model, tools), ``assistant``,
+``user`` and a final ``result`` (``total_cost_usd``, ``usage``, ``num_turns``).
+
+One API response is often written as several assistant lines (one per content block) sharing the
+``requestId`` / ``message.id``, each repeating the usage: each request is counted once, with the
+usage of its last line. Anthropic ``usage.input_tokens`` excludes cached tokens, so the reported
+input of a request is ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens``;
+``cache_creation.ephemeral_5m/1h_input_tokens`` split the writes when present (else all writes
+are 5-minute). Claude Code's system prompt and tool definitions are not in the log: the gap
+between reported and counted input is shown as an unrecorded prefix.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from agentcost.errors import InputError
+from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
+
+FORMAT = "claude-code"
+
+_MESSAGE_TYPES = ("user", "assistant")
+_KNOWN_TYPES = ("user", "assistant", "system", "result")
+
+
+def looks_like(text: str) -> bool:
+    """JSON Lines whose first lines carry a Claude Code ``type`` with ``message`` or a session id."""
+    seen = 0
+    for raw in text.splitlines():
+        if not raw.strip():
+            continue
+        seen += 1
+        if seen > 5:
+            return False
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError:
+            return False
+        if not isinstance(data, dict):
+            return False
+        if data.get("type") in _KNOWN_TYPES and any(
+            k in data for k in ("message", "sessionId", "session_id")
+        ):
+            return True
+    return False
+
+
+def _int(usage: dict[str, Any], key: str) -> int:
+    value = usage.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def reported_usage(usage: dict[str, Any]) -> ReportedUsage:
+    """Anthropic ``usage`` as :class:`ReportedUsage` (input counts cached tokens too)."""
+    uncached = _int(usage, "input_tokens")
+    read = _int(usage, "cache_read_input_tokens")
+    written = _int(usage, "cache_creation_input_tokens")
+    split = usage.get("cache_creation")
+    one_hour = _int(split, "ephemeral_1h_input_tokens") if isinstance(split, dict) else 0
+    one_hour = min(one_hour, written)
+    return ReportedUsage(
+        input_tokens=uncached + written + read,
+        output_tokens=_int(usage, "output_tokens"),
+        cache_read_tokens=read,
+        cache_write_tokens=written - one_hour,
+        cache_write_1h_tokens=one_hour,
+    )
+
+
+def _block_text(block: Any) -> str:
+    """The text of one content block as it is sent back to the model."""
+    if isinstance(block, str):
+        return block
+    if not isinstance(block, dict):
+        return ""
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text") or "")
+    if kind == "thinking":
+        return str(block.get("thinking") or "")
+    if kind == "tool_use":
+        return json.dumps({"name": block.get("name"), "input": block.get("input")}, ensure_ascii=False)
+    if kind == "tool_result":
+        return _content_text(block.get("content"))
+    return ""
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(t for t in (_block_text(b) for b in content) if t)
+    return ""
+
+
+@dataclass
+class _Request:
+    key: str
+    line: int
+    first_parent: str | None  # parentUuid of its first line (session logs)
+    history_len: int  # messages before it (stream-json: linear history)
+    model: str | None
+    usage: dict[str, Any] | None
+    texts: list[str] = field(default_factory=list)
+    tool_ids: list[tuple[str, str]] = field(default_factory=list)  # (tool_use id, name)
+
+
+@dataclass
+class _Line:
+    parent: str | None
+    message: Message
+
+
+def read(path: Path, *, model: str | None = None, text: str | None = None) -> Trace:
+    """Read a Claude Code session log or stream-json output. ``model`` overrides the log's."""
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise InputError(f"cannot read: {err.strerror}", file=path) from None
+    rows = text.splitlines()
+    last = max((i for i, r in enumerate(rows) if r.strip()), default=-1)
+    warnings: list[str] = []
+    notes: list[str] = []
+    truncated = False
+
+    requests: dict[str, _Request] = {}
+    lines_by_uuid: dict[str, _Line] = {}
+    history: list[Message] = []  # linear history, for logs without uuids (stream-json)
+    results: dict[str, str] = {}  # tool_use id -> result text
+    result_line: dict[str, Any] | None = None
+    init_model: str | None = None
+    all_uuid = True
+    sidechains = 0
+
+    for i, raw in enumerate(rows):
+        if not raw.strip():
+            continue
+        lineno = i + 1
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as err:
+            if i == last and not text.endswith("\n"):
+                truncated = True
+                warnings.append(
+                    f"the file ends early at line {lineno} (truncated): read {len(requests)} API "
+                    f"request{'s' if len(requests) != 1 else ''} from the complete lines before it"
+                )
+                break
+            raise InputError(
+                f"not valid JSON: {err.msg} (column {err.colno})", file=path, line=lineno
+            ) from None
+        if not isinstance(data, dict):
+            raise InputError("expected a JSON object on each line", file=path, line=lineno)
+        kind = data.get("type")
+        if kind == "system" and data.get("subtype") == "init" and isinstance(data.get("model"), str):
+            init_model = data["model"]
+            continue
+        if kind == "result":
+            result_line = data
+            continue
+        if kind not in _MESSAGE_TYPES:
+            continue
+        message = data.get("message")
+        if not isinstance(message, dict):
+            raise InputError(f"a {kind} line needs a 'message' object", file=path, line=lineno)
+        if data.get("isSidechain") is True:
+            sidechains += 1
+        content = message.get("content")
+        uuid = data.get("uuid")
+        parent = data.get("parentUuid")
+        if not isinstance(uuid, str):
+            all_uuid = False
+        msg = Message(kind, _content_text(content))
+        if kind == "assistant":
+            key = data.get("requestId") or message.get("id") or uuid or f"line {lineno}"
+            req = requests.get(str(key))
+            if req is None:
+                req = requests[str(key)] = _Request(
+                    key=str(key),
+                    line=lineno,
+                    first_parent=parent if isinstance(parent, str) else None,
+                    history_len=len(history),
+                    model=message.get("model") if isinstance(message.get("model"), str) else None,
+                    usage=None,
+                )
+            if isinstance(message.get("usage"), dict):
+                req.usage = message["usage"]  # split lines repeat it: the last one wins
+            if msg.text:
+                req.texts.append(msg.text)
+            for block in content if isinstance(content, list) else ():
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    req.tool_ids.append((str(block.get("id")), str(block.get("name"))))
+        elif isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    results[str(block.get("tool_use_id"))] = _content_text(block.get("content"))
+        history.append(msg)
+        if isinstance(uuid, str):
+            lines_by_uuid[uuid] = _Line(parent if isinstance(parent, str) else None, msg)
+
+    def sent_before(req: _Request) -> tuple[Message, ...]:
+        if not all_uuid:
+            return tuple(history[: req.history_len])
+        chain: list[Message] = []
+        at = req.first_parent
+        seen: set[str] = set()
+        while at is not None and at in lines_by_uuid and at not in seen:
+            seen.add(at)
+            entry = lines_by_uuid[at]
+            chain.append(entry.message)
+            at = entry.parent
+        chain.reverse()
+        return tuple(chain)
+
+    calls: list[RecordedCall] = []
+    models: Counter[str] = Counter()
+    synthetic = 0
+    for req in requests.values():
+        if req.model == "<synthetic>":  # Claude Code's own error/abort messages: no API call
+            synthetic += 1
+            continue
+        names = list(dict.fromkeys(name for _, name in req.tool_ids))
+        answered = [results[i] for i, _ in req.tool_ids if i in results]
+        if req.model:
+            models[req.model] += 1
+        calls.append(
+            RecordedCall(
+                index=len(calls) + 1,
+                model=model or req.model,
+                messages=sent_before(req),
+                tools=None,
+                output_text="\n".join(req.texts),
+                reported=reported_usage(req.usage) if req.usage is not None else None,
+                line=req.line,
+                action=",".join(names) if names else None,
+                result_text="\n".join(answered) if answered else None,
+            )
+        )
+    if synthetic:
+        notes.append(f"{synthetic} <synthetic> assistant message(s) (no API call) skipped")
+    if sidechains:
+        notes.append(
+            f"{sidechains} sidechain (subagent) lines are in the file; each request keeps its own chain"
+        )
+
+    trace_model = model
+    if trace_model is None:
+        trace_model = models.most_common(1)[0][0] if models else init_model
+        if len(models) > 1:
+            others = ", ".join(f"{m} ({n})" for m, n in models.items() if m != trace_model)
+            warnings.append(
+                f"the log has requests of several models; all are priced as {trace_model}: {others}"
+            )
+
+    reported_totals: ReportedUsage | None = None
+    reported_cost: Decimal | None = None
+    if result_line is not None:
+        cost = result_line.get("total_cost_usd", result_line.get("cost_usd"))
+        if isinstance(cost, int | float) and not isinstance(cost, bool):
+            reported_cost = Decimal(str(cost))
+        if isinstance(result_line.get("usage"), dict):
+            reported_totals = reported_usage(result_line["usage"])
+            summed = sum(c.reported.input_tokens for c in calls if c.reported)
+            if summed != reported_totals.input_tokens:
+                warnings.append(
+                    f"the result line reports {reported_totals.input_tokens:,} input tokens, the "
+                    f"requests {summed:,}"
+                )
+        turns = result_line.get("num_turns")
+        if isinstance(turns, int):
+            notes.append(f"the result line reports {turns} turns; {len(calls)} API requests were read")
+        if reported_cost is not None:
+            notes.append(
+                "total_cost_usd is Claude Code's own figure: it includes calls not in the stream "
+                "(e.g. side calls to other models, see the result's modelUsage)"
+            )
+    notes.append(
+        "Claude Code's system prompt and tool definitions are not in the log; requests are "
+        "counted from the recorded messages only"
+    )
+    return Trace(
+        path=str(path),
+        format=FORMAT,
+        model=trace_model,
+        calls=tuple(calls),
+        reported_totals=reported_totals,
+        truncated=truncated,
+        warnings=tuple(warnings),
+        prefix_recorded=False,
+        reported_cost_usd=reported_cost,
+        notes=tuple(notes),
+    )

@@ -1,0 +1,80 @@
+"""Shared reading of API request/response logs kept as JSON Lines (one call per line).
+
+Used by ``agentcost.replay.anthropic_jsonl`` and ``agentcost.replay.openai_jsonl``: every non-empty
+line is one JSON object; a line that is not valid JSON is an error naming it, except the LAST line
+when its text simply runs out (the writer was cut off), which gives a warning and the calls read
+before it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from agentcost.errors import InputError
+
+
+def first_object(text: str) -> Mapping[str, Any] | None:
+    """The first non-empty line parsed as a JSON object, or None."""
+    for raw in text.splitlines():
+        if raw.strip():
+            try:
+                value = json.loads(raw)
+            except json.JSONDecodeError:
+                return None
+            return value if isinstance(value, dict) else None
+    return None
+
+
+def _ran_out(line: str, err: json.JSONDecodeError) -> bool:
+    """The JSON text ends before the value does (a cut line), rather than being wrong."""
+    return not line[err.pos :].strip() or err.msg.startswith("Unterminated string")
+
+
+def records(path: Path, text: str, warnings: list[str]) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """``(line number, object)`` per non-empty line; a cut last line adds a warning to ``warnings``."""
+    lines = text.splitlines()
+    last = max((i for i, raw in enumerate(lines) if raw.strip()), default=-1)
+    read = 0
+    for i, raw in enumerate(lines):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as err:
+            if i == last and _ran_out(raw, err):
+                warnings.append(
+                    f"the file ends early: line {i + 1} is cut off (truncated); read {read} "
+                    f"request{'s' if read != 1 else ''} before it"
+                )
+                return
+            raise InputError(
+                f"not valid JSON: {err.msg} (column {err.colno})", file=path, line=i + 1
+            ) from None
+        if not isinstance(value, dict):
+            raise InputError("expected one JSON object per line", file=path, line=i + 1)
+        read += 1
+        yield i + 1, value
+
+
+def obj(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def whole(value: Any, what: str, path: Path, line: int) -> int:
+    """A token count from the log: a whole number >= 0 (missing is 0)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(f"{what} must be a whole number >= 0, got {value!r}", file=path, line=line)
+    return value
+
+
+def dump(value: Any) -> str:
+    """Compact JSON of a tool call's input or arguments (a string is kept as it is)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,206 @@
+"""OpenAI API logs as JSON Lines: Chat Completions (``openai-chat-jsonl``) and Responses
+(``openai-responses-jsonl``), one API call per line.
+
+Chat Completions: ``{"request": {"model", "messages", "tools"}, "response": {"choices", "usage":
+{"prompt_tokens", "completion_tokens", "prompt_tokens_details": {"cached_tokens"}}}}``.
+Responses: ``{"request": {"model", "instructions", "input", "tools"}, "response": {"output",
+"usage": {"input_tokens", "output_tokens", "input_tokens_details": {"cached_tokens"}}}}``.
+OpenAI's prompt/input tokens INCLUDE the cached ones, as :class:`ReportedUsage` wants. A bare
+response line (usage only) is accepted: reported, with nothing to count. Responses ``instructions``
+are counted as a system message at the head of the input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agentcost.errors import InputError
+from agentcost.replay.jsonl import dump, obj, records, whole
+from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
+
+CHAT = "openai-chat-jsonl"
+RESPONSES = "openai-responses-jsonl"
+
+
+def sniff(line: Mapping[str, Any]) -> str | None:
+    """``CHAT`` or ``RESPONSES`` for a first log line of either shape, else None."""
+    response = obj(line.get("response")) if "response" in line else line
+    request = obj(line.get("request"))
+    usage = obj(response.get("usage"))
+    if "prompt_tokens" in usage or response.get("object") == "chat.completion":
+        return CHAT
+    if response.get("object") == "response" or "input" in request or "instructions" in request:
+        return RESPONSES
+    if "input_tokens" in usage and ("input_tokens_details" in usage or "total_tokens" in usage):
+        return RESPONSES
+    if isinstance(response.get("choices"), list):
+        return CHAT
+    return None
+
+
+def _parts_text(content: Any) -> str:
+    """Text of message content: a string, or a list of parts (text / input_text / output_text)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        out = []
+        for part in content:
+            p = obj(part)
+            if isinstance(p.get("text"), str):
+                out.append(p["text"])
+            elif isinstance(p.get("refusal"), str):
+                out.append(p["refusal"])
+        return "\n".join(out)
+    return ""
+
+
+def _tool_calls_text(calls: Any) -> tuple[str, str | None]:
+    """Compact text of assistant ``tool_calls`` (name + arguments) and the first tool's name."""
+    if not isinstance(calls, list):
+        return "", None
+    texts, first = [], None
+    for c in calls:
+        fn = obj(obj(c).get("function"))
+        name = str(fn.get("name") or "")
+        first = first or name or None
+        texts.append(f"{name}({dump(fn.get('arguments', ''))})")
+    return "\n".join(texts), first
+
+
+def _chat_message(m: Mapping[str, Any], path: Path, line: int) -> Message:
+    role = m.get("role")
+    if not isinstance(role, str):
+        raise InputError("a message needs a role", file=path, line=line)
+    text = _parts_text(m.get("content"))
+    calls, _ = _tool_calls_text(m.get("tool_calls"))
+    if calls:
+        text = f"{text}\n{calls}" if text else calls
+    name = m.get("name")
+    return Message(role, text, name if isinstance(name, str) else None)
+
+
+def _responses_items(request: Mapping[str, Any], path: Path, line: int) -> list[Message]:
+    sent: list[Message] = []
+    instructions = request.get("instructions")
+    if isinstance(instructions, str) and instructions:
+        sent.append(Message("system", instructions))
+    raw = request.get("input")
+    if isinstance(raw, str):
+        sent.append(Message("user", raw))
+        return sent
+    if not isinstance(raw, list):
+        raise InputError("request.input must be a string or a list", file=path, line=line)
+    for item in raw:
+        it = obj(item)
+        kind = it.get("type", "message")
+        if kind == "message" or "role" in it:
+            role = it.get("role")
+            if not isinstance(role, str):
+                raise InputError("an input message needs a role", file=path, line=line)
+            sent.append(Message(role, _parts_text(it.get("content"))))
+        elif kind == "function_call":
+            sent.append(Message("assistant", f"{it.get('name', '')}({dump(it.get('arguments', ''))})"))
+        elif kind == "function_call_output":
+            sent.append(Message("tool", dump(it.get("output", ""))))
+    return sent
+
+
+def _responses_output(output: Any) -> tuple[str | None, str | None]:
+    if not isinstance(output, list):
+        return None, None
+    texts, action = [], None
+    for item in output:
+        it = obj(item)
+        if it.get("type") == "message":
+            texts.append(_parts_text(it.get("content")))
+        elif it.get("type") == "function_call":
+            action = action or str(it.get("name") or "") or None
+            texts.append(f"{it.get('name', '')}({dump(it.get('arguments', ''))})")
+    return "\n".join(t for t in texts if t), action
+
+
+def _usage(fmt: str, usage: Mapping[str, Any], path: Path, line: int) -> ReportedUsage:
+    if fmt == CHAT:
+        inp, out, details = "prompt_tokens", "completion_tokens", "prompt_tokens_details"
+    else:
+        inp, out, details = "input_tokens", "output_tokens", "input_tokens_details"
+    cached = whole(obj(usage.get(details)).get("cached_tokens"), f"usage.{details}.cached_tokens", path, line)
+    total = whole(usage.get(inp), f"usage.{inp}", path, line)
+    if cached > total:
+        raise InputError(f"usage.{details}.cached_tokens exceeds usage.{inp}", file=path, line=line)
+    return ReportedUsage(total, whole(usage.get(out), f"usage.{out}", path, line), cached)
+
+
+def _tools(raw: Any) -> tuple[Mapping[str, Any], ...] | None:
+    """Function tools only (chat ``{"type": "function", "function": {...}}`` or Responses' flat form)."""
+    if not isinstance(raw, list):
+        return None
+    tools = tuple(
+        obj(t)
+        for t in raw
+        if obj(t).get("type", "function") == "function" and ("function" in t or "name" in t)
+    )
+    return tools or None
+
+
+def read(path: Path, *, text: str, fmt: str, model: str | None = None) -> Trace:
+    """Read an OpenAI Chat Completions or Responses JSONL log. ``model`` overrides the log's."""
+    warnings: list[str] = []
+    calls: list[RecordedCall] = []
+    for n, line in records(path, text, warnings):
+        bare = "request" not in line and "response" not in line
+        response = line if bare else obj(line.get("response"))
+        request = None if bare else obj(line.get("request"))
+        usage = response.get("usage")
+        reported = _usage(fmt, usage, path, n) if isinstance(usage, dict) else None
+        messages: tuple[Message, ...] | None = None
+        tools = None
+        if request:
+            if fmt == CHAT:
+                raw = request.get("messages")
+                if not isinstance(raw, list):
+                    raise InputError("request.messages must be a list", file=path, line=n)
+                messages = tuple(_chat_message(obj(m), path, n) for m in raw)
+            else:
+                messages = tuple(_responses_items(request, path, n))
+            tools = _tools(request.get("tools"))
+        output: str | None = None
+        action: str | None = None
+        if fmt == CHAT:
+            choices = response.get("choices")
+            if isinstance(choices, list) and choices:
+                msg = obj(obj(choices[0]).get("message"))
+                calls_text, action = _tool_calls_text(msg.get("tool_calls"))
+                output = "\n".join(t for t in (_parts_text(msg.get("content")), calls_text) if t)
+        else:
+            output, action = _responses_output(response.get("output"))
+        if reported is None and messages is None:
+            raise InputError("a line needs a request or a response with usage", file=path, line=n)
+        name = (request or {}).get("model") or response.get("model")
+        calls.append(
+            RecordedCall(
+                index=len(calls) + 1,
+                model=name if isinstance(name, str) else None,
+                messages=messages,
+                tools=tools,
+                output_text=output,
+                reported=reported,
+                line=n,
+                action=action,
+            )
+        )
+    if model is None:
+        model = next((c.model for c in calls if c.model), None)
+    return Trace(
+        path=str(path),
+        format=fmt,
+        model=model,
+        calls=tuple(calls),
+        reported_totals=None,
+        truncated=bool(warnings),
+        warnings=tuple(warnings),
+    )
