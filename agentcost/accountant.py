@@ -31,6 +31,10 @@ earlier requests left in the cache:
 Expiry: every request uses (and so refreshes) every live entry, since each is a prefix of its prompt;
 so all entries share one last-use time, and when the gap before a request is longer than
 ``ttl_seconds`` they have all expired: the request reads nothing and writes its prefix again.
+With two TTLs (``CachePolicy.prefix_ttl``, explicit style only) the entry at the prefix breakpoint
+lives for ``prefix_ttl`` and the entries beyond it for ``ttl``: tokens written up to the prefix
+breakpoint are billed at the prefix TTL's rate and the rest at ``ttl``'s; after a gap longer than
+``ttl`` but not ``prefix_ttl`` the request reads the prefix entry and writes the rest again.
 ``stored`` caches are not refreshed by use: they expire ``ttl_seconds`` after they were created.
 """
 
@@ -43,7 +47,7 @@ from typing import Literal
 
 from agentcost.counts import TokenCounts
 from agentcost.dynamics_context import ContextEditor
-from agentcost.spec import CacheTTL, CachingMode, Scenario
+from agentcost.spec import CacheTTL, CachingMode, Scenario, cache_ttl_label
 
 CacheStyle = Literal["explicit", "automatic", "stored"]
 RequestKind = Literal["tool_use", "reply", "final"]  # reply: a chat turn's plain-text answer
@@ -95,6 +99,19 @@ class CachePolicy:
     bills_writes: bool = True  # False where the provider does not charge for cache writes
     ttl_seconds: int | None = None  # entries expire after this long unused (None: never)
     storage_usd_per_mtok_hour: Decimal | None = None  # ``stored`` caches: storage price
+    prefix_ttl: CacheTTL | None = None  # explicit style: the prefix breakpoint's own TTL (None: ``ttl``)
+
+    @property
+    def ttl_label(self) -> str:
+        """``5m``, ``1h``, or ``PREFIX+CONVERSATION`` (``1h+5m``) with two TTLs."""
+        return cache_ttl_label(self.ttl, self.prefix_ttl if self.style == "explicit" else None)
+
+    def prefix_ttl_seconds(self) -> int | None:
+        """How long the prefix breakpoint's entry lives unused, when it outlives the others."""
+        if self.style != "explicit" or self.prefix_ttl is None or self.ttl_seconds is None:
+            return None
+        seconds = TTL_SECONDS[self.prefix_ttl]
+        return seconds if seconds > self.ttl_seconds else None
 
 
 NO_CACHE = CachePolicy(mode="none", style="automatic", min_tokens=0)
@@ -315,6 +332,7 @@ def run_accountant(
     stable = prefix + counts.task
     cacheable = stable
     cached = 0
+    held = 0  # two TTLs: the length of the live entry at the prefix breakpoint (0: none)
     previous: int | None = None
     clock = Decimal(0)
     last_use: Decimal | None = None  # when live entries were last used (stored: created)
@@ -335,7 +353,7 @@ def run_accountant(
         this = None if is_final else counts.rounds[k]
         model = None if this is None or this.model not in routes else this.model
         if model != last_model:  # another model's cache cannot be read: write again
-            cached, previous = 0, None
+            cached, previous, held = 0, None, 0
         last_model = model
         if model is not None:  # routing: this request is counted and priced with its own model
             route = routes[model]
@@ -353,6 +371,7 @@ def run_accountant(
             for name in route_cacheable:  # the same results cleared (measured on the scenario's model)
                 route_cacheable[name] -= edit.saved
             cached = min(cached, edit.keep_cached)
+            held = held if held <= cached else 0
             previous = None if previous is None else min(previous, edit.keep_cached)
         run_cacheable = cacheable if model is None else route_cacheable[model]
         run_prefix = run_counts.prefix
@@ -364,25 +383,36 @@ def run_accountant(
                 and last_use is not None
                 and clock - last_use > run_policy.ttl_seconds
             )
-            if expired:
-                cached, previous = 0, None
+            if expired:  # with two TTLs the prefix entry may outlive the rest
+                outlives = run_policy.prefix_ttl_seconds()
+                assert last_use is not None
+                cached = held if outlives is not None and clock - last_use <= outlives else 0
+                previous = None
             read, write, cached = _cache_split(
                 run_policy, run_prefix, run_stable, run_cacheable, cached, previous
             )
+            # the prefix breakpoint (if cacheable) and the part of this write up to it
+            prefix_bp = run_prefix if run_prefix >= run_policy.min_tokens and run_prefix > 0 else 0
+            held = prefix_bp if run_policy.style == "explicit" and 0 < prefix_bp <= cached else 0
+            prefix_write = min(max(prefix_bp - read, 0), write) if run_policy.style == "explicit" else 0
             if run_policy.style == "stored" and read and (last_use is None or expired):
                 creations += 1
                 last_use = clock
             elif run_policy.style != "stored":
                 last_use = clock
             previous = run_cacheable
-            one_hour = run_policy.ttl == "1h" and run_policy.style == "explicit"
+            explicit = run_policy.style == "explicit"
+            prefix_ttl = run_policy.prefix_ttl or run_policy.ttl
+            write_1h = (prefix_write if explicit and prefix_ttl == "1h" else 0) + (
+                write - prefix_write if explicit and run_policy.ttl == "1h" else 0
+            )
             first = part == 0
             usage = RequestUsage(
                 input_tokens=run_cacheable + transient + inline + run_counts.per_request,
                 output_tokens=(counts.final_output if this is None else this.output) if first else 0,
                 cache_read_tokens=read,
-                cache_write_tokens=0 if one_hour else write,
-                cache_write_1h_tokens=write if one_hour else 0,
+                cache_write_tokens=write - write_1h,
+                cache_write_1h_tokens=write_1h,
                 **(_server_uses(this.server_uses) if this is not None and first else {}),
             )
             cost = run_pricer(usage)
@@ -483,8 +513,13 @@ def ttl_options(
     mode: CachingMode = policy.mode if policy.mode in ("prefix", "conversation") else "conversation"
     options = [TtlOption("none", *_cost(counts, pricer, NO_CACHE, max_rounds, gaps))]
     for ttl in ttls:
-        variant = replace(policy, mode=mode, style="explicit", ttl=ttl, ttl_seconds=TTL_SECONDS[ttl])
+        variant = replace(
+            policy, mode=mode, style="explicit", ttl=ttl, ttl_seconds=TTL_SECONDS[ttl], prefix_ttl=None
+        )
         options.append(TtlOption(ttl, *_cost(counts, pricer, variant, max_rounds, gaps)))
+    if policy.ttl_label not in TTL_SECONDS:  # the policy's own two TTLs (explicit style only)
+        own = replace(policy, mode=mode)
+        options.append(TtlOption(policy.ttl_label, *_cost(counts, pricer, own, max_rounds, gaps)))
     return tuple(options)
 
 

@@ -4,7 +4,9 @@
 the model, the first request's fixed prefix as ``system: {tokens: N}`` + ``task: {tokens: M}``,
 one round per recorded response after the first (its output size, and a result / user message
 sized so the next request's input grows exactly as recorded), the last response as ``final``, and
-caching as observed (``none`` when the log has no cache fields, else ``conversation``).
+caching as observed (``none`` when the log has no cache fields, else ``conversation``; ``cache_ttl: 1h``
+for 1-hour writes, ``{prefix: 1h, conversation: 5m}`` when a request writes both, the prefix sized
+from its 1-hour part).
 
 The framing the counting rules add around each message is not hard-coded: the scenario is
 estimated, each request's input and output is compared with the trace, and the sizes are corrected
@@ -106,6 +108,7 @@ def _yaml(
     header: Sequence[str],
     compress: bool,
     ttl_1h: bool = False,
+    ttl_mixed: bool = False,
 ) -> str:
     lines = [f"# {_comment(h)}" for h in header]
     lines += [
@@ -115,7 +118,9 @@ def _yaml(
         f"task: {{tokens: {sizes.task}}}",
         f"caching: {caching}",
     ]
-    if ttl_1h:  # the log writes 1-hour cache entries
+    if ttl_mixed:  # the log writes the prefix for 1 hour and the conversation for 5 minutes
+        lines.append("cache_ttl: {prefix: 1h, conversation: 5m}")
+    elif ttl_1h:  # the log writes 1-hour cache entries
         lines.append("cache_ttl: 1h")
     if sizes.outputs:
         lines.append("rounds:")
@@ -126,8 +131,9 @@ def _yaml(
 
 def _estimate_text(
     text: str, path: Path, *, as_of: datetime, user_prices: UserPrices | None
-) -> tuple[list[tuple[int, int]], Decimal]:
-    """Each request's (input, output) tokens and the total cost of a scenario given as text."""
+) -> tuple[list[tuple[int, int, int]], Decimal]:
+    """Each request's (input, output, 1-hour cache write) tokens and the total cost of a scenario
+    given as text."""
     from agentcost.estimate import estimate_scenario
     from agentcost.scenario import load_scenario
     from agentcost.yamlread import read_file
@@ -140,7 +146,9 @@ def _estimate_text(
 
     scenario = load_scenario(path, reader=reader)
     est = estimate_scenario(scenario, as_of=as_of, user_prices=user_prices, compare=False)
-    rows = [(r.usage.input_tokens, r.usage.output_tokens) for r in est.ledger.rows]
+    rows = [
+        (r.usage.input_tokens, r.usage.output_tokens, r.usage.cache_write_1h_tokens) for r in est.ledger.rows
+    ]
     return rows, est.total_usd
 
 
@@ -189,6 +197,15 @@ def calibrate_trace(
     ttl_1h = any(
         c.reported is not None and getattr(c.reported, "cache_write_1h_tokens", 0) for c in trace.calls
     )
+    # a request writing both 5m and 1h entries: the prefix (its 1h part) and the conversation (5m)
+    mixed = next(
+        (
+            (k, c.reported.cache_write_1h_tokens)
+            for k, c in enumerate(trace.calls)
+            if c.reported is not None and c.reported.cache_write_tokens and c.reported.cache_write_1h_tokens
+        ),
+        None,
+    )
     notes: list[str] = []
 
     # first guesses: the task is the last message of request 1 when it is recorded
@@ -212,10 +229,17 @@ def calibrate_trace(
 
     def render(header: Sequence[str]) -> str:
         return _yaml(
-            sizes, model=name, layout=chosen, caching=caching, header=header, compress=compress, ttl_1h=ttl_1h
+            sizes,
+            model=name,
+            layout=chosen,
+            caching=caching,
+            header=header,
+            compress=compress,
+            ttl_1h=ttl_1h,
+            ttl_mixed=mixed is not None,
         )
 
-    rows: list[tuple[int, int]] = []
+    rows: list[tuple[int, int, int]] = []
     total = Decimal(0)
     for _ in range(_PASSES):
         rows, total = _estimate_text(render(()), path, as_of=as_of, user_prices=user_prices)
@@ -231,6 +255,12 @@ def calibrate_trace(
             if sizes.system < 0:  # the prefix is smaller than the task guess: shrink the task
                 sizes.task = max(sizes.task + sizes.system, 0)
                 sizes.system = 0
+        if mixed is not None:  # two TTLs: the prefix is the 1h write; the task takes the rest
+            shift = min(rows[mixed[0]][2] - mixed[1], sizes.system)
+            if shift:
+                changed = True
+                sizes.system -= shift
+                sizes.task = max(sizes.task + shift, 0)
         for k in range(n - 1):
             d_out = target_out[k] - got_out[k]
             new = max(sizes.outputs[k] + d_out, min_out)

@@ -607,7 +607,7 @@ def calibrate(
     prices: PricesOpt = None,
 ) -> None:
     """Write a scenario that reproduces a recorded run; re-estimating it lands on the replayed total."""
-    from agentcost.calibrate import calibrate_trace, write_scenario
+    from agentcost.conversations import calibrate_log, write_log_calibration
     from agentcost.estimate import parse_as_of
     from agentcost.replay import load_trace
 
@@ -619,13 +619,23 @@ def calibrate(
                 "the file exists", key="--output", file=output, hint="pass --force to overwrite it"
             )
         loaded = load_trace(trace, format_in=format_in, model=model, config=config)
-        result = calibrate_trace(loaded, as_of=when, user_prices=user_prices)
+        result = calibrate_log(loaded, as_of=when, user_prices=user_prices, output=output)
         if output is None:
             sys.stdout.write(result.text)
         else:
-            write_scenario(result.text, output, trace_path=trace, force=force)
+            write_log_calibration(result, output, trace_path=trace, force=force)
         error = f"{result.error * 100:+.2f}%" if result.error is not None else "n/a"
         where = f"wrote {output}" if output is not None else "calibrated"
+        if result.scenarios:
+            names = ", ".join(str(path) for path, _ in result.scenarios)
+            if output is None:
+                typer.echo(
+                    f"the log holds {len(result.scenarios)} separate conversations: printed the project "
+                    f"file; pass -o FILE to write the scenarios it lists ({names}) beside FILE",
+                    err=True,
+                )
+            else:
+                where += f" (project) and {names}"
         typer.echo(
             f"{where}: {result.requests} requests; replayed ${result.replayed_usd}, "
             f"re-estimated ${result.estimated_usd} ({error})",

@@ -330,15 +330,9 @@ def input_changes(base: Estimate, head: Estimate) -> tuple[InputChange, ...]:
     b_mode, h_mode = b.ledger.policy.mode, h.ledger.policy.mode
     if b_mode != h_mode:
         lines.append(InputChange("caching", b_mode, h_mode, f"caching: {b_mode} -> {h_mode}"))
-    if b.scenario.cache_ttl != h.scenario.cache_ttl and "anthropic" in (b.prices.provider, h.prices.provider):
-        lines.append(
-            InputChange(
-                "cache_ttl",
-                b.scenario.cache_ttl,
-                h.scenario.cache_ttl,
-                f"cache TTL: {b.scenario.cache_ttl} -> {h.scenario.cache_ttl}",
-            )
-        )
+    b_ttl, h_ttl = b.scenario.cache_ttl_label, h.scenario.cache_ttl_label
+    if b_ttl != h_ttl and "anthropic" in (b.prices.provider, h.prices.provider):
+        lines.append(InputChange("cache_ttl", b_ttl, h_ttl, f"cache TTL: {b_ttl} -> {h_ttl}"))
     tools = _tools_line(b, h)
     if tools is not None:
         lines.append(tools)

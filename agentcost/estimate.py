@@ -102,13 +102,22 @@ def cache_policy(scenario: Scenario, prices: ModelPrices) -> tuple[CachePolicy, 
     """The cache policy for this scenario and model, and whether the mode is the provider default.
 
     Entries expire after their TTL unused: Anthropic's ``cache_ttl`` (5 min or 1 h, refreshed on every
-    hit); OpenAI and Gemini implicit caching :data:`AUTOMATIC_IDLE_SECONDS`. ``caching: explicit``
+    hit; ``{prefix: 1h, conversation: 5m}`` gives the prefix breakpoint its own TTL); OpenAI and
+    Gemini implicit caching :data:`AUTOMATIC_IDLE_SECONDS`. ``caching: explicit``
     (Gemini only) stores the stable prefix in a Gemini explicit cache with Google's default TTL, 1 h.
     """
     from agentcost.catalog.facts import gemini_cache_storage_usd_per_mtok_hour, min_cacheable_tokens
 
     provider = prices.provider
     mode = scenario.caching if scenario.caching is not None else DEFAULT_CACHING[provider]
+    if scenario.prefix_cache_ttl is not None and provider != "anthropic":
+        raise InputError(
+            f"cache_ttl: {{prefix, conversation}} sets Anthropic cache breakpoints; {prices.model_id} is a "
+            f"{provider} model",
+            file=scenario.path,
+            key="cache_ttl",
+            hint="give one TTL (5m or 1h)",
+        )
     minimum = min_cacheable_tokens(provider, prices.rules_id).value  # a user model: its base's
     if mode == "explicit":
         if provider != "google":
@@ -143,6 +152,7 @@ def cache_policy(scenario: Scenario, prices: ModelPrices) -> tuple[CachePolicy, 
             min_tokens=minimum,
             ttl=scenario.cache_ttl,
             ttl_seconds=TTL_SECONDS[scenario.cache_ttl],
+            prefix_ttl=scenario.prefix_cache_ttl,
         )
     else:
         policy = CachePolicy(

@@ -264,7 +264,9 @@ def _ttl(est: Estimate) -> _Candidate | None:
         if est.prices.cache_write_1h_mtok is None:
             return None
         return _Candidate(
-            "cache_ttl_1h", "1h cache TTL instead of 5m", dataclasses.replace(s, cache_ttl="1h")
+            "cache_ttl_1h",
+            "1h cache TTL instead of 5m",
+            dataclasses.replace(s, cache_ttl="1h", prefix_cache_ttl=None),
         )
     return _Candidate("cache_ttl_5m", "5m cache TTL instead of 1h", dataclasses.replace(s, cache_ttl="5m"))
 

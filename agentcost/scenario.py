@@ -452,6 +452,25 @@ class PacingSpec(Spec):
     )
 
 
+class CacheTTLSpec(Spec):
+    """Two cache lifetimes (Anthropic): one for the stable prefix, one for the conversation."""
+
+    prefix: CacheTTL = Field(description="Lifetime of the entry at the tools -> system breakpoint: 5m or 1h.")
+    conversation: CacheTTL = Field(
+        description="Lifetime of the entries at the last message: 5m or 1h (not longer than prefix)."
+    )
+
+
+def _ttl_kind(value: Any) -> str:
+    return "map" if isinstance(value, dict) else "~str"
+
+
+CacheTTLValue = Annotated[
+    Annotated[CacheTTL, Tag("~str")] | Annotated[CacheTTLSpec, Tag("map")],
+    Discriminator(_ttl_kind),
+]
+
+
 class LimitsSpec(Spec):
     """Limits of the agent loop."""
 
@@ -556,7 +575,11 @@ class ScenarioFile(Spec):
         description="Prompt caching: none, prefix, conversation, or explicit (Gemini explicit "
         "caches; default: per provider).",
     )
-    cache_ttl: CacheTTL | None = Field(default="5m", description="Lifetime of cache entries: 5m or 1h.")
+    cache_ttl: CacheTTLValue | None = Field(
+        default="5m",
+        description="Lifetime of cache entries: 5m or 1h, or {prefix: 1h, conversation: 5m} "
+        "(Anthropic: the stable prefix and the conversation with their own TTLs).",
+    )
     limits: LimitsSpec | None = Field(default=None, description="Limits of the agent loop.")
     pacing: PacingSpec | None = Field(
         default=None, description="How long rounds take, for cache expiry (default: no pauses)."
@@ -659,6 +682,7 @@ _CHILDREN: dict[tuple[type[Spec], str], _Level] = {
     (ScenarioFile, "final"): "content",
     (ScenarioFile, "limits"): LimitsSpec,
     (ScenarioFile, "pacing"): PacingSpec,
+    (ScenarioFile, "cache_ttl"): CacheTTLSpec,
     (DefaultsSpec, "result"): "content",
     (DefaultsSpec, "text"): "content",
     (DefaultsSpec, "server_tools"): _Items(ServerToolSpec),
@@ -847,7 +871,7 @@ class _ScenarioReader:
             rounds=self.rounds(tuple(tool.name for tool in tools)),
             final=self.content(spec.final, ("final",)),
             caching=spec.caching,
-            cache_ttl=spec.cache_ttl or "5m",
+            **self.cache_ttl(spec.cache_ttl),
             limits=Limits(
                 max_rounds=limits.max_rounds,
                 budget_usd=limits.budget_usd,
@@ -870,6 +894,20 @@ class _ScenarioReader:
             context_editing=self.context_editing(spec.context_editing, tools),
             tool_search_stub=spec.tool_search_stub if spec.tool_search_stub is not None else 9,
         )
+
+    def cache_ttl(self, value: CacheTTL | CacheTTLSpec | None) -> dict[str, Any]:
+        """``Scenario.cache_ttl`` and ``prefix_cache_ttl`` (None unless the two TTLs differ)."""
+        if not isinstance(value, CacheTTLSpec):
+            return {"cache_ttl": value or "5m"}
+        if value.prefix == "5m" and value.conversation == "1h":
+            raise self.doc.error(
+                ("cache_ttl", "conversation"),
+                "a 1h conversation entry cannot follow a 5m prefix entry",
+                "Anthropic requires cache entries with a longer TTL to come before shorter ones; "
+                "use {prefix: 1h, conversation: 5m}, or one TTL",
+            )
+        prefix = value.prefix if value.prefix != value.conversation else None
+        return {"cache_ttl": value.conversation, "prefix_cache_ttl": prefix}
 
     # -- agent dynamics
 

@@ -177,7 +177,8 @@ class Scenario:
     rounds: tuple[Round, ...]  # unrolled: one element per round (tool round or chat turn), in order
     final: Content
     caching: CachingMode | None = None  # None: the provider's default
-    cache_ttl: CacheTTL = "5m"
+    cache_ttl: CacheTTL = "5m"  # the conversation breakpoint's TTL (every entry's, unless prefix_cache_ttl)
+    prefix_cache_ttl: CacheTTL | None = None  # cache_ttl: {prefix, conversation} with two TTLs (Anthropic)
     limits: Limits = field(default_factory=Limits)
     name: str | None = None
     description: str | None = None
@@ -193,3 +194,13 @@ class Scenario:
     trim: ResultTrim | None = None
     context_editing: ContextEditing | None = None
     tool_search_stub: int = 9  # tokens a deferred tool costs until loaded (3P measurement, facts.yaml)
+
+    @property
+    def cache_ttl_label(self) -> str:
+        """``5m``, ``1h``, or ``PREFIX+CONVERSATION`` (e.g. ``1h+5m``) for two TTLs."""
+        return cache_ttl_label(self.cache_ttl, self.prefix_cache_ttl)
+
+
+def cache_ttl_label(ttl: CacheTTL, prefix_ttl: CacheTTL | None) -> str:
+    """``ttl``, or ``PREFIX+CONVERSATION`` (e.g. ``1h+5m``) when the prefix entry has its own TTL."""
+    return ttl if prefix_ttl is None or prefix_ttl == ttl else f"{prefix_ttl}+{ttl}"

@@ -297,7 +297,7 @@ def build_report(est: Estimate) -> Report:
         },
         caching_mode=ledger.policy.mode,
         caching_is_default=est.caching_is_default,
-        cache_ttl=ledger.policy.ttl,
+        cache_ttl=ledger.policy.ttl_label,
         cache_min_tokens=ledger.policy.min_tokens,
         encoding=counts.encoding,
         approximate=counts.approximate,

@@ -199,7 +199,7 @@ ESTIMATE_BODY: dict[str, Any] = {
         {
             "mode": {"enum": ["none", "prefix", "conversation", "explicit"]},
             "default": {"type": "boolean"},
-            "ttl": {"enum": ["5m", "1h"]},
+            "ttl": {"enum": ["5m", "1h", "1h+5m"]},
             "min_cacheable_tokens": COUNT,
             "cache_expiries": {
                 **COUNT,
@@ -211,14 +211,14 @@ ESTIMATE_BODY: dict[str, Any] = {
                 "pacing (Anthropic; empty elsewhere)",
                 "items": object_schema(
                     {
-                        "ttl": {"enum": ["none", "5m", "1h"]},
+                        "ttl": {"enum": ["none", "5m", "1h", "1h+5m"]},
                         "cost_usd": USD,
                         "extra_usd": USD,
                         "cache_expiries": COUNT,
                     }
                 ),
             },
-            "cheapest_ttl": {"enum": ["none", "5m", "1h", None]},
+            "cheapest_ttl": {"enum": ["none", "5m", "1h", "1h+5m", None]},
             "storage": {
                 "description": "the Gemini explicit cache (caching: explicit), else null",
                 "anyOf": [
