@@ -63,6 +63,19 @@ def test_unrecorded_prefix_is_shown() -> None:
     assert any("unrecorded prefix" in n for n in report.notes)
 
 
+def test_system_file_is_added_to_every_request_and_narrows_the_gap(tmp_path: Path) -> None:
+    system = tmp_path / "system.txt"
+    system.write_text("You are a coding agent. Be careful.", encoding="utf-8")
+    without = replay(load_trace(SESSION), as_of=AS_OF)
+    with_system = replay(load_trace(SESSION, system=system), as_of=AS_OF)
+    before = [int(r.counted_input or 0) for r in without.requests]
+    after = [int(r.counted_input or 0) for r in with_system.requests]
+    added = {b - a for a, b in zip(before, after, strict=True)}
+    assert len(added) == 1 and min(added) > 0  # the same system message in each of the 4 requests
+    assert int(with_system.totals.gap or 0) == int(without.totals.gap or 0) - 4 * min(added)
+    assert with_system.totals.cost_usd == without.totals.cost_usd  # priced from the reported usage
+
+
 def test_stream_json_result_cost_compared_with_ours() -> None:
     trace = load_trace(STREAM)
     assert trace.format == "claude-code" and trace.model == "claude-sonnet-4-5-20250929"

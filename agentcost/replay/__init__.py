@@ -83,14 +83,12 @@ def load_trace(
         raise InputError(
             f"unknown log format {fmt!r}", key="--format-in", hint=f"supported: {', '.join(FORMATS)}"
         )
-    if fmt == "claude-code":
-        from agentcost.replay import claude_code
+    if fmt in ("claude-code", "anthropic-jsonl", "openai-chat-jsonl", "openai-responses-jsonl"):
+        from agentcost.replay import anthropic_jsonl, claude_code, openai_jsonl, prefix
 
-        return claude_code.read(path, model=model, text=text)
-    if fmt in ("anthropic-jsonl", "openai-chat-jsonl", "openai-responses-jsonl"):
-        from agentcost.replay import anthropic_jsonl, openai_jsonl, prefix
-
-        if fmt == anthropic_jsonl.FORMAT:
+        if fmt == claude_code.FORMAT:  # Claude Code logs record neither its system prompt nor its tools
+            read = claude_code.read(path, model=model, text=text)
+        elif fmt == anthropic_jsonl.FORMAT:
             read = anthropic_jsonl.read(path, text=text, model=model)
         else:
             read = openai_jsonl.read(path, text=text, fmt=fmt, model=model)
