@@ -63,9 +63,18 @@ def test_model_option_takes_swe_agent_shortcuts() -> None:
     assert load_trace(TRAJ, model="gpt-4-1106-preview", config=ARGS).model == "gpt-4-1106-preview"
 
 
-def test_missing_model_is_an_input_error() -> None:
+def test_missing_model_is_an_input_error(tmp_path: Path) -> None:
+    alone = tmp_path / TRAJ.name  # no run config beside it
+    alone.write_bytes(TRAJ.read_bytes())
     with pytest.raises(InputError, match="does not name the model"):
-        replay(load_trace(TRAJ), as_of=AS_OF)
+        replay(load_trace(alone), as_of=AS_OF)
+
+
+def test_run_config_beside_the_trajectory_is_found_even_when_renamed() -> None:
+    # tests/data/swe-agent/ holds test-repo-i1.args.yaml, the only *args.yaml there
+    trace = load_trace(TRAJ)
+    assert trace.model == "gpt-4-1106-preview"
+    assert replay(trace, as_of=AS_OF).totals.cost_usd == Decimal("0.53839")
 
 
 def test_truncated_tail_gives_a_partial_ledger(tmp_path: Path) -> None:
@@ -133,6 +142,9 @@ def test_cli_replay_outputs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "| **total** |" in capsys.readouterr().out
 
 
-def test_cli_replay_bad_input_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(["replay", str(TRAJ), "--as-of", "2026-11-30"]) == 2
-    assert "does not name the model" in capsys.readouterr().err
+def test_cli_replay_bad_input_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    alone = tmp_path / TRAJ.name  # no run config beside it, no --model
+    alone.write_bytes(TRAJ.read_bytes())
+    assert run(["replay", str(alone), "--as-of", "2026-11-30"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not name the model" in err

@@ -94,11 +94,20 @@ def load_trace(
             read = openai_jsonl.read(path, text=text, fmt=fmt, model=model)
         return prefix.add_prefix(read, tools=tools, system=system)
     if model is None:
-        beside = path.parent / "args.yaml"
         if config is not None:
             model = swe_agent.model_from_config(config)
-        elif beside.is_file():
+        elif (beside := _run_config_beside(path)) is not None:
             model = swe_agent.model_from_config(beside)
     else:
         model = swe_agent.model_name(model)
     return swe_agent.read(path, model=model, text=text)
+
+
+def _run_config_beside(path: Path) -> Path | None:
+    """SWE-agent's run config next to a trajectory: ``args.yaml`` (as SWE-agent writes it), else the
+    only ``*args.yaml`` in the folder (copies are often renamed, e.g. ``test-repo-i1.args.yaml``)."""
+    plain = path.parent / "args.yaml"
+    if plain.is_file():
+        return plain
+    found = sorted(p for p in path.parent.glob("*args.yaml") if p.is_file())
+    return found[0] if len(found) == 1 else None
