@@ -249,7 +249,7 @@ def test_tool_searches_and_failed_attempts_are_not_scenario_rounds(
     assert [(r.index, r.status, r.label) for r in s.requests] == [
         (1, "changed", "search -> tool_search"),
         (2, "changed", "search"),
-        (3, "changed", "final answer -> search"),
+        (3, "changed", "final answer -> search (failed, retried)"),
         (4, "added", "search"),
         (5, "added", "final answer"),
     ]

@@ -209,3 +209,19 @@ def test_long_run_context_example() -> None:
     assert "saves $0.591618 against no editing ($1.702513)." in md
     assert "Deferred tools: 40 tools cost 480 prefix tokens (stubs + the tool-search tool) instead of" in md
     assert "saves $0.051698 against loading every tool up front ($1.162593)." in md
+
+
+def test_rows_say_which_request_failed_and_which_model_a_routed_one_ran_on(no_ctok: None) -> None:
+    from datetime import UTC, datetime
+
+    from agentcost.estimate import estimate
+    from agentcost.report import build_report
+
+    as_of = datetime(2026, 11, 30, tzinfo=UTC)
+    retried = build_report(estimate(SCENARIOS / "parallel-retries.yaml", as_of=as_of))
+    failed = [r for r in retried.requests if r.failed]
+    assert failed and all(r.label.endswith("(failed, retried)") for r in failed)
+    routed = build_report(estimate(SCENARIOS / "routing.yaml", as_of=as_of))
+    on_haiku = [r for r in routed.requests if r.model is not None]
+    assert on_haiku and {r.model for r in on_haiku} == {"claude-haiku-4-5"}
+    assert all("[claude-haiku-4-5]" in r.label for r in on_haiku)

@@ -32,6 +32,8 @@ class RequestLine:
     cache_expired: bool = False  # the cache entries this request would have read had expired
     tier: str | None = None  # the long-context price tier the request crossed, e.g. ">200k"
     subagents: tuple[SubagentLine, ...] = ()  # subagents this response's calls started
+    failed: bool = False  # a failed attempt (retries): an invalid call answered by an error result
+    model: str | None = None  # routing: the model this request ran on, when not the scenario's
 
     @property
     def label(self) -> str:
@@ -39,7 +41,9 @@ class RequestLine:
         if self.kind == "final":
             return "final answer" + expired
         names = ("reply", *self.tools) if self.kind == "reply" else self.tools  # + its server tools
-        return ", ".join(names) + (" (continued)" if self.continuation else "") + expired
+        failed = " (failed, retried)" if self.failed else ""
+        routed = f" [{self.model}]" if self.model else ""
+        return ", ".join(names) + (" (continued)" if self.continuation else "") + failed + routed + expired
 
 
 @dataclass(frozen=True)
@@ -214,6 +218,8 @@ def build_report(est: Estimate) -> Report:
             continuation=row.continuation,
             cache_expired=row.cache_expired,
             tier=prices.tier_label(row.usage.input_tokens),
+            failed=row.failed,
+            model=row.model,
         )
         for row in ledger.rows
     )

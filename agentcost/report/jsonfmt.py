@@ -89,6 +89,8 @@ def report_dict(report: Report) -> dict[str, Any]:
                 "running_usd": exact(r.running_usd),
                 "tier": r.tier,
                 "cache_expired": r.cache_expired,
+                "failed": r.failed,
+                "model": r.model,
                 "subagents": [
                     {
                         "path": sub.path,

@@ -56,6 +56,14 @@ REQUEST = object_schema(
             "description": "the long-context price tier the request crossed, e.g. '>200k'",
         },
         "cache_expired": {"type": "boolean"},
+        "failed": {
+            "type": "boolean",
+            "description": "a failed attempt (retries), answered by an error result",
+        },
+        "model": {
+            "type": ["string", "null"],
+            "description": "routing: the model this request ran on; null when it is the scenario's",
+        },
         "subagents": {
             "type": "array",
             "description": "subagents the calls of this response started (agentcost.subagents), each "
