@@ -130,3 +130,9 @@ def test_cli_replay_claude_code(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["replay", str(STREAM), "--format-in", "claude-code", "--as-of", "2026-11-30"]) == 0
     out = capsys.readouterr().out
     assert "unrecorded prefix" in out
+
+
+def test_relative_errors_are_rounded_to_six_decimals() -> None:
+    t = replay(load_trace(SESSION), as_of=AS_OF).totals
+    # counted 569 of 62,607 reported input tokens: (569 - 62,607) / 62,607 = -0.99091156...
+    assert t.input_error == Decimal("-0.990912")

@@ -264,10 +264,14 @@ def _tool_def(tool: Mapping[str, Any]) -> ToolDef:
     return ToolDef(str(fn.get("name", "")), str(fn.get("description") or ""), dict(schema))
 
 
+ERROR_STEP = Decimal("0.000001")  # a relative error, not money: six decimals (0.0001%) are plenty
+
+
 def _error(counted: int | None, reported: int | None) -> Decimal | None:
+    """(counted - reported) / reported, rounded half-even to ERROR_STEP."""
     if counted is None or reported is None or reported == 0:
         return None
-    return (Decimal(counted) - Decimal(reported)) / Decimal(reported)
+    return ((Decimal(counted) - Decimal(reported)) / Decimal(reported)).quantize(ERROR_STEP)
 
 
 def _fit(sizes: Sequence[int], source: PricedFrom) -> GrowthFit | None:
