@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
-from agentcost.replay.jsonl import dump, obj, records, whole
+from agentcost.replay.jsonl import api_call, api_trace, dump, obj, records, whole
 from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
 
 FORMAT = "anthropic-jsonl"
@@ -149,34 +149,23 @@ def read(path: Path, *, text: str, model: str | None = None) -> Trace:
         action = None
         if isinstance(content, list):
             action = next((name for _, name in map(_block_text, content) if name), None)
-        if reported is None and messages is None:
-            raise InputError("a line needs a request or a response with usage", file=path, line=n)
-        name = (request or {}).get("model") or response.get("model")
         calls.append(
-            RecordedCall(
-                index=len(calls) + 1,
-                model=name if isinstance(name, str) else None,
+            api_call(
+                calls,
+                path=path,
+                line=n,
+                request=request,
+                response=response,
                 messages=messages,
                 tools=tools,
-                output_text=output,
+                output=output,
                 reported=reported,
-                line=n,
                 action=action,
                 tool_choice=tool_choice,
             )
         )
-    if model is None:
-        model = next((c.model for c in calls if c.model), None)
-    return Trace(
-        path=str(path),
-        format=FORMAT,
-        model=model,
-        calls=tuple(calls),
-        reported_totals=None,
-        truncated=bool(warnings),
-        warnings=tuple(warnings),
-        notes=(
-            "Anthropic input_tokens exclude cached tokens: reported input = input_tokens + "
-            "cache_read_input_tokens + cache_creation_input_tokens",
-        ),
+    notes = (
+        "Anthropic input_tokens exclude cached tokens: reported input = input_tokens + "
+        "cache_read_input_tokens + cache_creation_input_tokens",
     )
+    return api_trace(path, FORMAT, calls, model, warnings, notes)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
+from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
 
 
 def first_object(text: str) -> Mapping[str, Any] | None:
@@ -78,3 +79,57 @@ def dump(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def api_call(
+    calls: list[RecordedCall],
+    *,
+    path: Path,
+    line: int,
+    request: Mapping[str, Any] | None,
+    response: Mapping[str, Any],
+    messages: tuple[Message, ...] | None,
+    tools: Any,
+    output: str | None,
+    reported: ReportedUsage | None,
+    action: str | None,
+    tool_choice: str | None = None,
+) -> RecordedCall:
+    """The next call of an API log: what was sent (if recorded) and what the provider reported."""
+    if reported is None and messages is None:
+        raise InputError("a line needs a request or a response with usage", file=path, line=line)
+    name = (request or {}).get("model") or response.get("model")
+    return RecordedCall(
+        index=len(calls) + 1,
+        model=name if isinstance(name, str) else None,
+        messages=messages,
+        tools=tools,
+        output_text=output,
+        reported=reported,
+        line=line,
+        action=action,
+        tool_choice=tool_choice,
+    )
+
+
+def api_trace(
+    path: Path,
+    fmt: str,
+    calls: list[RecordedCall],
+    model: str | None,
+    warnings: list[str],
+    notes: tuple[str, ...] = (),
+) -> Trace:
+    """The trace of an API log; without ``--model`` the first model a call names."""
+    if model is None:
+        model = next((c.model for c in calls if c.model), None)
+    return Trace(
+        path=str(path),
+        format=fmt,
+        model=model,
+        calls=tuple(calls),
+        reported_totals=None,
+        truncated=bool(warnings),
+        warnings=tuple(warnings),
+        notes=notes,
+    )

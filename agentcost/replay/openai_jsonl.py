@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
-from agentcost.replay.jsonl import dump, obj, records, whole
+from agentcost.replay.jsonl import api_call, api_trace, dump, obj, records, whole
 from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
 
 CHAT = "openai-chat-jsonl"
@@ -178,29 +178,18 @@ def read(path: Path, *, text: str, fmt: str, model: str | None = None) -> Trace:
                 output = "\n".join(t for t in (_parts_text(msg.get("content")), calls_text) if t)
         else:
             output, action = _responses_output(response.get("output"))
-        if reported is None and messages is None:
-            raise InputError("a line needs a request or a response with usage", file=path, line=n)
-        name = (request or {}).get("model") or response.get("model")
         calls.append(
-            RecordedCall(
-                index=len(calls) + 1,
-                model=name if isinstance(name, str) else None,
+            api_call(
+                calls,
+                path=path,
+                line=n,
+                request=request,
+                response=response,
                 messages=messages,
                 tools=tools,
-                output_text=output,
+                output=output,
                 reported=reported,
-                line=n,
                 action=action,
             )
         )
-    if model is None:
-        model = next((c.model for c in calls if c.model), None)
-    return Trace(
-        path=str(path),
-        format=fmt,
-        model=model,
-        calls=tuple(calls),
-        reported_totals=None,
-        truncated=bool(warnings),
-        warnings=tuple(warnings),
-    )
+    return api_trace(path, fmt, calls, model, warnings)
