@@ -537,19 +537,26 @@ def prices(
     Console().print(render_price_sheet(sheet))
 
 
+# Options shared by the commands that read a recorded run (replay, calibrate).
+FormatInOpt = Annotated[
+    str | None,
+    typer.Option("--format-in", help="The log's format (default: detected), e.g. claude-code."),
+]
+TraceModelOpt = Annotated[str | None, typer.Option(help="The model of the run, when the log does not say.")]
+RunConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="The run's config naming the model (SWE-agent args.yaml).")
+]
+
+
 @app.command()
 def replay(
-    trace: Annotated[Path, typer.Argument(help="A recorded run: a SWE-agent .traj file.")],
-    format_in: Annotated[
-        str | None,
-        typer.Option("--format-in", help="The log's format (default: detected), e.g. claude-code."),
-    ] = None,
-    model: Annotated[
-        str | None, typer.Option(help="The model of the run, when the log does not say.")
-    ] = None,
-    config: Annotated[
-        Path | None, typer.Option("--config", help="The run's config naming the model (SWE-agent args.yaml).")
-    ] = None,
+    trace: Annotated[
+        Path,
+        typer.Argument(help="A recorded run: SWE-agent .traj, Anthropic/OpenAI API log, Claude Code log."),
+    ],
+    format_in: FormatInOpt = None,
+    model: TraceModelOpt = None,
+    config: RunConfigOpt = None,
     tools: Annotated[
         Path | None,
         typer.Option(
@@ -594,15 +601,9 @@ def calibrate(
         typer.Option("--output", "-o", help="Write the scenario to this file (atomically); default stdout."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
-    format_in: Annotated[
-        str | None, typer.Option("--format-in", help="The log's format (default: detected).")
-    ] = None,
-    model: Annotated[
-        str | None, typer.Option(help="The model of the run, when the log does not say.")
-    ] = None,
-    config: Annotated[
-        Path | None, typer.Option("--config", help="The run's config naming the model (SWE-agent args.yaml).")
-    ] = None,
+    format_in: FormatInOpt = None,
+    model: TraceModelOpt = None,
+    config: RunConfigOpt = None,
     as_of: AsOfOpt = None,
     prices: PricesOpt = None,
 ) -> None:
