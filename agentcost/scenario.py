@@ -55,6 +55,7 @@ from agentcost.spec import (
     CachingMode,
     Content,
     ContextEditing,
+    Dist,
     Limits,
     Pacing,
     Provider,
@@ -66,6 +67,8 @@ from agentcost.spec import (
     ServerToolName,
     ServerToolUse,
     ServiceTier,
+    SizeField,
+    Spread,
     ThinkingRetention,
     ToolChoice,
     ToolDef,
@@ -147,12 +150,117 @@ class FileContent(Spec):
     file: Name = Field(description="Path of a UTF-8 text file, relative to the scenario file.")
 
 
+# --- distributions (agentcost.uncertainty): a count or size the user is unsure of
+
+DIST_KEYS = ("fixed", "uniform", "triangular", "pert", "lognormal", "empirical")
+MAX_EMPIRICAL_VALUES = 1_000_000
+_DIST = (
+    "{fixed: N}, {uniform: [min, max]}, {triangular: [min, mode, max]}, {pert: [min, mode, max]}, "
+    "{lognormal: {median: M, p90: P}} or {empirical: [values...] or {file: path}}"
+)
+Size = Annotated[int, Field(ge=0, le=1_000_000_000)]
+Positive = Annotated[
+    Decimal,
+    BeforeValidator(int_to_decimal),
+    Field(gt=0, le=1_000_000_000),
+    WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": 1_000_000_000}),
+]
+
+
+class FixedDist(Spec):
+    """Always this value (a distribution that is not one: for what-ifs and tests)."""
+
+    fixed: Size = Field(description="The value.")
+
+
+class UniformDist(Spec):
+    """Every whole number from min to max equally likely."""
+
+    uniform: Annotated[list[Size], Field(min_length=2, max_length=2)] = Field(description="[min, max].")
+
+
+class TriangularDist(Spec):
+    """The triangle distribution from min to max, peaking at the most likely value."""
+
+    triangular: Annotated[list[Size], Field(min_length=3, max_length=3)] = Field(
+        description="[min, most likely, max]."
+    )
+
+
+class PertDist(Spec):
+    """Beta-PERT: like triangular, smoother, mean (min + 4 x most likely + max) / 6."""
+
+    pert: Annotated[list[Size], Field(min_length=3, max_length=3)] = Field(
+        description="[min, most likely, max]."
+    )
+
+
+class LognormalParams(Spec):
+    """A lognormal distribution's median and 90th percentile."""
+
+    median: Positive = Field(description="Half the runs are below this.")
+    p90: Positive = Field(description="Nine runs in ten are below this (above the median).")
+
+
+class LognormalDist(Spec):
+    """Long-tailed: given by its median and 90th percentile; unbounded above."""
+
+    lognormal: LognormalParams = Field(description="{median: M, p90: P}.")
+
+
+class EmpiricalDist(Spec):
+    """Observed values (e.g. last week's step counts), each equally likely."""
+
+    empirical: Annotated[list[Size], Field(min_length=1, max_length=MAX_EMPIRICAL_VALUES)] | FileContent = (
+        Field(description="The values, or {file: path} of a text file with one value per line.")
+    )
+
+
+def _dist_kind(value: Any) -> str | None:
+    if isinstance(value, dict) and len(value) == 1:
+        key = next(iter(value))
+        return key if key in DIST_KEYS else None
+    return None
+
+
+DistValue = Annotated[
+    Annotated[FixedDist, Tag("fixed")]
+    | Annotated[UniformDist, Tag("uniform")]
+    | Annotated[TriangularDist, Tag("triangular")]
+    | Annotated[PertDist, Tag("pert")]
+    | Annotated[LognormalDist, Tag("lognormal")]
+    | Annotated[EmpiricalDist, Tag("empirical")],
+    Discriminator(_dist_kind, custom_error_type="distribution", custom_error_message="bad distribution"),
+]
+AnyDist = FixedDist | UniformDist | TriangularDist | PertDist | LognormalDist | EmpiricalDist
+
+
+def _count_kind(value: Any) -> str:
+    """A mapping is a distribution; anything else is checked (and explained) as a whole number."""
+    return "dist" if isinstance(value, dict) else "~int"
+
+
+_COUNT = Discriminator(_count_kind, custom_error_type="count", custom_error_message="bad count")
+CountValue = Annotated[
+    Annotated[Count, Tag("~int"), Field(description="A whole number >= 0.")]
+    | Annotated[DistValue, Tag("dist")],
+    _COUNT,
+]
+PositiveCountValue = Annotated[
+    Annotated[PositiveCount, Tag("~int"), Field(description="A whole number >= 1.")]
+    | Annotated[DistValue, Tag("dist")],
+    _COUNT,
+]
+
+
 def _content_kind(value: Any) -> str | None:
     if type(value) is int:
         return "~int"
     if isinstance(value, str):
         return "~str"
     if isinstance(value, dict):
+        if _dist_kind(value) is not None:
+            return "dist"
         kinds = [key for key in ("tokens", "text", "file") if key in value]
         if len(kinds) == 1 and len(value) == 1:
             return kinds[0]
@@ -164,7 +272,8 @@ ContentValue = Annotated[
     | Annotated[str, Tag("~str"), Field(description="The text itself.")]
     | Annotated[TokensContent, Tag("tokens")]
     | Annotated[TextContent, Tag("text")]
-    | Annotated[FileContent, Tag("file")],
+    | Annotated[FileContent, Tag("file")]
+    | Annotated[DistValue, Tag("dist")],
     Discriminator(_content_kind, custom_error_type="content", custom_error_message="bad content"),
 ]
 
@@ -352,7 +461,7 @@ class CallSpec(Spec):
     input: JsonObject | None = Field(
         default=None, description="The call's arguments as the model writes them (a mapping)."
     )
-    call_tokens: PositiveCount | None = Field(default=None, description=_CALL_TOKENS)
+    call_tokens: PositiveCountValue | None = Field(default=None, description=_CALL_TOKENS)
     result: ContentValue | None = Field(default=None, description=_RESULT)
     subagent: JsonObject | None = Field(default=None, description=_SUBAGENT)
 
@@ -370,7 +479,7 @@ class RoundSpec(Spec):
     input: JsonObject | None = Field(
         default=None, description="The call's arguments as the model writes them (a mapping)."
     )
-    call_tokens: PositiveCount | None = Field(default=None, description=_CALL_TOKENS)
+    call_tokens: PositiveCountValue | None = Field(default=None, description=_CALL_TOKENS)
     result: ContentValue | None = Field(default=None, description=_RESULT)
     calls: Annotated[list[CallSpec], Field(min_length=1)] | None = Field(
         default=None,
@@ -379,8 +488,12 @@ class RoundSpec(Spec):
     )
     subagent: JsonObject | None = Field(default=None, description=_SUBAGENT)
     model: Name | None = Field(default=None, description=_ROUND_MODEL)
-    repeat: PositiveCount | None = Field(default=1, description="How many times this round happens in a row.")
-    thinking: Count | None = Field(default=None, description=_THINKING)
+    repeat: PositiveCountValue | None = Field(
+        default=1,
+        description="How many times this round happens in a row: a number, or a distribution "
+        "(0 allowed: the round may not happen).",
+    )
+    thinking: CountValue | None = Field(default=None, description=_THINKING)
     text: ContentValue | None = Field(default=None, description=_TEXT)
     seconds: Seconds | None = Field(default=None, description=_SECONDS)
     server_tools: list[ServerToolSpec] | None = Field(default=None, description=_SERVER_TOOLS)
@@ -399,8 +512,10 @@ class ChatTurnSpec(Spec):
 
     reply: ContentValue = Field(description=_REPLY)
     user: ContentValue = Field(description=_USER)
-    repeat: PositiveCount | None = Field(default=1, description="How many times this turn happens in a row.")
-    thinking: Count | None = Field(default=None, description=_THINKING)
+    repeat: PositiveCountValue | None = Field(
+        default=1, description="How many times this turn happens in a row: a number or a distribution."
+    )
+    thinking: CountValue | None = Field(default=None, description=_THINKING)
     seconds: Seconds | None = Field(default=None, description=_SECONDS)
     server_tools: list[ServerToolSpec] | None = Field(default=None, description=_SERVER_TOOLS)
 
@@ -432,11 +547,11 @@ RoundItem = Annotated[
 class DefaultsSpec(Spec):
     """Keys applied to every round that does not set them."""
 
-    call_tokens: PositiveCount | None = Field(
+    call_tokens: PositiveCountValue | None = Field(
         default=None, description=_CALL_TOKENS + " Used by rounds with neither input nor call_tokens."
     )
     result: ContentValue | None = Field(default=None, description=_RESULT)
-    thinking: Count | None = Field(default=None, description=_THINKING)
+    thinking: CountValue | None = Field(default=None, description=_THINKING)
     text: ContentValue | None = Field(default=None, description=_TEXT)
     seconds: Seconds | None = Field(default=None, description=_SECONDS)
     server_tools: list[ServerToolSpec] | None = Field(default=None, description=_SERVER_TOOLS)
@@ -592,7 +707,7 @@ class ScenarioFile(Spec):
         description="Whether earlier thinking is re-sent as input: auto (by model family), keep, "
         "last (only in the next request) or drop.",
     )
-    final_thinking: Count | None = Field(
+    final_thinking: CountValue | None = Field(
         default=None, description="Reasoning output tokens of the final answer (billed as output)."
     )
     server_tool_quota: QuotaState | None = Field(
@@ -639,9 +754,18 @@ _MISSING_HINTS = {
 ERROR_HINTS = ErrorHints(
     missing=_MISSING_HINTS,
     parents=("server_tools", "calls"),
-    expected={"tool": "a tool definition (a mapping)", "content": _CONTENT},
+    expected={
+        "tool": "a tool definition (a mapping)",
+        "content": _CONTENT,
+        "distribution": "a distribution: " + _DIST,
+        "count": "a whole number or a distribution: " + _DIST,
+    },
     mapping_problem=lambda kind, path, given: (
-        _content_mapping_problem(path, given) if kind == "content" else None
+        _content_mapping_problem(path, given)
+        if kind == "content"
+        else _dist_mapping_problem(path, given)
+        if kind in ("distribution", "count")
+        else None
     ),
 )
 """The scenario format's additions to validation messages (for :func:`agentcost.yamlread.validate`)."""
@@ -650,10 +774,22 @@ ERROR_HINTS = ErrorHints(
 def _content_mapping_problem(path: KeyPath, given: dict[str, Any]) -> tuple[KeyPath, str, str]:
     """The problem of a mapping given as a content value: an unknown key, or several kinds."""
     keys = ("tokens", "text", "file")
-    unknown = [key for key in given if key not in keys]
+    unknown = [key for key in given if key not in (*keys, *DIST_KEYS)]
     if unknown:
-        return (*path, unknown[0]), "unknown key", allowed_hint(unknown[0], keys)
+        hint = allowed_hint(unknown[0], keys)
+        close = closest(unknown[0], DIST_KEYS) if closest(unknown[0], keys) is None else None
+        if close is not None:
+            hint += f"; or a distribution: did you mean {close!r}?"
+        return (*path, unknown[0]), "unknown key", hint
     return path, "give only one of tokens, text, file", f"got {', '.join(given)}"
+
+
+def _dist_mapping_problem(path: KeyPath, given: dict[str, Any]) -> tuple[KeyPath, str, str]:
+    """The problem of a mapping given as a distribution: an unknown key, or several kinds."""
+    unknown = [key for key in given if key not in DIST_KEYS]
+    if unknown:
+        return (*path, unknown[0]), "unknown key", allowed_hint(unknown[0], DIST_KEYS)
+    return path, "give one distribution", f"got {', '.join(given)}; e.g. {{uniform: [4, 12]}}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -853,12 +989,16 @@ class _ScenarioReader:
         self.read_text = read_text
         self.texts: dict[Path, str] = {}  # each file is read once
         self.depth = depth  # 0: the scenario given; 1: a subagent of it; ...
+        self.dists: dict[KeyPath, Dist] = {}  # each distribution is built once (defaults are shared)
+        self.spreads: list[Spread] = []
 
     def scenario(self, overrides: tuple[str, ...]) -> Scenario:
         spec, doc = self.spec, self.doc
         tools = self.tools(spec.tools or [])
         self.check_tool_choice(spec, bool(tools))
         limits = spec.limits or LimitsSpec()
+        rounds = self.rounds(tuple(tool.name for tool in tools))
+        final_thinking = spec.final_thinking
         return Scenario(
             path=doc.path,
             model=spec.model,
@@ -868,7 +1008,7 @@ class _ScenarioReader:
             tools=tools,
             tool_choice=spec.tool_choice or "auto",
             task=self.content(spec.task, ("task",)),
-            rounds=self.rounds(tuple(tool.name for tool in tools)),
+            rounds=rounds,
             final=self.content(spec.final, ("final",)),
             caching=spec.caching,
             **self.cache_ttl(spec.cache_ttl),
@@ -887,12 +1027,15 @@ class _ScenarioReader:
             service_tier=spec.service_tier or "standard",
             service_tier_line=doc.own_line(("service_tier",)),
             thinking_retention=spec.thinking_retention or "auto",
-            final_thinking=spec.final_thinking or 0,
+            final_thinking=self.count(final_thinking, ("final_thinking",)) or 0,
             server_tool_quota=spec.server_tool_quota or "spent",
             retries=self.retries(spec.retries),
             trim=None if spec.trim is None else self.trim(spec.trim),
             context_editing=self.context_editing(spec.context_editing, tools),
             tool_search_stub=spec.tool_search_stub if spec.tool_search_stub is not None else 9,
+            spreads=tuple(self.spreads),
+            final_dist=self.dist_at(spec.final, ("final",)),
+            final_thinking_dist=self.dist_at(final_thinking, ("final_thinking",)),
         )
 
     def cache_ttl(self, value: CacheTTL | CacheTTLSpec | None) -> dict[str, Any]:
@@ -973,7 +1116,99 @@ class _ScenarioReader:
 
     # -- content and files
 
+    # -- distributions
+
+    def dist_at(self, value: Any, path: KeyPath, minimum: int = 0) -> Dist | None:
+        """The distribution written at ``path`` (None if ``value`` is not one)."""
+        if not isinstance(value, AnyDist):
+            return None
+        if path not in self.dists:
+            self.dists[path] = self.dist(value, path, minimum)
+        return self.dists[path]
+
+    def dist(self, value: AnyDist, path: KeyPath, minimum: int) -> Dist:
+        where, line = key_text(path), self.doc.line(path)
+        kind = _dist_kind(value.model_dump())
+        assert kind is not None
+        if isinstance(value, FixedDist):
+            params = [value.fixed]
+        elif isinstance(value, UniformDist):
+            params = list(value.uniform)
+        elif isinstance(value, TriangularDist | PertDist):
+            params = list(value.triangular if isinstance(value, TriangularDist) else value.pert)
+            if not params[0] <= params[1] <= params[2]:
+                raise self.doc.error(
+                    (*path, kind),
+                    f"min {params[0]:,}, most likely {params[1]:,}, max {params[2]:,} are not in order",
+                    "write [min, most likely, max] with min <= most likely <= max",
+                )
+        elif isinstance(value, LognormalDist):
+            ln = value.lognormal
+            if ln.p90 <= ln.median:
+                raise self.doc.error(
+                    (*path, "lognormal", "p90"),
+                    f"p90 ({ln.p90}) must be above the median ({ln.median})",
+                    "nine runs in ten are below p90; half are below the median",
+                )
+            return Dist("lognormal", (ln.median, ln.p90), where, line, minimum)
+        else:
+            assert isinstance(value, EmpiricalDist)
+            given = value.empirical
+            params = (
+                given if isinstance(given, list) else self.empirical_file(given.file, (*path, "empirical"))
+            )
+            params = sorted(params)
+        if isinstance(value, UniformDist) and params[0] > params[1]:
+            raise self.doc.error(
+                (*path, kind), f"min {params[0]:,} is above max {params[1]:,}", "write [min, max]"
+            )
+        if minimum and max(params) < minimum:
+            raise self.doc.error(
+                (*path, kind), f"every value is below {minimum}", f"a draw is at least {minimum}"
+            )
+        return Dist(kind, tuple(Decimal(p) for p in params), where, line, minimum)  # type: ignore[arg-type]
+
+    def empirical_file(self, name: str, path: KeyPath) -> list[int]:
+        """The whole numbers of a file of observed values: one or more per line (commas or spaces
+        between them), ``#`` starts a comment."""
+        text = self.read(name, (*path, "file"))
+        file = self.file_path(name)
+        values: list[int] = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            for word in line.split("#", 1)[0].replace(",", " ").split():
+                if not word.isascii() or not word.isdigit() or int(word) > 1_000_000_000:
+                    raise InputError(
+                        f"not a whole number from 0 to 1,000,000,000: {word[:40]!r}",
+                        file=file,
+                        line=n,
+                        hint=f"observed values for {key_text(path)}, one or more per line",
+                    )
+                values.append(int(word))
+                if len(values) > MAX_EMPIRICAL_VALUES:
+                    raise InputError(
+                        f"more than {MAX_EMPIRICAL_VALUES:,} values", file=file, line=n, hint="sample them"
+                    )
+        if not values:
+            raise InputError(
+                "no values", file=file, hint=f"observed values for {key_text(path)}, one or more per line"
+            )
+        return values
+
+    def count(self, value: Any, path: KeyPath, minimum: int = 0) -> int | None:
+        """A count or size: the number, or the median of the distribution written there."""
+        if value is None or isinstance(value, int):
+            return value
+        from agentcost.uncertainty import median
+
+        dist = self.dist_at(value, path, minimum)
+        assert dist is not None
+        return median(dist)
+
     def content(self, value: Any, path: KeyPath) -> Content:
+        if isinstance(value, AnyDist):
+            tokens = self.count(value, path)
+            assert tokens is not None
+            return Content(tokens=tokens)
         if isinstance(value, int):
             return Content(tokens=value)
         if isinstance(value, str):
@@ -1050,25 +1285,67 @@ class _ScenarioReader:
         rounds: list[Round] = []
         for i, item in enumerate(self.spec.rounds or []):
             path: KeyPath = ("rounds", i)
-            repeat = item.repeat or 1
+            repeat_dist = self.dist_at(item.repeat, (*path, "repeat"))
+            repeat = self.count(item.repeat, (*path, "repeat"))
+            repeat = 1 if repeat is None else repeat
+            if repeat_dist is not None:
+                from agentcost.uncertainty import upper
+
+                most = upper(repeat_dist)
+                if most is not None and len(rounds) + most > MAX_ROUNDS:
+                    raise self.doc.error(
+                        (*path, "repeat"), f"more than {MAX_ROUNDS:,} rounds after repeats at the maximum"
+                    )
             if len(rounds) + repeat > MAX_ROUNDS:
                 raise self.doc.error(path, f"more than {MAX_ROUNDS:,} rounds after repeats")
             if isinstance(item, ChatTurnSpec):
-                rounds.extend([self.chat_turn(item, defaults, path)] * repeat)
+                one = self.chat_turn(item, defaults, path)
             else:
-                rounds.extend([self.round(item, defaults, path, tool_names)] * repeat)
+                one = self.round(item, defaults, path, tool_names)
+            sizes = self.sizes(item, defaults, path)
+            if repeat_dist is not None or sizes:
+                self.spreads.append(Spread(len(rounds), repeat, one, repeat_dist, sizes))
+            rounds.extend([one] * repeat)
         return tuple(rounds)
+
+    def sizes(
+        self, item: RoundSpec | ChatTurnSpec, defaults: DefaultsSpec, path: KeyPath
+    ) -> tuple[tuple[SizeField, int, Dist], ...]:
+        """The distributions among a rounds item's sizes (its own or from defaults)."""
+        found: list[tuple[SizeField, int, Dist | None]] = []
+
+        def own(value: Any, default: Any, key: str, at: KeyPath = path) -> Dist | None:
+            given, given_path = _own_or_default(value, default, at, key)
+            return self.dist_at(given, given_path, 1 if key == "call_tokens" else 0)
+
+        found.append(("thinking", 0, own(item.thinking, defaults.thinking, "thinking")))
+        if isinstance(item, ChatTurnSpec):
+            found.append(("text", 0, self.dist_at(item.reply, (*path, "reply"))))
+            found.append(("user", 0, self.dist_at(item.user, (*path, "user"))))
+        else:
+            found.append(("text", 0, own(item.text, defaults.text, "text")))
+            calls: list[tuple[RoundSpec | CallSpec, KeyPath]] = (
+                [(call, (*path, "calls", j)) for j, call in enumerate(item.calls)]
+                if item.calls is not None
+                else [(item, path)]
+            )
+            for j, (call, at) in enumerate(calls):
+                if call.subagent is None:
+                    found.append(("result", j, own(call.result, defaults.result, "result", at)))
+                if call.input is None:
+                    found.append(("call", j, own(call.call_tokens, defaults.call_tokens, "call_tokens", at)))
+        return tuple((name, j, dist) for name, j, dist in found if dist is not None)
 
     def chat_turn(self, item: ChatTurnSpec, defaults: DefaultsSpec, path: KeyPath) -> Round:
         """A chat turn: no call; the reply is the assistant's text; the user's message comes back.
 
         Of ``defaults``, the keys of a response apply (thinking, seconds, server_tools); those of a
         tool call (call_tokens, result, text) do not."""
-        thinking = item.thinking if item.thinking is not None else defaults.thinking
+        thinking, thinking_path = _own_or_default(item.thinking, defaults.thinking, path, "thinking")
         seconds = item.seconds if item.seconds is not None else defaults.seconds
         return Round(
             calls=(),
-            thinking=thinking or 0,
+            thinking=self.count(thinking, thinking_path) or 0,
             text=self.content(item.reply, (*path, "reply")),
             line=self.doc.line(path),
             seconds=seconds,
@@ -1085,7 +1362,7 @@ class _ScenarioReader:
     def round(
         self, item: RoundSpec, defaults: DefaultsSpec, path: KeyPath, tool_names: tuple[str, ...]
     ) -> Round:
-        thinking = item.thinking if item.thinking is not None else defaults.thinking
+        thinking, thinking_path = _own_or_default(item.thinking, defaults.thinking, path, "thinking")
         text, text_path = _own_or_default(item.text, defaults.text, path, "text")
         if item.calls is not None:  # parallel calls: several tool_use blocks in one response
             for key in ("tool", "input", "call_tokens", "result", "subagent"):
@@ -1104,7 +1381,7 @@ class _ScenarioReader:
         seconds = item.seconds if item.seconds is not None else defaults.seconds
         return Round(
             calls=calls,
-            thinking=thinking or 0,
+            thinking=self.count(thinking, thinking_path) or 0,
             text=None if text is None else self.content(text, text_path),
             line=self.doc.line(path),
             model=item.model,
@@ -1182,7 +1459,8 @@ class _ScenarioReader:
             )
         if item.input is not None:
             return Content(text=dump_json(item.input))
-        tokens = item.call_tokens if item.call_tokens is not None else defaults.call_tokens
+        given, given_path = _own_or_default(item.call_tokens, defaults.call_tokens, path, "call_tokens")
+        tokens = self.count(given, given_path, minimum=1)
         if tokens is None:
             raise self.doc.error(
                 path,

@@ -20,6 +20,8 @@ ThinkingRetention = Literal["auto", "keep", "last", "drop"]
 ServerToolName = Literal["web_search", "web_fetch", "code_execution"]
 QuotaState = Literal["spent", "available"]
 Provider = Literal["anthropic", "openai", "google"]
+DistKind = Literal["fixed", "uniform", "triangular", "pert", "lognormal", "empirical"]
+SizeField = Literal["result", "call", "text", "thinking", "user"]
 
 SCENARIO_VERSION = 1
 MAX_BUDGET_USD = Decimal(1_000_000_000)  # larger budgets are surely typos, and overflow Decimal maths
@@ -165,6 +167,39 @@ class ContextEditing:
 
 
 @dataclass(frozen=True)
+class Dist:
+    """A count or size the user is unsure of (agentcost.uncertainty samples it; ``estimate`` without
+    ``--simulate`` uses its median, :func:`agentcost.uncertainty.median`).
+
+    ``params``: fixed ``(v,)``; uniform ``(min, max)``, whole numbers, both included; triangular and
+    pert ``(min, mode, max)``; lognormal ``(median, p90)``; empirical the observed values.
+    ``where``: the key path it was written at (``rounds[2].result``, ``defaults.result``), the name
+    the simulation's sensitivity list uses; ``minimum``: the smallest value a draw may take (1 for
+    round counts and call sizes).
+    """
+
+    kind: DistKind
+    params: tuple[Decimal, ...]
+    where: str
+    line: int | None = None
+    minimum: int = 0
+
+
+@dataclass(frozen=True)
+class Spread:
+    """The uncertain parts of one ``rounds`` item: ``count`` rounds from ``Scenario.rounds[first]``
+    on (its ``repeat`` at the median, each a copy of ``round``) and the distributions of its sizes.
+    Every round drawn from the item draws each size afresh. ``sizes``: (field, call index,
+    distribution); the call index is 0 for fields of the round itself (text, thinking, user)."""
+
+    first: int
+    count: int
+    round: Round  # the item's round at the medians (also when the median count is 0)
+    repeat: Dist | None = None
+    sizes: tuple[tuple[SizeField, int, Dist], ...] = ()
+
+
+@dataclass(frozen=True)
 class Scenario:
     path: Path
     model: str
@@ -194,6 +229,16 @@ class Scenario:
     trim: ResultTrim | None = None
     context_editing: ContextEditing | None = None
     tool_search_stub: int = 9  # tokens a deferred tool costs until loaded (3P measurement, facts.yaml)
+    # uncertainty (agentcost.uncertainty): the rounds items with distributions, in order, and the
+    # distributions of the final answer's size and reasoning; every field above holds the median
+    spreads: tuple[Spread, ...] = ()
+    final_dist: Dist | None = None
+    final_thinking_dist: Dist | None = None
+
+    @property
+    def uncertain(self) -> bool:
+        """Whether any count or size is a distribution (fixed ones included)."""
+        return bool(self.spreads) or self.final_dist is not None or self.final_thinking_dist is not None
 
     @property
     def cache_ttl_label(self) -> str:
