@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agentcost.report import Report, all_subagents
 from agentcost.report.fmt import exact, percent
+
+if TYPE_CHECKING:
+    from agentcost.simulate import Simulation
 
 GateName = Literal["budget", "context_window", "max_increase", "max_increase_usd"]
 
@@ -93,6 +96,38 @@ def _own_context_gate(report: Report) -> Gate | None:
 
 def estimate_gates(report: Report) -> tuple[Gate, ...]:
     return tuple(g for g in (budget_gate(report), context_gate(report)) if g is not None)
+
+
+def percentile_budget_gate(report: Report, simulation: Simulation, at: str) -> Gate:
+    """The simulated cost at ``at`` (``p90``, ``mean``, ``max``) over the budget (there must be one)."""
+    b = report.budget
+    assert b is not None, "a percentile gate needs a budget"
+    cost = simulation.cost_at(at)
+    over = cost > b.limit_usd
+    verdict, relation = ("over budget", ">") if over else ("within budget", "<=")
+    share = simulation.over_budget_share
+    runs = f"{simulation.runs:,} runs, seed {simulation.seed}" + (
+        f"; {percent(share)} of runs over" if share is not None else ""
+    )
+    return Gate(
+        name="budget",
+        tripped=over,
+        message=(
+            f"{report.scenario_path}: {verdict} at {at}: simulated ${exact(cost)} {relation} "
+            f"${exact(b.limit_usd)} ({b.source}; {runs})"
+        ),
+        file=report.scenario_path,
+        line=report.budget_line,
+    )
+
+
+def simulation_gates(report: Report, simulation: Simulation, at: str | None) -> tuple[Gate, ...]:
+    """``estimate --simulate``: with ``--at`` the budget is checked at that statistic of the runs,
+    else on the estimate at the medians; the context window on the estimate."""
+    if at is None:
+        return estimate_gates(report)
+    gates = [percentile_budget_gate(report, simulation, at), context_gate(report)]
+    return tuple(g for g in gates if g is not None)
 
 
 def increase_gates(

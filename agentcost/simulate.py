@@ -30,7 +30,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +60,8 @@ SENSITIVITY_RUNS_PER_RUN = 500  # the same with the per-run engine
 _BUMP = 1_000  # how far sizes are raised to measure the counting rules' slopes
 _CELLS_PER_CHUNK = 4_000_000  # runs x round slots held in memory at once
 _FIELDS = ("result", "call", "text", "thinking", "user")
+_MEAN_USD = Decimal("1E-10")  # means are rounded half up to these places (percentiles are exact)
+_MEAN_COUNT = Decimal("0.01")
 
 Progress = Callable[[int, int], None]
 """Called with (runs done, runs in all) as the simulation goes."""
@@ -90,6 +92,7 @@ class Bin:
     low_usd: Decimal
     high_usd: Decimal  # runs in this bin cost >= low and < high (the last bin: <= high)
     runs: int
+    beyond_p99: bool = False  # the runs costlier than the p99 run (> low, <= high)
 
 
 @dataclass(frozen=True)
@@ -729,8 +732,9 @@ def _stat(values: Ints | npt.NDArray[Any], total: int, n: int, scale: int = 1) -
     def at(q: int) -> Decimal:
         return Decimal(int(ordered[nearest_rank(ordered, Decimal(q))])) / scale
 
+    places = _MEAN_USD if scale > 1 else _MEAN_COUNT
     return Stat(
-        mean=Decimal(total) / n / scale,
+        mean=(Decimal(total) / n / scale).quantize(places, rounding=ROUND_HALF_UP),
         p50=at(50),
         p90=at(90),
         p99=at(99),
@@ -740,17 +744,31 @@ def _stat(values: Ints | npt.NDArray[Any], total: int, n: int, scale: int = 1) -
 
 
 def _histogram(units: Ints | npt.NDArray[Any], scale: int) -> tuple[Bin, ...]:
-    lo, hi = int(units.min()), int(units.max())
-    if lo == hi:
-        return (Bin(Decimal(lo) / scale, Decimal(hi) / scale, len(units)),)
-    width = -(-(hi - lo + 1) // HISTOGRAM_BINS)
-    counts = [0] * HISTOGRAM_BINS
-    for value, k in zip(*_unique(units), strict=True):
-        counts[min((value - lo) // width, HISTOGRAM_BINS - 1)] += k
-    return tuple(
+    """Equal-width bins from the cheapest run to the p99 run, and one bin for the costlier 1%
+    (a long tail would otherwise squeeze every other run into the first bin)."""
+    import numpy as np
+
+    ordered = np.sort(units)
+    lo, top = int(ordered[0]), int(ordered[-1])
+    if lo == top:
+        return (Bin(Decimal(lo) / scale, Decimal(top) / scale, len(units)),)
+    hi = int(ordered[nearest_rank(ordered, Decimal(99))])
+    bins = HISTOGRAM_BINS if hi == top else HISTOGRAM_BINS - 1
+    width = max(1, -(-(hi - lo + 1) // bins))
+    counts = [0] * bins
+    tail = 0
+    for value, k in zip(*_unique(ordered), strict=True):
+        if value > hi:
+            tail += k
+        else:
+            counts[min((value - lo) // width, bins - 1)] += k
+    out = [
         Bin(Decimal(lo + b * width) / scale, Decimal(min(lo + (b + 1) * width, hi)) / scale, counts[b])
-        for b in range(HISTOGRAM_BINS)
-    )
+        for b in range(bins)
+    ]
+    if tail:
+        out.append(Bin(Decimal(hi) / scale, Decimal(top) / scale, tail, beyond_p99=True))
+    return tuple(out)
 
 
 def _unique(values: Ints | npt.NDArray[Any]) -> tuple[list[int], list[int]]:

@@ -87,6 +87,7 @@ def _register_builtin() -> None:
         "agentcost.report.compare",
         "agentcost.report.diff",
         "agentcost.report.insights",  # estimate --explain
+        "agentcost.report.simulation",  # estimate --simulate
         "agentcost.report.replay",
     ):
         _register_module(module)

@@ -337,7 +337,63 @@ INSIGHTS = object_schema(  # estimate --explain (docs/insights.md)
     }
 )
 ESTIMATE_BODY["insights"] = INSIGHTS
-ESTIMATE_OPTIONAL = ("insights",)  # only with estimate --explain
+# estimate --simulate (docs/uncertainty.md)
+_STAT_USD = object_schema({k: USD for k in ("mean", "p50", "p90", "p99", "min", "max")})
+_STAT_COUNT = object_schema(
+    {
+        "mean": {"type": "string", "description": "rounded to 2 places"},
+        **{k: COUNT for k in ("p50", "p90", "p99", "min", "max")},
+    }
+)
+SIMULATION = object_schema(
+    {
+        "runs": {"type": "integer", "minimum": 1},
+        "seed": {"type": "integer"},
+        "engine": {"enum": ["vectorized", "per run"]},
+        "engine_note": {"type": ["string", "null"], "description": "why the per-run engine ran"},
+        "deterministic_usd": {**USD, "description": "the estimate with every distribution at its median"},
+        "cost_usd": {**_STAT_USD, "description": "nearest-rank percentiles; the mean rounded to 10 places"},
+        "requests": _STAT_COUNT,
+        "input_tokens": _STAT_COUNT,
+        "percentiles_usd": {"type": "object", "additionalProperties": USD, "description": "--at pNN"},
+        "max_rounds": {"type": ["integer", "null"]},
+        "hit_max_rounds_runs": COUNT,
+        "stopped_by_budget_runs": COUNT,
+        "budget_usd": {"anyOf": [USD, {"type": "null"}]},
+        "over_budget_runs": {"type": ["integer", "null"]},
+        "overrun_probability": {
+            "anyOf": [{"type": "string"}, {"type": "null"}],
+            "description": "share of runs over budget_usd, rounded to 4 places",
+        },
+        "inputs": {
+            "type": "array",
+            "items": object_schema(
+                {
+                    "where": {"type": "string"},
+                    "line": {"type": ["integer", "null"]},
+                    "distribution": {"type": "string"},
+                    "median": COUNT,
+                }
+            ),
+        },
+        "histogram": {
+            "type": "array",
+            "description": "equal-width bins from the cheapest run to the p99 run, then the costlier runs",
+            "items": object_schema(
+                {"low_usd": USD, "high_usd": USD, "runs": COUNT, "beyond_p99": {"type": "boolean"}}
+            ),
+        },
+        "sensitivity": {
+            "type": "array",
+            "description": "largest p90 drop first",
+            "items": object_schema({"where": {"type": "string"}, "p90_usd": USD, "drop_usd": USD}),
+        },
+    }
+)
+
+
+ESTIMATE_BODY["simulation"] = SIMULATION
+ESTIMATE_OPTIONAL = ("insights", "simulation")  # only with estimate --explain / --simulate
 
 ESTIMATE = object_schema(ESTIMATE_BODY, required=[k for k in ESTIMATE_BODY if k not in ESTIMATE_OPTIONAL])
 
