@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
@@ -24,8 +25,13 @@ from agentcost.report.output import Format
 from agentcost.spec import MAX_BUDGET_USD
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from agentcost.catalog.userprices import UserPrices
+    from agentcost.estimate import Estimate
     from agentcost.gates import Gate
+    from agentcost.report import Report
+    from agentcost.report.simulation import SimulatedReport
 
 app = typer.Typer(
     name="agentcost",
@@ -42,6 +48,7 @@ _ClickException: type[Exception] = next(
 )
 
 EXIT_GATE = 1
+DEFAULT_SIMULATION_RUNS = 10_000  # --at without --simulate
 EXIT_BUG = 3
 
 # Options shared by the commands that read scenarios. Typer reads them from these aliases.
@@ -184,6 +191,64 @@ def _emit(report: object, gates: Sequence[Gate], out: Output) -> None:
         raise typer.Exit(code=EXIT_GATE)
 
 
+def _simulated(
+    report: Report,
+    est: Estimate,
+    runs: int | None,
+    seed: int,
+    at: str | None,
+    when: datetime,
+    tier: str | None,
+    user_prices: UserPrices | None,
+    quiet: bool,
+) -> tuple[SimulatedReport, tuple[Gate, ...]]:
+    """``estimate --simulate N [--seed S] [--at LABEL]``: the report with a Simulation section and
+    its gates (the budget read at ``--at`` when given)."""
+    from agentcost.gates import simulation_gates
+    from agentcost.report.simulation import SimulatedReport
+    from agentcost.simulate import Context, parse_at, simulate
+
+    label = None if at is None else parse_at(at)
+    if label is not None and report.budget is None:
+        raise InputError(
+            f"--at {label} gates a budget, and there is none",
+            key="--at",
+            hint="give --budget DOLLARS or limits.budget_usd in the scenario",
+        )
+    if not 0 <= seed < 2**63:
+        raise InputError(f"must be a whole number from 0 to 2**63 - 1, got {seed}", key="--seed")
+    context = Context(est, when, tier, user_prices)
+    n = runs if runs is not None else DEFAULT_SIMULATION_RUNS
+    with _progress(enabled=not quiet) as progress:
+        sim = simulate(
+            context,
+            n,
+            seed=seed,
+            budget_usd=None if report.budget is None else report.budget.limit_usd,
+            at=() if label is None else (label,),
+            progress=progress,
+        )
+    return SimulatedReport(report, sim, label), simulation_gates(report, sim, label)
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr for long simulations, when stderr is a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("simulating", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
 def _user_prices(path: Path | None) -> UserPrices | None:
     """Load a --prices file (InputError with its file, line and key when it is wrong)."""
     if path is None:
@@ -230,6 +295,26 @@ def estimate(
             " (one scenario only; see docs/insights.md).",
         ),
     ] = False,
+    simulate: Annotated[
+        int | None,
+        typer.Option(
+            "--simulate",
+            metavar="N",
+            help="Monte Carlo: N runs drawing the scenario's distributions; percentiles, a histogram"
+            " and the inputs that move p90 most (one scenario; see docs/uncertainty.md).",
+        ),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of --simulate: the same seed gives the same numbers.")
+    ] = 0,
+    at: Annotated[
+        str | None,
+        typer.Option(
+            "--at",
+            help="Gate the budget at this statistic of the simulated runs: p90, p99, mean, max..."
+            f" (simulates {DEFAULT_SIMULATION_RUNS:,} runs unless --simulate says).",
+        ),
+    ] = None,
 ) -> None:
     """Estimate scenarios: a row per billed request, totals, and the assumptions behind them.
 
@@ -260,12 +345,26 @@ def estimate(
             )
             report = build_report(est)
             gates = estimate_gates(report)
-            if explain:
+            if simulate is not None or at is not None:
+                if explain:
+                    raise InputError(
+                        "--explain and --simulate make separate reports",
+                        key="--simulate",
+                        hint="run them one at a time",
+                    )
+                report, gates = _simulated(report, est, simulate, seed, at, when, tier, user_prices, quiet)  # type: ignore[assignment]
+            elif explain:
                 from agentcost.insights import explain as run_explain
                 from agentcost.report.insights import ExplainedReport
 
                 found = run_explain(est, as_of=when, model=model, service_tier=tier, user_prices=user_prices)
                 report = ExplainedReport(report, found)  # type: ignore[assignment]
+        elif simulate is not None or at is not None:
+            raise InputError(
+                "simulates one scenario file at a time",
+                key="--simulate" if simulate is not None else "--at",
+                hint="run it once per scenario: agentcost estimate SCENARIO --simulate N",
+            )
         elif explain:
             raise InputError(
                 "explains one scenario file at a time",

@@ -199,7 +199,12 @@ def simulation_dict(s: Simulation) -> dict[str, Any]:
             {"where": i.where, "line": i.line, "distribution": i.text, "median": i.median} for i in s.inputs
         ],
         "histogram": [
-            {"low_usd": fmt.exact(b.low_usd), "high_usd": fmt.exact(b.high_usd), "runs": b.runs}
+            {
+                "low_usd": fmt.exact(b.low_usd),
+                "high_usd": fmt.exact(b.high_usd),
+                "runs": b.runs,
+                "beyond_p99": b.beyond_p99,
+            }
             for b in s.histogram
         ],
         "sensitivity": [
