@@ -3,10 +3,13 @@
 Shared by every file format agentcost reads (scenarios, projects, user prices, ``--models`` files):
 
 * :data:`Reader`, :func:`read_text`, :func:`text_reader`: the bytes of a file (from disk, or e.g. from
-  a git revision) as UTF-8 text, or :class:`Unreadable` with the reason;
+  a git revision) as UTF-8 text, or :class:`Unreadable` with the reason; a file over
+  :data:`MAX_FILE_BYTES` is refused by its size before it is read;
 * :func:`parse` and :class:`Doc`: compose the text with PyYAML (:data:`Loader`) and build plain
   Python values, recording the line of every key path and refusing duplicate keys; numbers with a
-  fraction become ``Decimal`` from the scalar's text, so a ``float`` never exists;
+  fraction become ``Decimal`` from the scalar's text, so a ``float`` never exists. A file that
+  would expand (through YAML aliases) to more than :data:`MAX_VALUES` values, or is nested more than
+  :data:`MAX_DEPTH` levels deep, is refused before any value is built (docs/limits.md);
 * :class:`Spec`: the strict pydantic base of every mapping (``extra="forbid"``, strict types);
 * :func:`validate`: validate plain values with a pydantic model and turn the first error (by line)
   into one :class:`~agentcost.errors.InputError` with ``file:line: key: message (hint)``;
@@ -21,6 +24,7 @@ import functools
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -35,8 +39,12 @@ from pydantic_core import PydanticCustomError
 from agentcost.errors import InputError
 
 __all__ = [
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "MAX_VALUES",
     "Doc",
     "ErrorHints",
+    "FileTooLarge",
     "KeyPath",
     "Loader",
     "Override",
@@ -46,6 +54,7 @@ __all__ = [
     "Spec",
     "Unreadable",
     "allowed_hint",
+    "check_plain",
     "closest",
     "int_to_decimal",
     "joined",
@@ -59,7 +68,14 @@ __all__ = [
     "validate",
 ]
 
-_MAX_VALUES = 2_000_000  # values one file may expand to (YAML aliases can multiply them)
+MAX_FILE_BYTES = 10_000_000
+"""Largest input file read (scenario, project, tool, ``{file: ...}``, price and ``--models`` files):
+checked with ``fstat`` before reading, and by reading at most one byte more (a pipe or device)."""
+MAX_VALUES = 2_000_000
+"""Most values (mappings, lists and scalars) one file may expand to: YAML aliases can multiply them."""
+MAX_DEPTH = 100
+"""Most levels of mappings and lists inside one another in one file (the top mapping is level 1)."""
+LIMITS_DOC = "see docs/limits.md"
 
 KeyPath = tuple[str | int, ...]
 """A key path in a file: keys and list indexes from the root, e.g. ``("rounds", 3, "result")``."""
@@ -141,15 +157,46 @@ Reader = Callable[[Path], bytes]
 otherwise the reason is the usual one ("file not found", ...)."""
 
 
-def read_file(path: Path) -> bytes:
-    """The default :data:`Reader`: the file on disk."""
-    return path.read_bytes()
+class FileTooLarge(OSError):
+    """A file over the size limit of its kind; ``size`` is None when only reading found it out."""
+
+    def __init__(self, size: int | None, limit: int) -> None:
+        super().__init__(f"larger than {limit:,} bytes")
+        self.size = size
+        self.limit = limit
+
+    @property
+    def reason(self) -> str:
+        size = f"{self.size:,} bytes" if self.size is not None else "more bytes than that"
+        return f"file too large: {size}, over the {self.limit:,}-byte limit for input files ({LIMITS_DOC})"
 
 
-def read_text(path: Path, reader: Reader = read_file) -> str:
-    """The UTF-8 text of a file read by ``reader`` (a leading BOM dropped), or :class:`Unreadable`."""
+def read_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The default :data:`Reader`: the file on disk, at most ``limit`` bytes (else
+    :class:`FileTooLarge`). A regular file is refused by its size before a byte is read; anything
+    else (a pipe, ``/dev/zero``) by reading at most one byte more than the limit."""
+    with open(path, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if stat.S_ISDIR(info.st_mode):  # open() succeeds on a directory on some systems
+            raise IsADirectoryError(21, "Is a directory", str(path))
+        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+            raise FileTooLarge(info.st_size, limit)
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise FileTooLarge(None, limit)
+    return data
+
+
+def read_text(path: Path, reader: Reader = read_file, *, limit: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of a file read by ``reader`` (a leading BOM dropped), or :class:`Unreadable`:
+    also for a file over ``limit`` bytes, or with a NUL character (binary data, or UTF-16)."""
+    absolute = Path(os.path.abspath(path))  # unlike resolve(), never touches the file system
     try:
-        data = reader(Path(os.path.abspath(path)))  # unlike resolve(), never touches the file system
+        data = read_file(absolute, limit) if reader is read_file else reader(absolute)
+        if len(data) > limit:  # another reader (e.g. git's) read it all: still refused
+            raise FileTooLarge(len(data), limit)
+    except FileTooLarge as e:
+        raise Unreadable(e.reason) from None
     except FileNotFoundError as e:
         raise Unreadable(_reason(e, "file not found")) from None
     except IsADirectoryError as e:
@@ -165,6 +212,10 @@ def read_text(path: Path, reader: Reader = read_file) -> str:
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise Unreadable(f"not UTF-8 text (byte 0x{data[e.start]:02x} on line {line})", line) from None
+    nul = text.find("\x00")
+    if nul >= 0:  # text files hold none; binary files and UTF-16 text do
+        line = text.count("\n", 0, nul) + 1
+        raise Unreadable(f"not a text file (a NUL byte on line {line}; binary data, or UTF-16?)", line)
     return text.removeprefix("\ufeff")
 
 
@@ -269,8 +320,8 @@ class _Builder:
     def build(self, node: yaml.Node, path: KeyPath) -> Any:
         self.count += 1
         self.deepest = node
-        if self.count > _MAX_VALUES:
-            self.fail(node, f"the file expands to more than {_MAX_VALUES:,} values (YAML aliases?)", key=path)
+        if self.count > MAX_VALUES:  # never, after _check_nodes: a second line of defence
+            self.fail(node, f"the file expands to more than {MAX_VALUES:,} values", LIMITS_DOC, key=path)
         self.doc.lines.setdefault(path, node.start_mark.line + 1)
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node, path)
@@ -335,7 +386,7 @@ class _Builder:
             try:
                 return _CONSTRUCTOR.construct_yaml_int(node)
             except ValueError:
-                self.fail(node, f"not an integer: {text}", key=path)
+                self.fail(node, f"not an integer: {_short(text)}", _digits_hint(text), key=path)
         if tag == _YAML + "float":
             return self.decimal(node, text.replace("_", ""), path)
         if tag == _YAML + "timestamp":
@@ -347,7 +398,10 @@ class _Builder:
         try:
             return json.loads(node.value, parse_float=Decimal, parse_constant=_no_constant)
         except ValueError:
-            self.fail(node, f"not a JSON value: {node.value}", "quote strings", key=path)
+            text = str(node.value)
+            self.fail(
+                node, f"not a JSON value: {_short(text)}", _digits_hint(text) or "quote strings", key=path
+            )
 
     def decimal(self, node: yaml.ScalarNode, text: str, path: KeyPath) -> Decimal:
         try:
@@ -359,6 +413,26 @@ class _Builder:
         return value
 
 
+def _short(text: str) -> str:
+    """A scalar's text as a message shows it: at most 40 characters."""
+    return text if len(text) <= 40 else f"{text[:37]}... ({len(text):,} characters)"
+
+
+def _max_digits() -> int:
+    """Most digits Python reads as an integer (0: no limit)."""
+    import sys
+
+    return sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 0
+
+
+def _digits_hint(text: str) -> str | None:
+    """Why a long run of digits is not a number: Python reads at most :func:`_max_digits`."""
+    most = _max_digits()
+    if most and sum(c.isdigit() for c in text) > most:
+        return f"a number is read with at most {most:,} digits"
+    return None
+
+
 def _node_kind(node: yaml.Node) -> str:
     return "mapping" if isinstance(node, yaml.MappingNode) else "list"
 
@@ -367,25 +441,37 @@ def _no_constant(name: str) -> NoReturn:
     raise ValueError(name)
 
 
+_TOO_DEEP = f"the file is nested too deeply: more than {MAX_DEPTH} levels of mappings and lists"
+_DEEP_HINT = f"flatten it; {LIMITS_DOC}"
+
+
 def parse(doc: Doc, text: str) -> Doc:
-    """Compose ``text`` and build ``doc.value`` and ``doc.lines`` (YAML, or JSON for .json files)."""
+    """Compose ``text`` and build ``doc.value`` and ``doc.lines`` (YAML, or JSON for .json files).
+
+    A file nested more than :data:`MAX_DEPTH` levels deep or expanding to more than
+    :data:`MAX_VALUES` values is refused from the composed nodes, before a value is built."""
     is_json = doc.path.suffix.lower() == ".json"
     try:
         root = yaml.compose(text, Loader=Loader)
     except yaml.YAMLError as e:
+        if "maximum nesting depth" in str(getattr(e, "problem", "")):  # libyaml stops at 1,000 levels
+            mark = getattr(e, "problem_mark", None)
+            line = mark.line + 1 if mark is not None else None
+            raise InputError(_TOO_DEEP, file=doc.path, line=line, hint=joined(_DEEP_HINT, doc.hint)) from None
         if is_json:
             return _parse_json(doc, text)
         raise _yaml_error(doc, text, e) from None
-    except RecursionError:
-        raise doc.error((), "the file is nested too deeply") from None
+    except RecursionError:  # the pure-Python composer recurses per level
+        raise InputError(_TOO_DEEP, file=doc.path, hint=joined(_DEEP_HINT, doc.hint)) from None
     if root is None:
         raise InputError("the file is empty", file=doc.path, line=1, hint=doc.hint)
+    _check_nodes(doc, root)
     builder = _Builder(doc, json_scalars=is_json)
     try:
         doc.value = builder.build(root, ())
-    except RecursionError:
+    except RecursionError:  # not expected below MAX_DEPTH levels: a second line of defence
         line = builder.deepest.start_mark.line + 1
-        raise InputError("the file is nested too deeply", file=doc.path, line=line) from None
+        raise InputError(_TOO_DEEP, file=doc.path, line=line, hint=joined(_DEEP_HINT, doc.hint)) from None
     return doc
 
 
@@ -395,9 +481,128 @@ def _parse_json(doc: Doc, text: str) -> Doc:
         doc.value = json.loads(text, parse_float=Decimal, parse_constant=_no_constant)
     except json.JSONDecodeError as e:
         raise InputError(f"invalid JSON: {e.msg}", file=doc.path, line=e.lineno, hint=doc.hint) from None
-    except (ValueError, RecursionError) as e:
-        raise InputError(f"invalid JSON: {e}", file=doc.path, hint=doc.hint) from None
+    except RecursionError:
+        raise InputError(_TOO_DEEP, file=doc.path, hint=joined(_DEEP_HINT, doc.hint)) from None
+    except ValueError as e:  # a number of more digits than Python reads, NaN
+        raise InputError(f"invalid JSON: {_json_value_error(e)}", file=doc.path, hint=doc.hint) from None
+    problem = check_plain(doc.value)
+    if problem is not None:
+        where, message, hint = problem
+        raise InputError(message, file=doc.path, key=key_text(where) or None, hint=joined(hint, doc.hint))
     return doc
+
+
+def _json_value_error(error: ValueError) -> str:
+    """What ``json.loads`` could not read, other than bad syntax."""
+    if "digits" in str(error):
+        return f"a number has more than {_max_digits():,} digits"
+    return f"{_short(str(error))} is not a JSON value"
+
+
+# --------------------------------------------------------------------------------------------
+# Limits: nesting depth and expanded size, measured before any value is built
+# --------------------------------------------------------------------------------------------
+
+_MERGE = _YAML + "merge"
+_Child = tuple[str | int, int, yaml.Node]  # (key or index, line of the key or item, node)
+
+
+def _children(node: yaml.Node, seen: set[int] | None = None) -> list[_Child]:
+    """The nodes the builder builds right under ``node``: list items, mapping values, and the values
+    of mappings merged in with ``<<`` (which are built at the level of the mapping's own values)."""
+    if isinstance(node, yaml.SequenceNode):
+        return [(i, item.start_mark.line + 1, item) for i, item in enumerate(node.value)]
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    seen = (seen or set()) | {id(node)}
+    children: list[_Child] = []
+    for key, value in node.value:
+        if key.tag != _MERGE:
+            name = str(key.value) if isinstance(key, yaml.ScalarNode) else "?"
+            children.append((name, key.start_mark.line + 1, value))
+            continue
+        for source in value.value if isinstance(value, yaml.SequenceNode) else [value]:
+            if isinstance(source, yaml.MappingNode) and id(source) not in seen:  # a merge cycle adds nothing
+                children.extend(_children(source, seen))
+    return children
+
+
+def _check_nodes(doc: Doc, root: yaml.Node) -> None:
+    """Refuse a composed file nested over :data:`MAX_DEPTH` levels deep or expanding to more than
+    :data:`MAX_VALUES` values, pointing at where.
+
+    Each node is measured once, iteratively and bottom-up (a node that aliases refer to is shared:
+    measured once, counted wherever it is used), so a "billion laughs" file of a few lines is refused
+    as fast as it is read. A cycle (an alias inside its own anchor) is left to the builder's message."""
+    size: dict[int, int] = {}  # values the node expands to, capped at MAX_VALUES + 1
+    height: dict[int, int] = {}  # levels of mappings and lists from the node down (a scalar: 0)
+    kids: dict[int, list[_Child]] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            below = kids[key]
+            size[key] = min(1 + sum(size.get(id(c), 1) for _, _, c in below), MAX_VALUES + 1)
+            deepest = max((height.get(id(c), 0) for _, _, c in below), default=0)
+            height[key] = 0 if isinstance(node, yaml.ScalarNode) else 1 + deepest
+            continue
+        if key in kids:
+            continue  # measured already, or an ancestor (a cycle)
+        kids[key] = _children(node)
+        stack.append((node, True))
+        stack.extend((c, False) for _, _, c in kids[key] if id(c) not in kids)
+
+    node, line = root, root.start_mark.line + 1
+    path: KeyPath = ()
+    if height[id(root)] > MAX_DEPTH:  # down the deepest branch to the first level over the limit
+        for _ in range(MAX_DEPTH):
+            step, line, node = max(kids[id(node)], key=lambda c: height.get(id(c[2]), 0))
+            path = path or (step,)  # the top-level key: the whole path would be a hundred steps long
+        raise InputError(
+            _TOO_DEEP, file=doc.path, line=line, key=key_text(path) or None, hint=joined(_DEEP_HINT, doc.hint)
+        )
+    if size[id(root)] > MAX_VALUES:  # down to the smallest part that is over the limit on its own
+        while True:
+            over = [c for c in kids[id(node)] if size.get(id(c[2]), 1) > MAX_VALUES]
+            if not over:
+                break
+            step, line, node = over[0]
+            path = (*path, step)
+        if len(kids) <= MAX_VALUES:  # fewer nodes than values: aliases multiplied them
+            hint = "each YAML alias repeats all that its anchor holds, so aliases of aliases multiply"
+        else:
+            hint = "split the file"
+        raise InputError(
+            f"expands to more than {MAX_VALUES:,} values, the limit for one file",
+            file=doc.path,
+            line=line,
+            key=key_text(path) or None,
+            hint=joined(hint, LIMITS_DOC, doc.hint),
+        )
+
+
+def check_plain(value: Any) -> tuple[KeyPath, str, str] | None:
+    """For values not read from YAML (e.g. by ``json.loads``): (key path, message, hint) when
+    ``value`` is nested more than :data:`MAX_DEPTH` levels deep or holds more than
+    :data:`MAX_VALUES` values, else None. Iterative: never a ``RecursionError``."""
+    count = 0
+    stack: list[tuple[Any, KeyPath, int]] = [(value, (), 1)]
+    while stack:
+        item, path, level = stack.pop()
+        count += 1
+        if count > MAX_VALUES:
+            return path[:1], f"holds more than {MAX_VALUES:,} values, the limit for one file", LIMITS_DOC
+        if isinstance(item, dict):
+            children: Iterable[tuple[str | int, Any]] = item.items()
+        elif isinstance(item, list):
+            children = enumerate(item)
+        else:
+            continue
+        if level > MAX_DEPTH:
+            return path[:1], _TOO_DEEP, _DEEP_HINT
+        stack.extend((v, (*path, k), level + 1) for k, v in children)
+    return None
 
 
 def _line_text(text: str, line: int | None) -> str:
