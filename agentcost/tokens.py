@@ -69,7 +69,8 @@ Provider mechanics (``count_tokens`` after the per-provider rules)
 
 from __future__ import annotations
 
-import base64
+import binascii
+import contextlib
 import gzip
 import hashlib
 import json
@@ -272,13 +273,29 @@ def _read_tiktoken_cache(name: str) -> tuple[bytes, str] | None:
 
 def _parse_ranks(data: bytes, origin: str) -> dict[bytes, int]:
     """Parse a ``.tiktoken`` file (``base64-token rank`` per line), as tiktoken's loader does."""
+    parts = data.split()  # C-level loops: twice as fast as decoding line by line
+    lines = data.splitlines()
     try:
-        return {
-            base64.b64decode(token): int(rank)
-            for token, rank in (line.split() for line in data.splitlines() if line)
-        }
-    except ValueError as err:
+        if len(parts) != 2 * (len(lines) - lines.count(b"")):
+            raise ValueError("expected 'token rank' on every line")
+        return dict(zip(map(binascii.a2b_base64, parts[0::2]), map(int, parts[1::2]), strict=True))
+    except ValueError as err:  # binascii.Error is a ValueError
         raise EncodingDataError(f"{origin}: malformed BPE file ({err})") from None
+
+
+def warm_up_encoding(name: str = "o200k_base") -> None:
+    """Start building ``name`` in a background thread, if it is not built yet, so that the build
+    (~0.4 s, mostly in tiktoken's Rust constructor, which lets other threads run) overlaps work the
+    caller does meanwhile. :func:`get_encoding` then waits for it instead of building it again.
+    Failures are left for :func:`get_encoding` to raise."""
+    if name in _ENCODINGS or name not in ENCODING_SHA256:
+        return
+
+    def build() -> None:
+        with contextlib.suppress(Exception):  # get_encoding raises it again where it matters
+            get_encoding(name)
+
+    threading.Thread(target=build, name=f"agentcost-warm-{name}", daemon=True).start()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -294,6 +311,19 @@ class MemoStats:
     chars_counted: int = 0
     hits: int = 0
     seconds: float = 0.0  # time spent tokenizing (not loading)
+    disk_hits: int = 0  # texts found in the persistent cache (agentcost.diskcache), not tokenized
+
+
+def tiktoken_scheme_id(encoding_name: str) -> str:
+    """The persistent cache's name for counts in a bundled encoding: everything a count depends on
+    (the BPE file's sha256, the split pattern, the tiktoken package that runs them)."""
+    from agentcost import diskcache
+
+    rules = diskcache.digest(_PAT_STR[encoding_name], sorted(_SPECIAL_TOKENS[encoding_name].items()))
+    return (
+        f"tiktoken/{encoding_name}/{ENCODING_SHA256[encoding_name][:16]}/{rules[:16]}/"
+        f"{diskcache.package_fingerprint('tiktoken')[:16]}"
+    )
 
 
 class TokenMemo:
@@ -303,11 +333,17 @@ class TokenMemo:
     models are compared. Counts of OpenAI encodings use ``encode_ordinary`` (special-token text
     such as ``<|endoftext|>`` is counted as plain text, never rejected). Thread-safe for readers;
     concurrent writers may count a text twice (harmless).
+
+    ``persistent``: also look counts up in, and add them to, the on-disk cache
+    (:mod:`agentcost.diskcache`, keyed by scheme id and sha256 of the text), so that a later process
+    need not load the encoding at all. Counts are written when :func:`agentcost.diskcache.flush`
+    runs (``count_tokens`` calls it) or at exit.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, persistent: bool = True) -> None:
         self._counts: dict[str, dict[str, int]] = {}
         self._stats: dict[str, MemoStats] = {}
+        self.persistent = persistent
 
     def _table(self, scheme: str) -> tuple[dict[str, int], MemoStats]:
         table = self._counts.get(scheme)
@@ -316,19 +352,50 @@ class TokenMemo:
             self._stats.setdefault(scheme, MemoStats())
         return table, self._stats[scheme]
 
-    def count(self, scheme: str, text: str, counter: Callable[[str], int]) -> int:
-        """The memoised ``counter(text)``."""
+    def _from_disk(self, disk_scheme: str | None, texts: Sequence[str]) -> dict[str, int]:
+        """Counts of ``texts`` found in the persistent cache (empty when it is off)."""
+        if not self.persistent or disk_scheme is None or not texts:
+            return {}
+        from agentcost import diskcache
+
+        cache = diskcache.get_cache()
+        if cache is None:
+            return {}
+        digests = {text: diskcache.text_digest(text) for text in texts}
+        found = cache.token_counts(disk_scheme, digests.values())
+        return {text: found[d] for text, d in digests.items() if d in found}
+
+    def _to_disk(self, disk_scheme: str | None, counts: Mapping[str, int]) -> None:
+        if not self.persistent or disk_scheme is None or not counts:
+            return
+        from agentcost import diskcache
+
+        cache = diskcache.get_cache()
+        if cache is not None:
+            cache.put_token_counts(disk_scheme, {diskcache.text_digest(t): n for t, n in counts.items()})
+
+    def count(
+        self, scheme: str, text: str, counter: Callable[[str], int], *, disk_scheme: str | None = None
+    ) -> int:
+        """The memoised ``counter(text)``; ``disk_scheme``: the persistent cache's id for ``scheme``
+        (None: not persisted)."""
         table, stats = self._table(scheme)
         cached = table.get(text)
         if cached is not None:
             stats.hits += 1
             return cached
+        stored = self._from_disk(disk_scheme, [text]).get(text)
+        if stored is not None:
+            stats.disk_hits += 1
+            table[text] = stored
+            return stored
         started = time.perf_counter()
         value = counter(text)
         stats.seconds += time.perf_counter() - started
         stats.texts_counted += 1
         stats.chars_counted += len(text)
         table[text] = value
+        self._to_disk(disk_scheme, {text: value})
         return value
 
     def tiktoken(self, encoding_name: str, text: str) -> int:
@@ -338,11 +405,18 @@ class TokenMemo:
         if cached is not None:
             stats.hits += 1
             return cached
-        encoding = get_encoding(encoding_name)
-        return self.count(encoding_name, text, lambda t: len(encoding.encode_ordinary(t)))
+
+        def counter(t: str) -> int:
+            return len(get_encoding(encoding_name).encode_ordinary(t))
+
+        return self.count(encoding_name, text, counter, disk_scheme=self._disk_scheme(encoding_name))
+
+    def _disk_scheme(self, encoding_name: str) -> str | None:
+        return tiktoken_scheme_id(encoding_name) if self.persistent else None
 
     def prefetch_tiktoken(self, encoding_name: str, texts: Iterable[str]) -> None:
-        """Count, once each, the texts not yet memoised (the encoding is loaded only if needed).
+        """Count, once each, the texts not yet memoised (the encoding is loaded only if needed:
+        texts the persistent cache has are not tokenized).
 
         One thread: tiktoken's threaded ``encode_ordinary_batch`` showed no consistent gain over a
         plain loop on a 2-core machine (bench/bench_tokens.py: 10-23 MB/s either way, noisy).
@@ -351,18 +425,28 @@ class TokenMemo:
         missing = list({t: None for t in texts if t and t not in table})
         if not missing:
             return
+        disk_scheme = self._disk_scheme(encoding_name)
+        stored = self._from_disk(disk_scheme, missing)
+        if stored:
+            table.update(stored)
+            stats.disk_hits += len(stored)
+            missing = [t for t in missing if t not in stored]
+            if not missing:
+                return
         encoding = get_encoding(encoding_name)
         started = time.perf_counter()
+        counted: dict[str, int] = {}
         for text in missing:
-            table[text] = len(encoding.encode_ordinary(text))
+            counted[text] = table[text] = len(encoding.encode_ordinary(text))
         stats.seconds += time.perf_counter() - started
         stats.texts_counted += len(missing)
         stats.chars_counted += sum(len(t) for t in missing)
+        self._to_disk(disk_scheme, counted)
 
     def stats(self, scheme: str) -> MemoStats:
         """A copy of one scheme's statistics (zeros when unused)."""
         current = self._stats.get(scheme, MemoStats())
-        return MemoStats(current.texts_counted, current.chars_counted, current.hits, current.seconds)
+        return replace(current)
 
     def schemes(self) -> tuple[str, ...]:
         return tuple(self._counts)
@@ -406,6 +490,39 @@ def openai_encoding_name(model: str) -> tuple[str, str | None]:
     (gpt-3.5*/gpt-4-* ids unknown to tiktoken get cl100k_base). ``o200k_harmony`` (gpt-oss) has
     o200k_base's ranks and pattern, so ordinary text counts are identical.
     """
+    return _openai_encoding_cached(model)
+
+
+_MODEL_ENCODINGS: dict[str, tuple[str, str | None]] = {}
+
+
+def _openai_encoding_cached(model: str) -> tuple[str, str | None]:
+    """:func:`openai_encoding_name` through the persistent cache (importing tiktoken's model map
+    costs ~10 ms; the key includes tiktoken's installed files and agentcost's own)."""
+    found = _MODEL_ENCODINGS.get(model)
+    if found is not None:
+        return found
+    from agentcost import diskcache
+
+    cache = diskcache.get_cache()
+    key = diskcache.digest(model, diskcache.package_fingerprint("tiktoken"), diskcache.source_digest())
+    if cache is not None:
+        stored = cache.get_blob("tiktoken-model", key)
+        if stored is not None:
+            try:
+                name, note = json.loads(stored)
+            except ValueError:
+                name = note = None
+            if isinstance(name, str) and name in ENCODING_SHA256 and (note is None or isinstance(note, str)):
+                found = _MODEL_ENCODINGS[model] = (name, note)
+                return found
+    found = _MODEL_ENCODINGS[model] = _openai_encoding_uncached(model)
+    if cache is not None:
+        cache.put_blob("tiktoken-model", key, json.dumps(list(found)).encode(), now=False)
+    return found
+
+
+def _openai_encoding_uncached(model: str) -> tuple[str, str | None]:
     from tiktoken.model import encoding_name_for_model
 
     try:
@@ -718,6 +835,14 @@ def claude_family(model_id: str) -> ClaudeFamily:
     )
 
 
+def _ctok_scheme_id(version: str, frame: int) -> str | None:
+    """The persistent cache's id for ctok counts (None: no installed ctok to name, e.g. a stand-in)."""
+    from agentcost import diskcache
+
+    fingerprint = diskcache.package_fingerprint("ctok")
+    return None if fingerprint == "absent" else f"ctok/{version}/-{frame}/{fingerprint[:16]}"
+
+
 def _ctok_module() -> Any | None:
     try:
         import ctok  # type: ignore[import-not-found,unused-ignore]
@@ -974,6 +1099,7 @@ class AnthropicRules:
                 f"ctok {version}",
                 text,
                 lambda t: max(0, int(ctok.token_count(t, version)) - frame),
+                disk_scheme=_ctok_scheme_id(version, frame),
             )
         assert self._ratio is not None
         return self._ratio(text, kind)
@@ -1430,6 +1556,9 @@ def count_tokens(
     rounds = route_inserted(rounds)
     if deferral is not None:
         mechanics.add(deferral_note(deferral, scenario.tool_search_stub))
+    from agentcost import diskcache
+
+    diskcache.flush()  # the counts made here, for the next process
     return TokenCounts(
         tools=tools,
         system=rules.system(scenario.system),

@@ -62,6 +62,17 @@ def _check_golden(name: str, actual: str, update: bool) -> None:
         )
 
 
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own empty agentcost cache (XDG_CACHE_HOME): tests never read or write
+    the user's real cache, and never see each other's entries."""
+    home = tmp_path_factory.mktemp("xdg-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    for name in ("AGENTCOST_CACHE", "AGENTCOST_CACHE_DIR", "AGENTCOST_CACHE_MAX_MB"):
+        monkeypatch.delenv(name, raising=False)
+    return home / "agentcost"
+
+
 @pytest.fixture
 def no_ctok(monkeypatch: pytest.MonkeyPatch) -> None:
     """Claude counts on the o200k_base x ratio path whatever the Python version (ctok needs >= 3.12),

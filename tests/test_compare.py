@@ -187,7 +187,8 @@ def test_each_text_is_tokenized_once_per_encoding_not_once_per_model() -> None:
     three = DEFAULT_MEMO.stats("o200k_base")
     assert DEFAULT_MEMO.schemes() == ("o200k_base",)
     # three models, the same texts tokenized once: the second and third model only hit the memo
-    assert (three.texts_counted, three.chars_counted) == (one.texts_counted, one.chars_counted)
+    # (the texts the first run tokenized now come from the persistent cache: agentcost.diskcache)
+    assert three.texts_counted + three.disk_hits == one.texts_counted
     assert three.hits > one.hits
 
 
