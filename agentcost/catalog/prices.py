@@ -30,7 +30,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from functools import lru_cache
@@ -218,6 +218,115 @@ class PriceSource:
 
 
 @dataclass(frozen=True)
+class PricedUnit:
+    """One price of a model as genai-prices applies it: the usage it prices (``usage_key``, with the
+    unit's ``dimensions``), per how many, and the rate (``tiers`` in genai-prices' own order)."""
+
+    key: str  # the price key, e.g. "cache_read_mtok"
+    usage_key: str  # the usage it prices, e.g. "cache_read_tokens"
+    per: int
+    dimensions: tuple[tuple[str, str], ...]  # e.g. (("direction", "input"), ("family", "tokens"), ...)
+    base: Decimal
+    tiers: tuple[tuple[int, Decimal], ...] = ()  # (start, price) as genai-prices lists them
+    tiered: bool = False  # a genai-prices TieredPrices (the request's input tokens pick the rate)
+
+    @property
+    def direction(self) -> str | None:
+        return dict(self.dimensions).get("direction")
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    """A resolved price row as plain data: everything :meth:`ModelPrices.cost` needs to price a
+    request exactly as genai-prices' ``ModelPrice.calc_price`` does, without genai-prices.
+
+    ``units`` are in genai-prices' order (the order it sums them in); ``reported`` are the
+    dimensions of the usage keys :class:`Usage` reports (for genai-prices' inference rule: a priced
+    usage not reported is 0, unless reported usage implies it must have been given)."""
+
+    units: tuple[PricedUnit, ...]
+    reported: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+    rates: tuple[Rate, ...]
+
+    def cost(self, usage: Usage) -> Cost:
+        """genai-prices' arithmetic: each priced unit's leaf count (its usage less the usage of the
+        more specific priced units inside it) times its rate over ``per``; a tiered rate is chosen
+        by the request's whole input (a cliff); input and output sums by the unit's direction."""
+        values: dict[str, int] = {
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "cache_read_tokens": usage.cache_read_tokens,
+            "cache_write_tokens": usage.cache_write_tokens + usage.cache_write_1h_tokens,
+            "cache_write_5m_tokens": usage.cache_write_tokens,
+            "cache_write_1h_tokens": usage.cache_write_1h_tokens,
+            "web_searches": usage.web_searches,
+            "code_executions": usage.code_executions,
+        }
+        counts = self._leaf_counts(values)
+        total_input = usage.input_tokens if any(u.tiered for u in self.units) else 0
+        input_usd = output_usd = total_usd = Decimal(0)
+        for unit in self.units:
+            price = unit.base
+            if unit.tiered:
+                for start, tier_price in reversed(unit.tiers):
+                    if total_input > start:
+                        price = tier_price
+                        break
+            amount = price * Decimal(counts[unit.usage_key]) / unit.per
+            total_usd += amount
+            direction = unit.direction
+            if direction == "input":
+                input_usd += amount
+            elif direction == "output":
+                output_usd += amount
+        return Cost(input_usd=input_usd, output_usd=output_usd, total_usd=total_usd)
+
+    def _leaf_counts(self, values: dict[str, int]) -> dict[str, int]:
+        priced = [u for u in self.units if u.usage_key != "requests"]
+        order = sorted(priced, key=lambda u: (-len(u.dimensions), u.usage_key))
+        leaves: dict[str, int] = {}
+        for unit in order:
+            inside = set(unit.dimensions)
+            nested = [
+                leaves[other.usage_key]
+                for other in order
+                if other is not unit and inside <= set(other.dimensions)
+            ]
+            leaf = self._usage(unit, values) - sum(nested)
+            if leaf < 0:
+                raise ValueError(f"Invalid usage data: more-specific usage exceeds {unit.usage_key}")
+            leaves[unit.usage_key] = leaf
+        if any(u.usage_key == "requests" for u in self.units):
+            leaves["requests"] = 1
+        return leaves
+
+    def _usage(self, unit: PricedUnit, values: dict[str, int]) -> int:
+        """A usage value as genai-prices' ``Usage`` gives it: the reported value, else 0 -- or an
+        error where positive reported usage is more specific than the unit (or joins into it)."""
+        if unit.usage_key in values:
+            return values[unit.usage_key]
+        wanted = set(unit.dimensions)
+        positive = [(k, set(d)) for k, d in self.reported if values.get(k, 0) > 0]
+        inside = sorted(k for k, d in positive if wanted <= d and d != wanted)
+        if inside:
+            raise ValueError(
+                f"Missing usage for {unit.usage_key}: reported descendant usage keys "
+                f"{', '.join(inside)} require explicit {unit.usage_key}"
+            )
+        ordered = sorted(positive)
+        for i, (left, ldims) in enumerate(ordered):
+            for right, rdims in ordered[i + 1 :]:
+                lmap, rmap = dict(ldims), dict(rdims)
+                compatible = all(rmap.get(k, v) == v for k, v in lmap.items())
+                if compatible and not ldims <= rdims and not rdims <= ldims and ldims | rdims == wanted:
+                    raise ValueError(
+                        f"Missing usage for {unit.usage_key}: reported overlapping usage keys "
+                        f"{left}, {right} require explicit {unit.usage_key}"
+                    )
+        return 0
+
+
+@dataclass(frozen=True)
 class ModelPrices:
     """The prices of one model in force at ``source.as_of``.
 
@@ -249,6 +358,8 @@ class ModelPrices:
     warnings: tuple[str, ...] = ()  # scheduled changes soon, stale price data
     _price: ModelPrice | None = field(default=None, repr=False, compare=False)
     _info: ModelInfo | None = field(default=None, repr=False, compare=False)
+    # the resolved prices as plain data (None: genai-prices' price object prices every request)
+    table: PriceTable | None = field(default=None, repr=False, compare=False)
 
     @property
     def rules_id(self) -> str:
@@ -266,17 +377,31 @@ class ModelPrices:
 
     def rates(self) -> tuple[Rate, ...]:
         """Every price of the model in force at ``source.as_of`` (token rates, then per-use fees)."""
+        if self.table is not None:
+            return self.table.rates
         if self._price is None:
             raise RuntimeError("ModelPrices without a resolved price; use resolve_model()")
         return _rates(self._price, self.provider)
 
     def cost(self, usage: Usage) -> Cost:
-        """Price one request with genai-prices' price object resolved at ``source.as_of``."""
+        """Price one request at the prices in force at ``source.as_of``: with :class:`PriceTable`
+        (our Decimal arithmetic, equal to genai-prices' to the last digit: tests/test_cache.py
+        compares them on every model), else with genai-prices' price object."""
         if usage.cache_write_1h_tokens and self.cache_write_1h_mtok is None:
             raise InputError(
                 f"{self.model_id} has no 1-hour cache-write price",
                 hint="1-hour cache writes are an Anthropic feature; use 5-minute writes",
             )
+        if self.table is not None:
+            try:
+                return self.table.cost(usage)
+            except ValueError as error:
+                raise InputError(f"cannot price {self.model_id}: {error}") from None
+        return self.genai_cost(usage)
+
+    def genai_cost(self, usage: Usage) -> Cost:
+        """Price one request with genai-prices' own ``calc_price`` (the reference :meth:`cost` is
+        tested against; needs the price object, so not on a row read from the cache)."""
         if self._price is None:
             raise RuntimeError("ModelPrices without a resolved price; use resolve_model()")
         from genai_prices import Usage as GPUsage
@@ -432,6 +557,18 @@ def resolve_model(
     """
     when = _utc(as_of)
     _check_service_tier(service_tier)
+    key = _row_key(model, provider, when, service_tier, user_prices)
+    cached = _cached_row(key, when)
+    if cached is not None:
+        return cached
+    prices = _resolve(model, provider, when, service_tier, user_prices)
+    _store_row(key, prices)
+    return prices
+
+
+def _resolve(
+    model: str, provider: str | None, when: datetime, service_tier: str, user_prices: UserPrices | None
+) -> ModelPrices:
     written = ref = model.strip()
     if not ref:
         raise InputError("model must not be empty", key="model", hint=_suggest("", provider, user_prices))
@@ -485,6 +622,79 @@ def resolve_model(
         if mine is not None:
             return _user_model_prices(written, mine, user_prices, when, service_tier)
     return _model_prices(written, pid, info, when, service_tier)
+
+
+# --------------------------------------------------------------------------------------------
+# The price-row cache (agentcost.diskcache): a repeated lookup loads no genai-prices at all
+# --------------------------------------------------------------------------------------------
+
+
+def _row_key(
+    model: str, provider: str | None, when: datetime, service_tier: str, user_prices: UserPrices | None
+) -> str:
+    """Everything a resolved row depends on: the model and provider as asked, the price date (the
+    whole timestamp if some price applies by time of day), the service tier, the installed
+    genai-prices, a user price file's models, and agentcost's own code."""
+    from agentcost import diskcache
+
+    user = None if user_prices is None else (user_prices.shown, repr(user_prices.models))
+    return diskcache.digest(
+        "price-row/1",
+        model.strip(),
+        provider,
+        when.date().isoformat(),
+        service_tier,
+        diskcache.package_fingerprint("genai_prices"),
+        user,
+        diskcache.source_digest(),
+    )
+
+
+def _cached_row(key: str, when: datetime) -> ModelPrices | None:
+    from agentcost import diskcache
+
+    cache = diskcache.get_cache()
+    stored = cache.get_blob("price", key) if cache is not None else None
+    if stored is None:
+        return None
+    try:
+        row = diskcache.decode(stored)
+    except diskcache.CodecError:
+        return None
+    if not isinstance(row, ModelPrices) or row.table is None:
+        return None
+    return replace(row, source=replace(row.source, as_of=when))
+
+
+def _store_row(key: str, prices: ModelPrices) -> None:
+    """Cache a resolved row (not when our arithmetic cannot price it, nor when some price of the
+    supported providers applies by time of day: then the date is not enough of a key)."""
+    from agentcost import diskcache
+
+    cache = diskcache.get_cache()
+    if cache is None or prices.table is None or not _prices_follow_dates():
+        return
+    try:
+        data = diskcache.encode(replace(prices, _price=None, _info=None))
+    except diskcache.CodecError:
+        return
+    cache.put_blob("price", key, data, now=False)
+
+
+@lru_cache(maxsize=1)
+def _prices_follow_dates() -> bool:
+    """Whether every price of the supported providers changes only with the date (genai-prices'
+    ``StartDateConstraint``), never with the time of day: then a row holds for a whole UTC day."""
+    from genai_prices.types import ConditionalPrice, StartDateConstraint
+
+    for provider in _providers().values():
+        for info in provider.models:
+            constraints: list[object] = [v.constraint for v in info.price_variants or ()]
+            if isinstance(info.prices, list):
+                constraints += [p.constraint for p in info.prices if isinstance(p, ConditionalPrice)]
+            if any(c is not None and not isinstance(c, StartDateConstraint) for c in constraints):
+                return False
+    return True
 
 
 def _check_service_tier(service_tier: str) -> None:
@@ -612,6 +822,7 @@ def _build(
     values = [v for v in price.__dict__.values() if v is not None]
     thresholds = sorted({t.start for v in values if isinstance(v, TieredPrices) for t in v.tiers})
     write_5m = price.cache_write_5m_mtok  # Anthropic's 5m rate is usually keyed cache_write_mtok
+    rates = _rates(price, provider)
     return ModelPrices(
         model_ref=ref,
         model_id=model_id,
@@ -635,7 +846,54 @@ def _build(
         warnings=warnings,
         _price=price,
         _info=info,
+        table=_price_table(price, rates),
     )
+
+
+# Usage keys :class:`Usage` reports to genai-prices (``ModelPrices.genai_cost``); PriceTable needs
+# their unit dimensions for genai-prices' inference rule.
+_REPORTED_USAGE = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "cache_write_5m_tokens",
+    "cache_write_1h_tokens",
+    "web_searches",
+    "code_executions",
+)
+
+
+def _price_table(price: ModelPrice, rates: tuple[Rate, ...]) -> PriceTable | None:
+    """``price`` as a :class:`PriceTable`, from genai-prices' own resolution of its units (the
+    same order, the same validation). None where genai-prices warns about or refuses the price:
+    such a model is priced by genai-prices itself, and never cached."""
+    import warnings
+
+    from genai_prices.types import TieredPrices, _collect_resolved_model_prices
+    from genai_prices.units import _get_registry
+    from genai_prices.validation import validate_priced_units
+
+    registry = _get_registry()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            resolved = _collect_resolved_model_prices(price, registry)
+            validate_priced_units(tuple(unit for unit, _ in resolved), registry)
+        reported = tuple(
+            (key, tuple(sorted(registry.units[key].dimensions.items()))) for key in _REPORTED_USAGE
+        )
+    except (Warning, ValueError, KeyError):
+        return None
+    units: list[PricedUnit] = []
+    for unit, value in resolved:
+        dims = tuple(sorted(unit.dimensions.items()))
+        if isinstance(value, TieredPrices):
+            tiers = tuple((int(t.start), t.price) for t in value.tiers)
+            units.append(PricedUnit(unit.price_key, unit.usage_key, unit.per, dims, value.base, tiers, True))
+        else:
+            units.append(PricedUnit(unit.price_key, unit.usage_key, unit.per, dims, value))
+    return PriceTable(tuple(units), reported, rates)
 
 
 # --------------------------------------------------------------------------------------------
