@@ -14,11 +14,12 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Generic, Literal, TypeVar
-
-import yaml
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from agentcost.errors import InputError
+
+if TYPE_CHECKING:
+    import yaml
 
 T = TypeVar("T")
 
@@ -65,12 +66,44 @@ def facts_text() -> str:
 
 
 def _loader() -> type[yaml.SafeLoader]:
+    import yaml
+
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @lru_cache(maxsize=1)
 def _rows() -> dict[str, tuple[_Row, ...]]:
-    data = yaml.load(facts_text(), Loader=_loader())
+    """The parsed tables, through the persistent cache (keyed by the file's text and agentcost's
+    code) so that a warm run needs no YAML parser."""
+    from agentcost import diskcache
+
+    text = facts_text()
+    cache = diskcache.get_cache()
+    key = diskcache.digest("facts/1", diskcache.source_digest(), text)
+    if cache is not None:
+        stored = cache.get_blob("facts", key)
+        if stored is not None:
+            try:
+                rows = diskcache.decode(stored)
+            except diskcache.CodecError:
+                rows = None
+            if isinstance(rows, dict) and all(t in rows for t in TABLES):
+                return rows
+    rows = _parse(text)
+    if cache is not None:
+        try:
+            data = diskcache.encode(rows)
+            if diskcache.decode(data) == rows:
+                cache.put_blob("facts", key, data, now=False)
+        except diskcache.CodecError:
+            pass
+    return rows
+
+
+def _parse(text: str) -> dict[str, tuple[_Row, ...]]:
+    import yaml
+
+    data = yaml.load(text, Loader=_loader())
     if not isinstance(data, dict) or data.get("version") != 1:
         raise FactsDataError(f"{FACTS_FILE}: expected a mapping with 'version: 1'")
     tables = data.get("tables")
