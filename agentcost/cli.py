@@ -419,7 +419,7 @@ def compare(
     """
     from agentcost.compare import compare_gates, compare_models, expand_models
     from agentcost.estimate import parse_as_of
-    from agentcost.scenario import load_scenario
+    from agentcost.scenariocache import load_scenario  # the validated scenario, cached on disk
 
     out = Output(format_, output, summary, quiet, chart=False)
     try:
@@ -520,10 +520,8 @@ def _parse_option(parse: Callable[[str], Decimal], value: str | None, key: str) 
 
 
 def _is_project(path: Path) -> bool:
-    try:
-        from agentcost.project import is_project_file
-    except ModuleNotFoundError:  # pragma: no cover - until project files land
-        return False
+    from agentcost.scenariocache import is_project_file  # the answer cached by the file's bytes
+
     return is_project_file(path)
 
 
@@ -800,6 +798,9 @@ def run(argv: list[str] | None = None) -> int:
 def main() -> None:
     """The console script. A bug (any exception that is not bad input) prints its traceback and
     exits 3, so that CI never mistakes it for a tripped gate (exit 1)."""
+    import agentcost.scenariocache
+
+    agentcost.scenariocache.warm_up_on_miss = True  # a scenario not in the cache: build o200k early
     try:
         code = run()
     except KeyboardInterrupt:

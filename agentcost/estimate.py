@@ -392,7 +392,7 @@ def estimate(
 
     ``user_prices``: a price file loaded with :func:`agentcost.catalog.userprices.load_user_prices`.
     """
-    from agentcost.scenario import load_scenario
+    from agentcost.scenariocache import load_scenario  # the validated scenario, cached on disk
 
     scenario = load_scenario(path, overrides=overrides)
     return estimate_scenario(
