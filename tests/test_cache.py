@@ -1,0 +1,542 @@
+"""The persistent cache (agentcost.diskcache): token counts, price rows, scenarios, facts.
+
+Every test runs with its own empty XDG_CACHE_HOME (tests/conftest.py ``private_cache``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from agentcost import diskcache, scenariocache
+from agentcost import tokens as T
+from agentcost.catalog import prices as P
+from agentcost.errors import InputError
+from agentcost.spec import Content, Round, Scenario, ToolUse
+
+ROOT = Path(__file__).resolve().parent.parent
+SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
+WHEN = datetime(2026, 11, 30, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def fresh_process_state(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No pending writes or open database carried between tests."""
+    diskcache.flush()
+    yield
+    diskcache.flush()
+
+
+def run_cli(
+    *args: str, env: dict[str, str] | None = None, importtime: bool = False
+) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, *(["-X", "importtime"] if importtime else []), "-m", "agentcost", *args]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env or dict(os.environ))
+
+
+def imported(stderr: str) -> set[str]:
+    """Module names in ``python -X importtime`` output."""
+    names = set()
+    for line in stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            names.add(line.rsplit("|", 1)[1].strip())
+    return names
+
+
+def db_path() -> Path:
+    directory = diskcache.cache_dir()
+    assert directory is not None
+    return directory / diskcache.DB_NAME
+
+
+# ---------------------------------------------------------------------------------------------
+# The cached price arithmetic equals genai-prices' on every model
+# ---------------------------------------------------------------------------------------------
+
+
+def usages(thresholds: tuple[int, ...], has_1h: bool) -> list[P.Usage]:
+    """Usages around every tier threshold (a whole request crossing one is repriced) and plain ones."""
+    sizes = [0, 1, 999, 12_345, 150_000]
+    for t in thresholds:
+        sizes += [t - 1, t, t + 1, t * 2 + 7]
+    out: list[P.Usage] = []
+    for n in sorted(set(sizes)):
+        read = n // 3
+        write = n // 5
+        write_1h = n // 7 if has_1h else 0
+        out += [
+            P.Usage(input_tokens=n, output_tokens=n // 10 + 3),
+            P.Usage(input_tokens=n, output_tokens=17, cache_read_tokens=read),
+            P.Usage(
+                input_tokens=n,
+                output_tokens=999,
+                cache_read_tokens=read,
+                cache_write_tokens=write,
+                cache_write_1h_tokens=write_1h,
+            ),
+            P.Usage(input_tokens=n, output_tokens=0, cache_write_tokens=n),
+            P.Usage(input_tokens=n, output_tokens=5, web_searches=3, code_executions=2),
+        ]
+    return out
+
+
+def every_row(when: datetime) -> Iterator[P.ModelPrices]:
+    for provider in P.SUPPORTED_PROVIDERS:
+        for model in P.known_model_ids(provider):
+            base = P.resolve_model(model, provider=provider, as_of=when)
+            for tier in base.service_tiers:
+                yield (
+                    base
+                    if tier == "standard"
+                    else P.resolve_model(model, provider=provider, as_of=when, service_tier=tier)
+                )
+
+
+def outcome(fn: object, usage: P.Usage) -> tuple[str, ...]:
+    try:
+        cost = fn(usage)  # type: ignore[operator]
+    except InputError as err:
+        return ("error", err.message.split(":")[0])
+    return (str(cost.input_usd), str(cost.output_usd), str(cost.total_usd))
+
+
+@pytest.mark.parametrize("when", [WHEN, datetime(2025, 6, 1, tzinfo=UTC), datetime(2027, 3, 1, tzinfo=UTC)])
+def test_cached_arithmetic_equals_genai_prices_on_every_model(when: datetime) -> None:
+    rows = checked = tiered = 0
+    for prices in every_row(when):
+        assert prices.table is not None, f"{prices.model_id}: no price table"
+        rows += 1
+        tiered += prices.has_tiers
+        for usage in usages(prices.tier_thresholds, prices.cache_write_1h_mtok is not None):
+            ours = outcome(prices.cost, usage)
+            theirs = outcome(prices.genai_cost, usage)
+            assert ours == theirs, (prices.model_id, prices.service_tier, usage)
+            checked += 1
+    assert rows > 100 and tiered > 5 and checked > 3_000
+
+
+def test_a_row_read_from_the_cache_prices_like_genai_prices() -> None:
+    for model in ("claude-sonnet-4-5", "gemini-2.5-pro", "gpt-5", "gpt-4o-mini"):
+        fresh = P.resolve_model(model, as_of=WHEN)
+        diskcache.flush()
+        again = P.resolve_model(model, as_of=datetime(2026, 11, 30, 15, 4, tzinfo=UTC))
+        assert again._price is None  # read from the cache: no genai-prices object
+        assert again == replace(fresh, source=replace(fresh.source, as_of=again.source.as_of))
+        assert again.source.as_of == datetime(2026, 11, 30, 15, 4, tzinfo=UTC)
+        assert again.rates() == fresh.rates()
+        for usage in usages(fresh.tier_thresholds, fresh.cache_write_1h_mtok is not None):
+            assert outcome(again.cost, usage) == outcome(fresh.genai_cost, usage)
+
+
+def test_price_rows_are_keyed_by_date_tier_and_price_file(tmp_path: Path) -> None:
+    first = P.resolve_model("gpt-5", as_of=WHEN)
+    diskcache.flush()
+    assert P.resolve_model("gpt-5", as_of=WHEN, service_tier="batch").service_tier == "batch"
+    later = P.resolve_model("gpt-5", as_of=datetime(2030, 1, 1, tzinfo=UTC))
+    assert later.warnings != first.warnings  # stale-data warning of its own date, not the cached one
+    prices_file = tmp_path / "prices.yaml"
+    prices_file.write_text(
+        "version: 1\nmodels:\n  - {id: gpt-5, provider: openai, source: contract, input_mtok: 1, output_mtok: 2}\n"
+    )
+    from agentcost.catalog.userprices import load_user_prices
+
+    mine = P.resolve_model("gpt-5", as_of=WHEN, user_prices=load_user_prices(prices_file))
+    assert mine.input_mtok == Decimal(1) and mine.source.kind == "user"
+    diskcache.flush()
+    prices_file.write_text(prices_file.read_text().replace("input_mtok: 1", "input_mtok: 3"))
+    changed = P.resolve_model("gpt-5", as_of=WHEN, user_prices=load_user_prices(prices_file))
+    assert changed.input_mtok == Decimal(3)
+
+
+# ---------------------------------------------------------------------------------------------
+# Token counts
+# ---------------------------------------------------------------------------------------------
+
+
+def test_token_counts_persist_and_the_next_process_needs_no_encoding(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [f"text number {i}: " + "lorem ipsum " * i for i in range(40)]
+    first = T.TokenMemo()
+    first.prefetch_tiktoken("o200k_base", texts)
+    expected = [first.tiktoken("o200k_base", t) for t in texts]
+    diskcache.flush()
+
+    def no_encoding(name: str) -> object:
+        raise AssertionError("the encoding was loaded")
+
+    monkeypatch.setattr(T, "get_encoding", no_encoding)
+    second = T.TokenMemo()
+    second.prefetch_tiktoken("o200k_base", texts)
+    assert [second.tiktoken("o200k_base", t) for t in texts] == expected
+    stats = second.stats("o200k_base")
+    assert stats.disk_hits == len(texts) and stats.texts_counted == 0
+    assert T.TokenMemo().tiktoken("o200k_base", texts[3]) == expected[3]  # one text at a time too
+    with pytest.raises(AssertionError, match="loaded"):
+        T.TokenMemo().tiktoken("cl100k_base", texts[3])  # another scheme: not in the cache
+    with pytest.raises(AssertionError, match="loaded"):
+        T.TokenMemo(persistent=False).tiktoken("o200k_base", texts[3])
+
+
+def test_the_scheme_id_names_the_encoding_and_its_rules() -> None:
+    o200k, cl100k = T.tiktoken_scheme_id("o200k_base"), T.tiktoken_scheme_id("cl100k_base")
+    assert o200k.startswith("tiktoken/o200k_base/446a9538cb6c348e/") and o200k != cl100k
+
+
+def test_cache_off_writes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENTCOST_CACHE", "off")
+    assert diskcache.cache_dir() is None and diskcache.get_cache() is None
+    T.TokenMemo().prefetch_tiktoken("o200k_base", ["hello"])
+    P.resolve_model("gpt-5", as_of=WHEN)
+    diskcache.flush()
+    xdg = Path(os.environ["XDG_CACHE_HOME"])
+    assert not (xdg / "agentcost").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Where the cache lives
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_cache_honours_xdg_cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert diskcache.cache_dir() == tmp_path / "xdg" / "agentcost"
+    T.TokenMemo().prefetch_tiktoken("o200k_base", ["hello there"])
+    diskcache.flush()
+    assert (tmp_path / "xdg" / "agentcost" / diskcache.DB_NAME).is_file()
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/dir")  # invalid per the XDG spec: ignored
+    assert diskcache.cache_dir() == Path.home() / ".cache" / "agentcost" or sys.platform in (
+        "darwin",
+        "win32",
+    )
+    monkeypatch.setenv("AGENTCOST_CACHE_DIR", str(tmp_path / "explicit"))
+    assert diskcache.cache_dir() == tmp_path / "explicit"
+
+
+def test_a_cli_run_writes_under_xdg_cache_home(tmp_path: Path) -> None:
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    done = run_cli("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "-q", env=env)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(tmp_path / "agentcost" / diskcache.DB_NAME) as conn:
+        kinds = {k for (k,) in conn.execute("SELECT DISTINCT kind FROM blobs")}
+        (tokens,) = conn.execute("SELECT COUNT(*) FROM tokens").fetchone()
+    conn.close()
+    assert {"scenario", "price", "facts"} <= kinds and tokens > 10
+
+
+# ---------------------------------------------------------------------------------------------
+# A warm run loads neither the encoding nor genai-prices, and prints the same
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_warm_estimate_imports_neither_tiktoken_nor_genai_prices(tmp_path: Path) -> None:
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path), COLUMNS="110")
+    args = ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30")
+    cold = run_cli(*args, env=env, importtime=True)
+    warm = run_cli(*args, env=env, importtime=True)
+    assert cold.returncode == warm.returncode == 0, cold.stderr[-2000:]
+    assert warm.stdout == cold.stdout
+    assert {"tiktoken", "genai_prices"} <= imported(cold.stderr)
+    assert not {m for m in imported(warm.stderr) if m.split(".")[0] in ("tiktoken", "genai_prices")}
+    for other in ("research.yaml", "mcp-40-tools.yaml", "routing.yaml", "subagent-research.yaml"):
+        again = ("estimate", f"scenarios/{other}", "--as-of", "2026-11-30", "-f", "json")
+        first, second = run_cli(*again, env=env), run_cli(*again, env=env, importtime=True)
+        assert first.returncode == second.returncode and first.stdout == second.stdout, other
+        assert "genai_prices" not in imported(second.stderr), other
+
+
+def test_a_warm_compare_imports_no_genai_prices(tmp_path: Path) -> None:
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    args = (
+        "compare",
+        "scenarios/bugfix.yaml",
+        "-m",
+        "gpt-5",
+        "-m",
+        "gemini-2.5-pro",
+        "--as-of",
+        "2026-11-30",
+    )
+    cold, warm = run_cli(*args, env=env), run_cli(*args, env=env, importtime=True)
+    assert cold.returncode == warm.returncode == 0 and cold.stdout == warm.stdout
+    assert not {m for m in imported(warm.stderr) if m.split(".")[0] in ("tiktoken", "genai_prices")}
+
+
+# ---------------------------------------------------------------------------------------------
+# Harmless when corrupt, unwritable or contended
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_corrupt_cache_file_is_replaced(tmp_path: Path) -> None:
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    args = ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "-q")
+    expected = run_cli(*args, env=dict(os.environ, AGENTCOST_CACHE="off")).stdout
+    db = tmp_path / "agentcost" / diskcache.DB_NAME
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"this is not a database\x00" * 100)
+    done = run_cli(*args, env=env)
+    assert (done.returncode, done.stdout, done.stderr) == (0, expected, "")
+    with sqlite3.connect(db) as conn:  # replaced by a good database, now filled
+        assert conn.execute("SELECT COUNT(*) FROM tokens").fetchone()[0] > 0
+    conn.close()
+
+
+def test_corrupt_entries_are_ignored(tmp_path: Path) -> None:
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    args = ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "-f", "json")
+    first = run_cli(*args, env=env)
+    db = tmp_path / "agentcost" / diskcache.DB_NAME
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE blobs SET value = x'5b226f222c22617a7a227d'")  # ["o","azz"}: not JSON
+    conn.close()
+    second = run_cli(*args, env=env)
+    assert (second.returncode, second.stdout, second.stderr) == (0, first.stdout, "")
+
+
+def test_crafted_entries_build_only_agentcost_dataclasses() -> None:
+    for data in (
+        b'["o","os:system","echo hi"]',
+        b'["o","agentcost.errors:InputError","x"]',
+        b'["o","agentcost.spec:Content","a","b","c"]',
+        b'["q",1]',
+        b"[1",
+    ):
+        with pytest.raises(diskcache.CodecError):
+            diskcache.decode(data)
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs a non-root POSIX user")
+def test_an_unwritable_cache_dir_only_slows_down(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    try:
+        env = dict(os.environ, XDG_CACHE_HOME=str(locked))
+        done = run_cli("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "-q", env=env)
+        assert (done.returncode, done.stderr) == (0, "")
+        assert not (locked / "agentcost").exists()
+    finally:
+        locked.chmod(0o700)
+
+
+def test_a_cache_dir_that_cannot_be_created_only_slows_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker / "sub"))
+    memo = T.TokenMemo()
+    memo.prefetch_tiktoken("o200k_base", ["hello world"])
+    assert memo.tiktoken("o200k_base", "hello world") == 2
+    assert P.resolve_model("gpt-5", as_of=WHEN).model_id == "gpt-5"
+    diskcache.flush()
+    assert diskcache.get_cache() is None  # broken for this process: silently off
+    env = dict(os.environ, XDG_CACHE_HOME=str(blocker / "sub"))
+    done = run_cli("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "-q", env=env)
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from agentcost import diskcache
+    me = int(sys.argv[1])
+    cache = diskcache.get_cache()
+    for batch in range(40):
+        counts = {diskcache.text_digest(f"{me}-{batch}-{i}"): i for i in range(50)}
+        cache.put_token_counts("test", counts)
+        cache.put_blob("test", f"{me}-{batch}", bytes(100))
+        shared = {diskcache.text_digest(f"shared-{i}"): i for i in range(50)}
+        cache.put_token_counts("test", shared)
+        cache.flush()
+        assert cache.token_counts("test", counts) == {d: n for d, n in counts.items()}
+    assert cache.usable and cache.stats.errors == 0, cache.stats
+    print("ok")
+    """
+)
+
+
+def test_two_processes_write_at_once(tmp_path: Path) -> None:
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(n)],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in (1, 2)
+    ]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    with sqlite3.connect(tmp_path / "agentcost" / diskcache.DB_NAME) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM tokens").fetchone()[0] == 2 * 40 * 50 + 50
+        assert conn.execute("SELECT COUNT(*) FROM blobs WHERE kind = 'test'").fetchone()[0] == 80
+    conn.close()
+
+
+def test_two_cold_estimates_at_once_agree(tmp_path: Path) -> None:
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    cmd = [
+        sys.executable,
+        "-m",
+        "agentcost",
+        "estimate",
+        "scenarios/research.yaml",
+        "--as-of",
+        "2026-11-30",
+        "-f",
+        "json",
+    ]
+    procs = [
+        subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0] and outs[0] == outs[1] and outs[0][1] == ""
+    assert run_cli(*cmd[3:], env=env).stdout == outs[0][0]
+
+
+def test_the_size_bound_drops_least_recently_used_entries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENTCOST_CACHE_MAX_MB", "0.2")
+    cache = diskcache.get_cache()
+    assert cache is not None
+    for batch in range(60):
+        cache.put_blob("test", f"k{batch}", bytes(range(256)) * 8, now=False)
+        cache.put_token_counts("test", {diskcache.text_digest(f"{batch}-{i}"): i for i in range(40)})
+        cache.flush()
+    assert db_path().stat().st_size < 600_000
+    assert cache.get_blob("test", "k59") is not None  # the newest survive
+    assert cache.usable
+
+
+# ---------------------------------------------------------------------------------------------
+# The value codec and the scenario cache
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
+def test_every_shipped_scenario_survives_the_codec(path: Path) -> None:
+    from agentcost.scenario import load_scenario
+
+    scenario = load_scenario(path)
+    assert diskcache.decode(diskcache.encode(scenario)) == scenario
+
+
+def test_the_codec_keeps_types_and_shares_repeats() -> None:
+    text = "x" * 500
+    value = (
+        Decimal("1.50"),
+        date(2026, 11, 30),
+        WHEN,
+        Path("a/b.yaml"),
+        [1, 2.5, None, True],
+        {"k": (1,), 2: frozenset({3})},
+        Content(text=text),
+        Content(text=text),
+        float("inf"),
+    )
+    data = diskcache.encode(value)
+    again = diskcache.decode(data)
+    assert again == value and str(again[0]) == "1.50" and isinstance(again[3], Path)
+    assert data.count(b"xxxxxxxxxx") == 50  # the long text stored once
+    with pytest.raises(diskcache.CodecError):
+        diskcache.encode(object())
+
+
+def test_unrolled_rounds_are_stored_once() -> None:
+    one = Round(calls=(ToolUse("Read", Content(text="{}"), Content(text="y" * 10_000)),))
+    scenario = Scenario(
+        path=Path("s.yaml"), model="gpt-5", model_line=None, provider=None, system=None, tools=(),
+        tool_choice="auto", task=Content(text="t"), rounds=(one,) * 1000, final=Content(text="f"),
+    )  # fmt: skip
+    data = diskcache.encode(scenario)
+    assert len(data) < 30_000 and diskcache.decode(data) == scenario
+
+
+def copy_bugfix(tmp_path: Path) -> Path:
+    shutil.copy(ROOT / "scenarios" / "bugfix.yaml", tmp_path / "bugfix.yaml")
+    shutil.copytree(ROOT / "scenarios" / "bugfix", tmp_path / "bugfix")
+    return tmp_path / "bugfix.yaml"
+
+
+def test_the_scenario_cache_sees_every_file_the_load_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = copy_bugfix(tmp_path)
+    first = scenariocache.load_scenario(path)
+    cache = diskcache.get_cache()
+    assert cache is not None
+    hits = cache.stats.blob_hits
+    assert scenariocache.load_scenario(path) == first
+    assert cache.stats.blob_hits == hits + 1
+    # a file the scenario names changes: the entry is not used
+    orders = tmp_path / "bugfix" / "orders.py"
+    orders.write_text(orders.read_text() + "\n# one more line\n")
+    changed = scenariocache.load_scenario(path)
+    assert changed != first and "# one more line" in repr(changed)
+    # overrides are part of the key
+    capped = scenariocache.load_scenario(path, overrides=["limits.max_rounds=3"])
+    assert capped.limits.max_rounds == 3 and scenariocache.load_scenario(path).limits.max_rounds == 20
+
+
+def test_failed_loads_are_not_cached(tmp_path: Path) -> None:
+    path = copy_bugfix(tmp_path)
+    (tmp_path / "bugfix" / "orders.py").unlink()
+    for _ in range(2):
+        with pytest.raises(InputError, match=r"orders\.py"):
+            scenariocache.load_scenario(path)
+    with pytest.raises(InputError, match="file not found"):
+        scenariocache.load_scenario(tmp_path / "missing.yaml")
+
+
+def test_is_project_file_is_cached_by_content(tmp_path: Path) -> None:
+    project = tmp_path / "p.yaml"
+    project.write_text("scenarios:\n  - path: bugfix.yaml\n")
+    assert scenariocache.is_project_file(project) and scenariocache.is_project_file(project)
+    project.write_text("version: 1\n")
+    assert not scenariocache.is_project_file(project)
+    assert not scenariocache.is_project_file(tmp_path / "missing.yaml")
+
+
+def test_facts_come_from_the_cache_the_second_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentcost.catalog import facts
+
+    facts._rows.cache_clear()
+    first = facts._rows()
+    diskcache.flush()
+    facts._rows.cache_clear()
+    monkeypatch.setattr(facts, "_parse", lambda text: pytest.fail("parsed again"))
+    try:
+        assert facts._rows() == first
+    finally:
+        facts._rows.cache_clear()
+
+
+def test_the_source_digest_follows_edits(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    before = diskcache._tree_fingerprint(str(tmp_path), (".py",))
+    os.utime(tmp_path / "a.py", ns=(1, 1))
+    assert diskcache._tree_fingerprint(str(tmp_path), (".py",)) != before
+    assert len(diskcache.source_digest()) == 64
+    assert diskcache.package_fingerprint("no_such_package_here") == "absent"
+
+
+def test_the_database_uses_wal() -> None:
+    # readers never wait for a writer (bench/run.py measures this store against a JSON file)
+    cache = diskcache.get_cache()
+    assert cache is not None
+    cache.put_blob("test", "k", b"v")
+    with sqlite3.connect(db_path()) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal"
+    conn.close()
