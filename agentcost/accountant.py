@@ -366,13 +366,14 @@ def run_accountant(
         extra = 1 + (this.continuations if this is not None else 0)
         wanted = cacheable + transient + inline + counts.per_request  # the input before any clearing
         edit = None if editor is None else editor.before(k, wanted)
-        if edit is not None:  # context editing clears old tool results before this request is sent
+        if editor is not None and edit is not None:  # context editing clears old tool results first
             cacheable -= edit.saved
-            for name in route_cacheable:  # the same results cleared (measured on the scenario's model)
-                route_cacheable[name] -= edit.saved
-            cached = min(cached, edit.keep_cached)
+            for name in route_cacheable:  # the same results cleared, as each model counts them
+                route_cacheable[name] -= editor.on(edit, routes[name].counts).saved
+            keep = editor.on(edit, run_counts).keep_cached  # in the counts of the live entries' model
+            cached = min(cached, keep)
             held = held if held <= cached else 0
-            previous = None if previous is None else min(previous, edit.keep_cached)
+            previous = None if previous is None else min(previous, keep)
         run_cacheable = cacheable if model is None else route_cacheable[model]
         run_prefix = run_counts.prefix
         run_stable = run_prefix + run_counts.task

@@ -52,11 +52,12 @@ the regex at 200 characters). Ours; the provider's tool-call framing is added by
 
 @dataclass(frozen=True)
 class Edit:
-    """One clearing, applied to a request before it is sent."""
+    """One clearing, applied to a request before it is sent (measured on the scenario's model)."""
 
     saved: int  # input tokens removed from this request and every later one (bodies - placeholders)
     results: int  # tool results cleared
     keep_cached: int  # the cached prefix that survives: everything before the first cleared result
+    cleared: tuple[tuple[int, int], ...] = ()  # (round, call) of each result cleared, 0-based
 
 
 class ContextEditor:
@@ -73,6 +74,7 @@ class ContextEditor:
 
     def __init__(self, config: ContextEditing, counts: TokenCounts) -> None:
         self.config = config
+        self.counts = counts
         self.rounds = counts.rounds
         self.stable = counts.prefix + counts.task
         self.cleared: set[tuple[int, int]] = set()
@@ -106,7 +108,31 @@ class ContextEditor:
         for i, n, body in todo:
             self.cleared.add((i, n))
             self.saved_in_round[i] += body - c.placeholder
-        return Edit(saved=saved, results=len(todo), keep_cached=keep_cached)
+        cleared = tuple((i, n) for i, n, _ in todo)
+        return Edit(saved=saved, results=len(todo), keep_cached=keep_cached, cleared=cleared)
+
+    def on(self, edit: Edit, counts: TokenCounts) -> Edit:
+        """The same clearing on another model's counts (routing: ``counts.rounds`` aligned with the
+        scenario model's): the same results cleared, their bodies as that model counts them, and the
+        cached prefix before the first of them on that model. Must be called right after the
+        :meth:`before` that made ``edit``."""
+        if counts is self.counts:
+            return edit
+        placeholder = self.config.placeholder
+
+        def body(i: int, n: int) -> int:
+            return counts.rounds[i].call_results[n][1] - placeholder
+
+        first = min(i for i, _ in edit.cleared)
+        keep_cached = (
+            counts.prefix
+            + counts.task
+            + sum(r.appended for r in counts.rounds[:first])
+            - sum(body(i, n) for i, n in self.cleared if i < first)
+            + counts.rounds[first].echo
+        )
+        saved = sum(body(i, n) for i, n in edit.cleared)
+        return replace(edit, saved=saved, keep_cached=keep_cached)
 
 
 def call_results(round_: Round, rules: Rules) -> tuple[tuple[str, int], ...]:

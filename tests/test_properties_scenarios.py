@@ -1,0 +1,839 @@
+"""Properties of random valid scenarios, end to end: YAML file -> ``load_scenario`` ->
+``estimate_scenario`` (issue 8).
+
+The generator (:func:`scenario_docs`) writes scenarios over six models of the three providers, with
+every key of docs/scenario.md that changes the bill: caching modes (none, prefix, conversation,
+Gemini explicit, the provider default), ``cache_ttl`` 5m / 1h / two TTLs, pacing and per-round
+``seconds``, 0-5 tool definitions in the four formats (some deferred), results and calls given as
+token counts or as text, thinking and ``thinking_retention``, parallel ``calls``, chat turns,
+``repeat``, ``server_tools`` (with pause_turn continuations past 10 uses on Anthropic), retries,
+``trim``, ``context_editing``, routing (a model per round, same or other provider), inline
+subagents, ``limits.max_rounds`` and ``limits.max_budget_usd``.
+
+Each test's docstring states exactly when its property is asserted. Runs are short by default;
+``AGENTCOST_FUZZ_EXAMPLES=3000 python -m pytest tests/test_properties_scenarios.py`` runs that many
+examples of every property instead (a long local fuzz).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from copy import deepcopy
+from dataclasses import replace
+from datetime import UTC, datetime
+from decimal import Decimal
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, assume, event, given, note, settings
+from hypothesis import strategies as st
+
+from agentcost.accountant import CachePolicy, Ledger
+from agentcost.counts import TokenCounts
+from agentcost.estimate import Estimate, estimate_scenario
+from agentcost.report import build_report
+from agentcost.report.jsonfmt import render_json
+from agentcost.scenario import load_scenario
+from agentcost.spec import Scenario
+
+AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
+
+MODELS: dict[str, tuple[str, ...]] = {
+    "anthropic": ("claude-sonnet-4-5", "claude-haiku-4-5"),
+    "openai": ("gpt-5", "gpt-4o"),
+    "google": ("gemini-2.5-pro", "gemini-2.5-flash"),
+}
+PROVIDER = {model: provider for provider, models in MODELS.items() for model in models}
+SERVER_TOOLS = {  # what each provider runs (facts.yaml server_tool_fees): OpenAI has no web_fetch
+    "anthropic": ("web_search", "web_fetch", "code_execution"),
+    "openai": ("web_search", "code_execution"),
+    "google": ("web_search", "web_fetch", "code_execution"),
+}
+TIERS = {  # the service tiers each model is priced for on AS_OF
+    "standard": set(PROVIDER),
+    "batch": set(PROVIDER),
+    "flex": {"gpt-5"},
+    "priority": {"gpt-5", "gpt-4o"},
+}
+TOOL_NAMES = ("Read", "Bash", "Edit", "Grep", "web_search", "fetch_page", "list_issues")
+WORDS = ("the", "order", "file", "total", "reject", "a", "test", "orders.py", "é", "400", "{", "}")
+
+
+def _examples(default: int) -> int:
+    """``default`` in the normal test run; ``AGENTCOST_FUZZ_EXAMPLES`` for a long local fuzz."""
+    return int(os.environ.get("AGENTCOST_FUZZ_EXAMPLES") or default)
+
+
+def _settings(default: int) -> settings:
+    return settings(
+        max_examples=_examples(default),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The generator: a scenario as the plain data of a YAML file
+
+
+def _text(min_words: int = 1, max_words: int = 30) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(WORDS), min_size=min_words, max_size=max_words).map(" ".join)
+
+
+SMALL = st.integers(min_value=0, max_value=3_000)
+SIZE = st.one_of(SMALL, SMALL, SMALL, st.integers(min_value=0, max_value=60_000))
+
+
+def content(sizes: st.SearchStrategy[int] = SIZE) -> st.SearchStrategy[Any]:
+    """A content value in one of its forms: N, {tokens: N}, text, {text: ...}."""
+    return st.one_of(
+        sizes,
+        sizes.map(lambda n: {"tokens": n}),
+        _text(),
+        _text().map(lambda t: {"text": t}),
+    )
+
+
+@st.composite
+def tool_def(draw: st.DrawFn, name: str) -> dict[str, Any]:
+    """One tool definition in one of the four formats, deferred or not."""
+    description = draw(_text(0, 40))
+    props = {
+        p: {"type": draw(st.sampled_from(["string", "integer"]))}
+        for p in draw(st.lists(st.sampled_from(["path", "query", "n", "command"]), max_size=3, unique=True))
+    }
+    schema = {"type": "object", "properties": props}
+    kind = draw(st.sampled_from(["anthropic", "openai-chat", "openai-responses", "mcp"]))
+    tool: dict[str, Any]
+    if kind == "anthropic":
+        tool = {"name": name, "description": description, "input_schema": schema}
+    elif kind == "openai-chat":
+        tool = {
+            "type": "function",
+            "function": {"name": name, "description": description, "parameters": schema},
+        }
+    elif kind == "openai-responses":
+        tool = {"type": "function", "name": name, "description": description, "parameters": schema}
+    else:
+        tool = {"name": name, "description": description, "inputSchema": schema}
+    if draw(st.integers(0, 3)) == 0:
+        tool["defer_loading"] = True
+    return tool
+
+
+@st.composite
+def server_tools(draw: st.DrawFn, offered: tuple[str, ...]) -> list[dict[str, Any]]:
+    items = []
+    for tool in draw(st.lists(st.sampled_from(offered), max_size=2)):
+        item: dict[str, Any] = {"tool": tool}
+        if draw(st.booleans()):
+            item["uses"] = draw(st.integers(min_value=1, max_value=25))
+        if draw(st.booleans()):
+            item["result"] = draw(content(SMALL))
+        items.append(item)
+    return items
+
+
+@st.composite
+def tool_call(
+    draw: st.DrawFn, names: tuple[str, ...], defaults: dict[str, Any], depth: int
+) -> dict[str, Any]:
+    """The keys of one call: tool, input or call_tokens (or the default), result or subagent."""
+    call: dict[str, Any] = {"tool": draw(st.sampled_from(names))}
+    size = draw(
+        st.sampled_from(
+            ["input", "call_tokens", "default"] if "call_tokens" in defaults else ["input", "call_tokens"]
+        )
+    )
+    if size == "input":
+        call["input"] = {"path": draw(_text(1, 6)), "n": draw(st.integers(0, 10_000))}
+    elif size == "call_tokens":
+        call["call_tokens"] = draw(st.integers(min_value=1, max_value=400))
+    if depth == 0 and draw(st.integers(0, 19)) == 0:
+        call["subagent"] = draw(scenario_docs(depth=1))
+    elif "result" not in defaults or draw(st.booleans()):
+        call["result"] = draw(content())
+    return call
+
+
+@st.composite
+def scenario_docs(draw: st.DrawFn, depth: int = 0) -> dict[str, Any]:
+    """A valid scenario (the YAML file's data); ``depth`` 1: an inline subagent (no subagents of its own)."""
+    provider = draw(st.sampled_from(sorted(MODELS)))
+    model = draw(st.sampled_from(MODELS[provider]))
+    doc: dict[str, Any] = {} if depth else {"version": 1}
+    doc["model"] = model
+    if draw(st.integers(0, 3)) == 0:
+        doc["provider"] = provider
+
+    caching = draw(
+        st.sampled_from(
+            [None, "none", "prefix", "conversation"] + (["explicit"] if provider == "google" else [])
+        )
+    )
+    if caching is not None:
+        doc["caching"] = caching
+    # routing: other models rounds may name (none with a Gemini explicit cache, which refuses routing)
+    routes: list[str] = []
+    if caching != "explicit" and draw(st.booleans()):
+        routes = draw(st.lists(st.sampled_from(sorted(PROVIDER)), min_size=1, max_size=2, unique=True))
+    providers = {provider, *(PROVIDER[m] for m in routes)}
+    ttl = draw(st.sampled_from([None, "5m", "1h", "two"]))
+    if ttl == "two" and providers == {"anthropic"}:
+        doc["cache_ttl"] = draw(
+            st.sampled_from([{"prefix": "1h", "conversation": "5m"}, {"prefix": "1h", "conversation": "1h"}])
+        )
+    elif ttl in ("5m", "1h"):
+        doc["cache_ttl"] = ttl
+    offered = tuple(t for t in SERVER_TOOLS[provider] if all(t in SERVER_TOOLS[p] for p in providers))
+    tiers = [t for t in TIERS if all(m in TIERS[t] for m in (model, *routes))]
+    if draw(st.integers(0, 4)) == 0:
+        doc["service_tier"] = draw(st.sampled_from(tiers))
+
+    n_tools = draw(st.integers(min_value=0, max_value=5))
+    names = tuple(
+        draw(st.lists(st.sampled_from(TOOL_NAMES), min_size=n_tools, max_size=n_tools, unique=True))
+    )
+    if names:
+        doc["tools"] = [draw(tool_def(name)) for name in names]
+    call_names = names or TOOL_NAMES
+
+    if draw(st.booleans()):
+        doc["system"] = draw(content(st.one_of(SMALL, st.integers(min_value=0, max_value=10_000))))
+    doc["task"] = draw(content())
+    defaults: dict[str, Any] = {}
+    for key, value in (
+        ("call_tokens", st.integers(min_value=1, max_value=300)),
+        ("result", content()),
+        ("thinking", SMALL),
+        ("text", content(SMALL)),
+        ("seconds", st.sampled_from([0, 20, 299, 300, 301, 3_601])),
+        ("server_tools", server_tools(offered)),
+    ):
+        if draw(st.integers(0, 4)) == 0:
+            defaults[key] = draw(value)
+    if defaults:
+        doc["defaults"] = defaults
+
+    chat_only = draw(st.integers(0, 9)) == 0
+    choice = draw(st.sampled_from([None, "auto", "any", "tool", "none"]))
+    if choice == "none":
+        chat_only = True
+    if choice is not None and (names or choice in ("auto", "none")):
+        doc["tool_choice"] = choice
+    rounds: list[dict[str, Any]] = []
+    for _ in range(draw(st.integers(min_value=0, max_value=6))):
+        item: dict[str, Any]
+        if chat_only or draw(st.integers(0, 5)) == 0:
+            item = {"reply": draw(content(SMALL)), "user": draw(content(SMALL))}
+        elif draw(st.integers(0, 4)) == 0:
+            item = {"calls": draw(st.lists(tool_call(call_names, defaults, depth), min_size=1, max_size=3))}
+        else:
+            item = draw(tool_call(call_names, defaults, depth))
+        tool_round = "reply" not in item
+        if tool_round and draw(st.integers(0, 3)) == 0:
+            item["text"] = draw(content(SMALL))
+        if tool_round and draw(st.integers(0, 3)) == 0:
+            item["model"] = draw(st.sampled_from([model, *routes])) if routes else model
+        if draw(st.integers(0, 3)) == 0:
+            item["repeat"] = draw(st.one_of(st.integers(1, 4), st.integers(5, 15)))
+        if draw(st.integers(0, 2)) == 0:
+            item["thinking"] = draw(SIZE)
+        if draw(st.integers(0, 3)) == 0:
+            item["seconds"] = draw(st.sampled_from([0, 2.5, 30, 300, 301, 1_000, 3_600, 3_601]))
+        if offered and draw(st.integers(0, 4)) == 0:
+            item["server_tools"] = draw(server_tools(offered))
+        rounds.append(item)
+    if rounds:
+        doc["rounds"] = rounds
+    doc["final"] = draw(content())
+
+    if draw(st.integers(0, 2)) == 0:
+        doc["pacing"] = {"round_seconds": draw(st.sampled_from([0, 10, 120.5, 300, 301, 900, 3_600, 4_000]))}
+    if draw(st.integers(0, 2)) == 0:
+        doc["thinking_retention"] = draw(st.sampled_from(["auto", "keep", "last", "drop"]))
+    if draw(st.integers(0, 2)) == 0:
+        doc["final_thinking"] = draw(SIZE)
+    if draw(st.integers(0, 3)) == 0:
+        doc["server_tool_quota"] = draw(st.sampled_from(["spent", "available"]))
+    limits: dict[str, Any] = {}
+    if draw(st.integers(0, 3)) == 0:
+        limits["max_rounds"] = draw(st.integers(min_value=1, max_value=8))
+    if draw(st.integers(0, 3)) == 0:
+        limits["max_budget_usd"] = draw(st.sampled_from([0.0001, 0.001, 0.004, 0.02, 0.1, 0.5]))
+    if draw(st.integers(0, 4)) == 0:
+        limits["budget_usd"] = draw(st.sampled_from([0.01, 0.25]))
+    if limits:
+        doc["limits"] = limits
+    if draw(st.integers(0, 3)) == 0:
+        retries: dict[str, Any] = (
+            {"share": draw(st.sampled_from([0, 0.1, 0.25, 0.5, 1]))}
+            if draw(st.booleans())
+            else {"count": draw(st.integers(min_value=0, max_value=5))}
+        )
+        if draw(st.booleans()):
+            retries["error"] = draw(content(SMALL))
+        doc["retries"] = retries
+    keep_last = False
+    if draw(st.integers(0, 3)) == 0:
+        trim: dict[str, Any] = {}
+        if draw(st.booleans()):
+            trim["max_tokens"] = draw(st.integers(min_value=1, max_value=3_000))
+        if not trim or draw(st.booleans()):
+            trim["keep_last"] = draw(st.integers(min_value=0, max_value=4))
+            keep_last = True
+        doc["trim"] = trim
+    if not keep_last and draw(st.integers(0, 3)) == 0:
+        editing: dict[str, Any] = {}
+        for key, value in (
+            ("trigger", st.integers(min_value=1, max_value=40_000)),
+            ("keep", st.integers(min_value=0, max_value=4)),
+            ("clear_at_least", st.integers(min_value=0, max_value=5_000)),
+            ("placeholder", st.integers(min_value=0, max_value=50)),
+            ("exclude_tools", st.lists(st.sampled_from(call_names), max_size=2, unique=True)),
+        ):
+            if draw(st.booleans()):
+                editing[key] = draw(value)
+        doc["context_editing"] = editing
+    if draw(st.integers(0, 4)) == 0:
+        doc["tool_search_stub"] = draw(st.integers(min_value=0, max_value=60))
+    return doc
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading and estimating
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("scenarios")
+
+
+def write(workdir: Path, doc: dict[str, Any], name: str = "s.yaml") -> Path:
+    path = workdir / name
+    path.write_text(dump(doc), encoding="utf-8")
+    return path
+
+
+def run(scenario: Scenario, *, compare: bool = False) -> Estimate:
+    return estimate_scenario(scenario, as_of=AS_OF, compare=compare)
+
+
+def load_and_run(workdir: Path, doc: dict[str, Any], *, compare: bool = False) -> Estimate:
+    return run(load_scenario(write(workdir, doc)), compare=compare)
+
+
+def dump(doc: dict[str, Any]) -> str:
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Invariants of one estimate
+
+ZERO = Decimal(0)
+
+
+def check_ledger(ledger: Ledger) -> None:
+    """Every figure of a ledger is >= 0 and adds up exactly (Decimals, no rounding)."""
+    rows, t = ledger.rows, ledger.totals
+    assert [r.index for r in rows] == list(range(1, len(rows) + 1))
+    running = ZERO
+    for r in rows:
+        u, c = r.usage, r.cost
+        assert min(u.input_tokens, u.output_tokens, u.cache_read_tokens, u.cache_write_tokens) >= 0, r
+        assert u.cache_write_1h_tokens >= 0, r
+        assert u.cache_read_tokens + r.cache_write_total <= u.input_tokens, r
+        assert min(c.input_usd, c.output_usd, c.fees_usd, c.total_usd) >= ZERO, r
+        assert c.total_usd == c.input_usd + c.output_usd + c.fees_usd, r
+        running += c.total_usd
+        assert r.running_usd == running, r
+    assert all(a.start_seconds <= b.start_seconds for a, b in pairwise(rows))
+    assert t.requests == len(rows)
+    assert t.input_tokens == sum(r.usage.input_tokens for r in rows)
+    assert t.cache_read_tokens == sum(r.usage.cache_read_tokens for r in rows)
+    assert t.cache_write_tokens == sum(r.cache_write_total for r in rows)
+    assert t.output_tokens == sum(r.usage.output_tokens for r in rows)
+    assert t.input_usd == sum((r.cost.input_usd for r in rows), ZERO)
+    assert t.output_usd == sum((r.cost.output_usd for r in rows), ZERO)
+    assert t.fees_usd == sum((r.cost.fees_usd for r in rows), ZERO)
+    assert t.failed_usd == sum((r.cost.total_usd for r in rows if r.failed), ZERO)
+    assert t.failed_requests == sum(1 for r in rows if r.failed)
+    assert t.cache_expiries == sum(1 for r in rows if r.cache_expired)
+    assert t.max_input_tokens == max((r.usage.input_tokens for r in rows), default=0)
+    assert min(t.storage_usd, t.cache_creation_usd, t.cost_usd) >= ZERO
+    requests_usd = sum((r.cost.total_usd for r in rows), ZERO)
+    assert t.cost_usd == requests_usd + t.storage_usd + t.cache_creation_usd
+    assert (rows[-1].running_usd if rows else ZERO) == requests_usd
+    # the rounds: each scenario round run has one (first) request, in order; the final answer last
+    first = [r.round for r in rows if r.round is not None and not r.continuation]
+    assert first == list(range(len(first)))
+    assert ledger.rounds_run == len(first) <= ledger.rounds_planned
+    finished = bool(rows) and rows[-1].kind == "final"
+    assert finished == (not ledger.truncated)
+    assert sum(1 for r in rows if r.kind == "final") == int(finished)
+    if ledger.budget_stop is not None:
+        assert ledger.budget_stop == len(rows) and ledger.truncated
+
+
+def check_caching(est: Estimate) -> None:
+    """No cache reads or writes without caching, no 1-hour writes without a 1-hour TTL, no expiry
+    without pauses, and rows on routed models name one."""
+    scenario, routes = est.scenario, dict(est.counts.routes)
+    policies = {None: est.ledger.policy} | {name: r.policy for name, r in routes.items()}
+    one_hour = "1h" in (scenario.cache_ttl, scenario.prefix_cache_ttl)
+    pauses = bool(scenario.pacing.round_seconds) or any(r.seconds for r in scenario.rounds)
+    for row in est.ledger.rows:
+        assert row.model in policies, row
+        if policies[row.model].mode == "none":
+            assert row.usage.cache_read_tokens == row.cache_write_total == 0, row
+        if not one_hour:
+            assert row.usage.cache_write_1h_tokens == 0, row
+        if not pauses:
+            assert not row.cache_expired, row
+
+
+def check_estimate(est: Estimate) -> None:
+    """The ledger's invariants, the baselines' costs >= 0, and the same for every subagent."""
+    check_ledger(est.ledger)
+    assert est.total_usd == est.ledger.totals.cost_usd + sum(
+        (s.total_usd for s in est.subagents.values()), ZERO
+    )
+    check_caching(est)
+    # the baselines; where the run is the same run, they cost the same (not with max_budget_usd:
+    # estimate.py re-runs the TTL options and the editing/tool-search baselines without the budget,
+    # see test_baselines_ignore_max_budget_usd)
+    same_run = est.scenario.limits.max_budget_usd is None
+    for option in est.ttl_comparison:
+        assert option.cost_usd >= ZERO and option.cache_expiries >= 0
+    policy = est.ledger.policy
+    if est.ttl_comparison and policy.mode != "none" and same_run:
+        (own,) = (o for o in est.ttl_comparison if o.label == policy.ttl_label)
+        assert (own.cost_usd, own.cache_expiries) == (
+            est.ledger.totals.cost_usd,
+            est.ledger.totals.cache_expiries,
+        )
+    if est.context_editing is not None:
+        assert min(est.context_editing.cost_usd, est.context_editing.baseline_usd) >= ZERO
+        assert est.context_editing.cost_usd == est.ledger.totals.cost_usd
+        if est.context_editing.edits == 0 and same_run:
+            assert est.context_editing.baseline_usd == est.context_editing.cost_usd
+    if est.tool_search is not None:
+        assert min(est.tool_search.cost_usd, est.tool_search.baseline_usd) >= ZERO
+    if est.dynamics is not None:
+        assert est.dynamics.cost_usd == est.ledger.totals.cost_usd
+        assert est.dynamics.sequential_usd is None or est.dynamics.sequential_usd >= ZERO
+        assert all(cost >= ZERO for _, cost in est.dynamics.baselines)
+    assert set(est.subagents) <= {
+        (i, j)
+        for i, r in enumerate(est.scenario.rounds[: est.ledger.rounds_run])
+        for j in range(len(r.calls))
+    }
+    for sub in est.subagents.values():
+        check_estimate(sub)
+
+
+@_settings(60)
+@given(doc=scenario_docs())
+def test_every_random_scenario_estimates_and_adds_up(workdir: Path, doc: dict[str, Any]) -> None:
+    """Always (no condition): a valid scenario estimates without an exception, with its baselines
+    (parallel calls, routing, context editing, tool search, TTL options) and its JSON report; every
+    cost is >= 0; every request reads plus writes at most its input tokens; the totals are the sums of
+    the rows, tokens and dollars, exactly; the running column ends at the requests' total (the total
+    without a Gemini explicit cache's creation and storage); subagents likewise."""
+    note(dump(doc))
+    est = load_and_run(workdir, doc, compare=True)
+    check_estimate(est)
+    render_json(build_report(est))
+
+
+def same_counts(a: TokenCounts, b: TokenCounts) -> bool:
+    """Equal counts, routes included (a route's pricer is a new function each time: not compared)."""
+    routes = [[(name, r.counts, r.policy) for name, r in c.routes] for c in (a, b)]
+    return replace(a, routes=()) == replace(b, routes=()) and routes[0] == routes[1]
+
+
+@_settings(25)
+@given(doc=scenario_docs())
+def test_the_same_scenario_twice_gives_the_same_estimate(workdir: Path, doc: dict[str, Any]) -> None:
+    """Always: loading and estimating the same file twice gives equal scenarios, ledgers (every
+    request, every Decimal), baselines and subagents, and the same JSON report, character for
+    character."""
+    path = write(workdir, doc)
+    note(path.read_text(encoding="utf-8"))
+    a, b = load_scenario(path), load_scenario(path)
+    assert a == b
+    first, second = run(a, compare=True), run(b, compare=True)
+    assert first.ledger == second.ledger and same_counts(first.counts, second.counts)
+    assert first.ttl_comparison == second.ttl_comparison and first.dynamics == second.dynamics
+    assert (first.context_editing, first.tool_search) == (second.context_editing, second.tool_search)
+    assert {k: s.ledger for k, s in first.subagents.items()} == {
+        k: s.ledger for k, s in second.subagents.items()
+    }
+    assert render_json(build_report(first)) == render_json(build_report(second))
+
+
+# ---------------------------------------------------------------------------------------------
+# Sizes: where the token counts of a scenario are written
+
+SIZE_KEYS = frozenset(
+    {"system", "task", "final", "final_thinking", "result", "call_tokens", "thinking", "text"}
+    | {"reply", "user", "error"}
+)
+NOT_SIZES = frozenset({"input", "subagent", "tools", "limits", "trim", "context_editing", "pacing"})
+Slot = tuple[str | int, ...]
+
+
+def size_slots(value: Any, path: Slot = ()) -> Iterator[Slot]:
+    """The key paths of every token size written in the scenario (an integer content value, the N
+    of {tokens: N}, call_tokens, thinking, final_thinking), the subagents' excluded."""
+    items: Any = (
+        value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    )
+    for key, v in items:
+        if key in NOT_SIZES:
+            continue
+        if key in SIZE_KEYS and type(v) is int:
+            yield (*path, key)
+        elif key in SIZE_KEYS and isinstance(v, dict) and set(v) == {"tokens"}:
+            yield (*path, key, "tokens")
+        else:
+            yield from size_slots(v, (*path, key))
+
+
+def get(doc: Any, slot: Slot) -> Any:
+    for key in slot:
+        doc = doc[key]
+    return doc
+
+
+def with_value(doc: dict[str, Any], slot: Slot, value: Any) -> dict[str, Any]:
+    copy = deepcopy(doc)
+    get(copy, slot[:-1])[slot[-1]] = value
+    return copy
+
+
+def set_path(slot: Slot) -> str:
+    """The --set PATH of a slot: rounds[2].calls[0].result."""
+    return "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in slot).lstrip(".")
+
+
+# ---------------------------------------------------------------------------------------------
+# Monotone in every size, where that is true
+
+
+def _models(est: Estimate) -> list[tuple[str, TokenCounts, CachePolicy]]:
+    """The scenario's model and every model a round is routed to, with their counts and cache policy."""
+    own = (est.prices.model_id, est.counts, est.ledger.policy)
+    return [own, *((name, r.counts, r.policy) for name, r in est.counts.routes)]
+
+
+def why_not_monotone(est: Estimate, bump: int) -> str | None:
+    """None when the estimate may not fall as a size grows by ``bump`` tokens; else why it may.
+
+    * ``context_editing``: a larger input passes ``trigger`` sooner (or clears enough for
+      ``clear_at_least``), and clearing removes tokens from every later request;
+    * ``limits.max_budget_usd``: a dearer request passes the budget sooner and the run stops earlier;
+    * caching on, with the prefix (tools + system) under the model's minimum cacheable length: a
+      larger size can bring a breakpoint over the minimum, and what was paid as input becomes cheap
+      cache reads (a 1.25x write once, then 0.1x reads);
+    * OpenAI's automatic caching hits in 128-token steps past 1,024: one more token can move every
+      later hit up a whole step (asserted only for bumps that are a multiple of 128, and without
+      ``trim.max_tokens``, whose cap can turn such a bump into any other number).
+    """
+    scenario = est.scenario
+    if scenario.context_editing is not None:
+        return "context_editing"
+    if scenario.limits.max_budget_usd is not None:
+        return "limits.max_budget_usd"
+    for name, counts, policy in _models(est):
+        if policy.mode == "none":
+            continue
+        if counts.prefix < policy.min_tokens:
+            return f"{name}: caching with a prefix of {counts.prefix} < {policy.min_tokens} tokens"
+        if policy.style == "automatic" and policy.increment > 1:
+            if bump % policy.increment:
+                return f"{name}: cache hits in steps of {policy.increment}, bump {bump}"
+            if scenario.trim is not None and scenario.trim.max_tokens is not None:
+                return f"{name}: cache hits in steps of {policy.increment}, with trim.max_tokens"
+    return None
+
+
+BUMP = st.one_of(
+    st.integers(min_value=1, max_value=3_000), st.integers(min_value=1, max_value=30).map(lambda k: 128 * k)
+)
+
+
+@st.composite
+def monotone_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Slot, int]:
+    """A scenario, one of its sizes and a bump; half of them made to meet the conditions of
+    :func:`why_not_monotone` (no context editing, no max_budget_usd; caching none or a prefix over
+    every model's minimum) so that the property is asserted often."""
+    doc = draw(scenario_docs())
+    if draw(st.booleans()):
+        doc.pop("context_editing", None)
+        doc.get("limits", {}).pop("max_budget_usd", None)
+        if draw(st.booleans()):
+            doc["caching"] = "none"
+        else:
+            doc["system"] = {"tokens": draw(st.integers(min_value=4_100, max_value=12_000))}
+    slots = list(size_slots(doc))
+    assume(slots)
+    return doc, draw(st.sampled_from(slots)), draw(BUMP)
+
+
+@_settings(40)
+@given(case=monotone_cases())
+def test_a_larger_size_never_lowers_the_cost(workdir: Path, case: tuple[dict[str, Any], Slot, int]) -> None:
+    """Growing any one token size written in the scenario (a result, call_tokens, thinking, a text
+    given as tokens, a reply or user message, a server tool's result, the retry error, the task, the
+    system prompt, the final answer, final_thinking, or a default of these) never lowers the total,
+    subagents included, when :func:`why_not_monotone` finds no reason it could: no context editing, no
+    ``max_budget_usd``, and for every model that runs requests either no caching or a tools + system
+    prefix already at its minimum cacheable length (OpenAI: bumps in whole 128-token steps, no
+    ``trim.max_tokens``). Pacing, expiry, two TTLs, routing, retries, trimming, deferred tools, server
+    tools, thinking retention, parallel calls, chat turns and ``max_rounds`` are all allowed. The tests
+    below show each excluded case lowering the cost."""
+    doc, slot, bump = case
+    note(dump(doc))
+    before = load_and_run(workdir, doc)
+    reason = why_not_monotone(before, bump)
+    note(f"size {set_path(slot)} + {bump}; not asserted because: {reason}")
+    after = load_and_run(workdir, with_value(doc, slot, get(doc, slot) + bump))
+    check_estimate(after)
+    cached = sorted({policy.style for _, _, policy in _models(before) if policy.mode != "none"})
+    event(f"asserted, caching {'/'.join(cached) or 'off'}" if reason is None else "not asserted")
+    if reason is None:
+        assert after.total_usd >= before.total_usd
+
+
+@_settings(25)
+@given(doc=scenario_docs(), data=st.data())
+def test_setting_a_size_to_its_own_value_changes_nothing(
+    workdir: Path, doc: dict[str, Any], data: st.DataObject
+) -> None:
+    """Always: ``--set PATH=VALUE`` of any token size written in the scenario, to the value already
+    written, gives the same scenario (but for the overrides it records) and the same estimate."""
+    slots = list(size_slots(doc))
+    assume(slots)
+    slot = data.draw(st.sampled_from(slots))
+    override = f"{set_path(slot)}={get(doc, slot)}"
+    note(dump(doc))
+    note(override)
+    path = write(workdir, doc)
+    plain, changed = load_scenario(path), load_scenario(path, overrides=[override])
+    assert changed.overrides == (override,)
+    assert replace(changed, overrides=()) == plain
+    a, b = run(plain), run(changed)
+    assert (a.ledger, a.ttl_comparison, a.total_usd) == (b.ledger, b.ttl_comparison, b.total_usd)
+    assert same_counts(a.counts, b.counts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Another round never lowers the cost, where that is true
+
+
+def tool_names(doc: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(t["function"]["name"] if "function" in t else t["name"] for t in doc.get("tools", []))
+
+
+@st.composite
+def insertion_cases(draw: st.DrawFn) -> tuple[dict[str, Any], int, dict[str, Any]]:
+    """A scenario, a position among its round items and a new round item (a chat turn, or a tool
+    round on the scenario's model); half of them made to meet the conditions of :func:`why_not_more`."""
+    doc = draw(scenario_docs())
+    if draw(st.booleans()):
+        doc.pop("context_editing", None)
+        doc.pop("retries", None)
+        limits = doc.get("limits", {})
+        limits.pop("max_budget_usd", None)
+        limits.pop("max_rounds", None)
+        if draw(st.booleans()):
+            doc["caching"] = "none"
+        else:
+            doc["system"] = {"tokens": draw(st.integers(min_value=4_100, max_value=12_000))}
+    at = draw(st.integers(min_value=0, max_value=len(doc.get("rounds", []))))
+    new: dict[str, Any]
+    if doc.get("tool_choice") == "none" or draw(st.integers(0, 3)) == 0:
+        new = {"reply": draw(content(SMALL)), "user": draw(content(SMALL))}
+    else:
+        new = draw(tool_call(tool_names(doc) or TOOL_NAMES, doc.get("defaults", {}), depth=1))
+    if draw(st.booleans()):
+        new["thinking"] = draw(SMALL)
+    if draw(st.booleans()):
+        new["repeat"] = draw(st.integers(min_value=1, max_value=3))
+    return doc, at, new
+
+
+def why_not_more(est: Estimate, items: int, at: int, new: dict[str, Any]) -> str | None:
+    """None when inserting round item ``new`` before item ``at`` of ``items`` may not lower the cost;
+    else why it may.
+
+    * ``context_editing`` and ``limits.max_budget_usd``, as for sizes (:func:`why_not_monotone`);
+    * ``limits.max_rounds`` with the round inserted before the last item: it can push a dearer round
+      out of the run;
+    * retries with a new tool round: the failed calls are spread over one more tool round, and move;
+    * inserted before the last item, with caching: every later prompt grows by the new round, which can
+      bring a breakpoint over the minimum cacheable length or move OpenAI's cache hits up a 128-token
+      step (the conditions of :func:`why_not_monotone` for a bump of one token). Inserted after the
+      last item, caching never matters: the requests before the final answer are the same, and the
+      final answer only moves one request later.
+    """
+    scenario = est.scenario
+    if scenario.context_editing is not None:
+        return "context_editing"
+    if scenario.limits.max_budget_usd is not None:
+        return "limits.max_budget_usd"
+    if at < items and scenario.limits.max_rounds is not None:
+        return "limits.max_rounds"
+    if "reply" not in new and (scenario.retries.count or scenario.retries.share):
+        return "retries"
+    return why_not_monotone(est, 1) if at < items else None
+
+
+@_settings(30)
+@given(case=insertion_cases())
+def test_another_round_never_lowers_the_cost(
+    workdir: Path, case: tuple[dict[str, Any], int, dict[str, Any]]
+) -> None:
+    """Inserting a round item (a tool round on the scenario's model, or a chat turn; repeated or not)
+    anywhere in the rounds never lowers the total, subagents included, when :func:`why_not_more`
+    finds no reason it could: no context editing, no ``max_budget_usd``; no retries if the new item is
+    a tool round; and before the last item, no ``max_rounds`` and the size conditions (no caching, or
+    every prefix over its minimum and no OpenAI caching). The tests below show the excluded cases."""
+    doc, at, new = case
+    rounds = doc.get("rounds", [])
+    more = {**doc, "rounds": [*rounds[:at], new, *rounds[at:]]}
+    note(dump(more))
+    before = load_and_run(workdir, doc)
+    reason = why_not_more(before, len(rounds), at, new)
+    note(f"inserted at {at} of {len(rounds)}; not asserted because: {reason}")
+    event("asserted" if reason is None else "not asserted")
+    after = load_and_run(workdir, more)
+    check_estimate(after)
+    if reason is None:
+        assert after.total_usd >= before.total_usd
+
+
+# ---------------------------------------------------------------------------------------------
+# Where "larger never costs less" is false: one example of each excluded case
+
+
+def _chat(reply: int, user: int) -> dict[str, Any]:
+    return {"reply": {"tokens": reply}, "user": {"tokens": user}}
+
+
+def _cheaper(workdir: Path, before: dict[str, Any], after: dict[str, Any]) -> None:
+    a, b = load_and_run(workdir, before), load_and_run(workdir, after)
+    check_estimate(a)
+    check_estimate(b)
+    assert b.total_usd < a.total_usd
+
+
+def test_a_larger_task_can_cost_less_once_the_prompt_reaches_the_cacheable_minimum(workdir: Path) -> None:
+    """claude-sonnet-4-5, conversation caching (the default), minimum 1,024 tokens: a 1,000-token task
+    (1,003 with framing) caches nothing, both requests pay full input; 1,100 tokens are written once at
+    1.25x and read by the next request at 0.1x. $0.0094755 -> $0.0071724."""
+    doc = {"version": 1, "model": "claude-sonnet-4-5", "task": {"tokens": 1000}, "final": 50,
+           "rounds": [{"tool": "Read", "call_tokens": 20, "result": 100}]}  # fmt: skip
+    _cheaper(workdir, doc, with_value(doc, ("task", "tokens"), 1100))
+
+
+def test_one_more_token_can_cost_less_with_openai_cache_steps(workdir: Path) -> None:
+    """gpt-5 caches in 128-token steps past 1,024: a first prompt of 1,151 tokens (task 1,147 + 4)
+    is read back as 1,024; with one token more, 1,152 are. $0.0027155 -> $0.002574."""
+    doc = {"version": 1, "model": "gpt-5", "task": {"tokens": 1147}, "final": 50,
+           "rounds": [{"tool": "Read", "call_tokens": 20, "result": 100}]}  # fmt: skip
+    _cheaper(workdir, doc, with_value(doc, ("task", "tokens"), 1148))
+
+
+def test_a_larger_result_can_cost_less_with_context_editing(workdir: Path) -> None:
+    """No caching, context editing at 3,000 tokens, keep 0: with a 100-token second result the final
+    request stays under the trigger and carries the 2,500-token first result; with 500 it passes
+    the trigger and both results are cleared."""
+    doc = {"version": 1, "model": "claude-sonnet-4-5", "caching": "none", "task": {"tokens": 100}, "final": 50,
+           "rounds": [{"tool": "Read", "call_tokens": 20, "result": 2500}, {"tool": "Read", "call_tokens": 20, "result": 100}],
+           "context_editing": {"trigger": 3000, "keep": 0}}  # fmt: skip
+    _cheaper(workdir, doc, with_value(doc, ("rounds", 1, "result"), 500))
+
+
+def test_a_larger_result_can_cost_less_with_max_budget_usd(workdir: Path) -> None:
+    """gpt-5, no caching, max_budget_usd 0.01: small results stay under the budget until the last
+    request (which stops nothing), so the 20,000-token final answer is written; a 10,000-token first
+    result passes the budget at request 2 and the run stops before the final answer."""
+    doc = {"version": 1, "model": "gpt-5", "caching": "none", "task": {"tokens": 100}, "final": 20000,
+           "rounds": [{"tool": "Read", "call_tokens": 20, "result": 10}] * 2, "limits": {"max_budget_usd": 0.01}}  # fmt: skip
+    _cheaper(workdir, doc, with_value(doc, ("rounds", 0, "result"), 10000))
+
+
+def test_an_inserted_round_can_cost_less_with_caching(workdir: Path) -> None:
+    """Caching on, a round inserted before others grows every later prompt: on claude-sonnet-4-5 it
+    brings prompts of 1,007 to 1,025 tokens over the 1,024 minimum (nothing was cached, now all is);
+    on gpt-5 an 8-token chat turn moves every later cache hit up a 128-token step."""
+    doc = {"version": 1, "model": "claude-sonnet-4-5", "task": {"tokens": 1000}, "final": 10,
+           "rounds": [{**_chat(0, 0), "repeat": 3}]}  # fmt: skip
+    _cheaper(workdir, doc, {**doc, "rounds": [_chat(0, 100), *doc["rounds"]]})
+    doc = {"version": 1, "model": "gpt-5", "task": {"tokens": 1147}, "final": 10,
+           "rounds": [{**_chat(60, 60), "repeat": 6}]}  # fmt: skip
+    _cheaper(workdir, doc, {**doc, "rounds": [_chat(0, 0), *doc["rounds"]]})
+
+
+def test_an_inserted_round_can_cost_less_with_max_rounds_or_retries(workdir: Path) -> None:
+    """No caching. ``max_rounds: 2``: a cheap round inserted before a dear one (20,000 thinking tokens)
+    pushes it out of the run. ``retries: {count: 1}``: over two tool rounds the failure retries the
+    dear round (its thinking written twice); over three it moves to the new, cheap last round."""
+    dear = {"tool": "Read", "call_tokens": 20, "result": 10, "thinking": 20000}
+    cheap = {"tool": "Read", "call_tokens": 1, "result": 0}
+    doc = {"version": 1, "model": "gpt-5", "caching": "none", "task": {"tokens": 100}, "final": 10,
+           "rounds": [{"tool": "Read", "call_tokens": 20, "result": 10}, dear]}  # fmt: skip
+    _cheaper(
+        workdir,
+        {**doc, "limits": {"max_rounds": 2}},
+        {**doc, "rounds": [doc["rounds"][0], cheap, dear], "limits": {"max_rounds": 2}},
+    )
+    _cheaper(
+        workdir,
+        {**doc, "retries": {"count": 1}},
+        {**doc, "rounds": [*doc["rounds"], cheap], "retries": {"count": 1}},
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Bugs the properties found (regression tests)
+
+
+@pytest.mark.usefixtures("no_ctok")
+@pytest.mark.parametrize("caching", ["none", "conversation"])
+def test_context_editing_clears_a_routed_model_s_own_result_sizes(workdir: Path, caching: str) -> None:
+    """Found by test_every_random_scenario_estimates_and_adds_up: claude-sonnet-4-5 counts a JSON
+    result 6,590 tokens (o200k x 1.22), gpt-4o 5,401. Context editing cleared four such results and
+    took 4 x 6,590 (the scenario model's bodies) off the gpt-4o request, whose input became -4,639 and
+    failed pricing ("input_tokens must be a whole number >= 0"). Each model now loses the cleared
+    bodies as it counts them, and keeps the placeholders."""
+    page = json.dumps([{"id": i, "name": f"item{i}", "ok": True} for i in range(300)])
+    doc = {
+        "version": 1,
+        "model": "claude-sonnet-4-5",
+        "caching": caching,
+        "task": "Go.",
+        "rounds": [
+            {"tool": "Read", "call_tokens": 1, "result": page, "repeat": 4},
+            {"tool": "Read", "call_tokens": 1, "result": 1, "model": "gpt-4o"},
+        ],
+        "final": 10,
+        "context_editing": {"trigger": 100, "keep": 0, "placeholder": 5},
+    }
+    est = load_and_run(workdir, doc)
+    check_estimate(est)
+    gpt = dict(est.counts.routes)["gpt-4o"].counts
+    assert [r.call_results for r in gpt.rounds[:4]] == [(("Read", 5401),)] * 4
+    assert [r.call_results for r in est.counts.rounds[:4]] == [(("Read", 6590),)] * 4
+    routed = est.ledger.rows[4]
+    assert routed.model == "gpt-4o"
+    history = sum(r.appended for r in gpt.rounds[:4]) - 4 * (5401 - 5)
+    assert routed.usage.input_tokens == gpt.prefix + gpt.task + gpt.per_request + history
+    assert routed.usage.cache_read_tokens == 0  # the first request on gpt-4o
