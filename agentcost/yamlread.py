@@ -167,8 +167,8 @@ class FileTooLarge(OSError):
 
     @property
     def reason(self) -> str:
-        size = f"{self.size:,} bytes" if self.size is not None else "more bytes than that"
-        return f"file too large: {size}, over the {self.limit:,}-byte limit for input files ({LIMITS_DOC})"
+        size = f"{self.size:,} bytes, " if self.size is not None else ""
+        return f"file too large: {size}over the limit of {self.limit:,} bytes ({LIMITS_DOC})"
 
 
 def read_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
@@ -582,26 +582,29 @@ def _check_nodes(doc: Doc, root: yaml.Node) -> None:
         )
 
 
-def check_plain(value: Any) -> tuple[KeyPath, str, str] | None:
+def check_plain(value: Any, *, values: bool = True) -> tuple[KeyPath, str, str] | None:
     """For values not read from YAML (e.g. by ``json.loads``): (key path, message, hint) when
-    ``value`` is nested more than :data:`MAX_DEPTH` levels deep or holds more than
+    ``value`` is nested more than :data:`MAX_DEPTH` levels deep or (with ``values``) holds more than
     :data:`MAX_VALUES` values, else None. Iterative: never a ``RecursionError``."""
-    count = 0
-    stack: list[tuple[Any, KeyPath, int]] = [(value, (), 1)]
+    if not isinstance(value, dict | list):
+        return None
+    count = 1
+    stack: list[tuple[Any, KeyPath, int]] = [(value, (), 1)]  # (container, its top-level key, level)
     while stack:
-        item, path, level = stack.pop()
-        count += 1
-        if count > MAX_VALUES:
-            return path[:1], f"holds more than {MAX_VALUES:,} values, the limit for one file", LIMITS_DOC
-        if isinstance(item, dict):
-            children: Iterable[tuple[str | int, Any]] = item.items()
-        elif isinstance(item, list):
-            children = enumerate(item)
+        item, top, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        count += len(children)
+        if values and count > MAX_VALUES:
+            return top, f"holds more than {MAX_VALUES:,} values, the limit for one file", LIMITS_DOC
+        nested: list[tuple[Any, KeyPath]]
+        if level == 1:
+            steps: Iterable[str | int] = item.keys() if isinstance(item, dict) else range(len(item))
+            nested = [(c, (k,)) for k, c in zip(steps, children, strict=True) if isinstance(c, dict | list)]
         else:
-            continue
-        if level > MAX_DEPTH:
-            return path[:1], _TOO_DEEP, _DEEP_HINT
-        stack.extend((v, (*path, k), level + 1) for k, v in children)
+            nested = [(c, top) for c in children if isinstance(c, dict | list)]
+        if nested and level >= MAX_DEPTH:
+            return top, _TOO_DEEP, _DEEP_HINT
+        stack.extend((c, at, level + 1) for c, at in nested)
     return None
 
 

@@ -50,8 +50,10 @@ def detect_format(path: Path, text: str) -> str:
             return sniffed
         if anthropic_jsonl.looks_like(first):
             return anthropic_jsonl.FORMAT
+    from agentcost.replay.files import loads
+
     try:
-        data = json.loads(text)
+        data = loads(text, path)
     except json.JSONDecodeError:
         raise _unsupported(path) from None
     if swe_agent.looks_like(data):
@@ -71,13 +73,9 @@ def load_trace(
     """Read a recorded run. ``model`` (``--model``) wins over ``config`` (a SWE-agent args.yaml);
     without either, SWE-agent's ``args.yaml`` beside the trajectory is read when there is one."""
     from agentcost.replay import swe_agent
+    from agentcost.replay.files import read_text
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror}", file=path) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", file=path) from None
+    text = read_text(path)  # at most MAX_TRACE_BYTES, checked before reading
     fmt = format_in or detect_format(path, text)
     if fmt not in FORMATS:
         raise InputError(

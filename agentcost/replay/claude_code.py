@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
+from agentcost.replay.files import loads, read_text
 from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
 
 FORMAT = "claude-code"
@@ -44,7 +45,7 @@ def looks_like(text: str) -> bool:
             return False
         try:
             data = json.loads(raw)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, too deep, a huge number: not this format
             return False
         if not isinstance(data, dict):
             return False
@@ -124,10 +125,7 @@ class _Line:
 def read(path: Path, *, model: str | None = None, text: str | None = None) -> Trace:
     """Read a Claude Code session log or stream-json output. ``model`` overrides the log's."""
     if text is None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as err:
-            raise InputError(f"cannot read: {err.strerror}", file=path) from None
+        text = read_text(path)
     rows = text.splitlines()
     last = max((i for i, r in enumerate(rows) if r.strip()), default=-1)
     warnings: list[str] = []
@@ -148,7 +146,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
             continue
         lineno = i + 1
         try:
-            data = json.loads(raw)
+            data = loads(raw, path, line=lineno)
         except json.JSONDecodeError as err:
             if i == last and not text.endswith("\n"):
                 truncated = True
@@ -173,7 +171,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
             continue
         message = data.get("message")
         if not isinstance(message, dict):
-            raise InputError(f"a {kind} line needs a 'message' object", file=path, line=lineno)
+            raise InputError(f"a line of type {kind!r} needs a 'message' object", file=path, line=lineno)
         if data.get("isSidechain") is True:
             sidechains += 1
         content = message.get("content")

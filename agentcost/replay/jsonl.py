@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
-from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
+from agentcost.replay.files import loads
+from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace, tool_problem
 
 
 def first_object(text: str) -> Mapping[str, Any] | None:
@@ -23,7 +24,7 @@ def first_object(text: str) -> Mapping[str, Any] | None:
         if raw.strip():
             try:
                 value = json.loads(raw)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # not JSON, too deep, a huge number: not this format
                 return None
             return value if isinstance(value, dict) else None
     return None
@@ -43,7 +44,7 @@ def records(path: Path, text: str, warnings: list[str]) -> Iterator[tuple[int, M
         if not raw.strip():
             continue
         try:
-            value = json.loads(raw)
+            value = loads(raw, path, line=i + 1)
         except json.JSONDecodeError as err:
             if i == last and _ran_out(raw, err):
                 warnings.append(
@@ -98,6 +99,10 @@ def api_call(
     """The next call of an API log: what was sent (if recorded) and what the provider reported."""
     if reported is None and messages is None:
         raise InputError("a line needs a request or a response with usage", file=path, line=line)
+    for tool in tools or ():
+        problem = tool_problem(tool)
+        if problem is not None:
+            raise InputError(f"request.tools: {problem}", file=path, line=line)
     name = (request or {}).get("model") or response.get("model")
     return RecordedCall(
         index=len(calls) + 1,

@@ -254,6 +254,36 @@ class _Counter:
         return total
 
 
+def tool_problem(tool: Any) -> str | None:
+    """What is wrong with a recorded tool definition (Anthropic, OpenAI chat or Responses format),
+    or None: it is a JSON object whose ``function`` (if any) is one, with a text ``name`` and a
+    JSON object as ``input_schema`` / ``parameters`` (if any)."""
+    if not isinstance(tool, Mapping):
+        return f"a tool definition must be a JSON object, got {_kind(tool)}"
+    fn = tool.get("function", tool)
+    if not isinstance(fn, Mapping):
+        return f"'function' must be a JSON object, got {_kind(fn)}"
+    if not isinstance(fn.get("name"), str):
+        return "a tool definition needs a text 'name'"
+    for key in ("input_schema", "parameters"):
+        if fn.get(key) is not None and not isinstance(fn[key], Mapping):
+            return f"tool {fn['name']!r}: '{key}' must be a JSON object, got {_kind(fn[key])}"
+    return None
+
+
+def _kind(value: Any) -> str:
+    """A JSON value's kind as a message names it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return "a string" if isinstance(value, str) else "a number"
+
+
 def _tool_def(tool: Mapping[str, Any]) -> ToolDef:
     """A recorded tool definition (Anthropic, OpenAI chat or Responses format) as a ToolDef."""
     from agentcost.spec import ToolDef
@@ -261,7 +291,11 @@ def _tool_def(tool: Mapping[str, Any]) -> ToolDef:
     inner = tool.get("function")
     fn: Mapping[str, Any] = inner if isinstance(inner, Mapping) else tool
     schema = fn.get("input_schema") or fn.get("parameters") or {}
-    return ToolDef(str(fn.get("name", "")), str(fn.get("description") or ""), dict(schema))
+    return ToolDef(
+        str(fn.get("name", "")),
+        str(fn.get("description") or ""),
+        dict(schema) if isinstance(schema, Mapping) else {},
+    )
 
 
 ERROR_STEP = Decimal("0.000001")  # a relative error, not money: six decimals (0.0001%) are plenty
@@ -307,7 +341,7 @@ def replay(
         raise InputError(
             "the log does not name the model",
             file=trace.path,
-            hint="pass --model (or --config for SWE-agent)",
+            hint="pass --model, or --config with the run config for SWE-agent",
         )
     if not trace.calls:
         raise InputError("no API calls found in the log", file=trace.path)

@@ -142,7 +142,7 @@ def _tools(raw: Any) -> tuple[Mapping[str, Any], ...] | None:
     tools = tuple(
         obj(t)
         for t in raw
-        if obj(t).get("type", "function") == "function" and ("function" in t or "name" in t)
+        if obj(t).get("type", "function") == "function" and ("function" in obj(t) or "name" in obj(t))
     )
     return tools or None
 

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
-from agentcost.replay.model import Message, Trace
+from agentcost.replay.files import loads, read_small_text
+from agentcost.replay.model import Message, Trace, tool_problem
 
 
 def read_tools(path: Path) -> tuple[Mapping[str, Any], ...]:
@@ -24,12 +25,9 @@ def read_tools(path: Path) -> tuple[Mapping[str, Any], ...]:
     Anthropic (``name``, ``description``, ``input_schema``), OpenAI chat (``{"type": "function",
     "function": {...}}``) and Responses (flat ``name`` / ``parameters``) definitions are accepted.
     """
+    text = read_small_text(path, key="--tools")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror}", file=path, key="--tools") from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", file=path, key="--tools") from None
+        data = loads(text, path, key="--tools")
     except json.JSONDecodeError as err:
         raise InputError(f"not valid JSON: {err.msg}", file=path, line=err.lineno, key="--tools") from None
     if isinstance(data, dict) and isinstance(data.get("tools"), list):
@@ -39,19 +37,14 @@ def read_tools(path: Path) -> tuple[Mapping[str, Any], ...]:
             'expected a JSON list of tool definitions (or {"tools": [...]})', file=path, key="--tools"
         )
     for i, tool in enumerate(data):
-        fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
-        if not isinstance(fn.get("name"), str):
-            raise InputError(f"tool {i + 1} has no name", file=path, key="--tools")
+        problem = tool_problem(tool)
+        if problem is not None:
+            raise InputError(f"tool {i + 1}: {problem}", file=path, key="--tools")
     return tuple(data)
 
 
 def read_system(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror}", file=path, key="--system") from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", file=path, key="--system") from None
+    return read_small_text(path, key="--system")
 
 
 def add_prefix(trace: Trace, *, tools: Path | None = None, system: Path | None = None) -> Trace:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
+from agentcost.replay.files import loads, read_text
 from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
 
 FORMAT = "swe-agent"
@@ -56,19 +57,33 @@ def _line(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
+def _count(value: int, what: str, path: Path) -> int:
+    if isinstance(value, bool) or value < 0:
+        raise InputError(f"{what} must be a whole number >= 0, got {value!r}", file=path)
+    return value
+
+
 def model_from_config(path: Path) -> str:
     """The model of a SWE-agent run from its ``args.yaml`` (``agent.model.model_name``)."""
     import yaml
 
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror}", file=path, key="--config") from None
+    from agentcost.replay.files import read_small_text
+    from agentcost.yamlread import Loader
+
+    text = read_small_text(path, key="--config")
+    try:  # aliases stay shared objects, and only a few keys are looked up: no alias bomb
+        data = yaml.load(text, Loader=Loader)  # a safe loader: CSafeLoader or SafeLoader
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
+        problem = getattr(err, "problem", None)
         raise InputError(
-            "not valid YAML", file=path, line=mark.line + 1 if mark else None, key="--config"
+            f"not valid YAML: {problem}" if problem else "not valid YAML",
+            file=path,
+            line=mark.line + 1 if mark else None,
+            key="--config",
         ) from None
+    except RecursionError:  # the pure-Python loader, on deep nesting
+        raise InputError("not valid YAML: nested too deeply", file=path, key="--config") from None
     name = None
     if isinstance(data, dict):
         agent = data.get("agent")
@@ -110,7 +125,7 @@ def _scan_history(text: str) -> tuple[list[tuple[int, dict[str, Any]]], bool]:
             return out, True
         try:
             value, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # bad JSON (json.loads of the whole file says where)
             return out, False
         if isinstance(value, dict):
             out.append((pos, value))
@@ -161,14 +176,11 @@ def _calls(
 def read(path: Path, *, model: str | None = None, text: str | None = None) -> Trace:
     """Read a SWE-agent ``.traj`` file. ``model`` overrides the run config's (``--model``)."""
     if text is None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as err:
-            raise InputError(f"cannot read: {err.strerror}", file=path) from None
+        text = read_text(path)
     warnings: list[str] = []
     history, closed = _scan_history(text)
     try:
-        data = json.loads(text)
+        data = loads(text, path)
     except json.JSONDecodeError as err:
         # the input ran out (a string never closed, or nothing after the error): a cut tail
         at_end = not text[err.pos :].strip() or err.msg.startswith("Unterminated string")
@@ -200,7 +212,10 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
     reported: ReportedUsage | None = None
     sent_, received = stats.get("tokens_sent"), stats.get("tokens_received")
     if isinstance(sent_, int) and isinstance(received, int):
-        reported = ReportedUsage(sent_, received)
+        reported = ReportedUsage(
+            _count(sent_, "info.model_stats.tokens_sent", path),
+            _count(received, "info.model_stats.tokens_received", path),
+        )
     api_calls = stats.get("api_calls")
     if isinstance(api_calls, int) and api_calls != len(calls):
         warnings.append(
@@ -208,7 +223,13 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
             "(requests that failed or were retried are not in the history)"
         )
     cost = stats.get("instance_cost")
-    reported_cost = Decimal(str(cost)) if isinstance(cost, int | float) else None
+    reported_cost = None
+    if isinstance(cost, int | float) and not isinstance(cost, bool):
+        reported_cost = Decimal(str(cost))
+        if not reported_cost.is_finite() or reported_cost < 0:
+            raise InputError(
+                f"info.model_stats.instance_cost must be a dollar amount >= 0, got {cost!r}", file=path
+            )
     return Trace(
         path=str(path),
         format=FORMAT,
