@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn
 
 from pydantic import (
+    AfterValidator,
     BeforeValidator,
     ConfigDict,
     Discriminator,
@@ -109,8 +110,21 @@ _SUPPORTED_VERSIONS = (SCENARIO_VERSION,)
 # --------------------------------------------------------------------------------------------
 
 
-Count = Annotated[int, Field(ge=0)]
-PositiveCount = Annotated[int, Field(ge=1)]
+MAX_COUNT = 1_000_000_000
+"""Largest count a scenario may state (tokens, sizes, repeats): 500 times the largest context window,
+so a larger one is surely a typo (docs/limits.md). Not in the JSON Schema: checked after the type."""
+
+
+def _at_most_max_count(value: int) -> int:
+    from pydantic_core import PydanticCustomError
+
+    if value > MAX_COUNT:  # worded by yamlread like Field(le=...): "must be <= 1,000,000,000, got N"
+        raise PydanticCustomError("less_than_equal", "must be <= {le}", {"le": MAX_COUNT})
+    return value
+
+
+Count = Annotated[int, Field(ge=0), AfterValidator(_at_most_max_count)]
+PositiveCount = Annotated[int, Field(ge=1), AfterValidator(_at_most_max_count)]
 Name = Annotated[str, Field(min_length=1)]
 JsonObject = dict[str, Any]
 
@@ -1563,7 +1577,46 @@ def load_scenario(
     if overrides:
         _check_top_level(doc)  # again: an override may have set the version
     spec = validate(ScenarioFile.model_validate, doc, doc.value, (), ERROR_HINTS)
-    return _ScenarioReader(doc, spec, read_text).scenario(tuple(overrides))
+    scenario = _ScenarioReader(doc, spec, read_text).scenario(tuple(overrides))
+    _check_rounds_in_all(doc, scenario)
+    return scenario
+
+
+def _rounds_in_all(scenario: Scenario, memo: dict[int, int]) -> int:
+    """Rounds a run makes (none past ``limits.max_rounds``), with those of every subagent run it
+    starts: a repeated round starts its subagent each time. Each scenario is counted once (``memo``)."""
+    if id(scenario) not in memo:
+        rounds = scenario.rounds[: scenario.limits.max_rounds]  # [:None] is all of them
+        memo[id(scenario)] = len(rounds) + sum(
+            _rounds_in_all(call.subagent, memo)
+            for r in rounds
+            for call in r.calls
+            if call.subagent is not None
+        )
+    return memo[id(scenario)]
+
+
+def _check_rounds_in_all(doc: Doc, scenario: Scenario) -> None:
+    """At most MAX_ROUNDS rounds in all, subagents' included: subagents of repeated rounds multiply
+    (1,000 rounds starting a 1,000-round subagent are a million), and the work grows with them."""
+    memo: dict[int, int] = {}
+    total = _rounds_in_all(scenario, memo)
+    if total <= MAX_ROUNDS:
+        return
+    started: dict[int | None, int] = {}  # rounds started by each subagent: key, the line naming it
+    for r in scenario.rounds[: scenario.limits.max_rounds]:
+        for call in r.calls:
+            if call.subagent is not None:
+                started[call.subagent_line] = started.get(call.subagent_line, 0) + memo[id(call.subagent)]
+    line = max(started, key=lambda at: started[at])
+    at = next((p for p, n in doc.lines.items() if n == line and p and p[-1] == "subagent"), ("rounds",))
+    raise doc.error(
+        at,
+        f"more than {MAX_ROUNDS:,} rounds in all, counting the subagents' ({total:,}; "
+        f"{started[line]:,} from the subagent here)",
+        "each time a round runs it starts its subagent, whose rounds count again; lower repeat, "
+        "the subagent's rounds or limits.max_rounds",
+    )
 
 
 def scenario_from_doc(doc: Doc, read_text: Callable[[Path], str], *, depth: int = 0) -> Scenario:
