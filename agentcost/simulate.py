@@ -565,6 +565,7 @@ class VectorEngine:
             pos = sp.first + sp.count
         self.owner.extend([None] * (len(s.rounds) - pos))
         self.centre = [{(f, j): median(d) for f, j, d in sp.sizes} for sp in s.spreads]
+        self.final_centre = (fin0 or 0, th0)  # the final answer's size and thinking counted in ref
         assert len(self.owner) == len(ref.rounds)
         # prices in whole units of 1/scale dollars per token, per tier
         thresholds = tuple(p.tier_thresholds)
@@ -688,15 +689,14 @@ class VectorEngine:
             tokens += np.where(sent, inp, 0)
             prev = np.where(sent, cacheable, prev)
 
+        always = np.ones(n, dtype=bool)
         for slot, owner in enumerate(self.owner):
-            base = self.base[slot]
+            vals: list[Any] = [int(b) for b in self.base[slot]]  # a number, or an array per run
             if owner is None:
-                active: npt.NDArray[np.bool_] = np.ones(n, dtype=bool)
-                vals = [zeros + int(b) for b in base]
+                active: npt.NDArray[np.bool_] = always
             else:
                 i, c = owner
                 active = draws.counts[i] > c
-                vals = [zeros + int(b) for b in base]
                 for key, x in draws.sizes[i].items():
                     slope = self.slopes[key][slot]
                     if slope.any():
@@ -708,15 +708,19 @@ class VectorEngine:
             sent = active if cap is None else active & (pos < cap)
             out, appended, transient, inline = vals
             request(sent, out, inline, int(self.fees[slot]))
-            pending = np.where(sent, transient, pending)
-            cacheable = cacheable + np.where(sent, appended, 0)
+            if sent is always:
+                pending = zeros + transient
+                cacheable = cacheable + appended
+            else:
+                pending = np.where(sent, transient, pending)
+                cacheable = cacheable + np.where(sent, appended, 0)
             pos = pos + sent
         truncated = active_total > cap if cap is not None else np.zeros(n, dtype=bool)
         final = zeros + ref.final_output
         if draws.final is not None:
-            final = final + self.final_slope[0] * (draws.final - median(s.final_dist))  # type: ignore[arg-type]
+            final = final + self.final_slope[0] * (draws.final - self.final_centre[0])
         if draws.final_thinking is not None:
-            final = final + self.final_slope[1] * (draws.final_thinking - median(s.final_thinking_dist))  # type: ignore[arg-type]
+            final = final + self.final_slope[1] * (draws.final_thinking - self.final_centre[1])
         request(~truncated, final, 0, 0)
         return _Chunk(cost, requests, tokens, truncated, np.zeros(n, dtype=bool))
 
@@ -755,13 +759,14 @@ def _histogram(units: Ints | npt.NDArray[Any], scale: int) -> tuple[Bin, ...]:
     hi = int(ordered[nearest_rank(ordered, Decimal(99))])
     bins = HISTOGRAM_BINS if hi == top else HISTOGRAM_BINS - 1
     width = max(1, -(-(hi - lo + 1) // bins))
-    counts = [0] * bins
-    tail = 0
-    for value, k in zip(*_unique(ordered), strict=True):
-        if value > hi:
-            tail += k
-        else:
-            counts[min((value - lo) // width, bins - 1)] += k
+    tail = int(np.count_nonzero(ordered > hi))
+    body = ordered[: len(ordered) - tail]
+    if body.dtype == object:  # Python ints (the per-run engine): exact whatever their size
+        counts = [0] * bins
+        for value in body.tolist():
+            counts[min((value - lo) // width, bins - 1)] += 1
+    else:
+        counts = np.bincount(np.minimum((body - lo) // width, bins - 1), minlength=bins).tolist()
     out = [
         Bin(Decimal(lo + b * width) / scale, Decimal(min(lo + (b + 1) * width, hi)) / scale, counts[b])
         for b in range(bins)
@@ -769,13 +774,6 @@ def _histogram(units: Ints | npt.NDArray[Any], scale: int) -> tuple[Bin, ...]:
     if tail:
         out.append(Bin(Decimal(hi) / scale, Decimal(top) / scale, tail, beyond_p99=True))
     return tuple(out)
-
-
-def _unique(values: Ints | npt.NDArray[Any]) -> tuple[list[int], list[int]]:
-    import numpy as np
-
-    uniq, k = np.unique(values, return_counts=True)
-    return [int(v) for v in uniq], [int(c) for c in k]
 
 
 @dataclass

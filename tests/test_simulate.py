@@ -16,6 +16,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import numpy as np
@@ -571,3 +572,30 @@ def test_an_unbounded_round_count_needs_max_rounds(
     assert (code, err) == (2, f"agentcost: error: {path}:8: rounds[0].repeat: a lognormal round count has no "
                               "upper bound (set limits.max_rounds (runs are cut there), or give a bounded "
                               "distribution)\n")  # fmt: skip
+
+
+def test_markdown_and_csv_reports(capsys: pytest.CaptureFixture[str], golden: Any) -> None:
+    code, out, _ = cli(
+        capsys, "estimate", EXAMPLE, "--as-of", "2026-11-30", "--simulate", "2000", "-f", "markdown"
+    )
+    assert code == 0
+    golden("simulate-uncertain-steps.md", out[out.index("##### Simulation") :])
+    code, out, _ = cli(
+        capsys, "estimate", EXAMPLE, "--as-of", "2026-11-30", "--simulate", "2000", "-f", "csv"
+    )
+    lines = out.splitlines()
+    assert lines[0] == "quantity,mean,p50,p90,p99,min,max"
+    assert lines[1].startswith("cost_usd,") and lines[1].split(",")[3] == "0.417948"  # the pinned p90
+
+
+def test_a_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentcost import cli as cli_module
+
+    with cli_module._progress(enabled=True) as progress:  # pytest's stderr is not a terminal
+        assert progress is None
+    monkeypatch.setattr(cli_module.sys.stderr, "isatty", lambda: True)
+    with cli_module._progress(enabled=True) as progress:
+        assert progress is not None
+        progress(5, 10)
+    with cli_module._progress(enabled=False) as progress:
+        assert progress is None
