@@ -265,7 +265,6 @@ def estimate_scenario(
     (``--service-tier``) its ``service_tier``; ``user_prices`` is a loaded ``--prices`` file.
     ``compare``: also re-estimate the baselines of parallel calls and routing (``Estimate.dynamics``)."""
     from agentcost.catalog.prices import resolve_model
-    from agentcost.subagents import estimate_subagents, has_subagents
     from agentcost.tokens import count_tokens
 
     if model is not None and not model.strip():
@@ -325,7 +324,11 @@ def estimate_scenario(
         setter = _override_of(scenario, "limits.budget_usd")
         budget = Budget(scenario.limits.budget_usd, f"--set {setter}" if setter else "limits.budget_usd")
     subagents: Mapping[tuple[int, int], Estimate] = {}
-    if has_subagents(scenario):  # each on its own model, with the same date and price file
+    # agentcost.subagents (and the YAML loader it needs) only when the scenario has subagents
+    if any(call.subagent is not None for round_ in scenario.rounds for call in round_.calls):
+        from agentcost.subagents import estimate_subagents
+
+        # each on its own model, with the same date and price file
         subagents = estimate_subagents(scenario, ledger.rounds_run, as_of=as_of, user_prices=user_prices)
     return Estimate(
         scenario,
