@@ -167,6 +167,10 @@ def _emit(report: object, gates: Sequence[Gate], out: Output) -> None:
         width = 110 if out.path is not None else _terminal_width()
         text = output.render_text(report, out.format, gates=gates, chart=out.chart, width=width)
     if out.path is not None:
+        if out.path.is_dir():  # else the rename says "Device or resource busy" or "Is a directory"
+            raise InputError(
+                "is a directory, not a file", file=out.path, key="--output", hint="give a file name"
+            )
         try:
             output.write_atomic(out.path, text)
         except OSError as err:
