@@ -314,7 +314,11 @@ def slot_counts(scenario: Scenario) -> list[int]:
                 key=sp.repeat.where,
                 hint="set limits.max_rounds (runs are cut there), or give a bounded distribution",
             )
-        out.append(min(most, cap + 1) if most is not None and cap is not None else most or cap + 1)  # type: ignore[operator]
+        if most is None:
+            assert cap is not None
+            out.append(cap + 1)
+        else:
+            out.append(most if cap is None else min(most, cap + 1))
     return out
 
 

@@ -21,6 +21,8 @@ from typing import Any
 import jsonschema
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agentcost.cli import run
 from agentcost.errors import InputError
@@ -599,3 +601,83 @@ def test_a_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> N
         progress(5, 10)
     with cli_module._progress(enabled=False) as progress:
         assert progress is None
+
+
+# --- the engines agree on random scenarios --------------------------------------------------------------
+
+MODELS = ["claude-sonnet-4-5", "claude-haiku-4-5", "gpt-5", "gpt-4o", "gemini-2.5-pro", "gemini-2.5-flash"]
+
+
+@st.composite
+def dist_text(draw: st.DrawFn, low: int, high: int) -> str:
+    a = draw(st.integers(low, high))
+    b = draw(st.integers(a, high))
+    mode = draw(st.integers(a, b))
+    return draw(
+        st.sampled_from(
+            [
+                f"{{fixed: {a}}}",
+                f"{{uniform: [{a}, {b}]}}",
+                f"{{triangular: [{a}, {mode}, {b}]}}",
+                f"{{pert: [{a}, {mode}, {b}]}}",
+                f"{{lognormal: {{median: {max(a, 1)}, p90: {max(a, 1) * 3 + 1}}}}}",
+                f"{{empirical: [{a}, {mode}, {b}]}}",
+            ]
+        )
+    )
+
+
+@st.composite
+def random_scenario(draw: st.DrawFn) -> str:
+    lines = [
+        "version: 1",
+        f"model: {draw(st.sampled_from(MODELS))}",
+        f"system: {{tokens: {draw(st.integers(0, 5000))}}}",
+        "task: Find the cause.",
+    ]
+    caching = draw(st.sampled_from([None, "none", "prefix", "conversation"]))
+    if caching:
+        lines.append(f"caching: {caching}")
+    if lines[1].startswith("model: claude") and draw(st.booleans()):
+        lines.append("cache_ttl: 1h")
+    lines.append("rounds:")
+    for _ in range(draw(st.integers(1, 3))):
+        if draw(st.integers(0, 4)) == 0:
+            lines.append(f"  - reply: {draw(dist_text(1, 400))}\n    user: {draw(dist_text(1, 300))}")
+        elif draw(st.integers(0, 3)) == 0:
+            lines.append("  - calls:")
+            for _ in range(2):
+                lines.append(
+                    f"      - {{tool: t, call_tokens: {draw(dist_text(1, 90))}, result: {draw(dist_text(0, 30000))}}}"
+                )
+        else:
+            lines.append(
+                f"  - tool: t\n    call_tokens: {draw(dist_text(1, 90))}\n    result: {draw(dist_text(0, 30000))}"
+            )
+        lines.append(f"    repeat: {draw(dist_text(0, 8))}")
+        if draw(st.booleans()):
+            lines.append(f"    thinking: {draw(dist_text(0, 2000))}")
+        if draw(st.integers(0, 5)) == 0:
+            lines.append("    server_tools: [{tool: web_search, uses: 2, result: 300}]")
+    lines.append(f"final: {draw(dist_text(0, 900))}")
+    if draw(st.booleans()):
+        lines.append(f"final_thinking: {draw(dist_text(0, 900))}")
+    # a lognormal round count needs max_rounds; 60 never cuts the other distributions here
+    lines.append(f"limits: {{max_rounds: {draw(st.sampled_from([1, 3, 5, 8, 12, 60]))}}}")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=random_scenario(), seed=st.integers(0, 2**32))
+def test_engines_agree_on_random_scenarios(tmp_path: Path, text: str, seed: int) -> None:
+    est = estimate_file(write(tmp_path, text))
+    ctx = Context(est, AS_OF)
+    slots = slot_counts(est.scenario)
+    fast, exact = VectorEngine(ctx, slots), PerRunEngine(ctx)
+    draws = _Streams(est.scenario, seed, slots, None).next(15)
+    a, b = fast.run(draws, 15), exact.run(draws, 15)
+    assert [Decimal(int(u)) / fast.scale for u in a.cost_units] == [
+        Decimal(int(u)) / exact.scale for u in b.cost_units
+    ], text
+    assert a.requests.tolist() == b.requests.tolist() and a.input_tokens.tolist() == b.input_tokens.tolist()
+    assert a.truncated.tolist() == b.truncated.tolist()
