@@ -89,13 +89,20 @@ SMALL = st.integers(min_value=0, max_value=3_000)
 SIZE = st.one_of(SMALL, SMALL, SMALL, st.integers(min_value=0, max_value=60_000))
 
 
+def page(items: int) -> str:
+    """A JSON tool result of ``items`` records: providers' counts of it differ by up to 22%."""
+    return json.dumps([{"id": i, "name": f"item{i}", "ok": i % 3 == 0} for i in range(items)])
+
+
 def content(sizes: st.SearchStrategy[int] = SIZE) -> st.SearchStrategy[Any]:
-    """A content value in one of its forms: N, {tokens: N}, text, {text: ...}."""
+    """A content value in one of its forms: N, {tokens: N}, text, {text: ...}; text is a few words
+    or, for results, a JSON page of up to ~8,000 tokens."""
     return st.one_of(
         sizes,
         sizes.map(lambda n: {"tokens": n}),
         _text(),
         _text().map(lambda t: {"text": t}),
+        st.integers(min_value=1, max_value=400).map(page),
     )
 
 
@@ -809,7 +816,8 @@ def test_an_inserted_round_can_cost_less_with_max_rounds_or_retries(workdir: Pat
 @pytest.mark.usefixtures("no_ctok")
 @pytest.mark.parametrize("caching", ["none", "conversation"])
 def test_context_editing_clears_a_routed_model_s_own_result_sizes(workdir: Path, caching: str) -> None:
-    """Found by test_every_random_scenario_estimates_and_adds_up: claude-sonnet-4-5 counts a JSON
+    """Found while writing these properties (the random search rarely meets it: it needs routing to
+    another provider after context editing cleared large texts): claude-sonnet-4-5 counts a JSON
     result 6,590 tokens (o200k x 1.22), gpt-4o 5,401. Context editing cleared four such results and
     took 4 x 6,590 (the scenario model's bodies) off the gpt-4o request, whose input became -4,639 and
     failed pricing ("input_tokens must be a whole number >= 0"). Each model now loses the cleared
@@ -837,3 +845,32 @@ def test_context_editing_clears_a_routed_model_s_own_result_sizes(workdir: Path,
     history = sum(r.appended for r in gpt.rounds[:4]) - 4 * (5401 - 5)
     assert routed.usage.input_tokens == gpt.prefix + gpt.task + gpt.per_request + history
     assert routed.usage.cache_read_tokens == 0  # the first request on gpt-4o
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="estimate.py re-runs the TTL options (ttl_comparison -> accountant.ttl_options) and the "
+    "context-editing and tool-search baselines (estimate_scenario's rerun) without "
+    "limits.max_budget_usd",
+)
+def test_baselines_ignore_max_budget_usd(workdir: Path) -> None:
+    """A bug in estimate.py (not ours to edit): a run stopped by ``max_budget_usd`` after request 2
+    costs $0.0264924, yet its own option in the TTL comparison ("Cheapest for this pacing: 5m TTL at
+    $0.102088") and its context-editing baseline ($0.10208805: JSON ``saving_usd`` $0.0756 though
+    nothing was cleared) price all four rounds and the final answer. check_estimate asserts both
+    equalities for every random scenario without ``max_budget_usd``."""
+    doc = {
+        "version": 1,
+        "model": "claude-sonnet-4-5",
+        "system": {"tokens": 3000},
+        "task": {"tokens": 100},
+        "rounds": [{"tool": "Read", "call_tokens": 20, "result": 3000, "repeat": 4}],
+        "final": 2000,
+        "limits": {"max_budget_usd": 0.02},
+        "context_editing": {"trigger": 50_000},
+    }
+    est = load_and_run(workdir, doc)
+    assert est.ledger.budget_stop == 2 and est.context_editing is not None
+    assert est.context_editing.edits == 0
+    (own,) = (o for o in est.ttl_comparison if o.label == "5m")
+    assert (own.cost_usd, est.context_editing.baseline_usd) == (est.ledger.totals.cost_usd,) * 2
