@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentcost.errors import InputError
@@ -263,9 +263,9 @@ class PriceTable:
             "code_executions": usage.code_executions,
         }
         counts = self._leaf_counts(values)
-        total_input = usage.input_tokens if any(u.tiered for u in self.units) else 0
+        total_input = usage.input_tokens if self._tiered else 0
         input_usd = output_usd = total_usd = Decimal(0)
-        for unit in self.units:
+        for unit, direction in self._directions:
             price = unit.base
             if unit.tiered:
                 for start, tier_price in reversed(unit.tiers):
@@ -274,25 +274,42 @@ class PriceTable:
                         break
             amount = price * Decimal(counts[unit.usage_key]) / unit.per
             total_usd += amount
-            direction = unit.direction
             if direction == "input":
                 input_usd += amount
             elif direction == "output":
                 output_usd += amount
         return Cost(input_usd=input_usd, output_usd=output_usd, total_usd=total_usd)
 
-    def _leaf_counts(self, values: dict[str, int]) -> dict[str, int]:
+    @cached_property
+    def _tiered(self) -> bool:
+        return any(u.tiered for u in self.units)
+
+    @cached_property
+    def _directions(self) -> tuple[tuple[PricedUnit, str | None], ...]:
+        return tuple((u, u.direction) for u in self.units)
+
+    @cached_property
+    def _plan(self) -> tuple[tuple[PricedUnit, tuple[str, ...]], ...]:
+        """genai-prices' order of leaf computation (more dimensions first), each unit with the
+        priced units nested in it."""
         priced = [u for u in self.units if u.usage_key != "requests"]
         order = sorted(priced, key=lambda u: (-len(u.dimensions), u.usage_key))
+        return tuple(
+            (
+                unit,
+                tuple(
+                    other.usage_key
+                    for other in order
+                    if other is not unit and set(unit.dimensions) <= set(other.dimensions)
+                ),
+            )
+            for unit in order
+        )
+
+    def _leaf_counts(self, values: dict[str, int]) -> dict[str, int]:
         leaves: dict[str, int] = {}
-        for unit in order:
-            inside = set(unit.dimensions)
-            nested = [
-                leaves[other.usage_key]
-                for other in order
-                if other is not unit and inside <= set(other.dimensions)
-            ]
-            leaf = self._usage(unit, values) - sum(nested)
+        for unit, nested in self._plan:
+            leaf = self._usage(unit, values) - sum(leaves[k] for k in nested)
             if leaf < 0:
                 raise ValueError(f"Invalid usage data: more-specific usage exceeds {unit.usage_key}")
             leaves[unit.usage_key] = leaf
