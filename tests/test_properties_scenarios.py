@@ -4,10 +4,11 @@
 The generator (:func:`scenario_docs`) writes scenarios over six models of the three providers, with
 every key of docs/scenario.md that changes the bill: caching modes (none, prefix, conversation,
 Gemini explicit, the provider default), ``cache_ttl`` 5m / 1h / two TTLs, pacing and per-round
-``seconds``, 0-5 tool definitions in the four formats (some deferred), results and calls given as
-token counts or as text, thinking and ``thinking_retention``, parallel ``calls``, chat turns,
-``repeat``, ``server_tools`` (with pause_turn continuations past 10 uses on Anthropic), retries,
-``trim``, ``context_editing``, routing (a model per round, same or other provider), inline
+``seconds``, service tiers, 0-5 tool definitions in the four formats (some deferred), content as
+token counts, short texts or JSON pages (which providers count differently), call sizes as
+``input`` or ``call_tokens``, ``defaults``, thinking and ``thinking_retention``, parallel ``calls``,
+chat turns, ``repeat``, ``server_tools`` (with pause_turn continuations past 10 uses on Anthropic),
+retries, ``trim``, ``context_editing``, routing (a model per round, same or other provider), inline
 subagents, ``limits.max_rounds`` and ``limits.max_budget_usd``.
 
 Each test's docstring states exactly when its property is asserted. Runs are short by default;
@@ -95,8 +96,8 @@ def page(items: int) -> str:
 
 
 def content(sizes: st.SearchStrategy[int] = SIZE) -> st.SearchStrategy[Any]:
-    """A content value in one of its forms: N, {tokens: N}, text, {text: ...}; text is a few words
-    or, for results, a JSON page of up to ~8,000 tokens."""
+    """A content value in one of its forms: N, {tokens: N}, text, {text: ...}; a text is a few
+    words or a JSON page of up to ~8,000 tokens."""
     return st.one_of(
         sizes,
         sizes.map(lambda n: {"tokens": n}),
@@ -550,7 +551,11 @@ def why_not_monotone(est: Estimate, bump: int) -> str | None:
       cache reads (a 1.25x write once, then 0.1x reads);
     * OpenAI's automatic caching hits in 128-token steps past 1,024: one more token can move every
       later hit up a whole step (asserted only for bumps that are a multiple of 128, and without
-      ``trim.max_tokens``, whose cap can turn such a bump into any other number).
+      ``trim.max_tokens``, whose cap can turn such a bump into any other number);
+    * ``trim.keep_last`` with caching: results are replaced only when that removes tokens, so a
+      result growing past the 10-token placeholder is replaced a request sooner, and the cache is
+      written again from a later point (test_a_larger_result_can_cost_less_with_keep_last_and_caching).
+      Without caching, clearing more only ever removes tokens that grew.
     """
     scenario = est.scenario
     if scenario.context_editing is not None:
@@ -560,6 +565,8 @@ def why_not_monotone(est: Estimate, bump: int) -> str | None:
     for name, counts, policy in _models(est):
         if policy.mode == "none":
             continue
+        if scenario.trim is not None and scenario.trim.keep_last is not None:
+            return f"{name}: trim.keep_last with caching"
         if counts.prefix < policy.min_tokens:
             return f"{name}: caching with a prefix of {counts.prefix} < {policy.min_tokens} tokens"
         if policy.style == "automatic" and policy.increment > 1:
@@ -745,16 +752,26 @@ def test_a_larger_task_can_cost_less_once_the_prompt_reaches_the_cacheable_minim
     """claude-sonnet-4-5, conversation caching (the default), minimum 1,024 tokens: a 1,000-token task
     (1,003 with framing) caches nothing, both requests pay full input; 1,100 tokens are written once at
     1.25x and read by the next request at 0.1x. $0.0094755 -> $0.0071724."""
-    doc = {"version": 1, "model": "claude-sonnet-4-5", "task": {"tokens": 1000}, "final": 50,
-           "rounds": [{"tool": "Read", "call_tokens": 20, "result": 100}]}  # fmt: skip
+    doc: dict[str, Any] = {
+        "version": 1,
+        "model": "claude-sonnet-4-5",
+        "task": {"tokens": 1000},
+        "final": 50,
+        "rounds": [{"tool": "Read", "call_tokens": 20, "result": 100}],
+    }
     _cheaper(workdir, doc, with_value(doc, ("task", "tokens"), 1100))
 
 
 def test_one_more_token_can_cost_less_with_openai_cache_steps(workdir: Path) -> None:
     """gpt-5 caches in 128-token steps past 1,024: a first prompt of 1,151 tokens (task 1,147 + 4)
     is read back as 1,024; with one token more, 1,152 are. $0.0027155 -> $0.002574."""
-    doc = {"version": 1, "model": "gpt-5", "task": {"tokens": 1147}, "final": 50,
-           "rounds": [{"tool": "Read", "call_tokens": 20, "result": 100}]}  # fmt: skip
+    doc: dict[str, Any] = {
+        "version": 1,
+        "model": "gpt-5",
+        "task": {"tokens": 1147},
+        "final": 50,
+        "rounds": [{"tool": "Read", "call_tokens": 20, "result": 100}],
+    }
     _cheaper(workdir, doc, with_value(doc, ("task", "tokens"), 1148))
 
 
@@ -762,9 +779,18 @@ def test_a_larger_result_can_cost_less_with_context_editing(workdir: Path) -> No
     """No caching, context editing at 3,000 tokens, keep 0: with a 100-token second result the final
     request stays under the trigger and carries the 2,500-token first result; with 500 it passes
     the trigger and both results are cleared."""
-    doc = {"version": 1, "model": "claude-sonnet-4-5", "caching": "none", "task": {"tokens": 100}, "final": 50,
-           "rounds": [{"tool": "Read", "call_tokens": 20, "result": 2500}, {"tool": "Read", "call_tokens": 20, "result": 100}],
-           "context_editing": {"trigger": 3000, "keep": 0}}  # fmt: skip
+    doc: dict[str, Any] = {
+        "version": 1,
+        "model": "claude-sonnet-4-5",
+        "caching": "none",
+        "task": {"tokens": 100},
+        "final": 50,
+        "rounds": [
+            {"tool": "Read", "call_tokens": 20, "result": 2500},
+            {"tool": "Read", "call_tokens": 20, "result": 100},
+        ],
+        "context_editing": {"trigger": 3000, "keep": 0},
+    }
     _cheaper(workdir, doc, with_value(doc, ("rounds", 1, "result"), 500))
 
 
@@ -772,20 +798,59 @@ def test_a_larger_result_can_cost_less_with_max_budget_usd(workdir: Path) -> Non
     """gpt-5, no caching, max_budget_usd 0.01: small results stay under the budget until the last
     request (which stops nothing), so the 20,000-token final answer is written; a 10,000-token first
     result passes the budget at request 2 and the run stops before the final answer."""
-    doc = {"version": 1, "model": "gpt-5", "caching": "none", "task": {"tokens": 100}, "final": 20000,
-           "rounds": [{"tool": "Read", "call_tokens": 20, "result": 10}] * 2, "limits": {"max_budget_usd": 0.01}}  # fmt: skip
+    doc: dict[str, Any] = {
+        "version": 1,
+        "model": "gpt-5",
+        "caching": "none",
+        "task": {"tokens": 100},
+        "final": 20000,
+        "rounds": [{"tool": "Read", "call_tokens": 20, "result": 10}] * 2,
+        "limits": {"max_budget_usd": 0.01},
+    }
     _cheaper(workdir, doc, with_value(doc, ("rounds", 0, "result"), 10000))
+
+
+def test_a_larger_result_can_cost_less_with_keep_last_and_caching(workdir: Path) -> None:
+    """claude-sonnet-4-5, a 2,000-token system prompt (over the minimum), ``trim: {keep_last: 1}``:
+    a first result of 10 tokens is not worth replacing by the 10-token placeholder, so the last
+    request clears it with the 5,000-token one and writes the cache again from the first; with 11
+    tokens the first is replaced a request earlier, on its own, and the last request reads the cache
+    up to the big result (109 tokens read instead of written). $0.0339687 -> $0.03371025."""
+    doc: dict[str, Any] = {
+        "version": 1,
+        "model": "claude-sonnet-4-5",
+        "system": {"tokens": 2000},
+        "task": {"tokens": 100},
+        "final": 10,
+        "rounds": [
+            {"tool": "Read", "call_tokens": 20, "result": 10},
+            {"tool": "Read", "call_tokens": 20, "result": 5000},
+            {"tool": "Read", "call_tokens": 20, "result": 10},
+        ],
+        "trim": {"keep_last": 1},
+    }
+    _cheaper(workdir, doc, with_value(doc, ("rounds", 0, "result"), 11))
 
 
 def test_an_inserted_round_can_cost_less_with_caching(workdir: Path) -> None:
     """Caching on, a round inserted before others grows every later prompt: on claude-sonnet-4-5 it
     brings prompts of 1,007 to 1,025 tokens over the 1,024 minimum (nothing was cached, now all is);
     on gpt-5 an 8-token chat turn moves every later cache hit up a 128-token step."""
-    doc = {"version": 1, "model": "claude-sonnet-4-5", "task": {"tokens": 1000}, "final": 10,
-           "rounds": [{**_chat(0, 0), "repeat": 3}]}  # fmt: skip
+    doc: dict[str, Any] = {
+        "version": 1,
+        "model": "claude-sonnet-4-5",
+        "task": {"tokens": 1000},
+        "final": 10,
+        "rounds": [{**_chat(0, 0), "repeat": 3}],
+    }
     _cheaper(workdir, doc, {**doc, "rounds": [_chat(0, 100), *doc["rounds"]]})
-    doc = {"version": 1, "model": "gpt-5", "task": {"tokens": 1147}, "final": 10,
-           "rounds": [{**_chat(60, 60), "repeat": 6}]}  # fmt: skip
+    doc = {
+        "version": 1,
+        "model": "gpt-5",
+        "task": {"tokens": 1147},
+        "final": 10,
+        "rounds": [{**_chat(60, 60), "repeat": 6}],
+    }
     _cheaper(workdir, doc, {**doc, "rounds": [_chat(0, 0), *doc["rounds"]]})
 
 
@@ -795,8 +860,14 @@ def test_an_inserted_round_can_cost_less_with_max_rounds_or_retries(workdir: Pat
     dear round (its thinking written twice); over three it moves to the new, cheap last round."""
     dear = {"tool": "Read", "call_tokens": 20, "result": 10, "thinking": 20000}
     cheap = {"tool": "Read", "call_tokens": 1, "result": 0}
-    doc = {"version": 1, "model": "gpt-5", "caching": "none", "task": {"tokens": 100}, "final": 10,
-           "rounds": [{"tool": "Read", "call_tokens": 20, "result": 10}, dear]}  # fmt: skip
+    doc: dict[str, Any] = {
+        "version": 1,
+        "model": "gpt-5",
+        "caching": "none",
+        "task": {"tokens": 100},
+        "final": 10,
+        "rounds": [{"tool": "Read", "call_tokens": 20, "result": 10}, dear],
+    }
     _cheaper(
         workdir,
         {**doc, "limits": {"max_rounds": 2}},
@@ -823,7 +894,7 @@ def test_context_editing_clears_a_routed_model_s_own_result_sizes(workdir: Path,
     failed pricing ("input_tokens must be a whole number >= 0"). Each model now loses the cleared
     bodies as it counts them, and keeps the placeholders."""
     page = json.dumps([{"id": i, "name": f"item{i}", "ok": True} for i in range(300)])
-    doc = {
+    doc: dict[str, Any] = {
         "version": 1,
         "model": "claude-sonnet-4-5",
         "caching": caching,
@@ -859,7 +930,7 @@ def test_baselines_ignore_max_budget_usd(workdir: Path) -> None:
     $0.102088") and its context-editing baseline ($0.10208805: JSON ``saving_usd`` $0.0756 though
     nothing was cleared) price all four rounds and the final answer. check_estimate asserts both
     equalities for every random scenario without ``max_budget_usd``."""
-    doc = {
+    doc: dict[str, Any] = {
         "version": 1,
         "model": "claude-sonnet-4-5",
         "system": {"tokens": 3000},
