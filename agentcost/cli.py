@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from agentcost import __version__
-from agentcost.errors import InputError
+from agentcost.errors import InputError, one_line
 from agentcost.report.output import Format
 from agentcost.spec import MAX_BUDGET_USD
 
@@ -128,7 +128,7 @@ class Output:
 
 
 def _fail(message: str) -> typer.Exit:
-    typer.echo(f"agentcost: error: {message}", err=True)
+    typer.echo(f"agentcost: error: {one_line(message)}", err=True)
     return typer.Exit(code=2)
 
 
@@ -188,7 +188,7 @@ def _emit(report: object, gates: Sequence[Gate], out: Output) -> None:
     tripped = [g for g in gates if g.tripped]
     in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
     for gate in tripped:
-        typer.echo(f"agentcost: gate failed: {gate.message}", err=True)
+        typer.echo(f"agentcost: gate failed: {one_line(gate.message)}", err=True)
         if in_actions:
             typer.echo(output.annotation(gate), err=True)
     if tripped:
@@ -791,7 +791,7 @@ def run(argv: list[str] | None = None) -> int:
         format_message = getattr(err, "format_message", None)
         message = format_message() if callable(format_message) else str(err)
         if message:  # no message: the bare command, which has already printed its help
-            typer.echo(f"agentcost: error: {message} (see 'agentcost --help')", err=True)
+            typer.echo(f"agentcost: error: {one_line(message)} (see 'agentcost --help')", err=True)
         return int(getattr(err, "exit_code", 2))
     except typer.Abort:
         typer.echo("agentcost: aborted", err=True)

@@ -8,6 +8,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+__all__ = ["InputError", "one_line"]
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line of plain text: each run of whitespace (newlines too) becomes one space, and
+    any other control character (NUL, ESC...) is shown escaped (``\\x00``), so that nothing a file or
+    an option holds can break the line or send commands to the terminal."""
+    text = " ".join(text.split())
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
 
 class InputError(Exception):
     """Bad input from the user: a scenario file, an option value, a model name.
@@ -52,5 +64,4 @@ class InputError(Exception):
             where += ": "
         key = f"{self.key}: " if self.key else ""
         hint = f" ({self.hint})" if self.hint else ""
-        text = f"{where}{key}{self.message}{hint}"
-        return " ".join(text.split())  # always one line
+        return one_line(f"{where}{key}{self.message}{hint}")  # always one line

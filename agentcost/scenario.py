@@ -1612,10 +1612,10 @@ def _check_rounds_in_all(doc: Doc, scenario: Scenario) -> None:
     at = next((p for p, n in doc.lines.items() if n == line and p and p[-1] == "subagent"), ("rounds",))
     raise doc.error(
         at,
-        f"more than {MAX_ROUNDS:,} rounds in all, counting the subagents' ({total:,}; "
-        f"{started[line]:,} from the subagent here)",
-        "each time a round runs it starts its subagent, whose rounds count again; lower repeat, "
-        "the subagent's rounds or limits.max_rounds",
+        f"more than {MAX_ROUNDS:,} rounds in all, counting the subagents' rounds: {total:,}, "
+        f"{started[line]:,} of them in the runs of this subagent",
+        "a round starts its subagent each time it runs, repeats too; lower repeat, the subagent's "
+        "rounds or limits.max_rounds",
     )
 
 

@@ -27,8 +27,7 @@ def _unsupported(path: Path) -> InputError:
     return InputError(
         "cannot tell the log format",
         file=path,
-        hint=f"supported: {', '.join(FORMATS)} (.traj, or JSON with history and info.model_stats);"
-        " or pass --format-in",
+        hint=f"supported: {', '.join(FORMATS)}; pass --format-in to name it",
     )
 
 
@@ -76,6 +75,10 @@ def load_trace(
     from agentcost.replay.files import read_text
 
     text = read_text(path)  # at most MAX_TRACE_BYTES, checked before reading
+    if not text.strip():
+        raise InputError(
+            "the file is empty", file=path, line=1, hint="a recorded run has one API call or more"
+        )
     fmt = format_in or detect_format(path, text)
     if fmt not in FORMATS:
         raise InputError(
