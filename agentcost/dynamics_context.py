@@ -199,8 +199,8 @@ def defer_tools(
     loaded: list[str] = []
     out: list[RoundTokens] = []
     searches = 0
-    for r in rounds:
-        new = [name for name in dict.fromkeys(r.tools) if name in sizes and name not in loaded]
+    for r, called in zip(rounds, _client_calls(scenario, rounds), strict=True):
+        new = [name for name in dict.fromkeys(called) if name in sizes and name not in loaded]
         if new:
             loaded.extend(new)
             out.append(search_round(rules, sum(sizes[name] for name in new)))
@@ -208,6 +208,17 @@ def defer_tools(
         out.append(r)
     deferral = Deferral(tuple(sizes), tuple(loaded), searches, definitions, prefix_cost)
     return tools - definitions + prefix_cost, out, deferral
+
+
+def _client_calls(scenario: Scenario, rounds: Sequence[RoundTokens]) -> list[tuple[str, ...]]:
+    """The client tools each of ``rounds`` calls: a scenario round's calls (``RoundTokens.tools``
+    also names its server tools, which may share a client tool's name, e.g. ``web_search``), or a
+    failed attempt's tools (its calls again, without server tools)."""
+    calls = [tuple(c.tool for c in r.calls) for r in scenario.rounds]
+    if sum(1 for r in rounds if not r.inserted) != len(calls):
+        raise ValueError("the rounds are not the scenario's (one per scenario round, plus failed attempts)")
+    it = iter(calls)
+    return [r.tools if r.inserted else next(it) for r in rounds]
 
 
 def deferral_note(d: Deferral, stub: int) -> str:
@@ -301,7 +312,7 @@ def tool_search_effect(
     full = recount(without_deferral(scenario))
     baseline = rerun(full)
     prefix_tokens = len(deferred) * scenario.tool_search_stub + TOOL_SEARCH_TOOL_TOKENS
-    called = dict.fromkeys(name for r in counts.rounds if not r.search for name in r.tools)
+    called = dict.fromkeys(call.tool for r in scenario.rounds for call in r.calls)  # client calls only
     return ToolSearchEffect(
         deferred=deferred,
         loaded=tuple(name for name in called if name in deferred),

@@ -945,3 +945,38 @@ def test_baselines_ignore_max_budget_usd(workdir: Path) -> None:
     assert est.context_editing.edits == 0
     (own,) = (o for o in est.ttl_comparison if o.label == "5m")
     assert (own.cost_usd, est.context_editing.baseline_usd) == (est.ledger.totals.cost_usd,) * 2
+
+
+def test_a_server_tool_is_not_a_call_of_the_deferred_client_tool_of_that_name(workdir: Path) -> None:
+    """Found by a random search of deferring unused tools: a client tool named
+    ``web_search`` (deferred) and a round that calls Read while the provider runs its own web search.
+    ``RoundTokens.tools`` names both Read and the server tool, and deferral took it for a call of the
+    client tool: a tool-search request loaded a definition no round uses. Deferral now reads the
+    rounds' client calls."""
+    doc: dict[str, Any] = {
+        "version": 1,
+        "model": "gpt-5",
+        "caching": "none",
+        "tools": [
+            {"name": "Read", "description": "Read a file.", "input_schema": {"type": "object"}},
+            {
+                "name": "web_search",
+                "description": "Our search.",
+                "input_schema": {"type": "object"},
+                "defer_loading": True,
+            },
+        ],
+        "task": {"tokens": 100},
+        "rounds": [
+            {"tool": "Read", "call_tokens": 20, "result": 300, "server_tools": [{"tool": "web_search"}]},
+            {"reply": 30, "user": 10, "server_tools": [{"tool": "web_search"}]},
+        ],
+        "final": 50,
+        "retries": {"count": 1},
+    }
+    est = load_and_run(workdir, doc)
+    check_estimate(est)
+    assert [r.tools for r in est.ledger.rows] == [("Read",), ("Read", "web_search"), ("web_search",), ()]
+    assert [r.failed for r in est.ledger.rows] == [True, False, False, False]
+    assert est.tool_search is not None
+    assert (est.tool_search.searches, est.tool_search.loaded) == (0, ())
