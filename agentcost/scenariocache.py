@@ -48,13 +48,14 @@ def load_scenario(
     if cache is None:
         _warm_up()
         return _load(path, overrides, reader)
+    from agentcost.yamlread import read_file  # bounded: a huge file is refused before it is read
+
     path = Path(path)
     absolute = os.path.abspath(path)
     try:
-        with open(absolute, "rb") as handle:
-            main = handle.read()
-    except (OSError, ValueError):
-        return _load(path, overrides, None)  # the loader words the error
+        main = read_file(Path(absolute))
+    except Exception:  # unreadable, too large...: the loader words the error
+        return _load(path, overrides, None)
     key = diskcache.digest(
         "scenario/1",
         diskcache.source_digest(),
@@ -72,7 +73,7 @@ def load_scenario(
     read: dict[str, str] = {}
 
     def recording(file: Path) -> bytes:
-        data = file.read_bytes()
+        data = read_file(file)
         read[str(file)] = hashlib.sha256(data).hexdigest()
         return data
 
@@ -96,10 +97,11 @@ def is_project_file(path: Path | str) -> bool:
     cache = diskcache.get_cache()
     if cache is None:
         return _is_project(path)
+    from agentcost.yamlread import read_file
+
     try:
-        with open(os.path.abspath(path), "rb") as handle:
-            data = handle.read()
-    except (OSError, ValueError):
+        data = read_file(Path(os.path.abspath(path)))
+    except Exception:  # unreadable or too large: the uncached check answers
         return _is_project(path)
     key = diskcache.digest("project-file/1", diskcache.source_digest(), hashlib.sha256(data).hexdigest())
     stored = cache.get_blob("project-file", key)
@@ -134,15 +136,16 @@ def _valid(stored: bytes) -> Scenario | None:
         return None
     if not isinstance(scenario, Scenario) or not isinstance(others, tuple):
         return None
+    from agentcost.yamlread import read_file
+
     for item in others:
-        if not (isinstance(item, tuple) and len(item) == 2):
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
             return None
         name, sha = item
         try:
-            with open(name, "rb") as handle:
-                if hashlib.sha256(handle.read()).hexdigest() != sha:
-                    return None
-        except (OSError, TypeError, ValueError):
+            if hashlib.sha256(read_file(Path(name))).hexdigest() != sha:
+                return None
+        except Exception:  # unreadable or too large now: let the loader say so
             return None
     return scenario
 

@@ -742,20 +742,11 @@ class _ReadSpy:
         self._handle.close()
 
 
-CACHE_READS_FIRST = pytest.mark.xfail(
-    strict=True,
-    reason="agentcost/scenariocache.py reads the scenario (and, through its recording reader, every "
-    "file it names) whole to hash it before the loader's size check; it should read through "
-    "agentcost.yamlread.read_file, which is bounded",
-)
-
-
 @pytest.mark.parametrize(
     ("files", "argv"),
     [
-        pytest.param({}, "estimate big.yaml", id="scenario", marks=CACHE_READS_FIRST),
-        pytest.param({"s.yaml": OK + "system: {file: big.yaml}\n"}, "estimate s.yaml", id="content file",
-                     marks=CACHE_READS_FIRST),
+        pytest.param({}, "estimate big.yaml", id="scenario"),
+        pytest.param({"s.yaml": OK + "system: {file: big.yaml}\n"}, "estimate s.yaml", id="content file"),
         pytest.param({"s.yaml": OK}, "estimate s.yaml --prices big.yaml", id="--prices"),
         pytest.param({"s.yaml": OK}, "compare s.yaml --models big.yaml", id="--models"),
         pytest.param({}, "replay big.yaml --format-in anthropic-jsonl", id="trace (over 256 MB)"),
