@@ -1583,37 +1583,51 @@ def load_scenario(
 
 
 def _rounds_in_all(scenario: Scenario, memo: dict[int, int]) -> int:
-    """Rounds a run makes (none past ``limits.max_rounds``), with those of every subagent run it
-    starts: a repeated round starts its subagent each time. Each scenario is counted once (``memo``)."""
+    """Rounds a run makes (none past ``limits.max_rounds``), with its failed calls (``retries.count``:
+    each a full request) and the rounds of every subagent run it starts (a repeated round starts its
+    subagent each time). Each scenario is counted once (``memo``)."""
     if id(scenario) not in memo:
         rounds = scenario.rounds[: scenario.limits.max_rounds]  # [:None] is all of them
-        memo[id(scenario)] = len(rounds) + sum(
-            _rounds_in_all(call.subagent, memo)
-            for r in rounds
-            for call in r.calls
-            if call.subagent is not None
+        memo[id(scenario)] = (
+            len(rounds)
+            + scenario.retries.count
+            + sum(
+                _rounds_in_all(call.subagent, memo)
+                for r in rounds
+                for call in r.calls
+                if call.subagent is not None
+            )
         )
     return memo[id(scenario)]
 
 
 def _check_rounds_in_all(doc: Doc, scenario: Scenario) -> None:
-    """At most MAX_ROUNDS rounds in all, subagents' included: subagents of repeated rounds multiply
-    (1,000 rounds starting a 1,000-round subagent are a million), and the work grows with them."""
+    """At most MAX_ROUNDS rounds in all, failed calls and subagents' rounds included: subagents of
+    repeated rounds multiply (1,000 rounds starting a 1,000-round subagent are a million), and the
+    work grows with them. The error points at the biggest contributor."""
     memo: dict[int, int] = {}
     total = _rounds_in_all(scenario, memo)
     if total <= MAX_ROUNDS:
         return
-    started: dict[int | None, int] = {}  # rounds started by each subagent: key, the line naming it
+    parts: dict[int | None, int] = {}  # rounds added by each subagent, by the line naming it
     for r in scenario.rounds[: scenario.limits.max_rounds]:
         for call in r.calls:
             if call.subagent is not None:
-                started[call.subagent_line] = started.get(call.subagent_line, 0) + memo[id(call.subagent)]
-    line = max(started, key=lambda at: started[at])
+                parts[call.subagent_line] = parts.get(call.subagent_line, 0) + memo[id(call.subagent)]
+    line = max(parts, key=lambda at: parts[at], default=None)
+    counted = (
+        f"more than {MAX_ROUNDS:,} rounds in all, counting failed calls and subagents' rounds: {total:,}"
+    )
+    if line is None or scenario.retries.count >= parts[line]:
+        raise doc.error(
+            ("retries", "count"),
+            f"{counted}, {scenario.retries.count:,} of them failed calls",
+            "each failed call is a request of its own; give fewer, or retries.share",
+        )
     at = next((p for p, n in doc.lines.items() if n == line and p and p[-1] == "subagent"), ("rounds",))
     raise doc.error(
         at,
-        f"more than {MAX_ROUNDS:,} rounds in all, counting the subagents' rounds: {total:,}, "
-        f"{started[line]:,} of them in the runs of this subagent",
+        f"{counted}, {parts[line]:,} of them in the runs of this subagent",
         "a round starts its subagent each time it runs, repeats too; lower repeat, the subagent's "
         "rounds or limits.max_rounds",
     )

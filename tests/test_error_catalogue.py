@@ -502,9 +502,24 @@ CATALOGUE = [
         {"a.yaml": SUB.format("b.yaml", 1000), "b.yaml": SUB.format("c.yaml", 1000), "c.yaml": OK},
         "estimate a.yaml",
         (
-            "a.yaml:5: rounds[0].subagent: more than 100,000 rounds in all, counting the subagents' rounds: "
-            "1,001,000, 1,000,000 of them in the runs of this subagent (a round starts its subagent each "
-            "time it runs, repeats too; lower repeat, the subagent's rounds or limits.max_rounds)"
+            "a.yaml:5: rounds[0].subagent: more than 100,000 rounds in all, counting failed calls and "
+            "subagents' rounds: 1,001,000, 1,000,000 of them in the runs of this subagent (a round starts "
+            "its subagent each time it runs, repeats too; lower repeat, the subagent's rounds or "
+            "limits.max_rounds)"
+        ),
+    ),
+    case(
+        "a billion failed calls",
+        {
+            "s.yaml": OK
+            + TOOL
+            + "rounds:\n  - {tool: Read, call_tokens: 9, result: 9}\nretries: {count: 1000000000}\n"
+        },
+        "estimate s.yaml",
+        (
+            "s.yaml:8: retries.count: more than 100,000 rounds in all, counting failed calls and subagents' "
+            "rounds: 1,000,000,001, 1,000,000,000 of them failed calls (each failed call is a request of its "
+            "own; give fewer, or retries.share)"
         ),
     ),
     # -- price files (--prices) ---------------------------------------------------------------------
