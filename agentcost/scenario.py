@@ -101,6 +101,8 @@ __all__ = ["MAX_ROUNDS", "OverrideError", "Reader", "dump_json", "json_schema", 
 
 MAX_ROUNDS = 100_000
 """Most rounds (tool rounds and chat turns) a scenario may have after ``repeat`` is unrolled."""
+MAX_CALLS = 200_000
+"""Most tool calls a run may make, parallel calls and subagents' included (docs/limits.md)."""
 
 _SUPPORTED_VERSIONS = (SCENARIO_VERSION,)
 
@@ -1582,52 +1584,82 @@ def load_scenario(
     return scenario
 
 
-def _rounds_in_all(scenario: Scenario, memo: dict[int, int]) -> int:
-    """Rounds a run makes (none past ``limits.max_rounds``), with its failed calls (``retries.count``:
-    each a full request) and the rounds of every subagent run it starts (a repeated round starts its
-    subagent each time). Each scenario is counted once (``memo``)."""
+def _runs(scenario: Scenario) -> list[tuple[Round, int]]:
+    """Each distinct round the run makes (none past ``limits.max_rounds``) and how often: the rounds
+    of a ``repeat`` are one shared Round, so this is a step per round, not per call made."""
+    made: dict[int, tuple[Round, int]] = {}
+    for r in scenario.rounds[: scenario.limits.max_rounds]:  # [:None] is all of them
+        made[id(r)] = (r, made[id(r)][1] + 1 if id(r) in made else 1)
+    return list(made.values())
+
+
+def _in_all(scenario: Scenario, memo: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """(rounds, tool calls) a run makes: its own, its failed calls (``retries.count``, each a request
+    of its own) and those of every subagent run it starts (a repeated round starts its subagent each
+    time). Each scenario is counted once (``memo``)."""
     if id(scenario) not in memo:
-        rounds = scenario.rounds[: scenario.limits.max_rounds]  # [:None] is all of them
-        memo[id(scenario)] = (
-            len(rounds)
-            + scenario.retries.count
-            + sum(
-                _rounds_in_all(call.subagent, memo)
-                for r in rounds
-                for call in r.calls
-                if call.subagent is not None
-            )
+        n_rounds = (
+            min(len(scenario.rounds), scenario.limits.max_rounds or MAX_ROUNDS) + scenario.retries.count
         )
+        n_calls = 0
+        for r, times in _runs(scenario):
+            n_calls += len(r.calls) * times
+            for call in r.calls:
+                if call.subagent is not None:
+                    sub_rounds, sub_calls = _in_all(call.subagent, memo)
+                    n_rounds, n_calls = n_rounds + sub_rounds * times, n_calls + sub_calls * times
+        memo[id(scenario)] = (n_rounds, n_calls)
     return memo[id(scenario)]
 
 
 def _check_rounds_in_all(doc: Doc, scenario: Scenario) -> None:
-    """At most MAX_ROUNDS rounds in all, failed calls and subagents' rounds included: subagents of
-    repeated rounds multiply (1,000 rounds starting a 1,000-round subagent are a million), and the
-    work grows with them. The error points at the biggest contributor."""
-    memo: dict[int, int] = {}
-    total = _rounds_in_all(scenario, memo)
-    if total <= MAX_ROUNDS:
+    """At most MAX_ROUNDS rounds and MAX_CALLS tool calls in all, failed calls, parallel calls and
+    subagents' included: they multiply (1,000 rounds starting a 1,000-round subagent are a million;
+    100,000 repeats of 2,000 parallel calls are 200 million calls), and the work grows with them.
+    The error points at the biggest contributor."""
+    memo: dict[int, tuple[int, int]] = {}
+    rounds, calls = _in_all(scenario, memo)
+    if rounds <= MAX_ROUNDS and calls <= MAX_CALLS:
         return
-    parts: dict[int | None, int] = {}  # rounds added by each subagent, by the line naming it
-    for r in scenario.rounds[: scenario.limits.max_rounds]:
+    which = 0 if rounds > MAX_ROUNDS else 1  # rounds, else calls
+    parts: dict[tuple[str, int | None], int] = {}  # what each subagent, or each round's calls, adds
+    for r, times in _runs(scenario):
+        if which == 1:
+            parts["round", r.line] = parts.get(("round", r.line), 0) + len(r.calls) * times
         for call in r.calls:
             if call.subagent is not None:
-                parts[call.subagent_line] = parts.get(call.subagent_line, 0) + memo[id(call.subagent)]
-    line = max(parts, key=lambda at: parts[at], default=None)
-    counted = (
-        f"more than {MAX_ROUNDS:,} rounds in all, counting failed calls and subagents' rounds: {total:,}"
-    )
-    if line is None or scenario.retries.count >= parts[line]:
+                key = ("subagent", call.subagent_line)
+                parts[key] = parts.get(key, 0) + memo[id(call.subagent)][which] * times
+    kind, line = max(parts, key=lambda at: parts[at], default=("retries", None))
+    added = parts.get((kind, line), 0)
+    at: KeyPath
+    if which == 0:
+        counted = (
+            f"more than {MAX_ROUNDS:,} rounds in all, counting failed calls and subagents' rounds: {rounds:,}"
+        )
+        if scenario.retries.count >= added:
+            raise doc.error(
+                ("retries", "count"),
+                f"{counted}, {scenario.retries.count:,} of them failed calls",
+                "each failed call is a request of its own; give fewer, or retries.share",
+            )
+    else:
+        counted = (
+            f"more than {MAX_CALLS:,} tool calls in all, counting parallel calls and subagents': {calls:,}"
+        )
+    if kind == "round":
+        at = next(
+            (p for p, n in doc.lines.items() if n == line and len(p) == 2 and p[0] == "rounds"), ("rounds",)
+        )
         raise doc.error(
-            ("retries", "count"),
-            f"{counted}, {scenario.retries.count:,} of them failed calls",
-            "each failed call is a request of its own; give fewer, or retries.share",
+            at,
+            f"{counted}, {added:,} of them made by this round",
+            "each repeat makes all of the round's calls again; lower repeat or the parallel calls",
         )
     at = next((p for p, n in doc.lines.items() if n == line and p and p[-1] == "subagent"), ("rounds",))
     raise doc.error(
         at,
-        f"{counted}, {parts[line]:,} of them in the runs of this subagent",
+        f"{counted}, {added:,} of them in the runs of this subagent",
         "a round starts its subagent each time it runs, repeats too; lower repeat, the subagent's "
         "rounds or limits.max_rounds",
     )

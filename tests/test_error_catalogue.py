@@ -509,6 +509,21 @@ CATALOGUE = [
         ),
     ),
     case(
+        "parallel calls repeated",
+        {
+            "s.yaml": OK
+            + TOOL
+            + "rounds:\n  - calls: [{tool: Read, call_tokens: 9, result: 9}, {tool: Read, call_tokens: 9, result: 9}, "
+            "{tool: Read, call_tokens: 9, result: 9}]\n    repeat: 100000\n"
+        },
+        "estimate s.yaml",
+        (
+            "s.yaml:7: rounds[0]: more than 200,000 tool calls in all, counting parallel calls and "
+            "subagents': 300,000, 300,000 of them made by this round (each repeat makes all of the "
+            "round's calls again; lower repeat or the parallel calls)"
+        ),
+    ),
+    case(
         "a billion failed calls",
         {
             "s.yaml": OK
