@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING
 from agentcost.errors import InputError
 from agentcost.estimate import Budget, Estimate, estimate_scenario
 from agentcost.gates import Gate, budget_gate, context_gate
-from agentcost.project import Project, ProjectEntry, load_targets
 from agentcost.report import REPORT_VERSION, BudgetLine, Report, build_report, joined_price_label
 from agentcost.report.fmt import exact
-from agentcost.scenario import Reader
-from agentcost.spec import Scenario
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # project files and scenarios need pydantic: imported where they are read
     from agentcost.catalog.userprices import UserPrices
+    from agentcost.project import Project, ProjectEntry
+    from agentcost.spec import Scenario
+    from agentcost.yamlread import Reader
 
 DAYS_PER_MONTH = 30
 SHARE_PLACES = Decimal("0.0001")  # cached shares are rounded half-up to 4 places (0.01%)
@@ -313,6 +313,8 @@ def batch_report_for_paths(
     user_prices: UserPrices | None = None,
 ) -> BatchReport:
     """``agentcost estimate PATH...``: a project file or scenario files -> the batch report."""
+    from agentcost.project import load_targets
+
     project = load_targets(paths, reader=reader)
     batch = estimate_batch(
         project,

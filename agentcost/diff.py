@@ -28,10 +28,10 @@ from agentcost.errors import InputError
 from agentcost.estimate import Estimate, estimate_scenario
 from agentcost.gates import Gate, IncreaseLimits, estimate_gates, increase_gates
 from agentcost.report import Report, RequestLine, Totals, build_report, fmt, joined_price_label
-from agentcost.scenario import Reader
 
 if TYPE_CHECKING:
     from agentcost.catalog.userprices import UserPrices
+    from agentcost.yamlread import Reader
 
 DIFF_VERSION = 1
 NO_LIMITS = IncreaseLimits()

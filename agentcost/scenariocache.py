@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 from agentcost import diskcache
 
 if TYPE_CHECKING:
+    from agentcost.files import Reader
     from agentcost.spec import Scenario
-    from agentcost.yamlread import Reader
 
 _KIND = "scenario"
 
@@ -48,7 +48,7 @@ def load_scenario(
     if cache is None:
         _warm_up()
         return _load(path, overrides, reader)
-    from agentcost.yamlread import read_file  # bounded: a huge file is refused before it is read
+    from agentcost.files import read_file  # bounded: a huge file is refused before it is read
 
     path = Path(path)
     absolute = os.path.abspath(path)
@@ -97,7 +97,7 @@ def is_project_file(path: Path | str) -> bool:
     cache = diskcache.get_cache()
     if cache is None:
         return _is_project(path)
-    from agentcost.yamlread import read_file
+    from agentcost.files import read_file
 
     try:
         data = read_file(Path(os.path.abspath(path)))
@@ -136,7 +136,7 @@ def _valid(stored: bytes) -> Scenario | None:
         return None
     if not isinstance(scenario, Scenario) or not isinstance(others, tuple):
         return None
-    from agentcost.yamlread import read_file
+    from agentcost.files import read_file
 
     for item in others:
         if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+import agentcost.files as files
 import agentcost.yamlread as yamlread
 from agentcost.errors import InputError
 from agentcost.scenario import MAX_ROUNDS, OverrideError, dump_json, json_schema, load_scenario
@@ -244,13 +245,13 @@ def test_repeat_and_defaults_unroll(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     write(tmp_path, "result text\n", "r.txt")
     write(tmp_path, "the answer", "final.md")
     reads: list[Path] = []
-    real_read = yamlread.read_text
+    real_read = files.read_text
 
     def counting_read(path: Path) -> str:
         reads.append(path)
         return real_read(path)
 
-    monkeypatch.setattr(yamlread, "read_text", counting_read)
+    monkeypatch.setattr(files, "read_text", counting_read)
     s = load_text(tmp_path, UNROLL)
 
     assert s.system == Content(tokens=1000) and s.task == Content(text="do it")

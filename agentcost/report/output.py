@@ -52,57 +52,63 @@ def register(report_type: type, renderers: Renderers) -> None:
     _REGISTRY[report_type] = renderers
 
 
+# Report kinds other than the plain estimate: the module whose ``RENDERERS`` hold the kind's
+# renderers, imported on first use, so that rendering an estimate imports none of the others
+# (batch, diff and replay pull in project files, git and trace parsers).
+_MODULES = {
+    "BatchReport": "agentcost.report.batch",
+    "CompareReport": "agentcost.report.compare",
+    "DiffReport": "agentcost.report.diff",
+    "ExplainedReport": "agentcost.report.insights",  # estimate --explain
+    "SimulatedReport": "agentcost.report.simulation",  # estimate --simulate
+    "ReplayReport": "agentcost.report.replay",
+}
+
+
 def renderers_for(report: object) -> Renderers:
-    _register_builtin()
+    kind = type(report)
+    if kind not in _REGISTRY:
+        if kind.__name__ == "Report" and kind.__module__ == "agentcost.report":
+            _register_estimate(kind)
+        elif kind.__name__ in _MODULES:
+            _register_module(_MODULES[kind.__name__])
     try:
-        return _REGISTRY[type(report)]
+        return _REGISTRY[kind]
     except KeyError:
-        raise TypeError(f"no renderers registered for {type(report).__name__}") from None
+        raise TypeError(f"no renderers registered for {kind.__name__}") from None
 
 
-def _register_builtin() -> None:
-    if _REGISTRY:
-        return
-    from agentcost.report import Report
-    from agentcost.report.chart import render_chart
-    from agentcost.report.csvfmt import render_csv
-    from agentcost.report.jsonfmt import report_dict
-    from agentcost.report.markdown import render_markdown
-    from agentcost.report.table import render_table
+def _lazy(module: str, name: str) -> Callable[[Any], Any]:
+    """``module.name(report)``, importing the module on the first call (one format's renderer)."""
 
+    def call(report: Any) -> Any:
+        import importlib
+
+        return getattr(importlib.import_module(module), name)(report)
+
+    return call
+
+
+def _register_estimate(report_type: type) -> None:
     register(
-        Report,
+        report_type,
         Renderers(
             kind="estimate",
-            body=report_dict,
-            rich=render_table,
-            markdown=render_markdown,
-            csv=render_csv,
+            body=_lazy("agentcost.report.jsonfmt", "report_dict"),
+            rich=_lazy("agentcost.report.table", "render_table"),
+            markdown=_lazy("agentcost.report.markdown", "render_markdown"),
+            csv=_lazy("agentcost.report.csvfmt", "render_csv"),
             total=lambda r: r.totals.cost_usd,
-            chart=render_chart,
+            chart=_lazy("agentcost.report.chart", "render_chart"),
         ),
     )
-    for module in (
-        "agentcost.report.batch",
-        "agentcost.report.compare",
-        "agentcost.report.diff",
-        "agentcost.report.insights",  # estimate --explain
-        "agentcost.report.simulation",  # estimate --simulate
-        "agentcost.report.replay",
-    ):
-        _register_module(module)
 
 
 def _register_module(name: str) -> None:
     """Other report kinds register themselves from their module's ``RENDERERS`` (type, Renderers)."""
     import importlib
 
-    try:
-        module = importlib.import_module(name)
-    except ModuleNotFoundError as err:
-        if err.name == name:
-            return
-        raise
+    module = importlib.import_module(name)
     report_type, renderers = module.RENDERERS
     register(report_type, renderers)
 
