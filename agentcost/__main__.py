@@ -1,5 +1,5 @@
 """``python -m agentcost``: the same as the ``agentcost`` command."""
 
-from agentcost.cli import main
+from agentcost.launch import main
 
 main()

@@ -78,7 +78,7 @@ SetOpt = Annotated[
     ),
 ]
 AsOfOpt = Annotated[
-    str | None, typer.Option("--as-of", help="Price date (ISO date or datetime, UTC). Default: now.")
+    str | None, typer.Option("--as-of", help="Price date (ISO date or datetime, UTC). Default: today.")
 ]
 BudgetOpt = Annotated[
     str | None,
@@ -349,6 +349,12 @@ def estimate(
             )
             report = build_report(est)
             gates = estimate_gates(report)
+            simulating = simulate is not None or at is not None
+            if output is None and not summary and not (simulating and sys.stderr.isatty()):
+                # the output depends only on the inputs (agentcost.launch; a progress bar is not replayed)
+                from agentcost.launch import allow_replay
+
+                allow_replay()
             if simulate is not None or at is not None:
                 if explain:
                     raise InputError(

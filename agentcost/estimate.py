@@ -238,10 +238,17 @@ def pricer_for(prices: ModelPrices) -> Pricer:
     return price
 
 
+def today() -> datetime:
+    """The default ``--as-of``: the start of today (UTC). Prices are dated by day (genai-prices'
+    price changes start on a date), so the whole day prices alike and its runs print alike."""
+    now = datetime.now(tz=UTC)
+    return datetime(now.year, now.month, now.day, tzinfo=UTC)
+
+
 def parse_as_of(value: str | None) -> datetime:
-    """``--as-of``: an ISO date or datetime (UTC when no zone is given); default now."""
+    """``--as-of``: an ISO date or datetime (UTC when no zone is given); default :func:`today`."""
     if value is None:
-        return datetime.now(tz=UTC)
+        return today()
     try:
         parsed = datetime.fromisoformat(value)
         return parsed.astimezone(UTC) if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
@@ -400,7 +407,7 @@ def estimate(
     scenario = load_scenario(path, overrides=overrides)
     return estimate_scenario(
         scenario,
-        as_of=as_of if as_of is not None else datetime.now(tz=UTC),
+        as_of=as_of if as_of is not None else today(),
         model=model,
         budget_usd=budget_usd,
         service_tier=service_tier,

@@ -8,9 +8,11 @@ all of it.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 __all__ = [
@@ -21,6 +23,7 @@ __all__ = [
     "Unreadable",
     "read_file",
     "read_text",
+    "recording",
     "text_reader",
 ]
 
@@ -28,6 +31,21 @@ MAX_FILE_BYTES = 10_000_000
 """Largest input file read (scenario, project, tool, ``{file: ...}``, price and ``--models`` files):
 checked with ``fstat`` before reading, and by reading at most one byte more (a pipe or device)."""
 LIMITS_DOC = "see docs/limits.md"
+
+_RECORDING: list[list[str]] | None = None
+
+
+@contextmanager
+def recording() -> Iterator[list[list[str]]]:
+    """While inside: every file :func:`read_file` reads is listed as [absolute path, sha256 hex]
+    (what a replay of the run checks again, agentcost.launch)."""
+    global _RECORDING
+    reads: list[list[str]] = []
+    previous, _RECORDING = _RECORDING, reads
+    try:
+        yield reads
+    finally:
+        _RECORDING = previous
 
 
 class Unreadable(Exception):
@@ -73,6 +91,8 @@ def read_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise FileTooLarge(None, limit)
+    if _RECORDING is not None:
+        _RECORDING.append([os.path.abspath(path), hashlib.sha256(data).hexdigest()])
     return data
 
 

@@ -540,9 +540,10 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert metadata.version("agentcost-estimate") == agentcost.__version__  # pyproject and package agree
 
 
-def test_console_script_is_cli_main() -> None:
+def test_console_script_is_the_launcher() -> None:
+    """agentcost.launch replays warm runs, then hands everything else to agentcost.cli.main."""
     (script,) = metadata.entry_points(group="console_scripts", name="agentcost")
-    assert script.value == "agentcost.cli:main"
+    assert script.value == "agentcost.launch:main"
 
 
 def test_schema_prints_the_committed_schema(capsys: pytest.CaptureFixture[str]) -> None:

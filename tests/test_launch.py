@@ -1,0 +1,137 @@
+"""The console script's replay of warm runs (agentcost.launch): a second identical ``estimate`` prints
+exactly what the first printed and exits the same way, without importing typer, rich, pydantic,
+tiktoken or genai-prices; anything that could change the output makes it run for real."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from agentcost import files, launch
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def agentcost(
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None, importtime: bool = False
+) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, *(["-X", "importtime"] if importtime else []), "-m", "agentcost", *args]
+    merged = {**os.environ, "COLUMNS": "100", **(env or {})}
+    merged.pop("GITHUB_ACTIONS", None)
+    return subprocess.run(cmd, cwd=cwd, env=merged, capture_output=True, text=True, check=False)
+
+
+def imported(stderr: str) -> set[str]:
+    """Module names from ``-X importtime`` output."""
+    return {line.split("|")[-1].strip() for line in stderr.splitlines() if line.startswith("import time:")}
+
+
+def same_twice(args: Sequence[str], **kw: object) -> subprocess.CompletedProcess[str]:
+    first = agentcost(*args, **kw)  # type: ignore[arg-type]
+    second = agentcost(*args, importtime=True, **kw)  # type: ignore[arg-type]
+    err = "\n".join(line for line in second.stderr.splitlines() if not line.startswith("import time:"))
+    assert (second.returncode, second.stdout, err) == (
+        first.returncode,
+        first.stdout,
+        first.stderr.rstrip("\n"),
+    )
+    assert not {"typer", "rich", "pydantic", "tiktoken", "genai_prices"} & imported(second.stderr), args
+    return first
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("estimate", "scenarios/bugfix.yaml"),
+        ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "-f", "json"),
+        ("estimate", "scenarios/research.yaml", "--as-of", "2026-11-30", "-f", "markdown", "--explain"),
+        ("estimate", "scenarios/uncertain-steps.yaml", "--as-of", "2026-11-30", "--simulate", "500", "-q"),
+    ],
+)
+def test_a_warm_run_replays_the_first_exactly(args: tuple[str, ...]) -> None:
+    assert same_twice(args).returncode == 0
+
+
+def test_a_tripped_gate_replays_with_exit_1() -> None:
+    first = same_twice(
+        ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "--budget", "0.01", "-q")
+    )
+    assert first.returncode == 1 and first.stdout == "0.0312129\n"
+    assert first.stderr.startswith("agentcost: gate failed: scenarios/bugfix.yaml: over budget")
+
+
+def test_a_changed_file_runs_for_real(tmp_path: Path) -> None:
+    (tmp_path / "result.txt").write_text("short result")
+    (tmp_path / "s.yaml").write_text(
+        "version: 1\nmodel: gpt-4o\ntask: Go.\nrounds:\n  - tool: t\n    call_tokens: 5\n"
+        "    result: {file: result.txt}\nfinal: 5\n"
+    )
+    args = ("estimate", "s.yaml", "--as-of", "2026-11-30", "-q")
+    first = agentcost(*args, cwd=tmp_path)
+    assert agentcost(*args, cwd=tmp_path).stdout == first.stdout
+    (tmp_path / "result.txt").write_text("a much longer result " * 50)
+    changed = agentcost(*args, cwd=tmp_path, importtime=True)
+    assert changed.stdout != first.stdout and "typer" in imported(changed.stderr)
+
+
+def test_errors_and_side_effects_always_run(tmp_path: Path) -> None:
+    bad = ("estimate", "no-such.yaml")
+    for _ in range(2):
+        done = agentcost(*bad, importtime=True)
+        assert done.returncode == 2 and "typer" in imported(done.stderr)
+    out = tmp_path / "report.json"
+    args = ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "-f", "json", "-o", str(out))
+    for _ in range(2):
+        out.unlink(missing_ok=True)
+        assert agentcost(*args).returncode == 0 and out.exists()
+
+
+def test_the_key_covers_terminal_width_and_the_cache_switch() -> None:
+    narrow = agentcost("estimate", "scenarios/bugfix.yaml", env={"COLUMNS": "80"})
+    wide = agentcost("estimate", "scenarios/bugfix.yaml", env={"COLUMNS": "140"})
+    assert max(map(len, narrow.stdout.splitlines())) <= 80 < max(map(len, wide.stdout.splitlines()))
+    off = agentcost("estimate", "scenarios/bugfix.yaml", env={"AGENTCOST_CACHE": "off"}, importtime=True)
+    assert off.returncode == 0 and "typer" in imported(off.stderr)
+
+
+def test_the_key_changes_with_the_date_the_environment_and_the_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    argv = ["estimate", "scenarios/bugfix.yaml"]
+    base = launch._key(argv)
+    assert launch._key(["estimate", "scenarios/research.yaml"]) != base
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert launch._key(argv) != base
+    monkeypatch.delenv("NO_COLOR")
+    assert launch._key(argv) == base
+
+    class Tomorrow(datetime):
+        @classmethod
+        def now(cls, tz: object = None) -> datetime:  # type: ignore[override]
+            return datetime(2099, 1, 2, tzinfo=UTC)
+
+    monkeypatch.setattr(launch, "datetime", Tomorrow)
+    assert launch._key(argv) != base
+
+
+def test_every_file_read_is_recorded(tmp_path: Path) -> None:
+    target = tmp_path / "x.txt"
+    target.write_text("hello")
+    with files.recording() as reads:
+        files.read_text(target)
+    assert reads == [[str(target), "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"]]
+    assert files._RECORDING is None
+
+
+def test_a_corrupt_entry_runs_for_real() -> None:
+    class Store:
+        def get_blob(self, kind: str, key: str) -> bytes:
+            return b"{not json"
+
+    assert launch._replay(Store(), "k") is None
