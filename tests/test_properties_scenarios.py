@@ -25,6 +25,7 @@ from copy import deepcopy
 from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import cache
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from hypothesis import HealthCheck, assume, event, given, note, settings
 from hypothesis import strategies as st
 
 from agentcost.accountant import CachePolicy, Ledger
+from agentcost.catalog.prices import ModelPrices, resolve_model
 from agentcost.counts import TokenCounts
 from agentcost.estimate import Estimate, estimate_scenario
 from agentcost.report import build_report
@@ -405,8 +407,49 @@ def check_caching(est: Estimate) -> None:
             assert not row.cache_expired, row
 
 
+@cache
+def _prices(model: str, service_tier: str) -> ModelPrices:
+    return resolve_model(model, as_of=AS_OF, service_tier=service_tier)
+
+
+def long_context(est: Estimate) -> bool:
+    """Whether a request of the run is priced at a long-context tier (over 200k on claude-sonnet-4-5
+    and gemini-2.5-pro: every token of it at the higher rates)."""
+    tier = est.scenario.service_tier
+    return any(
+        (est.prices if row.model is None else _prices(row.model, tier)).tier_label(row.usage.input_tokens)
+        for row in est.ledger.rows
+    )
+
+
+def why_not_parallel(est: Estimate) -> str | None:
+    """None when parallel calls may not cost more than the same calls one per round (the report's
+    "Parallel calls: saves ..."); else why they may (test_parallel_calls_can_cost_more):
+
+    * retries: the failures are spread over more tool rounds once the batches are split, and a failed
+      batch writes every call (and the response's thinking) again, a failed split round one call;
+    * ``limits.max_budget_usd``: a batch's first response writes every call before the budget check,
+      the split run's only the first;
+    * a request of the parallel run at a long-context tier: its tokens all cost the tier's rates, where
+      the split run sent (and cached) part of them earlier in a request under the threshold; and a
+      batch's thinking kept for one request lands in the request with all the batch's results.
+      Without such a request prices are linear, and each parallel request carries no more than the
+      split request after the same call.
+    """
+    scenario = est.scenario
+    if scenario.retries.count or scenario.retries.share:
+        return "retries"
+    if scenario.limits.max_budget_usd is not None:
+        return "limits.max_budget_usd"
+    if long_context(est):
+        return "a long-context tier"
+    return None
+
+
 def check_estimate(est: Estimate) -> None:
-    """The ledger's invariants, the baselines' costs >= 0, and the same for every subagent."""
+    """The ledger's invariants, the baselines' costs >= 0 (and equal to the run's where they are the
+    same run), parallel calls no dearer than sequential ones (:func:`why_not_parallel`), and the same
+    for every subagent."""
     check_ledger(est.ledger)
     assert est.total_usd == est.ledger.totals.cost_usd + sum(
         (s.total_usd for s in est.subagents.values()), ZERO
@@ -436,6 +479,9 @@ def check_estimate(est: Estimate) -> None:
         assert est.dynamics.cost_usd == est.ledger.totals.cost_usd
         assert est.dynamics.sequential_usd is None or est.dynamics.sequential_usd >= ZERO
         assert all(cost >= ZERO for _, cost in est.dynamics.baselines)
+        saving = est.dynamics.parallel_saving_usd
+        if saving is not None and why_not_parallel(est) is None:
+            assert saving >= ZERO
     assert set(est.subagents) <= {
         (i, j)
         for i, r in enumerate(est.scenario.rounds[: est.ledger.rounds_run])
@@ -445,14 +491,20 @@ def check_estimate(est: Estimate) -> None:
         check_estimate(sub)
 
 
-@_settings(60)
+@_settings(50)
 @given(doc=scenario_docs())
 def test_every_random_scenario_estimates_and_adds_up(workdir: Path, doc: dict[str, Any]) -> None:
     """Always (no condition): a valid scenario estimates without an exception, with its baselines
     (parallel calls, routing, context editing, tool search, TTL options) and its JSON report; every
     cost is >= 0; every request reads plus writes at most its input tokens; the totals are the sums of
     the rows, tokens and dollars, exactly; the running column ends at the requests' total (the total
-    without a Gemini explicit cache's creation and storage); subagents likewise."""
+    without a Gemini explicit cache's creation and storage); no cache traffic without caching, no
+    1-hour writes without a 1-hour TTL, no expiry without pauses; subagents likewise.
+
+    Under conditions (:func:`check_estimate`): without ``max_budget_usd``, the TTL option of the
+    scenario's own TTL costs what the run costs, and so does the context-editing baseline of a run
+    that cleared nothing; parallel calls cost no more than the same calls one per round unless
+    :func:`why_not_parallel` gives a reason."""
     note(dump(doc))
     est = load_and_run(workdir, doc, compare=True)
     check_estimate(est)
@@ -600,7 +652,7 @@ def monotone_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Slot, int]:
     return doc, draw(st.sampled_from(slots)), draw(BUMP)
 
 
-@_settings(40)
+@_settings(30)
 @given(case=monotone_cases())
 def test_a_larger_size_never_lowers_the_cost(workdir: Path, case: tuple[dict[str, Any], Slot, int]) -> None:
     """Growing any one token size written in the scenario (a result, call_tokens, thinking, a text
@@ -688,8 +740,9 @@ def why_not_more(est: Estimate, items: int, at: int, new: dict[str, Any]) -> str
     else why it may.
 
     * ``context_editing`` and ``limits.max_budget_usd``, as for sizes (:func:`why_not_monotone`);
-    * ``limits.max_rounds`` with the round inserted before the last item: it can push a dearer round
-      out of the run;
+    * ``limits.max_rounds``: before the last item the new round can push a dearer round out of the
+      run; after it, once the run reaches the limit, the new round's response takes the place of the
+      final answer, and it may be the smaller (found by the long fuzz);
     * retries with a new tool round: the failed calls are spread over one more tool round, and move;
     * inserted before the last item, with caching: every later prompt grows by the new round, which can
       bring a breakpoint over the minimum cacheable length or move OpenAI's cache hits up a 128-token
@@ -702,7 +755,7 @@ def why_not_more(est: Estimate, items: int, at: int, new: dict[str, Any]) -> str
         return "context_editing"
     if scenario.limits.max_budget_usd is not None:
         return "limits.max_budget_usd"
-    if at < items and scenario.limits.max_rounds is not None:
+    if scenario.limits.max_rounds is not None:
         return "limits.max_rounds"
     if "reply" not in new and (scenario.retries.count or scenario.retries.share):
         return "retries"
@@ -716,9 +769,10 @@ def test_another_round_never_lowers_the_cost(
 ) -> None:
     """Inserting a round item (a tool round on the scenario's model, or a chat turn; repeated or not)
     anywhere in the rounds never lowers the total, subagents included, when :func:`why_not_more`
-    finds no reason it could: no context editing, no ``max_budget_usd``; no retries if the new item is
-    a tool round; and before the last item, no ``max_rounds`` and the size conditions (no caching, or
-    every prefix over its minimum and no OpenAI caching). The tests below show the excluded cases."""
+    finds no reason it could: no context editing, no ``max_budget_usd``, no ``max_rounds``; no retries
+    if the new item is a tool round; and before the last item, the size conditions (no caching, or
+    every prefix over its minimum, no OpenAI caching, no ``trim.keep_last``). After the last item,
+    caching is never a reason. The tests below show the excluded cases."""
     doc, at, new = case
     rounds = doc.get("rounds", [])
     more = {**doc, "rounds": [*rounds[:at], new, *rounds[at:]]}
@@ -731,6 +785,101 @@ def test_another_round_never_lowers_the_cost(
     check_estimate(after)
     if reason is None:
         assert after.total_usd >= before.total_usd
+
+
+# ---------------------------------------------------------------------------------------------
+# Deferring a tool no round calls never raises the cost, where that is true
+
+
+def _deferred(tool: dict[str, Any]) -> bool:
+    return bool(tool.get("defer_loading") or tool.get("function", {}).get("defer_loading"))
+
+
+@st.composite
+def deferral_cases(draw: st.DrawFn) -> tuple[dict[str, Any], int]:
+    """A scenario with a deferred tool and a tool no round calls, and the index of the latter; half
+    of them made to meet the conditions of :func:`why_not_deferred` (as for :func:`monotone_cases`)."""
+    doc = draw(scenario_docs())
+    if draw(st.booleans()):
+        doc.pop("context_editing", None)
+        doc.get("limits", {}).pop("max_budget_usd", None)
+        if draw(st.booleans()):
+            doc["caching"] = "none"
+        else:
+            doc["system"] = {"tokens": draw(st.integers(min_value=4_100, max_value=12_000))}
+    tools = doc.setdefault("tools", [])
+    names = set(tool_names(doc))
+    called = {c.get("tool") for r in doc.get("rounds", []) for c in r.get("calls", [r])}
+    if doc.get("tool_choice") in ("any", "tool") and not tools:
+        doc.pop("tool_choice")
+    for name in ("lookup_order", "refund_order"):  # one deferred, one to defer: neither is called
+        if name not in names:
+            tools.append(draw(tool_def(name)))
+    if not any(_deferred(t) for t in tools):
+        draw(st.sampled_from(tools))["defer_loading"] = True
+    unused = [
+        i for i, t in enumerate(tools) if not _deferred(t) and tool_names({"tools": [t]})[0] not in called
+    ]
+    if not unused:
+        tools.append(draw(tool_def("refund_invoice")))
+        tools[-1].pop("defer_loading", None)
+        unused = [len(tools) - 1]
+    if "rounds" in doc and not names:  # rounds named tools freely; now that tools exist, define theirs
+        for name in sorted(n for n in called if n and n not in tool_names(doc)):
+            tools.append(draw(tool_def(name)))
+    return doc, draw(st.sampled_from(unused))
+
+
+def why_not_deferred(before: Estimate, after: Estimate) -> str | None:
+    """None when deferring one more tool that no round calls, with a tool already deferred (so the
+    tool-search tool is there either way), may not raise the cost; else why it may:
+
+    * the definition is smaller than ``tool_search_stub`` on some model (a stub of up to 60 tokens
+      replaces a tool of a few words): the prefix grows;
+    * ``context_editing``: a smaller input passes ``trigger`` later; ``limits.max_budget_usd``: a
+      cheaper run stops later;
+    * caching on, with the prefix under the model's minimum cacheable length once the tool is
+      deferred (docs/accounting.md's exception: it stops being cached), or OpenAI caching (a prefix a
+      few tokens shorter can move every cache hit down a 128-token step).
+    """
+    scenario = before.scenario
+    if scenario.context_editing is not None:
+        return "context_editing"
+    if scenario.limits.max_budget_usd is not None:
+        return "limits.max_budget_usd"
+    for (name, old, _), (_, new, policy) in zip(_models(before), _models(after), strict=True):
+        if new.tools > old.tools:
+            return f"{name}: the definition is smaller than the stub"
+        if policy.mode != "none" and new.prefix < policy.min_tokens:
+            return f"{name}: caching with a prefix of {new.prefix} < {policy.min_tokens} tokens"
+        if policy.mode != "none" and policy.style == "automatic" and policy.increment > 1:
+            return f"{name}: cache hits in steps of {policy.increment}"
+    return None
+
+
+@_settings(20)
+@given(case=deferral_cases())
+def test_deferring_a_tool_no_round_calls_never_raises_the_cost(
+    workdir: Path, case: tuple[dict[str, Any], int]
+) -> None:
+    """With a tool already deferred, deferring another that no round calls never raises the total
+    when :func:`why_not_deferred` finds no reason it could: its definition is at least the stub on
+    every model, no context editing, no ``max_budget_usd``, and for every model with caching the
+    prefix stays at its minimum cacheable length and the caching is not OpenAI's. No tool-search
+    request is added (the tool is never loaded). The tests below show each excluded case."""
+    doc, index = case
+    more = deepcopy(doc)
+    more["tools"][index]["defer_loading"] = True
+    note(dump(more))
+    note(f"deferred: tools[{index}]")
+    before, after = load_and_run(workdir, doc), load_and_run(workdir, more)
+    check_estimate(after)
+    assert sum(r.search for r in after.counts.rounds) == sum(r.search for r in before.counts.rounds)
+    reason = why_not_deferred(before, after)
+    note(f"not asserted because: {reason}")
+    event("asserted" if reason is None else "not asserted")
+    if reason is None:
+        assert after.total_usd <= before.total_usd
 
 
 # ---------------------------------------------------------------------------------------------
@@ -856,8 +1005,9 @@ def test_an_inserted_round_can_cost_less_with_caching(workdir: Path) -> None:
 
 def test_an_inserted_round_can_cost_less_with_max_rounds_or_retries(workdir: Path) -> None:
     """No caching. ``max_rounds: 2``: a cheap round inserted before a dear one (20,000 thinking tokens)
-    pushes it out of the run. ``retries: {count: 1}``: over two tool rounds the failure retries the
-    dear round (its thinking written twice); over three it moves to the new, cheap last round."""
+    pushes it out of the run; ``max_rounds: 1`` and no rounds: a chat turn appended twice is the
+    run's only response, in place of the final answer, and a shorter one (found by the long fuzz). ``retries: {count: 1}``: over two tool rounds the failure retries the dear round (its
+    thinking written twice); over three it moves to the new, cheap last round."""
     dear = {"tool": "Read", "call_tokens": 20, "result": 10, "thinking": 20000}
     cheap = {"tool": "Read", "call_tokens": 1, "result": 0}
     doc: dict[str, Any] = {
@@ -875,9 +1025,84 @@ def test_an_inserted_round_can_cost_less_with_max_rounds_or_retries(workdir: Pat
     )
     _cheaper(
         workdir,
+        {**doc, "rounds": [], "limits": {"max_rounds": 1}},
+        {**doc, "rounds": [{"reply": 0, "user": 0, "repeat": 2}], "limits": {"max_rounds": 1}},
+    )
+    _cheaper(
+        workdir,
         {**doc, "retries": {"count": 1}},
         {**doc, "rounds": [*doc["rounds"], cheap], "retries": {"count": 1}},
     )
+
+
+def _parallel_dearer(workdir: Path, doc: dict[str, Any]) -> None:
+    est = load_and_run(workdir, doc, compare=True)
+    check_estimate(est)
+    assert est.dynamics is not None and est.dynamics.parallel_saving_usd is not None
+    assert est.dynamics.parallel_saving_usd < 0
+
+
+def test_parallel_calls_can_cost_more(workdir: Path) -> None:
+    """Each case excluded by :func:`why_not_parallel`, on two calls in one response. Retries (share
+    0.5): the one failure retries the batch, 20,000 thinking tokens and both calls written again;
+    split, it falls on the second call, which has no thinking. max_budget_usd: the batch's response
+    writes both 5,000-token calls before the run stops, the split run one. A long-context tier
+    (claude-sonnet-4-5, default caching): the batch's results and its thinking (kept for one request)
+    make a 202,299-token request, all of it at the >200k rates; split, no request passes 200k."""
+    call: dict[str, Any] = {"tool": "Read", "call_tokens": 20, "result": 100}
+    head: dict[str, Any] = {
+        "version": 1,
+        "model": "gpt-5",
+        "caching": "none",
+        "task": {"tokens": 100},
+        "final": 10,
+    }
+    _parallel_dearer(
+        workdir, {**head, "rounds": [{"calls": [call] * 2, "thinking": 20000}], "retries": {"share": 0.5}}
+    )
+    big = {**call, "call_tokens": 5000}
+    _parallel_dearer(workdir, {**head, "rounds": [{"calls": [big] * 2}], "limits": {"max_budget_usd": 0.01}})
+    page = {**call, "result": 95000}
+    doc = {**head, "model": "claude-sonnet-4-5", "rounds": [{"calls": [page] * 2, "thinking": 12000}]}
+    del doc["caching"]
+    _parallel_dearer(workdir, doc)
+
+
+def test_deferring_an_unused_tool_can_cost_more(workdir: Path) -> None:
+    """Each case excluded by :func:`why_not_deferred`. A ``tool_search_stub`` of 60 tokens in place
+    of a bare tool's definition (gpt-5, no caching): the prefix grows from 213 to 264 tokens. A
+    prefix under the minimum (claude-sonnet-4-5, conversation caching): deferring a 60-token tool
+    brings the second request's prompt under 1,024 tokens, so it is no longer cached."""
+    tools: list[dict[str, Any]] = [
+        {"name": "Read", "description": "Read a file.", "input_schema": {"type": "object"}},
+        {
+            "name": "lookup",
+            "description": "Find an order.",
+            "input_schema": {"type": "object"},
+            "defer_loading": True,
+        },
+        {"name": "ping", "description": "", "input_schema": {"type": "object"}},
+    ]
+    doc: dict[str, Any] = {
+        "version": 1,
+        "model": "gpt-5",
+        "caching": "none",
+        "tools": tools,
+        "task": {"tokens": 100},
+        "rounds": [{"tool": "Read", "call_tokens": 20, "result": 100}],
+        "final": 10,
+        "tool_search_stub": 60,
+    }
+    deferred = deepcopy(doc)
+    deferred["tools"][2]["defer_loading"] = True
+    _cheaper(workdir, deferred, doc)
+    doc = {**doc, "model": "claude-sonnet-4-5", "rounds": doc["rounds"] * 3}
+    del doc["caching"], doc["tool_search_stub"]
+    doc["tools"] = deepcopy(tools)
+    doc["tools"][2]["description"] = "Check " * 40
+    deferred = deepcopy(doc)
+    deferred["tools"][2]["defer_loading"] = True
+    _cheaper(workdir, deferred, doc)
 
 
 # ---------------------------------------------------------------------------------------------
