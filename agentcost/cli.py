@@ -445,6 +445,10 @@ def compare(
             service_tier=tier if tier is not None else loaded.service_tier,
         )
         report = compare_models(loaded, names, as_of=when, service_tier=tier, user_prices=user_prices)
+        if output is None and not summary:  # the output depends only on the inputs (agentcost.launch)
+            from agentcost.launch import allow_replay
+
+            allow_replay()
         _emit(report, compare_gates(report), out)
     except InputError as err:
         raise _fail(str(err)) from None

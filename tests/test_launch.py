@@ -52,6 +52,7 @@ def same_twice(args: Sequence[str], **kw: object) -> subprocess.CompletedProcess
         ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "-f", "json"),
         ("estimate", "scenarios/research.yaml", "--as-of", "2026-11-30", "-f", "markdown", "--explain"),
         ("estimate", "scenarios/uncertain-steps.yaml", "--as-of", "2026-11-30", "--simulate", "500", "-q"),
+        ("compare", "scenarios/bugfix.yaml", "-m", "claude-*-4-5", "-m", "gpt-5", "--as-of", "2026-11-30"),
     ],
 )
 def test_a_warm_run_replays_the_first_exactly(args: tuple[str, ...]) -> None:

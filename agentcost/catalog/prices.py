@@ -43,6 +43,78 @@ if TYPE_CHECKING:
 
     from agentcost.catalog.userprices import UserModel, UserPrices
 
+
+def _light_genai_prices() -> None:
+    """Make ``import genai_prices`` skip its price updater until something needs it.
+
+    genai-prices' package ``__init__`` imports its online price updater, and with it an HTTP client
+    and asyncio (~0.45 s, over a third of a cold run); agentcost works offline from the bundled
+    snapshot and needs only its submodules (``data_snapshot``, ``types``, ``units``, ...). So the
+    package is registered as a bare module whose submodules import as usual, with ``__version__``
+    read from its metadata; the first access to anything else it defines (``calc_price``, ``Usage``,
+    the updater) runs the real ``__init__`` in it, so every other use of genai-prices is unchanged.
+    """
+    import sys
+
+    if "genai_prices" in sys.modules:
+        return
+    import importlib.util
+    import types
+
+    spec = importlib.util.find_spec("genai_prices")
+    if spec is None or spec.origin is None or spec.loader is None or not spec.submodule_search_locations:
+        return  # not installed: the import error comes where it is used
+    package = types.ModuleType("genai_prices")
+    package.__spec__ = spec
+    package.__file__ = spec.origin
+    package.__path__ = list(spec.submodule_search_locations)
+    package.__package__ = "genai_prices"
+    package.__version__ = _installed_version("genai_prices", package.__path__[0])  # type: ignore[attr-defined]
+    origin = spec.origin
+
+    def complete(name: str) -> Any:
+        """A submodule (``from genai_prices import data_snapshot`` asks for it as an attribute),
+        else the real ``__init__``, run in the module on the first access to a name it defines."""
+        import importlib
+        import os
+
+        if not name.startswith("__") and os.path.exists(os.path.join(package.__path__[0], f"{name}.py")):
+            return importlib.import_module(f"genai_prices.{name}")
+        if package.__dict__.get("_agentcost_complete"):
+            raise AttributeError(f"module 'genai_prices' has no attribute {name!r}")
+        package.__dict__["_agentcost_complete"] = True
+        del package.__dict__["__getattr__"]
+        with open(origin, "rb") as handle:
+            code = compile(handle.read(), origin, "exec")
+        exec(code, package.__dict__)
+        return getattr(package, name)
+
+    package.__getattr__ = complete  # type: ignore[method-assign]
+    sys.modules["genai_prices"] = package
+
+
+def _installed_version(name: str, package_dir: str) -> str:
+    """A distribution's version from the dist-info directory beside its package (importlib.metadata
+    as the fallback: it imports the email parser)."""
+    import glob
+    import os
+
+    site = os.path.dirname(package_dir)
+    for info in glob.glob(os.path.join(glob.escape(site), f"{name}-*.dist-info")):
+        try:
+            with open(os.path.join(info, "METADATA"), encoding="utf-8") as handle:
+                for line in handle:
+                    if line.startswith("Version:"):
+                        return line.split(":", 1)[1].strip()
+                    if not line.strip():
+                        break
+        except OSError:
+            continue
+    from importlib.metadata import version
+
+    return version(name)
+
+
 SUPPORTED_PROVIDERS = ("anthropic", "openai", "google")
 PRICE_SOURCE_NAME = "genai-prices"
 
@@ -421,6 +493,7 @@ class ModelPrices:
         tested against; needs the price object, so not on a row read from the cache)."""
         if self._price is None:
             raise RuntimeError("ModelPrices without a resolved price; use resolve_model()")
+        _light_genai_prices()
         from genai_prices import Usage as GPUsage
 
         gp_usage = GPUsage(
@@ -446,6 +519,7 @@ class ModelPrices:
 
 
 def _snapshot() -> Any:
+    _light_genai_prices()
     from genai_prices import data_snapshot
 
     return data_snapshot.get_snapshot()
@@ -461,6 +535,7 @@ def _is_foreign(provider_id: str, model_id: str) -> bool:
 
 
 def _latest_price(info: ModelInfo) -> ModelPrice:
+    _light_genai_prices()
     from genai_prices.types import ModelPrice
 
     if isinstance(info.prices, ModelPrice):
@@ -537,6 +612,7 @@ def _other_provider(model: str) -> str | None:
 
 
 def _base(value: object) -> Decimal | None:
+    _light_genai_prices()
     from genai_prices.types import TieredPrices
 
     if value is None:
@@ -702,6 +778,7 @@ def _store_row(key: str, prices: ModelPrices) -> None:
 def _prices_follow_dates() -> bool:
     """Whether every price of the supported providers changes only with the date (genai-prices'
     ``StartDateConstraint``), never with the time of day: then a row holds for a whole UTC day."""
+    _light_genai_prices()
     from genai_prices.types import ConditionalPrice, StartDateConstraint
 
     for provider in _providers().values():
@@ -745,6 +822,7 @@ def _active(constraint: Any, when: datetime) -> bool:
 
 def _tier_starts(info: ModelInfo, tier: str, when: datetime) -> date | None:
     """The first date after ``when`` from which genai-prices has prices for ``tier``, if any."""
+    _light_genai_prices()
     from genai_prices.types import StartDateConstraint
 
     starts = [
@@ -771,6 +849,7 @@ def _tier_error(
 def _model_prices(
     ref: str, pid: str, info: ModelInfo, when: datetime, service_tier: str = "standard"
 ) -> ModelPrices:
+    _light_genai_prices()
     import genai_prices
 
     offered = offered_service_tiers(info, when)
@@ -826,6 +905,7 @@ def _build(
     deprecated: bool = False,
     comments: str | None = None,
 ) -> ModelPrices:
+    _light_genai_prices()
     from genai_prices.types import TieredPrices
 
     input_mtok = _base(price.input_mtok)
@@ -887,6 +967,7 @@ def _price_table(price: ModelPrice, rates: tuple[Rate, ...]) -> PriceTable | Non
     such a model is priced by genai-prices itself, and never cached."""
     import warnings
 
+    _light_genai_prices()
     from genai_prices.types import TieredPrices, _collect_resolved_model_prices
     from genai_prices.units import _get_registry
     from genai_prices.validation import validate_priced_units
@@ -941,6 +1022,7 @@ def _label(key: str, provider: str) -> str:
 
 
 def _rates(price: ModelPrice, provider: str) -> tuple[Rate, ...]:
+    _light_genai_prices()
     from genai_prices.types import TieredPrices
 
     items = {k: v for k, v in price.__dict__.items() if v is not None and not k.startswith("_")}
@@ -966,6 +1048,7 @@ def _changes(
 ) -> tuple[PriceChange, ...]:
     """Price changes genai-prices has scheduled after ``when`` (StartDateConstraint dates of the
     model's prices and price variants), for this service tier, in date order."""
+    _light_genai_prices()
     from genai_prices.types import ConditionalPrice, StartDateConstraint
 
     constraints: list[object] = [v.constraint for v in info.price_variants or ()]
@@ -1030,6 +1113,7 @@ def price_data_date() -> date | None:
     """The last date the installed genai-prices data is known to be current (see the module doc):
     the newer of the date this release was checked to be the newest (``_CHECKED_RELEASES``) and
     the newest "verified/checked on DATE" cited in its price comments. None if neither is known."""
+    _light_genai_prices()
     import genai_prices
 
     found: list[date] = []
@@ -1055,7 +1139,10 @@ def price_data_date() -> date | None:
 def _user_model_prices(
     ref: str, entry: UserModel, user_prices: UserPrices, when: datetime, service_tier: str
 ) -> ModelPrices:
+    _light_genai_prices()
     import genai_prices
+
+    _light_genai_prices()
     from genai_prices.types import ModelPrice
 
     base = _find(entry.base, entry.provider) if entry.base is not None else None
@@ -1146,6 +1233,7 @@ def _user_model_prices(
 def _scaled(price: ModelPrice, factor: Decimal) -> ModelPrice:
     """A copy of ``price`` with every token rate (``*_mtok``, tiers included) times ``factor``;
     per-use fees unchanged."""
+    _light_genai_prices()
     from genai_prices.types import ModelPrice, Tier, TieredPrices
 
     values: dict[str, Any] = {}
