@@ -319,7 +319,34 @@ def slot_counts(scenario: Scenario) -> list[int]:
             out.append(cap + 1)
         else:
             out.append(most if cap is None else min(most, cap + 1))
+    _check_largest_run(scenario, out)
     return out
+
+
+def _check_largest_run(scenario: Scenario, slots: Sequence[int]) -> None:
+    """The limits on rounds and tool calls in all (agentcost.scenario, docs/limits.md) hold for the
+    scenario at its medians; a simulation runs it at every item's largest round count too."""
+    from agentcost.scenario import MAX_CALLS, MAX_ROUNDS
+
+    extra_rounds = sum(k - sp.count for sp, k in zip(scenario.spreads, slots, strict=True))
+    extra_calls = [
+        (k - sp.count) * len(sp.round.calls) for sp, k in zip(scenario.spreads, slots, strict=True)
+    ]
+    rounds = len(scenario.rounds) + extra_rounds
+    calls = sum(len(r.calls) for r in scenario.rounds) + sum(extra_calls)
+    if rounds <= MAX_ROUNDS and calls <= MAX_CALLS:
+        return
+    biggest = max(range(len(slots)), key=lambda i: extra_calls[i] if calls > MAX_CALLS else slots[i])
+    dist = scenario.spreads[biggest].repeat
+    what = f"{calls:,} tool calls" if calls > MAX_CALLS else f"{rounds:,} rounds"
+    limit = f"{MAX_CALLS:,} tool calls" if calls > MAX_CALLS else f"{MAX_ROUNDS:,} rounds"
+    raise InputError(
+        f"at its largest round count a run has {what}, more than the {limit} a run may have",
+        file=scenario.path,
+        line=None if dist is None else dist.line,
+        key=None if dist is None else dist.where,
+        hint="lower the distribution's maximum, or set limits.max_rounds (runs are cut there)",
+    )
 
 
 # --- the engines ----------------------------------------------------------------------------------------

@@ -681,3 +681,19 @@ def test_engines_agree_on_random_scenarios(tmp_path: Path, text: str, seed: int)
     ], text
     assert a.requests.tolist() == b.requests.tolist() and a.input_tokens.tolist() == b.input_tokens.tolist()
     assert a.truncated.tolist() == b.truncated.tolist()
+
+
+def test_the_limits_hold_at_the_largest_round_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calls = "".join("      - {tool: a, call_tokens: 5, result: 5}\n" for _ in range(300))
+    path = write(
+        tmp_path, HEAD + "rounds:\n  - calls:\n" + calls + "    repeat: {empirical: [1, 1, 1000]}\nfinal: 5\n"
+    )
+    code, _, err = cli(capsys, "estimate", str(path), "--simulate", "10", "--as-of", "2026-11-30")
+    assert (code, err) == (
+        2,
+        f"agentcost: error: {path}:306: rounds[0].repeat: at its largest round count a run has 300,000 tool "
+        "calls, more than the 200,000 tool calls a run may have (lower the distribution's maximum, or set "
+        "limits.max_rounds (runs are cut there))\n",
+    )

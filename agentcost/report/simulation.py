@@ -83,14 +83,16 @@ _STAT_HEADERS = ("mean", "p50", "p90", "p99", "max")
 
 def histogram_lines(s: Simulation) -> list[str]:
     most = max(b.runs for b in s.histogram)
+    lows = [("> " if b.beyond_p99 else "") + fmt.usd(b.low_usd) for b in s.histogram]
+    highs = [fmt.usd(b.high_usd) for b in s.histogram]
+    left, right = max(map(len, lows)), max(map(len, highs))
     lines = []
-    for b in s.histogram:
+    for b, low, high in zip(s.histogram, lows, highs, strict=True):
         bar = "█" * (round(BAR * b.runs / most) if most else 0)
         if b.runs and not bar:
             bar = "▏"
-        low = ("> " if b.beyond_p99 else "") + fmt.usd(b.low_usd)
         note = " (beyond p99)" if b.beyond_p99 else ""
-        lines.append(f"{low:>12} {MINUS} {fmt.usd(b.high_usd):<10} {bar} {b.runs:,}{note}")
+        lines.append(f"{low:>{left}} {MINUS} {high:<{right}} {bar} {b.runs:,}{note}".rstrip())
     return lines
 
 
