@@ -39,6 +39,10 @@ _GLOB = "*?["
 # --------------------------------------------------------------------------------------------
 
 
+MAX_SELECTORS = 1_000
+"""Most model selectors one compare takes (options and --models file together; docs/limits.md)."""
+
+
 def expand_models(
     selectors: Sequence[str],
     *,
@@ -67,6 +71,19 @@ def expand_models(
     if not entries:
         raise InputError(
             "no models to compare", key="--model", hint="e.g. --model gpt-5 --model 'anthropic/*'"
+        )
+    firsts: dict[str, int | None] = {}  # the same selector again selects the same models
+    for selector, line in entries:
+        firsts.setdefault(selector, line)
+    entries = list(firsts.items())
+    if len(entries) > MAX_SELECTORS:
+        where = entries[MAX_SELECTORS][1]
+        raise InputError(
+            f"more than {MAX_SELECTORS:,} model selectors",
+            file=models_file if where is not None else None,
+            line=where,
+            key=None if where is not None else "--model",
+            hint="globs such as 'anthropic/*' select many models in one line",
         )
     found: list[str] = []
     for selector, line in entries:

@@ -284,3 +284,18 @@ def test_rich_table_fits_110_columns_and_marks_the_cheapest(three: CompareReport
 
 def test_quiet_prints_the_cheapest_total(three: CompareReport) -> None:
     assert quiet_total(three) == "0.0109105\n"
+
+
+def test_repeated_selectors_count_once_and_too_many_are_refused(tmp_path: Path) -> None:
+    from agentcost.compare import MAX_SELECTORS, expand_models
+
+    when = datetime(2026, 11, 30, tzinfo=UTC)
+    many = tmp_path / "models.txt"
+    many.write_text("gpt-5\n" * 900 + "claude-sonnet-4-5\n" * 100)
+    assert expand_models([], as_of=when, models_file=many) == ["openai/gpt-5", "anthropic/claude-sonnet-4-5"]
+    many.write_text("".join(f"gpt-{i}*\n" for i in range(MAX_SELECTORS)) + "gpt-4o\n")
+    with pytest.raises(InputError) as caught:
+        expand_models(["gemini-2.5-pro"], as_of=when, models_file=many)
+    assert str(caught.value) == (
+        f"{many}:1000: more than 1,000 model selectors (globs such as 'anthropic/*' select many models in one line)"
+    )
