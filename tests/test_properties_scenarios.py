@@ -423,8 +423,8 @@ def long_context(est: Estimate) -> bool:
 
 
 def why_not_parallel(est: Estimate) -> str | None:
-    """None when parallel calls may not cost more than the same calls one per round (the report's
-    "Parallel calls: saves ..."); else why they may (test_parallel_calls_can_cost_more):
+    """None when parallel calls cannot cost more than the same calls one per round (the report's
+    "Parallel calls: saves ..."); else why they can (test_parallel_calls_can_cost_more):
 
     * retries: the failures are spread over more tool rounds once the batches are split, and a failed
       batch writes every call (and the response's thinking) again, a failed split round one call;
@@ -593,7 +593,7 @@ def _models(est: Estimate) -> list[tuple[str, TokenCounts, CachePolicy]]:
 
 
 def why_not_monotone(est: Estimate, bump: int) -> str | None:
-    """None when the estimate may not fall as a size grows by ``bump`` tokens; else why it may.
+    """None when growing a size by ``bump`` tokens cannot lower the estimate; else why it can.
 
     * ``context_editing``: a larger input passes ``trigger`` sooner (or clears enough for
       ``clear_at_least``), and clearing removes tokens from every later request;
@@ -660,10 +660,11 @@ def test_a_larger_size_never_lowers_the_cost(workdir: Path, case: tuple[dict[str
     system prompt, the final answer, final_thinking, or a default of these) never lowers the total,
     subagents included, when :func:`why_not_monotone` finds no reason it could: no context editing, no
     ``max_budget_usd``, and for every model that runs requests either no caching or a tools + system
-    prefix already at its minimum cacheable length (OpenAI: bumps in whole 128-token steps, no
-    ``trim.max_tokens``). Pacing, expiry, two TTLs, routing, retries, trimming, deferred tools, server
-    tools, thinking retention, parallel calls, chat turns and ``max_rounds`` are all allowed. The tests
-    below show each excluded case lowering the cost."""
+    prefix already at its minimum cacheable length and no ``trim.keep_last`` (OpenAI: bumps in whole
+    128-token steps, no ``trim.max_tokens``). Pacing, expiry, two TTLs, routing, retries,
+    ``trim.max_tokens``, deferred tools, server tools, thinking retention, long-context tiers, parallel
+    calls, chat turns, subagents and ``max_rounds`` are all allowed. The tests below show each
+    excluded case lowering the cost."""
     doc, slot, bump = case
     note(dump(doc))
     before = load_and_run(workdir, doc)
@@ -736,14 +737,17 @@ def insertion_cases(draw: st.DrawFn) -> tuple[dict[str, Any], int, dict[str, Any
 
 
 def why_not_more(est: Estimate, items: int, at: int, new: dict[str, Any]) -> str | None:
-    """None when inserting round item ``new`` before item ``at`` of ``items`` may not lower the cost;
-    else why it may.
+    """None when inserting round item ``new`` before item ``at`` of ``items`` cannot lower the cost;
+    else why it can.
 
     * ``context_editing`` and ``limits.max_budget_usd``, as for sizes (:func:`why_not_monotone`);
     * ``limits.max_rounds``: before the last item the new round can push a dearer round out of the
       run; after it, once the run reaches the limit, the new round's response takes the place of the
       final answer, and it may be the smaller (found by the long fuzz);
     * retries with a new tool round: the failed calls are spread over one more tool round, and move;
+    * a new round that calls a deferred tool: the tool-search request that loads it moves before the
+      new round, where the context may be much smaller, from before a later round that calls it
+      (found by the long fuzz);
     * inserted before the last item, with caching: every later prompt grows by the new round, which can
       bring a breakpoint over the minimum cacheable length or move OpenAI's cache hits up a 128-token
       step (the conditions of :func:`why_not_monotone` for a bump of one token). Inserted after the
@@ -759,6 +763,9 @@ def why_not_more(est: Estimate, items: int, at: int, new: dict[str, Any]) -> str
         return "limits.max_rounds"
     if "reply" not in new and (scenario.retries.count or scenario.retries.share):
         return "retries"
+    deferred = {t.name for t in scenario.tools if t.defer_loading}
+    if {call["tool"] for call in new.get("calls", [new]) if "tool" in call} & deferred:
+        return "the new round calls a deferred tool"
     return why_not_monotone(est, 1) if at < items else None
 
 
@@ -770,7 +777,8 @@ def test_another_round_never_lowers_the_cost(
     """Inserting a round item (a tool round on the scenario's model, or a chat turn; repeated or not)
     anywhere in the rounds never lowers the total, subagents included, when :func:`why_not_more`
     finds no reason it could: no context editing, no ``max_budget_usd``, no ``max_rounds``; no retries
-    if the new item is a tool round; and before the last item, the size conditions (no caching, or
+    if the new item is a tool round, and no deferred tool among its calls; and before the last item,
+    the size conditions (no caching, or
     every prefix over its minimum, no OpenAI caching, no ``trim.keep_last``). After the last item,
     caching is never a reason. The tests below show the excluded cases."""
     doc, at, new = case
@@ -810,6 +818,7 @@ def deferral_cases(draw: st.DrawFn) -> tuple[dict[str, Any], int]:
     tools = doc.setdefault("tools", [])
     names = set(tool_names(doc))
     called = {c.get("tool") for r in doc.get("rounds", []) for c in r.get("calls", [r])}
+    named = called | set(doc.get("context_editing", {}).get("exclude_tools", []))
     if doc.get("tool_choice") in ("any", "tool") and not tools:
         doc.pop("tool_choice")
     for name in ("lookup_order", "refund_order"):  # one deferred, one to defer: neither is called
@@ -824,15 +833,15 @@ def deferral_cases(draw: st.DrawFn) -> tuple[dict[str, Any], int]:
         tools.append(draw(tool_def("refund_invoice")))
         tools[-1].pop("defer_loading", None)
         unused = [len(tools) - 1]
-    if "rounds" in doc and not names:  # rounds named tools freely; now that tools exist, define theirs
-        for name in sorted(n for n in called if n and n not in tool_names(doc)):
+    if not names:  # tools were named freely; now that tools exist, define them
+        for name in sorted(n for n in named if n and n not in tool_names(doc)):
             tools.append(draw(tool_def(name)))
     return doc, draw(st.sampled_from(unused))
 
 
 def why_not_deferred(before: Estimate, after: Estimate) -> str | None:
     """None when deferring one more tool that no round calls, with a tool already deferred (so the
-    tool-search tool is there either way), may not raise the cost; else why it may:
+    tool-search tool is there either way), cannot raise the cost; else why it can:
 
     * the definition is smaller than ``tool_search_stub`` on some model (a stub of up to 60 tokens
       replaces a tool of a few words): the prefix grows;
@@ -1033,6 +1042,33 @@ def test_an_inserted_round_can_cost_less_with_max_rounds_or_retries(workdir: Pat
         {**doc, "retries": {"count": 1}},
         {**doc, "rounds": [*doc["rounds"], cheap], "retries": {"count": 1}},
     )
+
+
+def test_an_inserted_round_can_cost_less_by_loading_a_deferred_tool_sooner(workdir: Path) -> None:
+    """No caching, Bash deferred: a round calling it after a 50,000-token Read result needs a
+    tool-search request that carries that result; a Bash round inserted first loads Bash while the
+    context is small, and one request fewer carries the result. $0.1901625 -> $0.12860125 (found
+    by the long fuzz, with trim.keep_last)."""
+    tools: list[dict[str, Any]] = [
+        {"name": "Read", "description": "Read a file.", "input_schema": {"type": "object"}},
+        {
+            "name": "Bash",
+            "description": "Run a command.",
+            "input_schema": {"type": "object"},
+            "defer_loading": True,
+        },
+    ]
+    bash = {"tool": "Bash", "call_tokens": 20, "result": 10}
+    doc: dict[str, Any] = {
+        "version": 1,
+        "model": "gpt-5",
+        "caching": "none",
+        "tools": tools,
+        "task": {"tokens": 100},
+        "rounds": [{"tool": "Read", "call_tokens": 20, "result": 50000}, bash],
+        "final": 10,
+    }
+    _cheaper(workdir, doc, {**doc, "rounds": [bash, *doc["rounds"]]})
 
 
 def _parallel_dearer(workdir: Path, doc: dict[str, Any]) -> None:
