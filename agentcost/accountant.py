@@ -507,20 +507,23 @@ def ttl_options(
     ttls: Sequence[CacheTTL] = ("5m", "1h"),
     max_rounds: int | None = None,
     gaps: Sequence[Decimal] = (),
+    max_budget_usd: Decimal | None = None,
 ) -> tuple[TtlOption, ...]:
     """The run's cost with no caching and with each of ``ttls`` (Anthropic's explicit caching), for
-    the same pacing, in that order. A policy whose mode is ``none`` is compared with
-    ``conversation`` caching, what agents usually do."""
+    the same pacing and the same ``max_budget_usd`` stop, in that order. A policy whose mode is
+    ``none`` is compared with ``conversation`` caching, what agents usually do."""
     mode: CachingMode = policy.mode if policy.mode in ("prefix", "conversation") else "conversation"
-    options = [TtlOption("none", *_cost(counts, pricer, NO_CACHE, max_rounds, gaps))]
+    options = [TtlOption("none", *_cost(counts, pricer, NO_CACHE, max_rounds, gaps, max_budget_usd))]
     for ttl in ttls:
         variant = replace(
             policy, mode=mode, style="explicit", ttl=ttl, ttl_seconds=TTL_SECONDS[ttl], prefix_ttl=None
         )
-        options.append(TtlOption(ttl, *_cost(counts, pricer, variant, max_rounds, gaps)))
+        options.append(TtlOption(ttl, *_cost(counts, pricer, variant, max_rounds, gaps, max_budget_usd)))
     if policy.ttl_label not in TTL_SECONDS:  # the policy's own two TTLs (explicit style only)
         own = replace(policy, mode=mode)
-        options.append(TtlOption(policy.ttl_label, *_cost(counts, pricer, own, max_rounds, gaps)))
+        options.append(
+            TtlOption(policy.ttl_label, *_cost(counts, pricer, own, max_rounds, gaps, max_budget_usd))
+        )
     return tuple(options)
 
 
@@ -530,7 +533,14 @@ def cheapest(options: Sequence[TtlOption]) -> TtlOption:
 
 
 def _cost(
-    counts: TokenCounts, pricer: Pricer, policy: CachePolicy, max_rounds: int | None, gaps: Sequence[Decimal]
+    counts: TokenCounts,
+    pricer: Pricer,
+    policy: CachePolicy,
+    max_rounds: int | None,
+    gaps: Sequence[Decimal],
+    max_budget_usd: Decimal | None,
 ) -> tuple[Decimal, int]:
-    totals = run_accountant(counts, pricer, policy, max_rounds=max_rounds, gaps=gaps).totals
+    totals = run_accountant(
+        counts, pricer, policy, max_rounds=max_rounds, gaps=gaps, max_budget_usd=max_budget_usd
+    ).totals
     return totals.cost_usd, totals.cache_expiries

@@ -181,6 +181,7 @@ def ttl_comparison(
         ttls=ttls,
         max_rounds=scenario.limits.max_rounds,
         gaps=request_gaps(scenario),
+        max_budget_usd=scenario.limits.max_budget_usd,
     )
 
 
@@ -311,9 +312,14 @@ def estimate_scenario(
     )
     ttls = ttl_comparison(scenario, prices, counts, policy, pricer)
 
-    def rerun(other: TokenCounts) -> Ledger:  # the same run on other counts (baselines)
+    def rerun(other: TokenCounts) -> Ledger:  # the same run on other counts (baselines), same stops
         return run_accountant(
-            other, pricer, policy, max_rounds=scenario.limits.max_rounds, gaps=request_gaps(scenario)
+            other,
+            pricer,
+            policy,
+            max_rounds=scenario.limits.max_rounds,
+            gaps=request_gaps(scenario),
+            max_budget_usd=scenario.limits.max_budget_usd,
         )
 
     editing = context_editing_effect(counts, ledger, rerun)
