@@ -430,27 +430,28 @@ def why_not_parallel(est: Estimate) -> str | None:
       batch writes every call (and the response's thinking) again, a failed split round one call;
     * ``limits.max_budget_usd``: a batch's first response writes every call before the budget check,
       the split run's only the first;
+    * a batch whose thinking is kept for one request (``thinking_retention`` last, the default of
+      claude-sonnet-4-5 and claude-haiku-4-5): the request after the batch carries it, once per
+      pause_turn continuation and at the next round's model's prices, where the split run's request
+      after the batch's first call carries it, once and on the batch's model (found by the long
+      fuzz: 371 thinking tokens before a round of 21 web searches, sent three times instead of once);
     * a request of the parallel run at a long-context tier: its tokens all cost the tier's rates, where
-      the split run sent (and cached) part of them earlier in a request under the threshold; and a
-      batch's thinking kept for one request lands in the request with all the batch's results.
-      Without such a request prices are linear, and each parallel request carries no more than the
-      split request after the same call;
-    * thinking kept for one request (``transient``) and a round with ``pause_turn`` continuations
-      (server-tool uses past Anthropic's cap): a batch's thinking lands in the next request, and each
-      continuation of that round re-sends it, where the split run's thinking went with its first
-      call to a request that has none (found by a random search: a batch with 371 thinking tokens
-      before a round of 21 web searches).
+      the split run sent (and cached) part of them earlier in a request under the threshold.
+
+    Otherwise prices are linear, and each parallel request carries no more than the split request
+    after the same call.
     """
     scenario = est.scenario
     if scenario.retries.count or scenario.retries.share:
         return "retries"
     if scenario.limits.max_budget_usd is not None:
         return "limits.max_budget_usd"
+    for _, counts, _ in _models(est):
+        ran = [r for r in counts.rounds if not r.inserted]  # one per scenario round
+        if any(len(r.calls) > 1 and t.transient for r, t in zip(scenario.rounds, ran, strict=True)):
+            return "a batch's thinking kept for one request"
     if long_context(est):
         return "a long-context tier"
-    rounds = est.counts.rounds
-    if any(r.transient for r in rounds) and any(r.continuations for r in rounds):
-        return "thinking re-sent by pause_turn continuations"
     return None
 
 
@@ -508,8 +509,9 @@ def test_every_random_scenario_estimates_and_adds_up(workdir: Path, doc: dict[st
     1-hour writes without a 1-hour TTL, no expiry without pauses; subagents likewise.
 
     Under conditions (:func:`check_estimate`): the TTL option of the scenario's own TTL costs what
-    the run costs, and so does the context-editing baseline of a run that cleared nothing; parallel calls cost no more than the same calls one per round unless
-    :func:`why_not_parallel` gives a reason."""
+    the run costs, and so does the context-editing baseline of a run that cleared nothing; parallel
+    calls cost no more than the same calls one per round unless :func:`why_not_parallel` gives a
+    reason."""
     note(dump(doc))
     est = load_and_run(workdir, doc, compare=True)
     check_estimate(est)
@@ -1084,12 +1086,17 @@ def _parallel_dearer(workdir: Path, doc: dict[str, Any]) -> None:
 
 
 def test_parallel_calls_can_cost_more(workdir: Path) -> None:
-    """Each case excluded by :func:`why_not_parallel`, on two calls in one response. Retries (share
-    0.5): the one failure retries the batch, 20,000 thinking tokens and both calls written again;
-    split, it falls on the second call, which has no thinking. max_budget_usd: the batch's response
-    writes both 5,000-token calls before the run stops, the split run one. A long-context tier
-    (claude-sonnet-4-5, default caching): the batch's results and its thinking (kept for one request)
-    make a 202,299-token request, all of it at the >200k rates; split, no request passes 200k."""
+    """Each case excluded by :func:`why_not_parallel`, on calls in one response. Retries (share 0.5):
+    the one failure retries the batch, 20,000 thinking tokens and both calls written again; split, it
+    falls on the second call, which has no thinking. max_budget_usd: the batch's response writes both
+    5,000-token calls before the run stops, the split run one. Thinking kept for one request: the 371
+    thinking tokens of a claude-sonnet-4-5 batch go with the next request, which makes 21 web
+    searches and is sent three times (two pause_turn continuations), where split they go once with
+    the request after the first call; and 20,000 thinking tokens of a batch routed to
+    claude-haiku-4-5 are read by the next request on claude-sonnet-4-5, split by one on Haiku. A
+    long-context tier (claude-sonnet-4-5, conversation caching): the batch's two 101,000-token
+    results make a 202,299-token request, all of it written at the >200k rates; split, the first
+    result is written in a request under 200k."""
     call: dict[str, Any] = {"tool": "Read", "call_tokens": 20, "result": 100}
     head: dict[str, Any] = {
         "version": 1,
@@ -1103,10 +1110,15 @@ def test_parallel_calls_can_cost_more(workdir: Path) -> None:
     )
     big = {**call, "call_tokens": 5000}
     _parallel_dearer(workdir, {**head, "rounds": [{"calls": [big] * 2}], "limits": {"max_budget_usd": 0.01}})
-    page = {**call, "result": 95000}
-    doc = {**head, "model": "claude-sonnet-4-5", "rounds": [{"calls": [page] * 2, "thinking": 12000}]}
-    del doc["caching"]
-    _parallel_dearer(workdir, doc)
+    claude = {**head, "model": "claude-sonnet-4-5", "caching": "conversation"}
+    read = {**call, "result": 334}
+    searches = {**read, "text": {"tokens": 364}, "server_tools": [{"tool": "web_search", "uses": 21}]}
+    batch = {"calls": [read] * 3, "text": {"tokens": 364}, "thinking": 371}
+    _parallel_dearer(workdir, {**claude, "task": {"tokens": 300}, "rounds": [batch, searches]})
+    routed = {"calls": [call] * 2, "thinking": 20000, "model": "claude-haiku-4-5"}
+    _parallel_dearer(workdir, {**claude, "rounds": [routed, call]})
+    page = {**call, "result": 101000}
+    _parallel_dearer(workdir, {**claude, "rounds": [{"calls": [page] * 2}]})
 
 
 def test_deferring_an_unused_tool_can_cost_more(workdir: Path) -> None:
