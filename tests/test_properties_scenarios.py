@@ -1121,11 +1121,23 @@ def test_parallel_calls_can_cost_more(workdir: Path) -> None:
     _parallel_dearer(workdir, {**claude, "rounds": [{"calls": [page] * 2}]})
 
 
+def _deferring_dearer(workdir: Path, doc: dict[str, Any]) -> None:
+    """Deferring ``tools[2]`` (called by no round) makes ``doc`` dearer."""
+    deferred = deepcopy(doc)
+    deferred["tools"][2]["defer_loading"] = True
+    _cheaper(workdir, deferred, doc)
+
+
 def test_deferring_an_unused_tool_can_cost_more(workdir: Path) -> None:
-    """Each case excluded by :func:`why_not_deferred`. A ``tool_search_stub`` of 60 tokens in place
-    of a bare tool's definition (gpt-5, no caching): the prefix grows from 213 to 264 tokens. A
-    prefix under the minimum (claude-sonnet-4-5, conversation caching): deferring a 60-token tool
-    brings the second request's prompt under 1,024 tokens, so it is no longer cached."""
+    """Each case excluded by :func:`why_not_deferred`, deferring ``ping`` with ``lookup`` already
+    deferred, on gpt-5 unless said. A ``tool_search_stub`` of 60 tokens in place of a bare tool's
+    definition: the prefix grows from 213 to 264 tokens. OpenAI caching: the prefix shrinks by 5
+    tokens (167 to 162), and the second request's cache hit falls a step, from 1,280 to 1,152 tokens.
+    A prefix under the minimum (claude-sonnet-4-5, conversation caching): deferring a 60-token tool
+    brings the second request's prompt under 1,024 tokens, so it is no longer cached.
+    ``max_budget_usd`` $0.009590625: the third request passes it and the run stops before a
+    20,000-token final answer; 5 tokens fewer per request and it passes nothing. Context editing at
+    6,363 tokens: the last request (6,366) clears both 3,000-token results; deferred (6,361), none."""
     tools: list[dict[str, Any]] = [
         {"name": "Read", "description": "Read a file.", "input_schema": {"type": "object"}},
         {
@@ -1136,26 +1148,29 @@ def test_deferring_an_unused_tool_can_cost_more(workdir: Path) -> None:
         },
         {"name": "ping", "description": "", "input_schema": {"type": "object"}},
     ]
+    read = {"tool": "Read", "call_tokens": 20, "result": 100}
     doc: dict[str, Any] = {
         "version": 1,
         "model": "gpt-5",
         "caching": "none",
         "tools": tools,
         "task": {"tokens": 100},
-        "rounds": [{"tool": "Read", "call_tokens": 20, "result": 100}],
+        "rounds": [read],
         "final": 10,
-        "tool_search_stub": 60,
     }
-    deferred = deepcopy(doc)
-    deferred["tools"][2]["defer_loading"] = True
-    _cheaper(workdir, deferred, doc)
-    doc = {**doc, "model": "claude-sonnet-4-5", "rounds": doc["rounds"] * 3}
-    del doc["caching"], doc["tool_search_stub"]
-    doc["tools"] = deepcopy(tools)
-    doc["tools"][2]["description"] = "Check " * 40
-    deferred = deepcopy(doc)
-    deferred["tools"][2]["defer_loading"] = True
-    _cheaper(workdir, deferred, doc)
+    _deferring_dearer(workdir, {**doc, "tool_search_stub": 60})
+    tools = deepcopy(tools)
+    tools[2]["description"] = "Check that the service answers."
+    cached = {**doc, "caching": "conversation", "system": {"tokens": 1005}, "tools": tools}
+    _deferring_dearer(workdir, {**cached, "rounds": [{**read, "result": 94}] * 4})
+    claude = {**doc, "model": "claude-sonnet-4-5", "caching": "conversation", "rounds": [read] * 3}
+    claude["tools"] = deepcopy(tools)
+    claude["tools"][2]["description"] = "Check " * 40
+    _deferring_dearer(workdir, claude)
+    two_pages = {**doc, "tools": tools, "rounds": [{**read, "result": 3000}] * 2}
+    three_pages = {**doc, "tools": tools, "rounds": [{**read, "result": 2000}] * 3, "final": 20000}
+    _deferring_dearer(workdir, {**three_pages, "limits": {"max_budget_usd": 0.009590625}})
+    _deferring_dearer(workdir, {**two_pages, "context_editing": {"trigger": 6363, "keep": 0}})
 
 
 # ---------------------------------------------------------------------------------------------
