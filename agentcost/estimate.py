@@ -302,17 +302,8 @@ def estimate_scenario(
     counts = replace(counts, routes=_routes(scenario, prices, as_of, service_tier, user_prices))
     policy, is_default = cache_policy(scenario, prices)
     pricer = pricer_for(prices)
-    ledger = run_accountant(
-        counts,
-        pricer,
-        policy,
-        max_rounds=scenario.limits.max_rounds,
-        gaps=request_gaps(scenario),
-        max_budget_usd=scenario.limits.max_budget_usd,
-    )
-    ttls = ttl_comparison(scenario, prices, counts, policy, pricer)
 
-    def rerun(other: TokenCounts) -> Ledger:  # the same run on other counts (baselines), same stops
+    def rerun(other: TokenCounts) -> Ledger:  # the run on these counts (baselines: on others), same stops
         return run_accountant(
             other,
             pricer,
@@ -322,6 +313,8 @@ def estimate_scenario(
             max_budget_usd=scenario.limits.max_budget_usd,
         )
 
+    ledger = rerun(counts)
+    ttls = ttl_comparison(scenario, prices, counts, policy, pricer)
     editing = context_editing_effect(counts, ledger, rerun)
     searching = tool_search_effect(
         scenario,

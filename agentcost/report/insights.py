@@ -19,7 +19,7 @@ from rich.text import Text
 
 from agentcost.insights import Checks, Insights, Lever
 from agentcost.report import Report, fmt
-from agentcost.report.output import Renderers
+from agentcost.report.output import with_section
 
 MINUS = "\N{MINUS SIGN}"
 SHARE_PLACES = Decimal("0.0001")
@@ -167,43 +167,14 @@ def _fraction(d: Decimal | None) -> str | None:
     return None if d is None else fmt.exact(d.quantize(SHARE_PLACES, rounding=ROUND_HALF_UP))
 
 
-def _base(e: ExplainedReport) -> Renderers:
-    """The plain estimate's renderers: the explained report is that report plus a section."""
-    from agentcost.report.output import renderers_for
-
-    return renderers_for(e.report)
-
-
-def _body(e: ExplainedReport) -> dict[str, Any]:
-    return {**_base(e).body(e.report), "insights": insights_dict(e.insights)}
-
-
-def _rich(e: ExplainedReport) -> RenderableType:
-    return Group(_base(e).rich(e.report), Text(""), render_insights_rich(e.insights))
-
-
-def _markdown(e: ExplainedReport) -> str:
-    return _base(e).markdown(e.report) + "\n" + render_insights_markdown(e.insights)
-
-
-def _csv(e: ExplainedReport) -> str:
-    return _base(e).csv(e.report)  # CSV is the per-request rows; insights have no row shape
-
-
-def _chart(e: ExplainedReport) -> RenderableType:
-    chart = _base(e).chart
-    return Text("") if chart is None else chart(e.report)
-
-
 RENDERERS = (
     ExplainedReport,
-    Renderers(
-        kind="estimate",
-        body=_body,
-        rich=_rich,
-        markdown=_markdown,
-        csv=_csv,
-        total=lambda e: e.report.totals.cost_usd,
-        chart=_chart,
+    with_section(
+        lambda e: e.report,
+        "insights",
+        lambda e: e.insights,
+        insights_dict,
+        render_insights_rich,
+        render_insights_markdown,  # CSV stays the per-request rows: insights have no row shape
     ),
 )

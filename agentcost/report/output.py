@@ -78,6 +78,43 @@ def renderers_for(report: object) -> Renderers:
         raise TypeError(f"no renderers registered for {kind.__name__}") from None
 
 
+def with_section(
+    inner: Callable[[Any], Any],
+    key: str,
+    section: Callable[[Any], Any],
+    as_dict: Callable[[Any], dict[str, Any]],
+    as_rich: Callable[[Any], RenderableType],
+    as_markdown: Callable[[Any], str],
+    *,
+    csv: Callable[[Any], str] | None = None,
+    total: Callable[[Any], Decimal] | None = None,
+    kind: str = "estimate",
+) -> Renderers:
+    """The renderers of a report that is another report (``inner(report)``) plus a section
+    (``section(report)``: estimate --explain, --simulate): the inner report's output, then the
+    section's; its JSON is the inner report's with the section under ``key``; CSV and ``--quiet``
+    the inner report's unless ``csv`` or ``total`` say otherwise."""
+
+    def base(report: Any) -> Renderers:
+        return renderers_for(inner(report))
+
+    from rich.text import Text
+
+    def chart(report: Any) -> RenderableType:
+        own = base(report).chart
+        return Text("") if own is None else own(inner(report))
+
+    return Renderers(
+        kind=kind,
+        body=lambda r: {**base(r).body(inner(r)), key: as_dict(section(r))},
+        rich=lambda r: Group(base(r).rich(inner(r)), Text(""), as_rich(section(r))),
+        markdown=lambda r: base(r).markdown(inner(r)) + "\n" + as_markdown(section(r)),
+        csv=csv if csv is not None else lambda r: base(r).csv(inner(r)),
+        total=total if total is not None else lambda r: base(r).total(inner(r)),
+        chart=chart,
+    )
+
+
 def _lazy(module: str, name: str) -> Callable[[Any], Any]:
     """``module.name(report)``, importing the module on the first call (one format's renderer)."""
 

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentcost.report import Report, fmt
-from agentcost.report.output import Renderers
+from agentcost.report.output import with_section
 from agentcost.simulate import Simulation, Stat
 
 MINUS = "\N{MINUS SIGN}"
@@ -216,24 +216,6 @@ def simulation_dict(s: Simulation) -> dict[str, Any]:
     }
 
 
-def _base(r: SimulatedReport) -> Renderers:
-    from agentcost.report.output import renderers_for
-
-    return renderers_for(r.report)
-
-
-def _body(r: SimulatedReport) -> dict[str, Any]:
-    return {**_base(r).body(r.report), "simulation": simulation_dict(r.simulation)}
-
-
-def _rich(r: SimulatedReport) -> RenderableType:
-    return Group(_base(r).rich(r.report), Text(""), render_simulation_rich(r.simulation))
-
-
-def _markdown(r: SimulatedReport) -> str:
-    return _base(r).markdown(r.report) + "\n" + render_simulation_markdown(r.simulation)
-
-
 def _csv(r: SimulatedReport) -> str:
     """The per-run statistics: one row per quantity."""
     s = r.simulation
@@ -254,11 +236,13 @@ def _total(r: SimulatedReport) -> Decimal:
 
 RENDERERS = (
     SimulatedReport,
-    Renderers(
-        kind="estimate",
-        body=_body,
-        rich=_rich,
-        markdown=_markdown,
+    with_section(
+        lambda r: r.report,
+        "simulation",
+        lambda r: r.simulation,
+        simulation_dict,
+        render_simulation_rich,
+        render_simulation_markdown,
         csv=_csv,
         total=_total,
     ),
