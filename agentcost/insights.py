@@ -171,13 +171,18 @@ def checks(est: Estimate) -> Checks:
     t = est.ledger.totals
     ran = ran_rounds(est)
     per_tool: dict[str, list[int]] = {}
-    for r, _ in ran:
-        if r.reply or r.inserted or not r.tools or r.result <= 0:
+    for r, rows in ran:
+        index = rows[0].round
+        if r.reply or r.inserted or index is None or r.result <= 0:
             continue
-        names = list(dict.fromkeys(r.tools))
+        # the round's own calls: RoundTokens.tools also names the server tools its response ran
+        calls = [c.tool for c in est.scenario.rounds[index].calls]
+        if not calls:
+            continue
+        names = list(dict.fromkeys(calls))
         key = names[0] if len(names) == 1 else ", ".join(names)
         entry = per_tool.setdefault(key, [0, 0])
-        entry[0] += len(r.tools)
+        entry[0] += len(calls)
         entry[1] += r.result
     results = tuple(
         sorted(

@@ -512,3 +512,16 @@ def test_the_route_lever_routes_the_right_rounds_past_inserted_requests(tmp_path
     ]
     c = checks(est)
     assert (c.tool_rounds, c.tool_searches, c.failed_attempts, c.requests) == (5, 2, 2, 10)
+
+
+def test_result_tokens_name_the_client_calls_not_the_server_tools(tmp_path: Path) -> None:
+    """A Read round whose response also ran a web search is one Read call (found by the property
+    tests: it showed as "Read, web_search" with 2 calls)."""
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "version: 1\nmodel: claude-sonnet-4-5\ntask: Go.\nrounds:\n  - tool: Read\n    call_tokens: 9\n"
+        "    result: 500\n    server_tools: [{tool: web_search, uses: 1, result: 300}]\nfinal: 5\n"
+    )
+    est = estimate_scenario(load_scenario(path), as_of=AS_OF)
+    (only,) = checks(est).result_tokens
+    assert (only.tool, only.calls) == ("Read", 1)
