@@ -389,7 +389,8 @@ def test_every_nested_field_is_known_to_the_override_walk() -> None:
     models = [
         scenario_module.ScenarioFile, scenario_module.RoundSpec, scenario_module.DefaultsSpec,
         scenario_module.LimitsSpec, scenario_module.OpenAIChatTool, *scenario_module._TOOL_MODELS.values(),
-        scenario_module.PacingSpec, scenario_module.ServerToolSpec,
+        scenario_module.PacingSpec, scenario_module.ServerToolSpec, scenario_module.CallSpec,
+        scenario_module.RetriesSpec, scenario_module.TrimSpec, scenario_module.ContextEditingSpec,
     ]  # fmt: skip
     spec_names = {cls.__name__ for cls in yamlread.Spec.__subclasses__()}
     for model in models:
