@@ -144,14 +144,14 @@ def read_models_file(path: Path) -> list[tuple[str, int]]:
     """
     import yaml
 
-    from agentcost.yamlread import Loader, Unreadable, read_text
+    from agentcost.yamlread import Unreadable, compose, read_text
 
     try:
         text = read_text(path)
     except Unreadable as e:
         raise InputError(e.reason, file=path, line=e.line, key="--models") from None
     try:
-        root: Any = yaml.compose(text, Loader=Loader)
+        root: Any = compose(text)
     except yaml.YAMLError:
         root = None  # not YAML: read as lines
     entries: list[tuple[str, int]] = []

@@ -37,12 +37,12 @@ from agentcost.errors import InputError
 from agentcost.scenario import Money
 from agentcost.yamlread import (
     Doc,
-    Loader,
     OverrideError,
     Reader,
     SchemaGenerator,
     Spec,
     Unreadable,
+    compose,
     int_to_decimal,
     parse,
     parse_override,
@@ -177,7 +177,7 @@ def is_project_file(path: Path | str, *, reader: Reader | None = None) -> bool:
     """
     try:
         text = text_reader(reader)(Path(path))
-        root = yaml.compose(text, Loader=Loader)
+        root = compose(text)
     except (Unreadable, yaml.YAMLError, RecursionError, OSError, ValueError):
         return False
     return _is_project_node(root)
@@ -282,7 +282,7 @@ def _entry(doc: Doc, i: int, item: ProjectScenarioSpec, reader: Reader | None) -
         hint = _sibling_hint(scenario_path) if reader is None and e.reason == "file not found" else None
         raise doc.error((*at, "path"), f"cannot read {scenario_path}: {e.reason}", hint) from None
     try:
-        nested = _is_project_node(yaml.compose(text, Loader=Loader))
+        nested = _is_project_node(compose(text))
     except (yaml.YAMLError, RecursionError):
         nested = False  # load_scenario reports it, with its own line
     if nested:

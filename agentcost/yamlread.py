@@ -63,6 +63,7 @@ __all__ = [
     "allowed_hint",
     "check_plain",
     "closest",
+    "compose",
     "int_to_decimal",
     "joined",
     "key_text",
@@ -87,6 +88,34 @@ T = TypeVar("T")
 Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """The PyYAML loader that composes files: the C one when PyYAML has it."""
 _YAML = "tag:yaml.org,2002:"
+_COMPOSE_DEPTH = 1_000
+"""Deepest nesting handed to PyYAML's composer. The C composer recurses once per level on the C stack,
+unbounded by Python's recursion limit, and some builds of libyaml set no limit of their own: 100,000
+levels crash the process. :data:`MAX_DEPTH` is then checked, with its place, on the composed nodes."""
+_OPENS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSES = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+def compose(text: str) -> yaml.Node | None:
+    """``yaml.compose(text)`` that cannot overflow the C stack: a text deep enough to risk it is refused
+    with the ``maximum nesting depth`` error libyaml gives (a :class:`yaml.MarkedYAMLError`).
+
+    Each level of nesting needs an indicator (``[ { - : ?``), so a text with few of them is composed
+    at once; any other is first read as an event stream (iterative, no recursion) to measure it."""
+    if sum(map(text.count, "[{-:?")) > _COMPOSE_DEPTH:
+        depth = 0
+        for event in yaml.parse(text, Loader=Loader):
+            if isinstance(event, _OPENS):
+                depth += 1
+                if depth > _COMPOSE_DEPTH:
+                    raise yaml.MarkedYAMLError(
+                        problem="maximum nesting depth exceeded", problem_mark=event.start_mark
+                    )
+            elif isinstance(event, _CLOSES):
+                depth -= 1
+    return yaml.compose(text, Loader=Loader)
+
+
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
 
@@ -367,7 +396,7 @@ def parse(doc: Doc, text: str) -> Doc:
     :data:`MAX_VALUES` values is refused from the composed nodes, before a value is built."""
     is_json = doc.path.suffix.lower() == ".json"
     try:
-        root = yaml.compose(text, Loader=Loader)
+        root = compose(text)
     except yaml.YAMLError as e:
         if "maximum nesting depth" in str(getattr(e, "problem", "")):  # libyaml stops at 1,000 levels
             mark = getattr(e, "problem_mark", None)
