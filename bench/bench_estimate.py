@@ -14,8 +14,8 @@ from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
-from agentcost.accountant import CachePolicy, RequestCost, RequestUsage, run_accountant
-from agentcost.counts import RoundTokens, TokenCounts
+from agentcost.loop.accountant import CachePolicy, RequestCost, RequestUsage, run_accountant
+from agentcost.tokens.counts import RoundTokens, TokenCounts
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -32,9 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("AGENTCOST_CACHE", "off")  # measure the work, not the disk cache
 
-from agentcost.estimate import estimate_scenario  # noqa: E402
-from agentcost.scenario import load_scenario  # noqa: E402
-from agentcost.simulate import (  # noqa: E402
+from agentcost.loop.estimate import estimate_scenario  # noqa: E402
+from agentcost.loop.simulate import (  # noqa: E402
     Context,
     Draws,
     PerRunEngine,
@@ -43,6 +42,7 @@ from agentcost.simulate import (  # noqa: E402
     simulate,
     slot_counts,
 )
+from agentcost.scenario.load import load_scenario  # noqa: E402
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 SCENARIO = """version: 1

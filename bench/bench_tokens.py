@@ -1,4 +1,4 @@
-"""Benchmark of agentcost.tokens: encoding load time, tokenizing throughput, and the memo.
+"""Benchmark of agentcost.tokens.count: encoding load time, tokenizing throughput, and the memo.
 
 Run: python bench/bench_tokens.py [--mb 8]
 Load times are measured in fresh subprocesses (the per-process cache would hide them otherwise).
@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from agentcost import tokens as T
-from agentcost.spec import Content, Round, Scenario, ToolDef, ToolUse
+from agentcost.scenario.model import Content, Round, Scenario, ToolDef, ToolUse
+from agentcost.tokens import count as T
 
 ROOT = Path(__file__).resolve().parents[1]
 THREADS = 2  # tiktoken encode_ordinary_batch threads, for comparison with the plain loop
@@ -29,10 +29,10 @@ def fresh_process(code: str) -> float:
 def load_times(repeats: int) -> None:
     print(f"Fresh-process timings (median of {repeats}):")
     import_code = (
-        "import time; t = time.perf_counter(); import agentcost.tokens; print(time.perf_counter() - t)"
+        "import time; t = time.perf_counter(); import agentcost.tokens.count; print(time.perf_counter() - t)"
     )
     med = statistics.median(fresh_process(import_code) for _ in range(repeats))
-    print(f"  import agentcost.tokens              {med * 1000:7.1f} ms")
+    print(f"  import agentcost.tokens.count              {med * 1000:7.1f} ms")
     for name in T.BUNDLED_ENCODINGS:
         code = (
             "import time; from agentcost import tokens as T; t = time.perf_counter(); "

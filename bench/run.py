@@ -177,10 +177,10 @@ print(sum(len(enc.encode_ordinary(t)) for t in spec["texts"]))
 
 def floor_spec(path: str, out: Path) -> Path:
     """The texts an estimate of ``path`` tokenizes, for the floor process (counted here once)."""
-    from agentcost import tokens as T
-    from agentcost.catalog.prices import resolve_model
-    from agentcost.estimate import parse_as_of
-    from agentcost.scenario import load_scenario
+    from agentcost.loop.estimate import parse_as_of
+    from agentcost.prices.lookup import resolve_model
+    from agentcost.scenario.load import load_scenario
+    from agentcost.tokens import count as T
 
     scenario = load_scenario(ROOT / path)
     prices = resolve_model(scenario.model, provider=scenario.provider, as_of=parse_as_of(None))
@@ -207,10 +207,11 @@ SCALING = """
 import json, os, statistics, sys, time
 temperature, cache_base, repeats, paths = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
 os.environ["XDG_CACHE_HOME"] = cache_base + "-warm"
-from agentcost import diskcache, tokens
-from agentcost.estimate import estimate
-from agentcost.report import build_report
-from agentcost.report.output import Format, render_text
+from agentcost.infra import diskcache
+from agentcost.tokens import count as tokens
+from agentcost.loop.estimate import estimate
+from agentcost.report.estimate import build_report
+from agentcost.render.output import Format, render_text
 
 def once(path):
     start = time.perf_counter()
@@ -293,8 +294,8 @@ def store_startup(base: Path, repeats: int) -> dict[str, float]:
 
 def twenty_models() -> list[str]:
     """20 models across the three providers, newest first (OpenAI 8, Anthropic 6, Google 6)."""
-    from agentcost.catalog.prices import known_model_ids, newest_first, resolve_model
-    from agentcost.estimate import parse_as_of
+    from agentcost.loop.estimate import parse_as_of
+    from agentcost.prices.lookup import known_model_ids, newest_first, resolve_model
 
     when = parse_as_of(None)
     picked: list[str] = []

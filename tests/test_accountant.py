@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentcost.accountant import (
+from agentcost.loop.accountant import (
     NO_CACHE,
     CachePolicy,
     RequestCost,
@@ -16,7 +16,7 @@ from agentcost.accountant import (
     request_inputs,
     run_accountant,
 )
-from agentcost.counts import RoundTokens, TokenCounts
+from agentcost.tokens.counts import RoundTokens, TokenCounts
 
 MILLION = Decimal(1_000_000)
 

@@ -21,7 +21,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from agentcost.batch import (
+from agentcost.commands.batch import (
     BatchReport,
     batch_gates,
     batch_report_for_paths,
@@ -29,15 +29,15 @@ from agentcost.batch import (
     estimate_batch,
 )
 from agentcost.errors import InputError
-from agentcost.estimate import estimate_scenario
-from agentcost.gates import Gate
-from agentcost.project import load_project
-from agentcost.report import build_report
-from agentcost.report.batch import JSON_SCHEMA
-from agentcost.report.jsonfmt import report_dict
-from agentcost.report.output import Format, quiet_total, render_text
-from agentcost.report.schema import ESTIMATE, GATE, report_schema
-from agentcost.scenario import OverrideError, load_scenario
+from agentcost.loop.estimate import estimate_scenario
+from agentcost.render.batch import JSON_SCHEMA
+from agentcost.render.jsonfmt import report_dict
+from agentcost.render.output import Format, quiet_total, render_text
+from agentcost.render.schema import ESTIMATE, GATE, report_schema
+from agentcost.report.estimate import build_report
+from agentcost.report.gates import Gate
+from agentcost.scenario.load import OverrideError, load_scenario
+from agentcost.scenario.project import load_project
 from tests.conftest import ROOT, GoldenCheck
 
 pytestmark = pytest.mark.usefixtures("no_ctok", "fixed_terminal")
@@ -296,7 +296,7 @@ def test_runs_per_day_missing_for_some_scenarios_leaves_the_daily_totals_unknown
 
 
 def wrapped_schema() -> dict[str, Any]:
-    """The batch fragment inside the JSON envelope, as agentcost.report.schema assembles it."""
+    """The batch fragment inside the JSON envelope, as agentcost.render.schema assembles it."""
     properties = {
         "version": {"const": 1},
         "kind": {"const": "batch"},
@@ -386,8 +386,8 @@ def test_quiet_prints_the_total_of_one_run_of_every_scenario(shipped: BatchRepor
 
 
 def test_an_empty_batch_is_refused() -> None:
-    from agentcost.batch import Batch
-    from agentcost.project import Project
+    from agentcost.commands.batch import Batch
+    from agentcost.scenario.project import Project
 
     with pytest.raises(InputError, match="no scenarios to estimate"):
         build_batch_report(Batch(Project(path=None, entries=()), ()))

@@ -1,4 +1,4 @@
-"""The persistent cache (agentcost.diskcache): token counts, price rows, scenarios, facts.
+"""The persistent cache (agentcost.infra.diskcache): token counts, price rows, scenarios, facts.
 
 Every test runs with its own empty XDG_CACHE_HOME (tests/conftest.py ``private_cache``).
 """
@@ -19,11 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from agentcost import diskcache, scenariocache
-from agentcost import tokens as T
-from agentcost.catalog import prices as P
 from agentcost.errors import InputError
-from agentcost.spec import Content, Round, Scenario, ToolUse
+from agentcost.infra import diskcache
+from agentcost.prices import lookup as P
+from agentcost.scenario import cache as scenariocache
+from agentcost.scenario.model import Content, Round, Scenario, ToolUse
+from agentcost.tokens import count as T
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
@@ -149,7 +150,7 @@ def test_price_rows_are_keyed_by_date_tier_and_price_file(tmp_path: Path) -> Non
     prices_file.write_text(
         "version: 1\nmodels:\n  - {id: gpt-5, provider: openai, source: contract, input_mtok: 1, output_mtok: 2}\n"
     )
-    from agentcost.catalog.userprices import load_user_prices
+    from agentcost.prices.user import load_user_prices
 
     mine = P.resolve_model("gpt-5", as_of=WHEN, user_prices=load_user_prices(prices_file))
     assert mine.input_mtok == Decimal(1) and mine.source.kind == "user"
@@ -307,7 +308,7 @@ def test_crafted_entries_build_only_agentcost_dataclasses() -> None:
     for data in (
         b'["o","os:system","echo hi"]',
         b'["o","agentcost.errors:InputError","x"]',
-        b'["o","agentcost.spec:Content","a","b","c"]',
+        b'["o","agentcost.scenario.model:Content","a","b","c"]',
         b'["q",1]',
         b"[1",
     ):
@@ -348,7 +349,7 @@ def test_a_cache_dir_that_cannot_be_created_only_slows_down(
 WRITER = textwrap.dedent(
     """
     import sys
-    from agentcost import diskcache
+    from agentcost.infra import diskcache
     # a writer that waits longer than the busy timeout drops its writes by design; on a loaded CI
     # machine 2 s can pass, so give these writers time: the test is that every write lands intact
     diskcache.BUSY_TIMEOUT_S = 60.0
@@ -431,7 +432,7 @@ def test_the_size_bound_drops_least_recently_used_entries(monkeypatch: pytest.Mo
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
 def test_every_shipped_scenario_survives_the_codec(path: Path) -> None:
-    from agentcost.scenario import load_scenario
+    from agentcost.scenario.load import load_scenario
 
     scenario = load_scenario(path)
     assert diskcache.decode(diskcache.encode(scenario)) == scenario
@@ -514,7 +515,7 @@ def test_is_project_file_is_cached_by_content(tmp_path: Path) -> None:
 
 
 def test_facts_come_from_the_cache_the_second_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentcost.catalog import facts
+    from agentcost import facts
 
     facts._rows.cache_clear()
     first = facts._rows()

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from agentcost.accountant import TTL_SECONDS, CachePolicy, Ledger, run_accountant, ttl_options
-from agentcost.catalog.prices import resolve_model
-from agentcost.counts import RoundTokens, TokenCounts
 from agentcost.errors import InputError
-from agentcost.estimate import estimate_scenario, pricer_for
-from agentcost.scenario import load_scenario
+from agentcost.loop.accountant import TTL_SECONDS, CachePolicy, Ledger, run_accountant, ttl_options
+from agentcost.loop.estimate import estimate_scenario, pricer_for
+from agentcost.prices.lookup import resolve_model
+from agentcost.scenario.load import load_scenario
+from agentcost.tokens.counts import RoundTokens, TokenCounts
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 SONNET = pricer_for(resolve_model("claude-sonnet-4-5", as_of=AS_OF))
@@ -212,7 +212,7 @@ def test_mapping_is_anthropic_only(tmp_path: Path) -> None:
 
 def test_calibrate_writes_the_mapping_for_mixed_writes() -> None:
     """claude-code/session.jsonl: request 1 writes 12,000 tokens at 1h and 3,200 at 5m."""
-    from agentcost.calibrate import calibrate_trace
+    from agentcost.commands.calibrate import calibrate_trace
     from agentcost.replay import load_trace
 
     c = calibrate_trace(
@@ -241,7 +241,7 @@ def test_json_with_two_ttls_validates_against_the_report_schema(tmp_path: Path) 
 
     import jsonschema
 
-    from agentcost.report.schema import report_schema
+    from agentcost.render.schema import report_schema
 
     scenario = tmp_path / "s.yaml"
     scenario.write_text(

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from agentcost.batch import batch_report_for_paths
-from agentcost.calibrate import calibrate, calibrate_trace
 from agentcost.cli import run
-from agentcost.conversations import calibrate_log, write_log_calibration
+from agentcost.commands.batch import batch_report_for_paths
+from agentcost.commands.calibrate import calibrate, calibrate_trace
+from agentcost.commands.conversations import calibrate_log, write_log_calibration
 from agentcost.errors import InputError
-from agentcost.estimate import estimate
+from agentcost.loop.estimate import estimate
 from agentcost.replay import load_trace, replay
 from agentcost.replay.model import RecordedCall, ReportedUsage, Trace
 

@@ -14,8 +14,9 @@ from decimal import Decimal
 import pytest
 import yaml
 
-from agentcost.catalog import facts
-from agentcost.catalog.prices import (
+from agentcost import facts
+from agentcost.errors import InputError
+from agentcost.prices.lookup import (
     SUPPORTED_PROVIDERS,
     Cost,
     ModelPrices,
@@ -23,7 +24,6 @@ from agentcost.catalog.prices import (
     known_model_ids,
     resolve_model,
 )
-from agentcost.errors import InputError
 
 AS_OF = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -303,7 +303,7 @@ def test_known_model_ids() -> None:
 
 def test_genai_prices_is_imported_lazily() -> None:
     code = (
-        "import sys, agentcost.catalog, agentcost.catalog.prices, agentcost.catalog.facts;"
+        "import sys, agentcost.catalog, agentcost.prices.lookup, agentcost.facts;"
         "print('genai_prices' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -440,7 +440,7 @@ def test_pricing_skips_genai_prices_online_updater() -> None:
     code = (
         "import sys\n"
         "from datetime import UTC, datetime\n"
-        "from agentcost.catalog.prices import resolve_model\n"
+        "from agentcost.prices.lookup import resolve_model\n"
         "p = resolve_model('gpt-4o', as_of=datetime(2026, 11, 30, tzinfo=UTC))\n"
         "import genai_prices\n"
         "print(genai_prices.__version__, 'httpx2' in sys.modules, 'asyncio' in sys.modules)\n"

@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 import yaml
 
-import agentcost.tokens as T
-from agentcost.diff import input_changes
+import agentcost.tokens.count as T
+from agentcost.commands.diff import input_changes
 from agentcost.errors import InputError
-from agentcost.estimate import estimate_scenario
-from agentcost.report import build_report
-from agentcost.report.jsonfmt import envelope, report_dict
-from agentcost.scenario import json_schema, load_scenario
-from agentcost.spec import Content, Round, Scenario, ServerToolUse, ToolUse
+from agentcost.loop.estimate import estimate_scenario
+from agentcost.render.jsonfmt import envelope, report_dict
+from agentcost.report.estimate import build_report
+from agentcost.scenario.load import json_schema, load_scenario
+from agentcost.scenario.model import Content, Round, Scenario, ServerToolUse, ToolUse
 
 ROOT = Path(__file__).resolve().parent.parent
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
@@ -270,7 +270,7 @@ def test_a_chat_turn_request_is_a_reply(tmp_path: Path) -> None:
         ("reply", None), ("reply", "web_search"), ("tool_use", "lookup"), ("final", None)
     ]  # fmt: skip
     jsonschema = pytest.importorskip("jsonschema")
-    from agentcost.report.schema import report_schema
+    from agentcost.render.schema import report_schema
 
     jsonschema.validate(json.loads(json.dumps(envelope("estimate", data))), report_schema())
 

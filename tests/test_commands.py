@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 
 from agentcost.cli import run
-from agentcost.report.schema import report_schema
+from agentcost.render.schema import report_schema
 from tests.conftest import ROOT
 
 AS_OF = "2026-11-30"

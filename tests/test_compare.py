@@ -24,16 +24,16 @@ from typing import Any
 import jsonschema
 import pytest
 
-from agentcost.catalog.prices import known_model_ids
-from agentcost.compare import CompareReport, compare_gates, compare_models, expand_models
+from agentcost.commands.compare import CompareReport, compare_gates, compare_models, expand_models
 from agentcost.errors import InputError
-from agentcost.estimate import estimate_scenario
-from agentcost.report.compare import JSON_SCHEMA
-from agentcost.report.jsonfmt import report_dict
-from agentcost.report.output import Format, quiet_total, render_text
-from agentcost.report.schema import ESTIMATE, GATE, report_schema
-from agentcost.scenario import load_scenario
-from agentcost.tokens import DEFAULT_MEMO
+from agentcost.loop.estimate import estimate_scenario
+from agentcost.prices.lookup import known_model_ids
+from agentcost.render.compare import JSON_SCHEMA
+from agentcost.render.jsonfmt import report_dict
+from agentcost.render.output import Format, quiet_total, render_text
+from agentcost.render.schema import ESTIMATE, GATE, report_schema
+from agentcost.scenario.load import load_scenario
+from agentcost.tokens.count import DEFAULT_MEMO
 from tests.conftest import ROOT, GoldenCheck
 
 pytestmark = pytest.mark.usefixtures("no_ctok", "fixed_terminal")
@@ -187,7 +187,7 @@ def test_each_text_is_tokenized_once_per_encoding_not_once_per_model() -> None:
     three = DEFAULT_MEMO.stats("o200k_base")
     assert DEFAULT_MEMO.schemes() == ("o200k_base",)
     # three models, the same texts tokenized once: the second and third model only hit the memo
-    # (the texts the first run tokenized now come from the persistent cache: agentcost.diskcache)
+    # (the texts the first run tokenized now come from the persistent cache: agentcost.infra.diskcache)
     assert three.texts_counted + three.disk_hits == one.texts_counted
     assert three.hits > one.hits
 
@@ -217,7 +217,7 @@ def test_the_context_window_gate_of_each_model(tmp_path: Path) -> None:
 
 
 def wrapped_schema() -> dict[str, Any]:
-    """The compare fragment inside the JSON envelope, as agentcost.report.schema assembles it."""
+    """The compare fragment inside the JSON envelope, as agentcost.render.schema assembles it."""
     properties = {
         "version": {"const": 1},
         "kind": {"const": "compare"},
@@ -287,7 +287,7 @@ def test_quiet_prints_the_cheapest_total(three: CompareReport) -> None:
 
 
 def test_repeated_selectors_count_once_and_too_many_are_refused(tmp_path: Path) -> None:
-    from agentcost.compare import MAX_SELECTORS, expand_models
+    from agentcost.commands.compare import MAX_SELECTORS, expand_models
 
     when = datetime(2026, 11, 30, tzinfo=UTC)
     many = tmp_path / "models.txt"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agentcost.batch import batch_report_for_paths
 from agentcost.cli import run
-from agentcost.conversations import calibrate_log, scenario_path, split_conversations
+from agentcost.commands.batch import batch_report_for_paths
+from agentcost.commands.conversations import calibrate_log, scenario_path, split_conversations
 from agentcost.replay import load_trace
 from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
 

@@ -54,11 +54,11 @@ from typing import Any
 
 import pytest
 
-from agentcost.accountant import Ledger, RequestUsage
-from agentcost.catalog.prices import resolve_model
-from agentcost.estimate import Estimate, estimate_scenario, pricer_for
-from agentcost.scenario import load_scenario
-from agentcost.tokens import ANTHROPIC_MESSAGE_FRAMING, ANTHROPIC_OUTPUT_FRAMING, AnthropicRules
+from agentcost.loop.accountant import Ledger, RequestUsage
+from agentcost.loop.estimate import Estimate, estimate_scenario, pricer_for
+from agentcost.prices.lookup import resolve_model
+from agentcost.scenario.load import load_scenario
+from agentcost.tokens.count import ANTHROPIC_MESSAGE_FRAMING, ANTHROPIC_OUTPUT_FRAMING, AnthropicRules
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT.parent / "shared" / "validation" / "anthropic-cookbook" / "usage-examples.json"

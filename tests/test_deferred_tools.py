@@ -17,13 +17,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentcost.dynamics_context import TOOL_SEARCH_QUERY_TOKENS, TOOL_SEARCH_TOOL_TOKENS
-from agentcost.estimate import estimate_scenario
-from agentcost.report import build_report
-from agentcost.report.jsonfmt import report_dict
-from agentcost.report.table import render_table
-from agentcost.spec import CachingMode, Content, Limits, Round, Scenario, ToolDef, ToolUse
-from agentcost.tokens import _tool_json, count_text, count_tokens
+from agentcost.loop.estimate import estimate_scenario
+from agentcost.render.jsonfmt import report_dict
+from agentcost.render.table import render_table
+from agentcost.report.estimate import build_report
+from agentcost.scenario.model import CachingMode, Content, Limits, Round, Scenario, ToolDef, ToolUse
+from agentcost.tokens.context import TOOL_SEARCH_QUERY_TOKENS, TOOL_SEARCH_TOOL_TOKENS
+from agentcost.tokens.count import _tool_json, count_text, count_tokens
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 

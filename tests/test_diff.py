@@ -6,7 +6,7 @@ reason about) and sizes given as ``{tokens: N}``. Rates: gpt-4o $2.50 input / $1
 (shared/reference/pricing-facts.md §A.0, genai-prices 0.2.3 on 2026-11-30). OpenAI framing
 (pricing-facts.md §C.2, the cookbook): 3 per message + the role, 3 reply-priming tokens per
 request; a tool definition is func_init 7 + tokens of "name:description" (trailing period
-dropped), plus func_end 12 once for all tools. Our loop framing (agentcost.tokens): a tool call is
+dropped), plus func_end 12 once for all tools. Our loop framing (agentcost.tokens.count): a tool call is
 3 + "assistant" + name + arguments + 9; a tool result 3 + "tool" + name + 7 + content.
 """
 
@@ -24,14 +24,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from agentcost.diff import DiffReport, diff_gates, diff_paths
+from agentcost.commands.diff import DiffReport, diff_gates, diff_paths
 from agentcost.errors import InputError
-from agentcost.gates import IncreaseLimits, parse_increase
-from agentcost.report import output
-from agentcost.report.diff import COLUMNS, JSON_SCHEMA
-from agentcost.report.output import Format
-from agentcost.report.schema import report_schema
-from agentcost.tokens import count_text
+from agentcost.render import output
+from agentcost.render.diff import COLUMNS, JSON_SCHEMA
+from agentcost.render.output import Format
+from agentcost.render.schema import report_schema
+from agentcost.report.gates import IncreaseLimits, parse_increase
+from agentcost.tokens.count import count_text
 from tests.conftest import GoldenCheck
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
@@ -283,7 +283,7 @@ def _git(repo: Path, *args: str) -> None:
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_base_ref_reads_the_committed_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentcost.gitread import git_reader
+    from agentcost.infra.gitread import git_reader
 
     repo = tmp_path / "repo"
     (repo / "scenarios").mkdir(parents=True)
@@ -326,7 +326,7 @@ def test_base_ref_reads_the_committed_version(tmp_path: Path, monkeypatch: pytes
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_base_ref_with_a_project_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentcost.gitread import git_reader
+    from agentcost.infra.gitread import git_reader
 
     repo = tmp_path / "repo"
     repo.mkdir()

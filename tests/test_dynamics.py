@@ -22,18 +22,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentcost.dynamics import (
+from agentcost.loop.estimate import Estimate, estimate, estimate_scenario
+from agentcost.render.dynamics import agent_dict, agent_lines
+from agentcost.report.estimate import build_report
+from agentcost.scenario.load import load_scenario
+from agentcost.scenario.model import Content, Limits, Retries, Round, Scenario, ToolUse
+from agentcost.tokens.count import count_tokens
+from agentcost.tokens.dynamics import (
     DEFAULT_ERROR_TOKENS,
     failures_per_round,
     sequential_equivalent,
     without_routing,
 )
-from agentcost.estimate import Estimate, estimate, estimate_scenario
-from agentcost.report import build_report
-from agentcost.report.dynamics import agent_dict, agent_lines
-from agentcost.scenario import load_scenario
-from agentcost.spec import Content, Limits, Retries, Round, Scenario, ToolUse
-from agentcost.tokens import count_tokens
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 M = Decimal(1_000_000)

@@ -1,4 +1,4 @@
-"""End to end: scenario file -> ``agentcost.estimate`` -> ledger, every dollar checked by hand.
+"""End to end: scenario file -> ``agentcost.loop.estimate`` -> ledger, every dollar checked by hand.
 
 Rates (USD per million tokens) are genai-prices 0.2.3's at 2026-11-30, as tabulated in
 shared/reference/pricing-facts.md §A.0:
@@ -26,11 +26,11 @@ from pathlib import Path
 
 import pytest
 
-from agentcost.accountant import LedgerRow, RequestUsage
-from agentcost.estimate import Estimate, estimate
-from agentcost.report import build_report
-from agentcost.scenario import load_scenario
-from agentcost.tokens import count_text, num_tokens_for_tools
+from agentcost.loop.accountant import LedgerRow, RequestUsage
+from agentcost.loop.estimate import Estimate, estimate
+from agentcost.report.estimate import build_report
+from agentcost.scenario.load import load_scenario
+from agentcost.tokens.count import count_text, num_tokens_for_tools
 
 pytestmark = pytest.mark.usefixtures("no_ctok")
 

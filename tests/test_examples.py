@@ -4,7 +4,7 @@ schema; the examples of agent dynamics (issue 5) show their mechanism, with figu
 Rates are genai-prices 0.2.3's on 2026-11-30 (pricing-facts.md §A.0): claude-sonnet-4-5 and
 claude-sonnet-4-6 $3 input, $3.75 5-minute cache write, $0.30 read, $15 output per MTok;
 claude-haiku-4-5 $1 / $1.25 / $0.10 / $5. Claude counts use the o200k_base x ratio path
-(``no_ctok``). Anthropic framing (agentcost.tokens): a user message of tool results is 3 tokens +
+(``no_ctok``). Anthropic framing (agentcost.tokens.count): a user message of tool results is 3 tokens +
 20 per tool_result block + the bodies.
 """
 
@@ -20,14 +20,14 @@ import pytest
 import yaml
 from rich.console import Console
 
-from agentcost.dynamics_context import TOOL_SEARCH_TOOL_TOKENS
-from agentcost.estimate import Estimate, estimate
-from agentcost.report import build_report
-from agentcost.report.jsonfmt import envelope, report_dict
-from agentcost.report.markdown import render_markdown
-from agentcost.report.schema import report_schema
-from agentcost.report.table import render_table
-from agentcost.tokens import count_text
+from agentcost.loop.estimate import Estimate, estimate
+from agentcost.render.jsonfmt import envelope, report_dict
+from agentcost.render.markdown import render_markdown
+from agentcost.render.schema import report_schema
+from agentcost.render.table import render_table
+from agentcost.report.estimate import build_report
+from agentcost.tokens.context import TOOL_SEARCH_TOOL_TOKENS
+from agentcost.tokens.count import count_text
 
 pytestmark = pytest.mark.usefixtures("no_ctok")
 
@@ -214,8 +214,8 @@ def test_long_run_context_example() -> None:
 def test_rows_say_which_request_failed_and_which_model_a_routed_one_ran_on(no_ctok: None) -> None:
     from datetime import UTC, datetime
 
-    from agentcost.estimate import estimate
-    from agentcost.report import build_report
+    from agentcost.loop.estimate import estimate
+    from agentcost.report.estimate import build_report
 
     as_of = datetime(2026, 11, 30, tzinfo=UTC)
     retried = build_report(estimate(SCENARIOS / "parallel-retries.yaml", as_of=as_of))

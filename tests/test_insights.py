@@ -19,8 +19,8 @@ import pytest
 
 from agentcost.cli import run
 from agentcost.errors import InputError
-from agentcost.estimate import Estimate, estimate_scenario
-from agentcost.insights import (
+from agentcost.loop.estimate import Estimate, estimate_scenario
+from agentcost.loop.insights import (
     TOP_LEVERS,
     Insights,
     Lever,
@@ -31,12 +31,12 @@ from agentcost.insights import (
     percentile_75,
     ran_rounds,
 )
-from agentcost.report import build_report
-from agentcost.report.insights import ExplainedReport
-from agentcost.report.output import Format, render_text
-from agentcost.report.schema import report_schema
-from agentcost.scenario import load_scenario
-from agentcost.spec import ResultTrim, Retries, Scenario
+from agentcost.render.insights import ExplainedReport
+from agentcost.render.output import Format, render_text
+from agentcost.render.schema import report_schema
+from agentcost.report.estimate import build_report
+from agentcost.scenario.load import load_scenario
+from agentcost.scenario.model import ResultTrim, Retries, Scenario
 
 pytestmark = pytest.mark.usefixtures("no_ctok")
 
@@ -473,7 +473,7 @@ def test_scenario_rounds_skip_tool_searches_and_failed_attempts(
 ) -> None:
     # regression: the scenario rounds that ran were taken as the first rounds_run counted rounds,
     # which include the inserted ones, so the last rounds run were lost (and indices shifted)
-    from agentcost.insights import _scenario_rounds
+    from agentcost.loop.insights import _scenario_rounds
 
     path = write(tmp_path, INSERTED)
     s = load_scenario(path, overrides=() if override is None else (override,))

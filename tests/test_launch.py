@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agentcost import files, launch
+from agentcost import launch
+from agentcost.infra import files
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from agentcost.catalog.prices import Usage, known_model_ids, list_models, newest_first, release_key
 from agentcost.cli import run
-from agentcost.report.prices import count_accuracy, price_sheet
-from agentcost.report.schema import report_schema
+from agentcost.prices.lookup import Usage, known_model_ids, list_models, newest_first, release_key
+from agentcost.render.prices import count_accuracy, price_sheet
+from agentcost.render.schema import report_schema
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 

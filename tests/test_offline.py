@@ -175,7 +175,7 @@ def test_output_replaces_the_file(workdir: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_a_failed_rendering_leaves_the_old_output(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentcost.report import output
+    from agentcost.render import output
 
     def broken(*args: Any, **kwargs: Any) -> str:
         raise RuntimeError("the renderer broke")

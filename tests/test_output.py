@@ -16,8 +16,8 @@ import jsonschema
 import pytest
 
 from agentcost.cli import run
-from agentcost.report import output
-from agentcost.report.schema import report_schema
+from agentcost.render import output
+from agentcost.render.schema import report_schema
 from tests.conftest import ROOT, GoldenCheck
 
 BUGFIX = str(ROOT / "scenarios" / "bugfix.yaml")
@@ -44,7 +44,7 @@ def test_json_matches_the_published_schema_and_the_docs_copy(capsys: pytest.Capt
     assert not any(g["tripped"] for g in data["gates"])
     published = json.loads((ROOT / "docs" / "report.schema.json").read_text(encoding="utf-8"))
     assert published == schema, (
-        "docs/report.schema.json is stale: python -m agentcost.report.schema > docs/report.schema.json"
+        "docs/report.schema.json is stale: python -m agentcost.render.schema > docs/report.schema.json"
     )
 
 
@@ -221,7 +221,7 @@ def test_context_window_gate_trips(capsys: pytest.CaptureFixture[str], tmp_path:
 
 
 def test_annotation_escapes_workflow_command_characters() -> None:
-    from agentcost.gates import Gate
+    from agentcost.report.gates import Gate
 
     gate = Gate("budget", True, "50% over\nbudget", file="a,b:c.yaml", line=7)
     assert (

@@ -16,7 +16,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentcost.accountant import (
+from agentcost import facts
+from agentcost.errors import InputError
+from agentcost.loop.accountant import (
     TTL_SECONDS,
     CachePolicy,
     Ledger,
@@ -25,12 +27,10 @@ from agentcost.accountant import (
     run_accountant,
     ttl_options,
 )
-from agentcost.catalog import facts
-from agentcost.catalog.prices import resolve_model
-from agentcost.counts import RoundTokens, TokenCounts
-from agentcost.errors import InputError
-from agentcost.estimate import AUTOMATIC_IDLE_SECONDS, Estimate, estimate_scenario, pricer_for
-from agentcost.scenario import load_scenario
+from agentcost.loop.estimate import AUTOMATIC_IDLE_SECONDS, Estimate, estimate_scenario, pricer_for
+from agentcost.prices.lookup import resolve_model
+from agentcost.scenario.load import load_scenario
+from agentcost.tokens.counts import RoundTokens, TokenCounts
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 SONNET = pricer_for(resolve_model("claude-sonnet-4-5", as_of=AS_OF))

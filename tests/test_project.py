@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from agentcost.errors import InputError
-from agentcost.project import (
+from agentcost.scenario.project import (
     Project,
     ProjectEntry,
     is_project_file,
@@ -270,7 +270,7 @@ def snapshot(root: Path) -> dict[str, str]:
 def test_committed_schema_is_current() -> None:
     committed = json.loads((ROOT / "docs" / "project.schema.json").read_text(encoding="utf-8"))
     assert committed == json_schema(), (
-        "docs/project.schema.json is stale: python -m agentcost.project > docs/project.schema.json"
+        "docs/project.schema.json is stale: python -m agentcost.scenario.project > docs/project.schema.json"
     )
 
 

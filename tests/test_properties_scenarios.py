@@ -35,14 +35,14 @@ import yaml
 from hypothesis import HealthCheck, assume, event, given, note, settings
 from hypothesis import strategies as st
 
-from agentcost.accountant import CachePolicy, Ledger
-from agentcost.catalog.prices import ModelPrices, resolve_model
-from agentcost.counts import TokenCounts
-from agentcost.estimate import Estimate, estimate_scenario
-from agentcost.report import build_report
-from agentcost.report.jsonfmt import render_json
-from agentcost.scenario import load_scenario
-from agentcost.spec import Scenario
+from agentcost.loop.accountant import CachePolicy, Ledger
+from agentcost.loop.estimate import Estimate, estimate_scenario
+from agentcost.prices.lookup import ModelPrices, resolve_model
+from agentcost.render.jsonfmt import render_json
+from agentcost.report.estimate import build_report
+from agentcost.scenario.load import load_scenario
+from agentcost.scenario.model import Scenario
+from agentcost.tokens.counts import TokenCounts
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 

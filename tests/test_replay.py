@@ -132,7 +132,7 @@ def test_cli_replay_outputs(capsys: pytest.CaptureFixture[str]) -> None:
     assert doc["totals"]["cost_usd"] == "0.53839"
     from jsonschema import Draft202012Validator
 
-    from agentcost.report.schema import report_schema
+    from agentcost.render.schema import report_schema
 
     Draft202012Validator(report_schema()).validate(doc)
     assert run([*base, "--format", "csv"]) == 0

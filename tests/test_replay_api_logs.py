@@ -213,7 +213,7 @@ def test_cli_replay_api_logs(capsys: pytest.CaptureFixture[str]) -> None:
     assert doc["totals"]["reported_input_tokens"] == 225
     from jsonschema import Draft202012Validator
 
-    from agentcost.report.schema import report_schema
+    from agentcost.render.schema import report_schema
 
     Draft202012Validator(report_schema()).validate(doc)
     assert run(["replay", str(RESPONSES), "--format-in", "nope", "--as-of", "2026-11-30"]) == 2

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 import yaml
 
-import agentcost.files as files
-import agentcost.yamlread as yamlread
+import agentcost.infra.files as files
+import agentcost.infra.yamlread as yamlread
 from agentcost.errors import InputError
-from agentcost.scenario import MAX_ROUNDS, OverrideError, dump_json, json_schema, load_scenario
-from agentcost.spec import Content, Pacing, Scenario, ServerToolUse, ToolDef
+from agentcost.scenario.load import MAX_ROUNDS, OverrideError, dump_json, json_schema, load_scenario
+from agentcost.scenario.model import Content, Pacing, Scenario, ServerToolUse, ToolDef
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
@@ -715,7 +715,7 @@ def test_committed_schema_is_current() -> None:
     committed = json.loads((ROOT / "docs/scenario.schema.json").read_text(encoding="utf-8"))
     assert committed == json_schema(), (
         "docs/scenario.schema.json is out of date; regenerate it with "
-        "`agentcost schema > docs/scenario.schema.json` (or `python -m agentcost.scenario`)"
+        "`agentcost schema > docs/scenario.schema.json` (or `python -m agentcost.scenario.load`)"
     )
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import agentcost.scenario as scenario_module
+import agentcost.scenario.load as scenario_module
 from agentcost.errors import InputError
-from agentcost.scenario import OverrideError, load_scenario
-from agentcost.spec import Content, ContextEditing, ResultTrim, Retries
+from agentcost.scenario.load import OverrideError, load_scenario
+from agentcost.scenario.model import Content, ContextEditing, ResultTrim, Retries
 
 TOOLS = """\
 version: 1

@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from agentcost.accountant import RequestUsage
-from agentcost.catalog import facts
-from agentcost.catalog.prices import Usage, known_model_ids, resolve_model
+from agentcost import facts
 from agentcost.errors import InputError
-from agentcost.estimate import Estimate, estimate_scenario, pricer_for
-from agentcost.spec import Content, Round, Scenario, ServerToolName, ServerToolUse, ToolUse
-from agentcost.tokens import count_tokens
+from agentcost.loop.accountant import RequestUsage
+from agentcost.loop.estimate import Estimate, estimate_scenario, pricer_for
+from agentcost.prices.lookup import Usage, known_model_ids, resolve_model
+from agentcost.scenario.model import Content, Round, Scenario, ServerToolName, ServerToolUse, ToolUse
+from agentcost.tokens.count import count_tokens
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 MILLION = Decimal(1_000_000)
@@ -391,8 +391,8 @@ def test_usage_checks_uses() -> None:
 def test_report_labels_continuations_and_shows_fees() -> None:
     from rich.console import Console
 
-    from agentcost.report import build_report
-    from agentcost.report.table import render_table
+    from agentcost.render.table import render_table
+    from agentcost.report.estimate import build_report
 
     report = build_report(run("claude-sonnet-4-5", searching(("web_search", 12, 6_000))))
     assert [r.label for r in report.requests] == [

@@ -26,10 +26,8 @@ from hypothesis import strategies as st
 
 from agentcost.cli import run
 from agentcost.errors import InputError
-from agentcost.estimate import Estimate, estimate_scenario
-from agentcost.report import build_report
-from agentcost.scenario import load_scenario
-from agentcost.simulate import (
+from agentcost.loop.estimate import Estimate, estimate_scenario
+from agentcost.loop.simulate import (
     Context,
     PerRunEngine,
     VectorEngine,
@@ -41,8 +39,10 @@ from agentcost.simulate import (
     simulate,
     slot_counts,
 )
-from agentcost.spec import Dist
-from agentcost.uncertainty import describe, median, normal_ppf, normal_ppf_fast, sample, upper
+from agentcost.report.estimate import build_report
+from agentcost.scenario.dists import describe, median, normal_ppf, normal_ppf_fast, sample, upper
+from agentcost.scenario.load import load_scenario
+from agentcost.scenario.model import Dist
 
 pytestmark = pytest.mark.usefixtures("no_ctok")
 

@@ -44,8 +44,8 @@ def test_help_imports_no_scenario_machinery() -> None:
     names, _ = imported_modules("--help")
     assert not names & {
         "yaml",
-        "agentcost.scenario",
-        "agentcost.tokens",
-        "agentcost.catalog.facts",
+        "agentcost.scenario.load",
+        "agentcost.tokens.count",
+        "agentcost.facts",
         "sqlite3",
     }

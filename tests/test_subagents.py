@@ -14,16 +14,16 @@ import pytest
 
 from agentcost.cli import run
 from agentcost.errors import InputError
-from agentcost.estimate import estimate
-from agentcost.gates import estimate_gates
-from agentcost.report import all_subagents, build_report
-from agentcost.report.csvfmt import render_csv
-from agentcost.report.jsonfmt import render_json
-from agentcost.report.markdown import render_markdown
-from agentcost.report.schema import report_schema
-from agentcost.scenario import load_scenario
-from agentcost.spec import Content
-from agentcost.subagents import MAX_SUBAGENT_DEPTH
+from agentcost.loop.estimate import estimate
+from agentcost.loop.subagents import MAX_SUBAGENT_DEPTH
+from agentcost.render.csvfmt import render_csv
+from agentcost.render.jsonfmt import render_json
+from agentcost.render.markdown import render_markdown
+from agentcost.render.schema import report_schema
+from agentcost.report.estimate import all_subagents, build_report
+from agentcost.report.gates import estimate_gates
+from agentcost.scenario.load import load_scenario
+from agentcost.scenario.model import Content
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from agentcost.accountant import NO_CACHE, CachePolicy, run_accountant
-from agentcost.catalog import facts
-from agentcost.estimate import estimate_scenario, pricer_for
-from agentcost.spec import Content, Round, Scenario, ToolUse
-from agentcost.tokens import count_tokens
+from agentcost import facts
+from agentcost.loop.accountant import NO_CACHE, CachePolicy, run_accountant
+from agentcost.loop.estimate import estimate_scenario, pricer_for
+from agentcost.scenario.model import Content, Round, Scenario, ToolUse
+from agentcost.tokens.count import count_tokens
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 MILLION = Decimal(1_000_000)
@@ -250,7 +250,7 @@ def test_kept_thinking_is_cached_with_the_conversation() -> None:
 
 
 def test_accountant_adds_transient_to_the_next_request_only() -> None:
-    from agentcost.counts import RoundTokens, TokenCounts
+    from agentcost.tokens.counts import RoundTokens, TokenCounts
 
     counts = TokenCounts(
         tools=0,
@@ -273,7 +273,7 @@ def test_accountant_adds_transient_to_the_next_request_only() -> None:
 
 
 def pricer_for_tokens() -> Any:
-    from agentcost.accountant import RequestCost, RequestUsage
+    from agentcost.loop.accountant import RequestCost, RequestUsage
 
     def price(usage: RequestUsage) -> RequestCost:
         total = Decimal(usage.input_tokens + usage.output_tokens)
@@ -283,8 +283,8 @@ def pricer_for_tokens() -> Any:
 
 
 def test_pricer_for_unchanged_without_server_tools() -> None:
-    from agentcost.accountant import RequestUsage
-    from agentcost.catalog.prices import resolve_model
+    from agentcost.loop.accountant import RequestUsage
+    from agentcost.prices.lookup import resolve_model
 
     price = pricer_for(resolve_model("claude-opus-4-5", as_of=AS_OF))
     cost = price(RequestUsage(input_tokens=1_000_000, output_tokens=1_000_000))

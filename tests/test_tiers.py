@@ -13,19 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from agentcost.catalog import prices as prices_module
-from agentcost.catalog.prices import (
-    SERVICE_TIER_CONTEXT,
-    Usage,
-    price_data_date,
-    resolve_model,
-    tier_name,
-)
 from agentcost.cli import run
 from agentcost.errors import InputError
-from agentcost.estimate import estimate, estimate_scenario
-from agentcost.report import build_report
-from agentcost.scenario import OverrideError, load_scenario
+from agentcost.loop.estimate import estimate, estimate_scenario
+from agentcost.prices import lookup as prices_module
+from agentcost.prices.lookup import SERVICE_TIER_CONTEXT, Usage, price_data_date, resolve_model, tier_name
+from agentcost.report.estimate import build_report
+from agentcost.scenario.load import OverrideError, load_scenario
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 

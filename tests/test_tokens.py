@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from agentcost import tokens as T
-from agentcost.catalog import facts
-from agentcost.counts import RoundTokens
-from agentcost.spec import Content, Round, Scenario, ToolDef, ToolUse
+from agentcost import facts
+from agentcost.scenario.model import Content, Round, Scenario, ToolDef, ToolUse
+from agentcost.tokens import count as T
+from agentcost.tokens.counts import RoundTokens
 
 VALIDATION = Path(__file__).resolve().parents[2] / "shared" / "validation"
 if not VALIDATION.is_dir():  # a checkout next to ../shared, or the shared tree itself
@@ -746,6 +746,6 @@ def test_unknown_provider_is_refused() -> None:
 def test_import_is_cheap() -> None:
     import subprocess
 
-    code = "import sys, agentcost.tokens; print('tiktoken' in sys.modules, 'yaml' in sys.modules)"
+    code = "import sys, agentcost.tokens.count; print('tiktoken' in sys.modules, 'yaml' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]

@@ -13,13 +13,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from agentcost.catalog.prices import Usage, list_models, resolve_model
-from agentcost.catalog.userprices import UserPrices, json_schema, load_user_prices
 from agentcost.cli import run
 from agentcost.errors import InputError
-from agentcost.estimate import estimate
-from agentcost.report import build_report
-from agentcost.report.schema import report_schema
+from agentcost.loop.estimate import estimate
+from agentcost.prices.lookup import Usage, list_models, resolve_model
+from agentcost.prices.user import UserPrices, json_schema, load_user_prices
+from agentcost.render.schema import report_schema
+from agentcost.report.estimate import build_report
 from tests.conftest import ROOT
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
@@ -396,5 +396,5 @@ def test_the_json_schema_describes_the_example_file() -> None:
     jsonschema.validate(yaml.safe_load(PRICES), schema)
     published = ROOT / "docs" / "prices.schema.json"
     assert json.loads(published.read_text(encoding="utf-8")) == schema, (
-        "docs/prices.schema.json is stale: python -m agentcost.catalog.userprices > docs/prices.schema.json"
+        "docs/prices.schema.json is stale: python -m agentcost.prices.user > docs/prices.schema.json"
     )

@@ -1,8 +1,8 @@
 """Reading the files ``replay`` and ``calibrate`` take, within the limits of docs/limits.md.
 
 A recorded run (a trace) may be up to :data:`MAX_TRACE_BYTES`; the small files beside it (``--tools``,
-``--system``, ``--config``) up to :data:`agentcost.yamlread.MAX_FILE_BYTES`. Either is refused by
-its size before it is read. JSON nested more than :data:`agentcost.yamlread.MAX_DEPTH` levels deep,
+``--system``, ``--config``) up to :data:`agentcost.infra.yamlread.MAX_FILE_BYTES`. Either is refused by
+its size before it is read. JSON nested more than :data:`agentcost.infra.yamlread.MAX_DEPTH` levels deep,
 or with a number of more digits than Python reads, is an :class:`InputError` naming the file and
 line, never a ``RecursionError`` or ``ValueError`` from deep inside the counting code.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
-from agentcost.yamlread import MAX_DEPTH, MAX_FILE_BYTES, Unreadable, check_plain
-from agentcost.yamlread import read_text as _read_text
+from agentcost.infra.yamlread import MAX_DEPTH, MAX_FILE_BYTES, Unreadable, check_plain
+from agentcost.infra.yamlread import read_text as _read_text
 
 __all__ = ["MAX_TRACE_BYTES", "TOO_DEEP", "loads", "number_error", "read_small_text", "read_text"]
 

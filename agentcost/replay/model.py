@@ -17,12 +17,12 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from agentcost.catalog.prices import ModelPrices, Usage, resolve_model
 from agentcost.errors import InputError
+from agentcost.prices.lookup import ModelPrices, Usage, resolve_model
 
 if TYPE_CHECKING:
-    from agentcost.catalog.userprices import UserPrices
-    from agentcost.spec import ToolChoice, ToolDef
+    from agentcost.prices.user import UserPrices
+    from agentcost.scenario.model import ToolChoice, ToolDef
 
 # ---------------------------------------------------------------------------------------------
 # The trace: what a parser reads from a log
@@ -190,7 +190,7 @@ class _Counter:
     """Counts a recorded request's messages and a response's text with the model's rules."""
 
     def __init__(self, model: str, prices: ModelPrices) -> None:
-        from agentcost.tokens import maker_of, openai_encoding_name, rules_for
+        from agentcost.tokens.count import maker_of, openai_encoding_name, rules_for
 
         self.maker = maker_of(prices.provider, prices.rules_id)
         self.notes: list[str] = []
@@ -209,11 +209,11 @@ class _Counter:
             self.approximate = self.rules.approximate
 
     def text(self, text: str) -> int:
-        from agentcost.tokens import count_text
+        from agentcost.tokens.count import count_text
 
         if self.maker == "openai":
             return count_text(text, self.encoding)
-        from agentcost.spec import Content
+        from agentcost.scenario.model import Content
 
         return self.rules.final(Content(text=text)) if text else 0
 
@@ -223,10 +223,10 @@ class _Counter:
         tools: Sequence[Mapping[str, Any]] | None,
         tool_choice: str | None = None,
     ) -> int:
-        from agentcost.spec import Content
+        from agentcost.scenario.model import Content
 
         if self.maker == "openai":
-            from agentcost.tokens import num_tokens_for_tools, num_tokens_from_messages
+            from agentcost.tokens.count import num_tokens_for_tools, num_tokens_from_messages
 
             rows: list[dict[str, str]] = []
             for m in messages:
@@ -286,7 +286,7 @@ def _kind(value: Any) -> str:
 
 def _tool_def(tool: Mapping[str, Any]) -> ToolDef:
     """A recorded tool definition (Anthropic, OpenAI chat or Responses format) as a ToolDef."""
-    from agentcost.spec import ToolDef
+    from agentcost.scenario.model import ToolDef
 
     inner = tool.get("function")
     fn: Mapping[str, Any] = inner if isinstance(inner, Mapping) else tool

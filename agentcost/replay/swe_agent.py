@@ -67,8 +67,8 @@ def model_from_config(path: Path) -> str:
     """The model of a SWE-agent run from its ``args.yaml`` (``agent.model.model_name``)."""
     import yaml
 
+    from agentcost.infra.yamlread import Loader
     from agentcost.replay.files import read_small_text
-    from agentcost.yamlread import Loader
 
     text = read_small_text(path, key="--config")
     try:  # aliases stay shared objects, and only a few keys are looked up: no alias bomb

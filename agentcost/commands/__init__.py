@@ -1,0 +1,1 @@
+"""The commands as a library: several scenarios, models or revisions -> one report object each."""

@@ -1,0 +1,369 @@
+"""Several scenarios at once: a project (or scenario files) -> one estimate each -> :class:`BatchReport`.
+
+``estimate_batch`` loads and estimates every scenario of a :class:`~agentcost.scenario.project.Project`;
+``build_batch_report`` turns the estimates into one summary row per scenario and a grand total per
+run, per day and per 30-day month (every figure derived here, with ``Decimal``; renderers in
+``agentcost.render.batch`` only format them); ``batch_gates`` lists the budget and context-window
+gates of every scenario and the project's total budget gate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agentcost.errors import InputError
+from agentcost.loop.estimate import Budget, Estimate, estimate_scenario
+from agentcost.report.estimate import REPORT_VERSION, BudgetLine, Report, build_report, joined_price_label
+from agentcost.report.fmt import exact
+from agentcost.report.gates import Gate, budget_gate, context_gate
+
+if TYPE_CHECKING:  # project files and scenarios need pydantic: imported where they are read
+    from agentcost.infra.yamlread import Reader
+    from agentcost.prices.user import UserPrices
+    from agentcost.scenario.model import Scenario
+    from agentcost.scenario.project import Project, ProjectEntry
+
+DAYS_PER_MONTH = 30
+SHARE_PLACES = Decimal("0.0001")  # cached shares are rounded half-up to 4 places (0.01%)
+PROJECT_BUDGET_SOURCE = "project"  # Budget.source of a budget_usd set on a project file's entry
+
+
+# --------------------------------------------------------------------------------------------
+# Estimating
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BatchItem:
+    entry: ProjectEntry
+    estimate: Estimate
+
+
+@dataclass(frozen=True)
+class Batch:
+    project: Project
+    items: tuple[BatchItem, ...]
+
+
+def load_entry_scenario(
+    entry: ProjectEntry,
+    *,
+    overrides: Sequence[str] = (),
+    reader: Reader | None = None,
+    project_file: Path | None = None,
+    index: int = 0,
+) -> Scenario:
+    """The entry's scenario with the entry's own ``set:`` applied first, then ``overrides`` (--set).
+
+    An error in one of the entry's own overrides points at its line in the project file.
+    """
+    from agentcost.scenario.load import OverrideError, load_scenario
+
+    try:
+        return load_scenario(entry.path, overrides=(*entry.overrides, *overrides), reader=reader)
+    except OverrideError as err:
+        if project_file is None or err.override not in entry.overrides:
+            raise
+        j = entry.overrides.index(err.override)
+        hint = "; ".join(h for h in (err.hint, f"set: applies to {entry.path}") if h)
+        raise InputError(
+            f"{err.override}: {err.message}",
+            file=project_file,
+            line=entry.override_lines[j] if j < len(entry.override_lines) else entry.line,
+            key=f"scenarios[{index}].set[{j}]",
+            hint=hint,
+        ) from None
+
+
+def estimate_batch(
+    project: Project,
+    *,
+    as_of: datetime,
+    model: str | None = None,
+    budget_usd: Decimal | None = None,
+    overrides: Sequence[str] = (),
+    reader: Reader | None = None,
+    service_tier: str | None = None,
+    user_prices: UserPrices | None = None,
+) -> Batch:
+    """Estimate every scenario of ``project``.
+
+    ``model``, ``budget_usd`` (a per-run budget for EACH scenario), ``overrides`` (``--set``,
+    applied after each entry's own ``set:``), ``service_tier`` (``--service-tier``) and
+    ``user_prices`` (``--prices``) apply to every scenario. A budget's precedence:
+    ``budget_usd`` (--budget), then the entry's ``budget_usd``, then the scenario's
+    ``limits.budget_usd``.
+    """
+    items: list[BatchItem] = []
+    for i, entry in enumerate(project.entries):
+        scenario = load_entry_scenario(
+            entry, overrides=overrides, reader=reader, project_file=project.path, index=i
+        )
+        est = estimate_scenario(
+            scenario,
+            as_of=as_of,
+            model=model,
+            budget_usd=budget_usd,
+            service_tier=service_tier,
+            user_prices=user_prices,
+        )
+        if budget_usd is None and entry.budget_usd is not None:
+            est = replace(est, budget=Budget(entry.budget_usd, PROJECT_BUDGET_SOURCE))
+        items.append(BatchItem(entry, est))
+    return Batch(project, tuple(items))
+
+
+# --------------------------------------------------------------------------------------------
+# The report
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BatchRow:
+    """One scenario: what one run costs, and per day and month when its runs per day are known."""
+
+    index: int  # 1-based position in the project
+    path: str
+    name: str  # the entry's name, else the scenario's name, else its path
+    model_id: str
+    provider: str
+    requests: int
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    cached_share: Decimal | None  # cache reads / input tokens, rounded to 4 places; None: no input
+    cost_usd: Decimal  # one run
+    budget: BudgetLine | None
+    budget_file: str  # where the budget is set (the project file for an entry's budget_usd)
+    budget_line: int | None
+    runs_per_day: Decimal | None
+    cost_per_day_usd: Decimal | None  # cost_usd x runs_per_day
+    cost_per_month_usd: Decimal | None  # cost_per_day_usd x 30
+    context_window: int | None
+    max_input_tokens: int
+    fits_context: bool | None  # None when the window is unknown
+    approximate: bool
+    report: Report  # the scenario's full single-estimate report
+
+    @property
+    def over_budget(self) -> bool:
+        return self.budget is not None and self.budget.over
+
+
+@dataclass(frozen=True)
+class BatchTotals:
+    scenarios: int
+    requests: int
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    cached_share: Decimal | None
+    cost_usd: Decimal  # one run of every scenario
+    cost_per_day_usd: Decimal | None  # None unless every scenario has runs_per_day
+    cost_per_month_usd: Decimal | None
+    over_budget: int  # scenarios over their own budget
+
+
+@dataclass(frozen=True)
+class ProjectInfo:
+    path: str
+    name: str | None
+    budget: BudgetLine | None  # the project's budget_usd against totals.cost_usd
+    budget_line: int | None
+
+
+@dataclass(frozen=True)
+class BatchReport:
+    version: int
+    project: ProjectInfo | None  # None: scenario files given without a project file
+    rows: tuple[BatchRow, ...]
+    totals: BatchTotals
+    approximate: bool  # some scenario's token counts are approximate
+    price_source: str
+    price_version: str
+    as_of: str
+    warnings: tuple[str, ...]
+    price_label: str = ""  # every scenario's price source (and service tier), one line
+
+    @property
+    def reports(self) -> tuple[Report, ...]:
+        return tuple(row.report for row in self.rows)
+
+    @property
+    def title(self) -> str:
+        if self.project is not None:
+            return self.project.name or self.project.path
+        return f"{len(self.rows)} scenarios"
+
+
+def share(part: int, whole: int) -> Decimal | None:
+    """``part / whole`` rounded half-up to 4 places; None when ``whole`` is 0."""
+    if not whole:
+        return None
+    return (Decimal(part) / Decimal(whole)).quantize(SHARE_PLACES, rounding=ROUND_HALF_UP)
+
+
+def _row(index: int, item: BatchItem, project: Project) -> BatchRow:
+    report = build_report(item.estimate)
+    entry, t = item.entry, report.totals
+    per_day = None if entry.runs_per_day is None else t.cost_usd * entry.runs_per_day
+    from_entry = report.budget is not None and report.budget.source == PROJECT_BUDGET_SOURCE
+    window = report.context_window
+    return BatchRow(
+        index=index,
+        path=report.scenario_path,
+        name=entry.name or report.scenario_name or report.scenario_path,
+        model_id=report.model_id,
+        provider=report.provider,
+        requests=t.requests,
+        input_tokens=t.input_tokens,
+        cache_read_tokens=t.cache_read_tokens,
+        cache_write_tokens=t.cache_write_tokens,
+        output_tokens=t.output_tokens,
+        cached_share=share(t.cache_read_tokens, t.input_tokens),
+        cost_usd=t.cost_usd,
+        budget=report.budget,
+        budget_file=str(project.path) if from_entry and project.path is not None else report.scenario_path,
+        budget_line=entry.budget_line if from_entry else report.budget_line,
+        runs_per_day=entry.runs_per_day,
+        cost_per_day_usd=per_day,
+        cost_per_month_usd=None if per_day is None else per_day * DAYS_PER_MONTH,
+        context_window=window,
+        max_input_tokens=report.max_input_tokens,
+        fits_context=None if window is None else report.max_input_tokens <= window,
+        approximate=report.approximate,
+        report=report,
+    )
+
+
+def build_batch_report(batch: Batch) -> BatchReport:
+    """One summary row per scenario, the grand totals, the project budget verdict."""
+    if not batch.items:
+        raise InputError("no scenarios to estimate")
+    project = batch.project
+    rows = tuple(_row(i, item, project) for i, item in enumerate(batch.items, start=1))
+    input_tokens = sum(r.input_tokens for r in rows)
+    cache_read = sum(r.cache_read_tokens for r in rows)
+    cost = sum((r.cost_usd for r in rows), Decimal(0))
+    per_day: Decimal | None = None
+    if all(r.cost_per_day_usd is not None for r in rows):
+        per_day = sum((r.cost_per_day_usd or Decimal(0) for r in rows), Decimal(0))
+    totals = BatchTotals(
+        scenarios=len(rows),
+        requests=sum(r.requests for r in rows),
+        input_tokens=input_tokens,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=sum(r.cache_write_tokens for r in rows),
+        output_tokens=sum(r.output_tokens for r in rows),
+        cached_share=share(cache_read, input_tokens),
+        cost_usd=cost,
+        cost_per_day_usd=per_day,
+        cost_per_month_usd=None if per_day is None else per_day * DAYS_PER_MONTH,
+        over_budget=sum(1 for r in rows if r.over_budget),
+    )
+    info: ProjectInfo | None = None
+    if project.path is not None:
+        budget = None
+        if project.budget_usd is not None:
+            budget = BudgetLine(
+                limit_usd=project.budget_usd,
+                source="budget_usd",
+                over=cost > project.budget_usd,
+                headroom_usd=project.budget_usd - cost,
+            )
+        info = ProjectInfo(str(project.path), project.name, budget, project.budget_line)
+    warnings: list[str] = []
+    missing = [r for r in rows if r.runs_per_day is None]
+    if missing and len(missing) < len(rows):
+        names = ", ".join(r.path for r in missing)
+        warnings.append(f"no runs_per_day for {names}: totals per day and per month are left out")
+    for r in rows:
+        warnings.extend(f"{r.path}: {w}" for w in r.report.warnings)
+    first = rows[0].report
+    return BatchReport(
+        version=REPORT_VERSION,
+        project=info,
+        rows=rows,
+        totals=totals,
+        approximate=any(r.approximate for r in rows),
+        price_source=first.price_source,
+        price_version=first.price_version,
+        as_of=first.as_of,
+        warnings=tuple(warnings),
+        price_label=joined_price_label([r.report for r in rows]),
+    )
+
+
+def batch_report_for_paths(
+    paths: Sequence[Path | str],
+    *,
+    as_of: datetime,
+    model: str | None = None,
+    budget_usd: Decimal | None = None,
+    overrides: Sequence[str] = (),
+    reader: Reader | None = None,
+    service_tier: str | None = None,
+    user_prices: UserPrices | None = None,
+) -> BatchReport:
+    """``agentcost estimate PATH...``: a project file or scenario files -> the batch report."""
+    from agentcost.scenario.project import load_targets
+
+    project = load_targets(paths, reader=reader)
+    batch = estimate_batch(
+        project,
+        as_of=as_of,
+        model=model,
+        budget_usd=budget_usd,
+        overrides=overrides,
+        reader=reader,
+        service_tier=service_tier,
+        user_prices=user_prices,
+    )
+    return build_batch_report(batch)
+
+
+# --------------------------------------------------------------------------------------------
+# Gates
+# --------------------------------------------------------------------------------------------
+
+
+def project_budget_gate(report: BatchReport) -> Gate | None:
+    """The total of one run of every scenario against the project's ``budget_usd``."""
+    info = report.project
+    if info is None or info.budget is None:
+        return None
+    b, total = info.budget, report.totals.cost_usd
+    verdict, relation = ("over budget", ">") if b.over else ("within budget", "<=")
+    return Gate(
+        name="budget",
+        tripped=b.over,
+        message=(
+            f"{info.path}: {verdict}: estimated ${exact(total)} for one run of each of"
+            f" {report.totals.scenarios} scenarios {relation} ${exact(b.limit_usd)} (project budget_usd)"
+        ),
+        file=info.path,
+        line=info.budget_line,
+    )
+
+
+def batch_gates(report: BatchReport) -> tuple[Gate, ...]:
+    """Every scenario's budget and context-window gates, then the project's total budget gate."""
+    gates: list[Gate] = []
+    for row in report.rows:
+        budget = budget_gate(row.report)
+        if budget is not None:
+            gates.append(replace(budget, file=row.budget_file, line=row.budget_line))
+        context = context_gate(row.report)
+        if context is not None:
+            gates.append(context)
+    total = project_budget_gate(report)
+    if total is not None:
+        gates.append(total)
+    return tuple(gates)

@@ -1,0 +1,775 @@
+"""Two estimates of the same agent(s) -> what changed: ``agentcost diff BASE HEAD`` as a library.
+
+BASE and HEAD are two scenario files or two project files; with ``base_reader`` (e.g.
+``gitread.git_reader("origin/main")``) the base side is read from somewhere else, usually the same
+path at a git ref. Each scenario is estimated on both sides at the same price date, then
+:func:`build_diff` lines the two up: per scenario, per request (by index) and in total, with the
+change in tokens and dollars, and one line per input that changed ("tools: +1 definition
+(+fetch), +12 tokens per request") derived from the two estimates' token counts and scenarios.
+
+Every figure a renderer shows is computed here (``agentcost.render.diff`` only formats), and the
+gates are evaluated here too, so the report carries its own verdicts (the Markdown shows them).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from itertools import zip_longest
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from agentcost.commands.batch import DAYS_PER_MONTH
+from agentcost.errors import InputError
+from agentcost.loop.estimate import Estimate, estimate_scenario
+from agentcost.report import fmt
+from agentcost.report.estimate import Report, RequestLine, Totals, build_report, joined_price_label
+from agentcost.report.gates import Gate, IncreaseLimits, estimate_gates, increase_gates
+
+if TYPE_CHECKING:
+    from agentcost.infra.yamlread import Reader
+    from agentcost.prices.user import UserPrices
+
+DIFF_VERSION = 1
+NO_LIMITS = IncreaseLimits()
+
+DiffStatus = Literal["changed", "unchanged", "added", "removed"]
+DiffKind = Literal["scenario", "project"]
+
+
+# --------------------------------------------------------------------------------------------
+# Signed numbers for change lines (built on ``fmt``, the one place that formats numbers)
+# --------------------------------------------------------------------------------------------
+
+
+def signed_tokens(n: int) -> str:
+    """``+1,240`` / ``-85`` / ``0``."""
+    return ("+" if n > 0 else "") + fmt.tokens(n)
+
+
+def signed_usd(d: Decimal, places: int = 4) -> str:
+    """``+$0.0123`` / ``-$0.0050`` / ``$0.0000``."""
+    text = fmt.usd(d, places)
+    return "+" + text if d > 0 and not text.startswith("-") else text
+
+
+def signed_percent(d: Decimal | None) -> str:
+    """``+25.0%`` / ``-3.1%``; ``-`` when unknown (a change from nothing)."""
+    text = fmt.percent(d)
+    return "+" + text if d is not None and d > 0 else text
+
+
+# --------------------------------------------------------------------------------------------
+# The report
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Amounts:
+    """Tokens and dollars: a side's sums, or a change (after minus before, a missing side counting
+    as zero)."""
+
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    cost_usd: Decimal
+
+    @property
+    def is_zero(self) -> bool:
+        return not (
+            self.input_tokens
+            or self.cache_read_tokens
+            or self.cache_write_tokens
+            or self.output_tokens
+            or self.cost_usd
+        )
+
+
+ZERO = Amounts(0, 0, 0, 0, Decimal(0))
+
+
+@dataclass(frozen=True)
+class RequestDiff:
+    """Request ``index`` on both sides (lined up by index). ``before``/``after`` is None where that
+    side has fewer requests (the request was added or removed)."""
+
+    index: int
+    status: DiffStatus
+    before: RequestLine | None
+    after: RequestLine | None
+    change: Amounts
+
+    @property
+    def label(self) -> str:
+        """What the model did, e.g. ``Read``, ``final answer``, or ``final answer -> Bash``."""
+        if self.before is None or self.after is None:
+            line = self.after or self.before
+            assert line is not None
+            return line.label
+        if self.before.label == self.after.label:
+            return self.after.label
+        return f"{self.before.label} -> {self.after.label}"
+
+
+@dataclass(frozen=True)
+class InputChange:
+    """One input of a scenario that differs between the sides, as one line of text.
+
+    ``part``: ``model``, ``caching``, ``cache_ttl``, ``tools``, ``tool_choice``, ``system``,
+    ``task``, ``rounds``, ``rounds_run``, ``calls``, ``replies`` (chat turns' answers), ``thinking``,
+    ``results``, ``user_messages`` (chat turns' user messages), ``final`` or ``budget``.
+    ``before``/``after`` are the compared values (token counts, names or dollar strings; None where
+    the side has none).
+    """
+
+    part: str
+    before: int | str | None
+    after: int | str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class PerDay:
+    """Cost per day from a project file's ``runs_per_day``: cost per run x runs per day."""
+
+    runs_before: Decimal | None  # None: the side does not exist (or, in totals, not shown)
+    runs_after: Decimal | None
+    before_usd: Decimal | None
+    after_usd: Decimal | None
+    change_usd: Decimal  # a missing side counts as zero
+    change_per_month_usd: Decimal  # 30 days
+
+
+@dataclass(frozen=True)
+class ScenarioDiff:
+    path: str  # as the project file names it, or the scenario file as given
+    name: str | None  # the project entry's name, else the scenario's name
+    status: DiffStatus
+    base: Report | None  # None: the scenario was added
+    head: Report | None  # None: the scenario was removed
+    change: Amounts
+    change_fraction: Decimal | None  # change / before; None when before is 0 or missing
+    requests: tuple[RequestDiff, ...]
+    inputs: tuple[InputChange, ...]
+    file: str | None  # the head scenario file as read (annotations point here); base's if removed
+    per_day: PerDay | None = None  # None unless every side present has runs_per_day
+
+    @property
+    def before_usd(self) -> Decimal | None:
+        return None if self.base is None else self.base.totals.cost_usd
+
+    @property
+    def after_usd(self) -> Decimal | None:
+        return None if self.head is None else self.head.totals.cost_usd
+
+    @property
+    def model(self) -> str:
+        """The model id, or ``before -> after`` when it changed."""
+        before = self.base.model_id if self.base is not None else None
+        after = self.head.model_id if self.head is not None else None
+        if before is None or after is None or before == after:
+            return after or before or ""
+        return f"{before} -> {after}"
+
+
+@dataclass(frozen=True)
+class DiffTotals:
+    scenarios: int
+    changed: int
+    unchanged: int
+    added: int
+    removed: int
+    before: Amounts  # sums over the scenarios the base has
+    after: Amounts  # sums over the scenarios the head has
+    change: Amounts
+    change_fraction: Decimal | None  # None when before is 0
+    per_day: PerDay | None = None  # None unless every scenario has one
+
+    @property
+    def before_usd(self) -> Decimal:
+        return self.before.cost_usd
+
+    @property
+    def after_usd(self) -> Decimal:
+        return self.after.cost_usd
+
+
+@dataclass(frozen=True)
+class DiffReport:
+    version: int
+    kind: DiffKind  # two scenario files, or two project files
+    base_label: str  # e.g. "origin/main" or "old.yaml"
+    head_label: str  # e.g. "working tree" or "new.yaml"
+    as_of: str  # ISO 8601, UTC: both sides are priced at this date
+    scenarios: tuple[ScenarioDiff, ...]
+    totals: DiffTotals
+    limits: IncreaseLimits
+    gates: tuple[Gate, ...]
+    price_source: str
+    price_version: str
+    approximate: bool  # some count on either side is approximate
+    warnings: tuple[str, ...]  # the head side's, each prefixed with its scenario
+    price_label: str = ""  # every report's price source (and service tier), one line
+
+    @property
+    def changed(self) -> tuple[ScenarioDiff, ...]:
+        """The scenarios whose cost or inputs differ (added and removed ones included)."""
+        return tuple(s for s in self.scenarios if s.status != "unchanged")
+
+
+def diff_gates(report: DiffReport) -> tuple[Gate, ...]:
+    """The gates of a diff: increase limits per scenario (and in total for projects), then the
+    head side's budget and context-window gates."""
+    return report.gates
+
+
+# --------------------------------------------------------------------------------------------
+# Building the report from estimates (pure)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One scenario on both sides; ``base`` or ``head`` is None when it exists on one side only."""
+
+    path: str
+    base: Estimate | None
+    head: Estimate | None
+    base_runs_per_day: Decimal | None = None
+    head_runs_per_day: Decimal | None = None
+    name: str | None = None  # a label from the project file; default: the scenario's name
+
+
+def _fraction(change: Decimal, before: Decimal | None) -> Decimal | None:
+    return change / before if before else None
+
+
+def _amounts(x: RequestLine | Totals | None) -> Amounts:
+    if x is None:
+        return ZERO
+    return Amounts(x.input_tokens, x.cache_read_tokens, x.cache_write_tokens, x.output_tokens, x.cost_usd)
+
+
+def _plus(a: Amounts, b: Amounts) -> Amounts:
+    return Amounts(
+        a.input_tokens + b.input_tokens,
+        a.cache_read_tokens + b.cache_read_tokens,
+        a.cache_write_tokens + b.cache_write_tokens,
+        a.output_tokens + b.output_tokens,
+        a.cost_usd + b.cost_usd,
+    )
+
+
+def _minus(after: RequestLine | Totals | None, before: RequestLine | Totals | None) -> Amounts:
+    a, b = _amounts(after), _amounts(before)
+    return Amounts(
+        a.input_tokens - b.input_tokens,
+        a.cache_read_tokens - b.cache_read_tokens,
+        a.cache_write_tokens - b.cache_write_tokens,
+        a.output_tokens - b.output_tokens,
+        a.cost_usd - b.cost_usd,
+    )
+
+
+def _total(amounts: Iterable[Amounts]) -> Amounts:
+    return functools.reduce(_plus, amounts, ZERO)
+
+
+def _request_diffs(base: Report | None, head: Report | None) -> tuple[RequestDiff, ...]:
+    before_lines = base.requests if base is not None else ()
+    after_lines = head.requests if head is not None else ()
+    diffs: list[RequestDiff] = []
+    for i, (before, after) in enumerate(zip_longest(before_lines, after_lines), start=1):
+        change = _minus(after, before)
+        status: DiffStatus
+        if before is None:
+            status = "added"
+        elif after is None:
+            status = "removed"
+        elif change.is_zero and before.label == after.label:
+            status = "unchanged"
+        else:
+            status = "changed"
+        diffs.append(RequestDiff(index=i, status=status, before=before, after=after, change=change))
+    return tuple(diffs)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{signed_tokens(n)} {word}{'' if abs(n) == 1 else 's'}"
+
+
+def _tokens_line(part: str, before: int, after: int, unit: str) -> InputChange | None:
+    if before == after:
+        return None
+    return InputChange(part, before, after, f"{part}: {signed_tokens(after - before)} {unit}")
+
+
+def input_changes(base: Estimate, head: Estimate) -> tuple[InputChange, ...]:
+    """What changed in a scenario's inputs, from the two estimates' counts and scenarios.
+
+    Token figures are in each side's own counting (a new model can count the same text
+    differently); "per request" parts are re-sent in every request, "in all" parts are summed over
+    the scenario's rounds (calls and results over tool rounds, replies and user messages over chat
+    turns).
+    """
+    b, h = base, head
+    lines: list[InputChange] = []
+    if b.prices.model_id != h.prices.model_id:
+        lines.append(
+            InputChange(
+                "model",
+                b.prices.model_id,
+                h.prices.model_id,
+                f"model: {b.prices.model_id} -> {h.prices.model_id}",
+            )
+        )
+    b_mode, h_mode = b.ledger.policy.mode, h.ledger.policy.mode
+    if b_mode != h_mode:
+        lines.append(InputChange("caching", b_mode, h_mode, f"caching: {b_mode} -> {h_mode}"))
+    b_ttl, h_ttl = b.scenario.cache_ttl_label, h.scenario.cache_ttl_label
+    if b_ttl != h_ttl and "anthropic" in (b.prices.provider, h.prices.provider):
+        lines.append(InputChange("cache_ttl", b_ttl, h_ttl, f"cache TTL: {b_ttl} -> {h_ttl}"))
+    tools = _tools_line(b, h)
+    if tools is not None:
+        lines.append(tools)
+    if b.scenario.tool_choice != h.scenario.tool_choice:
+        lines.append(
+            InputChange(
+                "tool_choice",
+                b.scenario.tool_choice,
+                h.scenario.tool_choice,
+                f"tool_choice: {b.scenario.tool_choice} -> {h.scenario.tool_choice}",
+            )
+        )
+    bc, hc = b.counts, h.counts
+    for part, before, after, unit in (
+        ("system", bc.system, hc.system, "tokens per request"),
+        ("task", bc.task, hc.task, "tokens per request"),
+    ):
+        line = _tokens_line(part, before, after, unit)
+        if line is not None:
+            lines.append(line)
+    b_rounds, h_rounds = b.ledger.rounds_planned, h.ledger.rounds_planned
+    if b_rounds != h_rounds:
+        lines.append(InputChange("rounds", b_rounds, h_rounds, f"rounds: {b_rounds:,} -> {h_rounds:,}"))
+    b_run, h_run = b.ledger.rounds_run, h.ledger.rounds_run
+    if b_run != h_run and (b.ledger.truncated or h.ledger.truncated):
+        limit = h.scenario.limits.max_rounds
+        why = f" (limits.max_rounds {limit:,})" if limit is not None else ""
+        lines.append(InputChange("rounds_run", b_run, h_run, f"rounds run: {b_run:,} -> {h_run:,}{why}"))
+    b_think = sum(r.thinking for r in b.scenario.rounds)
+    h_think = sum(r.thinking for r in h.scenario.rounds)
+    b_parts, h_parts = _round_parts(b), _round_parts(h)
+    for part, before, after, unit in (
+        ("calls", b_parts.calls, h_parts.calls, "output tokens in all"),
+        ("replies", b_parts.replies, h_parts.replies, "output tokens in all"),
+        ("thinking", b_think, h_think, "output tokens in all"),
+        ("results", b_parts.results, h_parts.results, "tokens in all"),
+        ("user_messages", b_parts.user_messages, h_parts.user_messages, "tokens in all"),
+        ("final", bc.final_output, hc.final_output, "output tokens"),
+    ):
+        line = _tokens_line(part, before, after, unit)
+        if line is not None:
+            lines.append(line)
+    b_budget = fmt.exact(b.budget.limit_usd) if b.budget is not None else None
+    h_budget = fmt.exact(h.budget.limit_usd) if h.budget is not None else None
+    if b_budget != h_budget:
+        shown = [fmt.usd(e.budget.limit_usd, 2) if e.budget is not None else "none" for e in (b, h)]
+        lines.append(InputChange("budget", b_budget, h_budget, f"budget: {shown[0]} -> {shown[1]}"))
+    return tuple(lines)
+
+
+@dataclass(frozen=True)
+class _RoundParts:
+    """Token sums over a scenario's rounds: tool rounds (calls, results) and chat turns (replies,
+    user messages); output without thinking."""
+
+    calls: int
+    replies: int
+    results: int
+    user_messages: int
+
+
+def _round_parts(e: Estimate) -> _RoundParts:
+    calls = replies = results = user_messages = 0
+    own = [r for r in e.counts.rounds if not r.inserted]  # no tool searches or failed attempts
+    for spec, counted in zip(e.scenario.rounds, own, strict=True):
+        if counted.reply:
+            replies += counted.output - spec.thinking
+            user_messages += counted.result
+        else:
+            calls += counted.output - spec.thinking
+            results += counted.result
+    return _RoundParts(calls, replies, results, user_messages)
+
+
+def _tools_line(b: Estimate, h: Estimate) -> InputChange | None:
+    b_names = [t.name for t in b.scenario.tools]
+    h_names = [t.name for t in h.scenario.tools]
+    b_tokens, h_tokens = b.counts.tools, h.counts.tools
+    if b_names == h_names and b_tokens == h_tokens:
+        return None
+    parts: list[str] = []
+    added = [n for n in h_names if n not in b_names]
+    removed = [n for n in b_names if n not in h_names]
+    count_change = len(h_names) - len(b_names)
+    if count_change:
+        parts.append(_plural(count_change, "definition"))
+    names = ", ".join([f"+{n}" for n in added] + [f"-{n}" for n in removed])
+    if names:
+        if parts:
+            parts[-1] += f" ({names})"
+        else:
+            parts.append(names)
+    if b_tokens != h_tokens:
+        parts.append(f"{signed_tokens(h_tokens - b_tokens)} tokens per request")
+    if not parts:  # the same tools in another order
+        parts.append("reordered")
+    return InputChange("tools", b_tokens, h_tokens, "tools: " + ", ".join(parts))
+
+
+def _scenario_diff(pair: Pair) -> ScenarioDiff:
+    base = build_report(pair.base) if pair.base is not None else None
+    head = build_report(pair.head) if pair.head is not None else None
+    change = _minus(head.totals if head else None, base.totals if base else None)
+    inputs = input_changes(pair.base, pair.head) if pair.base is not None and pair.head is not None else ()
+    requests = _request_diffs(base, head)
+    status: DiffStatus
+    if base is None:
+        status = "added"
+    elif head is None:
+        status = "removed"
+    elif inputs or any(r.status != "unchanged" for r in requests):
+        status = "changed"
+    else:
+        status = "unchanged"
+    side = head if head is not None else base
+    assert side is not None, "a pair has at least one side"
+    per_day = _per_day(
+        base.totals.cost_usd if base is not None else None,
+        head.totals.cost_usd if head is not None else None,
+        pair.base_runs_per_day,
+        pair.head_runs_per_day,
+    )
+    return ScenarioDiff(
+        path=pair.path,
+        name=pair.name if pair.name is not None else side.scenario_name,
+        status=status,
+        base=base,
+        head=head,
+        change=change,
+        change_fraction=_fraction(change.cost_usd, base.totals.cost_usd if base is not None else None),
+        requests=requests,
+        inputs=inputs,
+        file=side.scenario_path,
+        per_day=per_day,
+    )
+
+
+def _per_day(
+    before: Decimal | None, after: Decimal | None, runs_before: Decimal | None, runs_after: Decimal | None
+) -> PerDay | None:
+    """Per-day figures when every side that exists says how often it runs."""
+    if (before is not None and runs_before is None) or (after is not None and runs_after is None):
+        return None
+    before_day = before * runs_before if before is not None and runs_before is not None else None
+    after_day = after * runs_after if after is not None and runs_after is not None else None
+    change = (after_day or Decimal(0)) - (before_day or Decimal(0))
+    return PerDay(
+        runs_before=runs_before if before is not None else None,
+        runs_after=runs_after if after is not None else None,
+        before_usd=before_day,
+        after_usd=after_day,
+        change_usd=change,
+        change_per_month_usd=change * DAYS_PER_MONTH,
+    )
+
+
+def _total_per_day(scenarios: Sequence[ScenarioDiff]) -> PerDay | None:
+    days = [s.per_day for s in scenarios]
+    if not days or any(d is None for d in days):
+        return None
+    known = [d for d in days if d is not None]
+    change = sum((d.change_usd for d in known), Decimal(0))
+    return PerDay(
+        runs_before=None,
+        runs_after=None,
+        before_usd=sum((d.before_usd for d in known if d.before_usd is not None), Decimal(0)),
+        after_usd=sum((d.after_usd for d in known if d.after_usd is not None), Decimal(0)),
+        change_usd=change,
+        change_per_month_usd=change * DAYS_PER_MONTH,
+    )
+
+
+def build_diff(
+    pairs: Sequence[Pair],
+    *,
+    base_label: str,
+    head_label: str,
+    kind: DiffKind = "scenario",
+    limits: IncreaseLimits = NO_LIMITS,
+    total_file: str | None = None,
+    head_gates: Sequence[Gate] | None = None,
+) -> DiffReport:
+    """Line up estimated pairs into a :class:`DiffReport` and evaluate its gates. No I/O.
+
+    Gates: ``--max-increase``/``--max-increase-usd`` for every scenario present on both sides
+    (an added scenario has nothing to compare with; it counts in the total), for the total when
+    comparing project files that both list scenarios (pointing at ``total_file``; a project file
+    new on the head side is gated by its budgets alone), and the head side's budget and
+    context-window gates: ``head_gates`` when given (a project's, from ``batch_gates``), else
+    ``estimate_gates`` of every head scenario.
+    """
+    if not pairs:
+        raise ValueError("build_diff needs at least one pair")
+    scenarios = tuple(_scenario_diff(p) for p in pairs)
+    before = _total(_amounts(s.base.totals) for s in scenarios if s.base is not None)
+    after = _total(_amounts(s.head.totals) for s in scenarios if s.head is not None)
+    change = _total(s.change for s in scenarios)
+    totals = DiffTotals(
+        scenarios=len(scenarios),
+        changed=sum(s.status == "changed" for s in scenarios),
+        unchanged=sum(s.status == "unchanged" for s in scenarios),
+        added=sum(s.status == "added" for s in scenarios),
+        removed=sum(s.status == "removed" for s in scenarios),
+        before=before,
+        after=after,
+        change=change,
+        change_fraction=_fraction(change.cost_usd, before.cost_usd),
+        per_day=_total_per_day(scenarios),
+    )
+    gates: list[Gate] = []
+    for s in scenarios:
+        if s.base is not None and s.head is not None:
+            gates.extend(
+                increase_gates(s.path, s.base.totals.cost_usd, s.head.totals.cost_usd, limits, file=s.file)
+            )
+    if kind == "project" and any(s.base is not None for s in scenarios):  # nothing to compare with
+        gates.extend(increase_gates("total", before.cost_usd, after.cost_usd, limits, file=total_file))
+    if head_gates is not None:
+        gates.extend(head_gates)
+    else:
+        for s in scenarios:
+            if s.head is not None:
+                gates.extend(estimate_gates(s.head))
+    reports = [r for s in scenarios for r in (s.base, s.head) if r is not None]
+    warnings = tuple(f"{s.path}: {w}" for s in scenarios if s.head is not None for w in s.head.warnings)
+    return DiffReport(
+        version=DIFF_VERSION,
+        kind=kind,
+        base_label=base_label,
+        head_label=head_label,
+        as_of=reports[0].as_of,
+        scenarios=scenarios,
+        totals=totals,
+        limits=limits,
+        gates=tuple(gates),
+        price_source=reports[0].price_source,
+        price_version=reports[0].price_version,
+        approximate=any(r.approximate for r in reports),
+        warnings=warnings,
+        price_label=joined_price_label(reports),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Reading both sides (I/O)
+# --------------------------------------------------------------------------------------------
+
+
+def diff_paths(
+    base: Path | str,
+    head: Path | str,
+    *,
+    as_of: datetime,
+    overrides: Sequence[str] = (),
+    base_reader: Reader | None = None,
+    limits: IncreaseLimits = NO_LIMITS,
+    budget_usd: Decimal | None = None,
+    base_label: str | None = None,
+    head_label: str | None = None,
+    service_tier: str | None = None,
+    user_prices: UserPrices | None = None,
+) -> DiffReport:
+    """``agentcost diff BASE HEAD``: estimate both sides at ``as_of`` and compare them.
+
+    ``service_tier`` (``--service-tier``) and ``user_prices`` (``--prices``, read once from the
+    working tree) price both sides alike.
+
+    BASE and HEAD are two scenario files or two project files (scenarios are paired by their path
+    relative to the project file; one on a single side is "added" or "removed"). ``base_reader``
+    reads the base side instead of the file system (``--base-ref``: the CLI passes the same path
+    twice and ``git_reader(REF)``); a base file the reader does not find is new on the head side,
+    so its scenarios are "added". ``overrides`` (``--set``) apply to both sides, after a project
+    entry's own ``set``; ``budget_usd`` (``--budget``) replaces every per-run budget.
+    Raises :class:`InputError` for bad input on either side.
+    """
+    from agentcost.scenario.project import is_project_file
+
+    base, head = Path(base), Path(head)
+    base_missing = base_reader is not None and not _readable(base, base_reader)
+    head_is_project = is_project_file(head)
+    base_is_project = head_is_project if base_missing else is_project_file(base, reader=base_reader)
+    if base_is_project != head_is_project:
+        project, other = (base, head) if base_is_project else (head, base)
+        raise InputError(
+            f"cannot compare the project file {project} with the scenario file {other}",
+            key="diff",
+            hint="give two scenario files or two project files",
+        )
+    if base_label is None:
+        if base_reader is not None:
+            ref = getattr(base_reader, "ref", None)
+            base_label = str(ref) if ref is not None else f"base {base}"
+        else:
+            base_label = str(base)
+    if head_label is None:
+        head_label = "working tree" if base_reader is not None else str(head)
+    pricing = _Pricing(service_tier, user_prices)
+    if head_is_project:
+        return _diff_projects(
+            base,
+            head,
+            base_reader,
+            base_missing,
+            as_of,
+            tuple(overrides),
+            budget_usd,
+            base_label=base_label,
+            head_label=head_label,
+            limits=limits,
+            pricing=pricing,
+        )
+    base_est = (
+        None if base_missing else _estimate(base, base_reader, tuple(overrides), as_of, budget_usd, pricing)
+    )
+    head_est = _estimate(head, None, tuple(overrides), as_of, budget_usd, pricing)
+    return build_diff(
+        [Pair(str(head), base_est, head_est)], base_label=base_label, head_label=head_label, limits=limits
+    )
+
+
+def _readable(path: Path, reader: Reader) -> bool:
+    """False only when the reader says the file does not exist (e.g. not in the git revision)."""
+    try:
+        reader(Path(os.path.abspath(path)))  # readers take absolute paths, as load_scenario gives them
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _estimate(
+    path: Path,
+    reader: Reader | None,
+    overrides: tuple[str, ...],
+    as_of: datetime,
+    budget_usd: Decimal | None,
+    pricing: _Pricing,
+) -> Estimate:
+    from agentcost.commands.batch import load_entry_scenario
+    from agentcost.scenario.project import ProjectEntry
+
+    scenario = load_entry_scenario(ProjectEntry(path=path), overrides=overrides, reader=reader)
+    return estimate_scenario(
+        scenario,
+        as_of=as_of,
+        budget_usd=budget_usd,
+        service_tier=pricing.service_tier,
+        user_prices=pricing.user_prices,
+    )
+
+
+@dataclass(frozen=True)
+class _Pricing:
+    """``--service-tier`` and ``--prices``, the same for both sides."""
+
+    service_tier: str | None = None
+    user_prices: UserPrices | None = None
+
+
+def _diff_projects(
+    base: Path,
+    head: Path,
+    base_reader: Reader | None,
+    base_missing: bool,
+    as_of: datetime,
+    overrides: tuple[str, ...],
+    budget_usd: Decimal | None,
+    *,
+    base_label: str,
+    head_label: str,
+    limits: IncreaseLimits,
+    pricing: _Pricing,
+) -> DiffReport:
+    from agentcost.commands.batch import Batch, BatchItem, batch_gates, build_batch_report, estimate_batch
+    from agentcost.scenario.project import load_project
+
+    head_batch = estimate_batch(
+        load_project(head),
+        as_of=as_of,
+        budget_usd=budget_usd,
+        overrides=overrides,
+        service_tier=pricing.service_tier,
+        user_prices=pricing.user_prices,
+    )
+    base_batch = None
+    if not base_missing:
+        base_batch = estimate_batch(
+            load_project(base, reader=base_reader),
+            as_of=as_of,
+            budget_usd=budget_usd,
+            overrides=overrides,
+            reader=base_reader,
+            service_tier=pricing.service_tier,
+            user_prices=pricing.user_prices,
+        )
+
+    def keyed(batch: Batch | None) -> dict[str, BatchItem]:
+        if batch is None or batch.project.path is None:
+            return {}
+        folder = batch.project.path.parent
+        items: dict[str, BatchItem] = {}
+        for item in batch.items:
+            key = _relative(item.entry.path, folder)
+            n = 1
+            while (label := key if n == 1 else f"{key} #{n}") in items:
+                n += 1
+            items[label] = item
+        return items
+
+    base_items, head_items = keyed(base_batch), keyed(head_batch)
+    pairs: list[Pair] = []
+    for key in [*head_items, *(k for k in base_items if k not in head_items)]:
+        b, h = base_items.get(key), head_items.get(key)
+        entry = h.entry if h is not None else b.entry if b is not None else None
+        pairs.append(
+            Pair(
+                path=key,
+                base=b.estimate if b is not None else None,
+                head=h.estimate if h is not None else None,
+                base_runs_per_day=b.entry.runs_per_day if b is not None else None,
+                head_runs_per_day=h.entry.runs_per_day if h is not None else None,
+                name=entry.name if entry is not None else None,
+            )
+        )
+    return build_diff(
+        pairs,
+        base_label=base_label,
+        head_label=head_label,
+        kind="project",
+        limits=limits,
+        total_file=str(head),
+        head_gates=batch_gates(build_batch_report(head_batch)),
+    )
+
+
+def _relative(path: Path, folder: Path) -> str:
+    try:
+        return path.relative_to(folder).as_posix()
+    except ValueError:
+        return path.as_posix()

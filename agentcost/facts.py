@@ -1,0 +1,355 @@
+"""Billing facts genai-prices does not carry, each with its source and the date it was read.
+
+The data lives in ONE file, ``facts.yaml`` next to this module, loaded once. Rows are matched by
+genai-prices model id: an exact id wins, then the longest prefix pattern (``"claude-opus-5*"``), then
+``"*"`` (a documented default). Claude ids are looked up in the anthropic rows whatever provider serves
+them (Claude on Vertex has ``claude-*`` ids under genai-prices' ``google`` provider).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+from agentcost.errors import InputError
+
+if TYPE_CHECKING:
+    import yaml
+
+T = TypeVar("T")
+
+FACTS_FILE = "facts.yaml"
+TABLES = (
+    "anthropic_tool_prompt_tokens",
+    "token_ratio",
+    "min_cacheable_tokens",
+    "thinking_retention",
+    "server_tool_fees",
+    "server_tool_free_quota",
+    "server_tool_iteration_cap",
+)
+_PROVIDERS = ("anthropic", "openai", "google")
+_ROW_KEYS = {"provider", "models", "value", "source", "read"}
+
+
+@dataclass(frozen=True)
+class Fact(Generic[T]):
+    """One value with where it came from (URL + reference section) and when that was read."""
+
+    value: T
+    source: str
+    read: date
+
+
+@dataclass(frozen=True)
+class _Row:
+    table: str
+    provider: str
+    models: tuple[str, ...]
+    value: Any
+    source: str
+    read: date
+
+
+class FactsDataError(Exception):
+    """facts.yaml is malformed: a packaging bug, not bad user input."""
+
+
+def facts_text() -> str:
+    """The raw text of facts.yaml (for tests and for showing sources)."""
+    return resources.files(__package__).joinpath(FACTS_FILE).read_text(encoding="utf-8")
+
+
+def _loader() -> type[yaml.SafeLoader]:
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@lru_cache(maxsize=1)
+def _rows() -> dict[str, tuple[_Row, ...]]:
+    """The parsed tables, through the persistent cache (keyed by the file's text and agentcost's
+    code) so that a warm run needs no YAML parser."""
+    from agentcost.infra import diskcache
+
+    text = facts_text()
+    cache = diskcache.get_cache()
+    key = diskcache.digest("facts/1", diskcache.source_digest(), text)
+    if cache is not None:
+        stored = cache.get_blob("facts", key)
+        if stored is not None:
+            try:
+                rows = diskcache.decode(stored)
+            except diskcache.CodecError:
+                rows = None
+            if isinstance(rows, dict) and all(t in rows for t in TABLES):
+                return rows
+    rows = _parse(text)
+    if cache is not None:
+        try:
+            data = diskcache.encode(rows)
+            if diskcache.decode(data) == rows:
+                cache.put_blob("facts", key, data, now=False)
+        except diskcache.CodecError:
+            pass
+    return rows
+
+
+def _parse(text: str) -> dict[str, tuple[_Row, ...]]:
+    import yaml
+
+    data = yaml.load(text, Loader=_loader())
+    if not isinstance(data, dict) or data.get("version") != 1:
+        raise FactsDataError(f"{FACTS_FILE}: expected a mapping with 'version: 1'")
+    tables = data.get("tables")
+    if not isinstance(tables, dict):
+        raise FactsDataError(f"{FACTS_FILE}: 'tables' must be a mapping")
+    out: dict[str, tuple[_Row, ...]] = {}
+    for name, rows in tables.items():
+        if not isinstance(rows, list):
+            raise FactsDataError(f"{FACTS_FILE}: tables.{name} must be a list")
+        out[str(name)] = tuple(_parse_row(str(name), i, row) for i, row in enumerate(rows))
+    missing = [t for t in TABLES if t not in out]
+    if missing:
+        raise FactsDataError(f"{FACTS_FILE}: missing tables {missing}")
+    return out
+
+
+def _parse_row(table: str, index: int, row: object) -> _Row:
+    where = f"{FACTS_FILE}: tables.{table}[{index}]"
+    if not isinstance(row, dict) or set(row) != _ROW_KEYS:
+        raise FactsDataError(f"{where}: a row has exactly the keys {sorted(_ROW_KEYS)}")
+    provider, models, source, read = row["provider"], row["models"], row["source"], row["read"]
+    if provider not in _PROVIDERS:
+        raise FactsDataError(f"{where}: unknown provider {provider!r}")
+    if not isinstance(models, list) or not models or not all(isinstance(m, str) for m in models):
+        raise FactsDataError(f"{where}: models must be a non-empty list of strings")
+    if not isinstance(source, str) or not source.strip():
+        raise FactsDataError(f"{where}: source must be a non-empty string")
+    if not isinstance(read, date):
+        raise FactsDataError(f"{where}: read must be a date (YYYY-MM-DD)")
+    return _Row(table, provider, tuple(models), row["value"], " ".join(source.split()), read)
+
+
+def _maker(provider: str, model_id: str) -> str:
+    """Whose rows apply: the model's maker, not the serving provider."""
+    if model_id.startswith("claude-"):
+        return "anthropic"
+    if model_id.startswith(("gemini-", "gemma-")):
+        return "google"
+    return provider
+
+
+def _match_rank(pattern: str, model_id: str) -> int | None:
+    """Higher is more specific; None when the pattern does not match."""
+    if pattern.endswith("*"):
+        prefix = pattern[:-1]
+        return len(prefix) if model_id.startswith(prefix) else None
+    return 1_000_000 if pattern == model_id else None
+
+
+def _lookup(table: str, provider: str, model_id: str, *, tool: str | None = None) -> _Row | None:
+    """The best row for the model; with ``tool``, only rows whose value names that tool."""
+    maker = _maker(provider, model_id)
+    best: tuple[int, _Row] | None = None
+    for row in _rows()[table]:
+        if row.provider != maker:
+            continue
+        if tool is not None and not (isinstance(row.value, Mapping) and row.value.get("tool") == tool):
+            continue
+        for pattern in row.models:
+            rank = _match_rank(pattern, model_id)
+            if rank is not None and (best is None or rank > best[0]):
+                best = (rank, row)
+    return best[1] if best else None
+
+
+def _int(row: _Row, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: {value!r} is not an integer")
+    return value
+
+
+def _decimal(row: _Row, value: object) -> Decimal:
+    if not isinstance(value, str):
+        raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: write decimals as strings, got {value!r}")
+    try:
+        return Decimal(value)
+    except InvalidOperation:
+        raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: bad decimal {value!r}") from None
+
+
+def _field(row: _Row, key: str) -> object:
+    if not isinstance(row.value, Mapping) or key not in row.value:
+        raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: value lacks {key!r}")
+    return row.value[key]
+
+
+_TOOL_CHOICE_COLUMN = {"auto": "auto_none", "none": "auto_none", "any": "any_tool", "tool": "any_tool"}
+
+
+def anthropic_tool_prompt_tokens(model_id: str, tool_choice: str) -> Fact[int] | None:
+    """Tokens of Anthropic's hidden tool-use system prompt for this model and ``tool_choice``.
+
+    ``auto``/``none`` and ``any``/``tool`` share a column each. ``None`` when the model's value is
+    not published (e.g. Fable 5.x, Opus 5.5): the caller then uses its documented fallback.
+    """
+    column = _TOOL_CHOICE_COLUMN.get(tool_choice)
+    if column is None:
+        raise InputError(
+            f"unknown tool_choice {tool_choice!r}",
+            key="tool_choice",
+            hint="one of: " + ", ".join(_TOOL_CHOICE_COLUMN),
+        )
+    row = _lookup("anthropic_tool_prompt_tokens", "anthropic", model_id)
+    if row is None:
+        return None
+    return Fact(_int(row, _field(row, column)), row.source, row.read)
+
+
+def token_ratio(provider: str, model_id: str, kind: Literal["prose", "json"]) -> Fact[Decimal]:
+    """The model's tokens per o200k_base token for this kind of text (1 for OpenAI: exact)."""
+    row = _lookup("token_ratio", provider, model_id)
+    if row is None:
+        raise FactsDataError(f"{FACTS_FILE}: no token_ratio row for {provider}/{model_id}")
+    return Fact(_decimal(row, _field(row, kind)), row.source, row.read)
+
+
+def min_cacheable_tokens(provider: str, model_id: str) -> Fact[int]:
+    """The shortest prefix the provider caches for this model (a documented default if unknown)."""
+    row = _lookup("min_cacheable_tokens", provider, model_id)
+    if row is None:
+        raise FactsDataError(f"{FACTS_FILE}: no min_cacheable_tokens row for {provider}/{model_id}")
+    return Fact(_int(row, row.value), row.source, row.read)
+
+
+Retention = Literal["all", "last_turn", "none"]
+ServerTool = Literal["web_search", "web_fetch", "code_execution"]
+SERVER_TOOLS: tuple[ServerTool, ...] = ("web_search", "web_fetch", "code_execution")
+_RETENTIONS: tuple[Retention, ...] = ("all", "last_turn", "none")
+
+
+@dataclass(frozen=True)
+class ServerToolFee:
+    """What one server-side tool costs: ``usd_per_1000`` per use, or per response that uses it
+    (``per="request"``: Gemini 2.5 bills a grounded prompt once whatever its number of queries)."""
+
+    usd_per_1000: Decimal
+    per: Literal["use", "request"]
+
+
+@dataclass(frozen=True)
+class FreeQuota:
+    """A provider's free allowance of a server tool, shared org- or project-wide (``scope``)."""
+
+    amount: int
+    per: Literal["use", "request", "hour"]
+    period: Literal["day", "month"]
+    scope: str
+
+
+def _choice(row: _Row, value: object, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: {value!r} is not one of {allowed}")
+    return str(value)
+
+
+def thinking_retention(provider: str, model_id: str) -> Fact[Retention]:
+    """Whether earlier turns' thinking is re-sent (and billed as input) in later requests:
+    ``all`` turns, only the ``last_turn``, or ``none`` (a documented default where not found)."""
+    row = _lookup("thinking_retention", provider, model_id)
+    if row is None:
+        raise FactsDataError(f"{FACTS_FILE}: no thinking_retention row for {provider}/{model_id}")
+    value: Retention
+    if row.value == "all":
+        value = "all"
+    elif row.value == "last_turn":
+        value = "last_turn"
+    else:
+        _choice(row, row.value, _RETENTIONS)
+        value = "none"
+    return Fact(value, row.source, row.read)
+
+
+def server_tool_fee(provider: str, model_id: str, tool: str) -> Fact[ServerToolFee] | None:
+    """The fee of a server-side tool on this model; ``None`` when the provider does not offer it."""
+    row = _lookup("server_tool_fees", provider, model_id, tool=tool)
+    if row is None:
+        return None
+    per = _choice(row, _field(row, "per"), ("use", "request"))
+    fee = ServerToolFee(
+        usd_per_1000=_decimal(row, _field(row, "usd_per_1000")),
+        per="request" if per == "request" else "use",
+    )
+    return Fact(fee, row.source, row.read)
+
+
+def server_tool_free_quota(provider: str, model_id: str, tool: str) -> Fact[FreeQuota] | None:
+    """The free allowance of a server tool on this model, ``None`` when there is none."""
+    row = _lookup("server_tool_free_quota", provider, model_id, tool=tool)
+    if row is None:
+        return None
+    per = _choice(row, _field(row, "per"), ("use", "request", "hour"))
+    period = _choice(row, _field(row, "period"), ("day", "month"))
+    scope = _field(row, "scope")
+    if not isinstance(scope, str):
+        raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: scope must be a string")
+    quota = FreeQuota(
+        amount=_int(row, _field(row, "amount")),
+        per="use" if per == "use" else "request" if per == "request" else "hour",
+        period="day" if period == "day" else "month",
+        scope=scope,
+    )
+    return Fact(quota, row.source, row.read)
+
+
+def server_tool_iteration_cap(provider: str, model_id: str) -> Fact[int] | None:
+    """Server-tool iterations one request may run before ``pause_turn`` (Anthropic: 10); ``None``
+    for providers without such a cap."""
+    row = _lookup("server_tool_iteration_cap", provider, model_id)
+    if row is None:
+        return None
+    return Fact(_int(row, row.value), row.source, row.read)
+
+
+def is_default(fact: Fact[Any]) -> bool:
+    """True when the fact comes from a documented default row rather than a published value."""
+    return fact.source.startswith(("DEFAULT", "WEAK EVIDENCE"))
+
+
+def table_rows(table: str) -> Sequence[Mapping[str, object]]:
+    """The rows of one table as plain mappings (for `agentcost prices` and tests)."""
+    return [
+        {
+            "provider": r.provider,
+            "models": r.models,
+            "value": r.value,
+            "source": r.source,
+            "read": r.read,
+        }
+        for r in _rows()[table]
+    ]
+
+
+def gemini_cache_storage_usd_per_mtok_hour(model_id: str, as_of: date | None = None) -> Fact[Decimal] | None:
+    """USD per million tokens per hour of storage of a Gemini explicit cache (``CachedContent``) at
+    ``as_of`` (default: the price before any dated change); ``None`` when no storage price is known
+    (e.g. implicit-caching-only models)."""
+    if "gemini_cache_storage" not in _rows():
+        return None
+    row = _lookup("gemini_cache_storage", "google", model_id)
+    if row is None:
+        return None
+    price = _decimal(row, _field(row, "usd_per_mtok_hour"))
+    if isinstance(row.value, Mapping) and "then" in row.value:
+        start = _field(row, "from")
+        if not isinstance(start, date):
+            raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: 'from' must be a date")
+        if as_of is not None and as_of >= start:
+            price = _decimal(row, _field(row, "then"))
+    return Fact(price, row.source, row.read)

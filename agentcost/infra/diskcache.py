@@ -1,0 +1,615 @@
+"""The persistent cache: token counts, resolved price rows, validated scenarios and facts, on disk.
+
+Everything agentcost caches is a pure function of its key, so a stale or lost entry can only cost
+time, never change a result. One SQLite database (stdlib ``sqlite3``, WAL journal) holds it all:
+
+* ``tokens``: (counting scheme, sha256 of the text) -> token count. The scheme names the encoding and
+  everything the count depends on (BPE file hash, split pattern, tokenizer package files).
+* ``blobs``: (kind, key) -> bytes, for larger values: ``price`` rows, ``scenario`` loads, ``facts``,
+  ``tiktoken-model`` (model -> encoding). Keys are sha256 digests of everything the value depends on.
+
+Where: ``$AGENTCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/agentcost``, else the platform's user cache
+directory (``~/Library/Caches/agentcost`` on macOS, ``%LOCALAPPDATA%\\agentcost\\Cache`` on Windows,
+``~/.cache/agentcost`` elsewhere). ``AGENTCOST_CACHE=off`` disables it; ``AGENTCOST_CACHE_MAX_MB``
+bounds its size (default :data:`DEFAULT_MAX_MB`; least recently used entries go first).
+
+Robustness: every failure (unwritable directory, corrupt or foreign file, a lock held too long by
+another process, a full disk) disables the cache for the rest of the process, silently: agentcost is
+then just slower. A corrupt database file is replaced. Concurrent processes are safe: SQLite
+serialises writers (WAL lets readers go on), and a writer that waits longer than
+:data:`BUSY_TIMEOUT_S` drops its writes.
+
+The value codec (:func:`encode` / :func:`decode`) is JSON with tags for the types agentcost's frozen
+dataclasses hold; it rebuilds only dataclasses defined in ``agentcost`` modules, through their
+constructors (never pickle: the directory is the user's, but a cache should not be a way to run code).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import sqlite3
+
+DB_NAME = "cache-v1.sqlite3"
+DEFAULT_MAX_MB = 256
+BUSY_TIMEOUT_S = 2.0
+_OFF = frozenset({"0", "off", "false", "no", "disable", "disabled"})
+_DAY = 86_400
+
+# --------------------------------------------------------------------------------------------
+# Where
+# --------------------------------------------------------------------------------------------
+
+
+def cache_dir() -> Path | None:
+    """The cache directory, or None when the cache is disabled (``AGENTCOST_CACHE=off``)."""
+    env = os.environ
+    if env.get("AGENTCOST_CACHE", "").strip().lower() in _OFF:
+        return None
+    explicit = env.get("AGENTCOST_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = env.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):  # the XDG spec: a relative value is invalid and ignored
+        return Path(xdg) / "agentcost"
+    if sys.platform == "win32":
+        local = env.get("LOCALAPPDATA")
+        if local:
+            return Path(local) / "agentcost" / "Cache"
+    home = Path.home()
+    if sys.platform == "darwin":
+        return home / "Library" / "Caches" / "agentcost"
+    return home / ".cache" / "agentcost"
+
+
+def max_bytes() -> int:
+    """The size bound (``AGENTCOST_CACHE_MAX_MB``, default :data:`DEFAULT_MAX_MB`)."""
+    raw = os.environ.get("AGENTCOST_CACHE_MAX_MB", "")
+    try:
+        megabytes = float(raw) if raw.strip() else float(DEFAULT_MAX_MB)
+    except ValueError:
+        megabytes = float(DEFAULT_MAX_MB)
+    if math.isnan(megabytes) or megabytes <= 0:  # not a size: the default
+        megabytes = float(DEFAULT_MAX_MB)
+    return int(min(megabytes, 1e7) * 1_000_000)
+
+
+# --------------------------------------------------------------------------------------------
+# Digests of what cached values depend on
+# --------------------------------------------------------------------------------------------
+
+
+def text_digest(text: str) -> bytes:
+    """sha256 of a text's UTF-8 bytes (lone surrogates kept, as YAML and JSON may produce them)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+def digest(*parts: object) -> str:
+    """A hex sha256 of ``parts`` (their ``repr``, separated), for composite keys."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(repr(part).encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+_FINGERPRINTS: dict[str, str] = {}
+
+
+def _tree_fingerprint(root: str, suffixes: tuple[str, ...]) -> str:
+    """sha256 of (relative path, size, mtime) of the files under ``root`` ending in ``suffixes``.
+
+    Like Python's own .pyc check, a file is taken as unchanged while its size and mtime are: any
+    edit, reinstall or upgrade changes them. Stat calls only, no reading: ~0.5 ms for agentcost.
+    """
+    h = hashlib.sha256()
+    stack = [root]
+    entries: list[tuple[str, int, int]] = []
+    while stack:
+        here = stack.pop()
+        try:
+            with os.scandir(here) as listing:
+                for entry in listing:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name != "__pycache__" and not entry.name.startswith("."):
+                            stack.append(entry.path)
+                    elif entry.name.endswith(suffixes):
+                        st = entry.stat()
+                        entries.append((os.path.relpath(entry.path, root), st.st_size, st.st_mtime_ns))
+        except OSError:
+            continue
+    for name, size, mtime in sorted(entries):
+        h.update(f"{name}\x00{size}\x00{mtime}\n".encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def source_digest() -> str:
+    """A digest of agentcost's own installed files (code and data), so that a development checkout
+    never reads an entry written by older code."""
+    found = _FINGERPRINTS.get("agentcost")
+    if found is None:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # agentcost/, above infra/
+        found = _FINGERPRINTS["agentcost"] = _tree_fingerprint(root, (".py", ".yaml", ".json"))
+    return found
+
+
+def package_fingerprint(name: str) -> str:
+    """A digest of an installed package's files (``"absent"`` when not installed), found without
+    importing it: changes whenever the package is upgraded or reinstalled."""
+    found = _FINGERPRINTS.get(name)
+    if found is None:
+        import importlib.util
+
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        origin = spec.origin if spec is not None else None
+        if spec is None or not origin or not os.path.isabs(origin):
+            found = "absent"
+        else:
+            directory = os.path.dirname(origin) if spec.submodule_search_locations else origin
+            found = (
+                _tree_fingerprint(directory, (".py", ".so", ".pyd", ".json", ".gz", ".txt"))
+                if os.path.isdir(directory)
+                else digest(origin, os.stat(origin).st_size, os.stat(origin).st_mtime_ns)
+            )
+        _FINGERPRINTS[name] = found
+    return found
+
+
+# --------------------------------------------------------------------------------------------
+# The store
+# --------------------------------------------------------------------------------------------
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS tokens (scheme TEXT NOT NULL, digest BLOB NOT NULL, "
+    "count INTEGER NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (scheme, digest)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS blobs (kind TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, "
+    "used INTEGER NOT NULL, PRIMARY KEY (kind, key))",
+)
+_CHUNK = 500  # keys per SELECT ... IN (...): well under SQLite's 32,766 variables
+
+
+@dataclasses.dataclass
+class CacheStats:
+    """What this process asked of the cache (for tests and the benchmark)."""
+
+    token_hits: int = 0
+    token_misses: int = 0
+    token_writes: int = 0
+    blob_hits: int = 0
+    blob_misses: int = 0
+    blob_writes: int = 0
+    errors: int = 0
+
+
+class DiskCache:
+    """One open cache database. Use :func:`get_cache`; every method swallows its failures."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.path = directory / DB_NAME
+        self.stats = CacheStats()
+        self._conn: sqlite3.Connection | None = None
+        self._broken = False
+        self._lock = threading.Lock()
+        self._pending_tokens: dict[tuple[str, bytes], int] = {}
+        self._pending_blobs: dict[tuple[str, str], bytes] = {}
+        self._touch_tokens: set[tuple[str, bytes]] = set()
+        self._touch_blobs: set[tuple[str, str]] = set()
+        self._today = int(time.time()) // _DAY
+
+    # -- connection
+
+    def _connect(self) -> sqlite3.Connection | None:
+        if self._conn is not None or self._broken:
+            return self._conn
+        import sqlite3
+
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self._conn = self._open(sqlite3)
+        except sqlite3.DatabaseError:
+            # not a database (a corrupt or foreign file): replace it once
+            self._close_quietly()
+            try:
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+                self._conn = self._open(sqlite3)
+            except (sqlite3.Error, OSError):
+                self._fail()
+        except (sqlite3.Error, OSError):
+            self._fail()
+        return self._conn
+
+    def _open(self, module: Any) -> sqlite3.Connection:
+        conn: sqlite3.Connection = module.connect(
+            str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+        )
+        self._conn = conn
+        row = conn.execute("PRAGMA user_version").fetchone()
+        if row is None or row[0] != 1:
+            conn.execute("PRAGMA journal_mode=WAL")  # persistent; a no-op where WAL is impossible
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            conn.execute("PRAGMA user_version=1")
+        conn.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: no corruption on power loss
+        conn.execute("SELECT 1 FROM tokens LIMIT 1").fetchall()  # a corrupt file fails here
+        return conn
+
+    def _fail(self) -> None:
+        self.stats.errors += 1
+        self._broken = True
+        self._pending_tokens.clear()
+        self._pending_blobs.clear()
+        self._close_quietly()
+
+    def _close_quietly(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):  # closing never matters
+                conn.close()
+
+    def close(self) -> None:
+        """Write what is pending and close the database."""
+        self.flush()
+        with self._lock:
+            self._close_quietly()
+
+    @property
+    def usable(self) -> bool:
+        return not self._broken
+
+    # -- token counts
+
+    def token_counts(self, scheme: str, digests: Iterable[bytes]) -> dict[bytes, int]:
+        """The cached counts of those of ``digests`` the cache has (one query per 500)."""
+        wanted = list(dict.fromkeys(digests))
+        found: dict[bytes, int] = {}
+        for d in wanted:
+            pending = self._pending_tokens.get((scheme, d))
+            if pending is not None:
+                found[d] = pending
+        wanted = [d for d in wanted if d not in found]
+        if not wanted:
+            return found
+        with self._lock:
+            conn = self._connect()
+            if conn is None:
+                return found
+            import sqlite3
+
+            try:
+                for start in range(0, len(wanted), _CHUNK):
+                    chunk = wanted[start : start + _CHUNK]
+                    marks = ",".join("?" * len(chunk))
+                    rows = conn.execute(
+                        f"SELECT digest, count, used FROM tokens WHERE scheme = ? AND digest IN ({marks})",
+                        (scheme, *chunk),
+                    ).fetchall()
+                    for d, count, used in rows:
+                        found[bytes(d)] = int(count)
+                        if used < self._today:
+                            self._touch_tokens.add((scheme, bytes(d)))
+            except sqlite3.Error:
+                self._fail()
+        hits = sum(1 for d in wanted if d in found)
+        self.stats.token_hits += hits
+        self.stats.token_misses += len(wanted) - hits
+        return found
+
+    def put_token_counts(self, scheme: str, counts: Mapping[bytes, int]) -> None:
+        """Remember counts; written on :meth:`flush` (or at exit)."""
+        if self._broken:
+            return
+        for d, count in counts.items():
+            self._pending_tokens[(scheme, d)] = count
+
+    # -- blobs
+
+    def get_blob(self, kind: str, key: str) -> bytes | None:
+        pending = self._pending_blobs.get((kind, key))
+        if pending is not None:
+            return pending
+        with self._lock:
+            conn = self._connect()
+            if conn is None:
+                return None
+            import sqlite3
+
+            try:
+                row = conn.execute(
+                    "SELECT value, used FROM blobs WHERE kind = ? AND key = ?", (kind, key)
+                ).fetchone()
+            except sqlite3.Error:
+                self._fail()
+                return None
+        if row is None:
+            self.stats.blob_misses += 1
+            return None
+        self.stats.blob_hits += 1
+        if row[1] < self._today:
+            self._touch_blobs.add((kind, key))
+        return bytes(row[0])
+
+    def put_blob(self, kind: str, key: str, value: bytes, *, now: bool = True) -> None:
+        """Store a value (values over an eighth of the size bound are not kept); ``now``: write at
+        once rather than on :meth:`flush`."""
+        if self._broken or len(value) > max_bytes() // 8:
+            return
+        self._pending_blobs[(kind, key)] = value
+        if now:
+            self.flush()
+
+    # -- writing
+
+    def flush(self) -> None:
+        """Write pending entries in one transaction (and mark entries read today as used)."""
+        if not (self._pending_tokens or self._pending_blobs or self._touch_tokens or self._touch_blobs):
+            return
+        with self._lock:
+            conn = self._connect()
+            if conn is None:
+                return
+            import sqlite3
+
+            tokens, blobs = self._pending_tokens, self._pending_blobs
+            touch_tokens, touch_blobs = self._touch_tokens, self._touch_blobs
+            self._pending_tokens, self._pending_blobs = {}, {}
+            self._touch_tokens, self._touch_blobs = set(), set()
+            today = self._today
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    conn.executemany(
+                        "INSERT OR REPLACE INTO tokens (scheme, digest, count, used) VALUES (?, ?, ?, ?)",
+                        [(s, d, c, today) for (s, d), c in tokens.items()],
+                    )
+                    conn.executemany(
+                        "INSERT OR REPLACE INTO blobs (kind, key, value, used) VALUES (?, ?, ?, ?)",
+                        [(k, key, v, today) for (k, key), v in blobs.items()],
+                    )
+                    conn.executemany(
+                        "UPDATE tokens SET used = ? WHERE scheme = ? AND digest = ?",
+                        [(today, s, d) for s, d in touch_tokens],
+                    )
+                    conn.executemany(
+                        "UPDATE blobs SET used = ? WHERE kind = ? AND key = ?",
+                        [(today, k, key) for k, key in touch_blobs],
+                    )
+                    if tokens or blobs:
+                        self._bound(conn)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error:
+                self._fail()
+                return
+            self.stats.token_writes += len(tokens)
+            self.stats.blob_writes += len(blobs)
+
+    def _bound(self, conn: sqlite3.Connection) -> None:
+        """Over the size bound: drop the least recently used half of each table (pages are reused)."""
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        if (pages - free) * size <= max_bytes():
+            return
+        for table in ("tokens", "blobs"):
+            (n,) = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
+            if n:
+                (cut,) = conn.execute(
+                    f"SELECT used FROM {table} ORDER BY used LIMIT 1 OFFSET ?", (n // 2,)
+                ).fetchone()
+                conn.execute(f"DELETE FROM {table} WHERE used < ?", (cut,))
+                (left,) = conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
+                if left > n - n // 2:  # many rows share the cut day: drop by position instead
+                    conn.execute(
+                        f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} ORDER BY used "
+                        "LIMIT ?)"
+                        if table == "blobs"
+                        else "DELETE FROM tokens WHERE (scheme, digest) IN (SELECT scheme, digest FROM "
+                        "tokens ORDER BY used LIMIT ?)",
+                        (left - (n - n // 2),),
+                    )
+
+
+_CACHE: DiskCache | None = None
+_CACHE_LOCK = threading.Lock()
+
+
+def get_cache() -> DiskCache | None:
+    """The process's cache for the current settings (None: disabled or broken).
+
+    Settings are read on every call, so a change of ``XDG_CACHE_HOME`` (tests) switches databases.
+    """
+    global _CACHE
+    directory = cache_dir()
+    current = _CACHE
+    if current is not None and current.directory == directory:
+        return current if current.usable else None
+    with _CACHE_LOCK:
+        if _CACHE is not None:
+            _CACHE.close()
+            _CACHE = None
+        if directory is None:
+            return None
+        _CACHE = DiskCache(directory)
+        return _CACHE
+
+
+def flush() -> None:
+    """Write what the process's cache holds pending (no-op when disabled)."""
+    if _CACHE is not None:
+        _CACHE.flush()
+
+
+@atexit.register
+def _at_exit() -> None:
+    if _CACHE is not None:
+        _CACHE.close()
+
+
+# --------------------------------------------------------------------------------------------
+# The value codec
+# --------------------------------------------------------------------------------------------
+
+
+class CodecError(ValueError):
+    """A value the codec cannot store exactly (the caller then does not cache it)."""
+
+
+_SHARE_MIN = 64  # strings at least this long are stored once and referenced after
+
+
+def encode(value: object) -> bytes:
+    """JSON bytes for ``value``: None, bool, int, float, str, Decimal, date, datetime, paths, tuples,
+    lists, dicts, frozensets and dataclasses of ``agentcost`` modules (their ``init`` fields). Objects
+    and long strings seen twice are stored once. Raises :class:`CodecError` for anything else."""
+    refs: dict[int, int] = {}
+    keep: list[object] = []  # keeps encoded objects alive so that their ids stay unique
+    strings: dict[str, int] = {}
+    counter = [0]
+
+    def enc(v: object) -> Any:
+        kind = type(v)
+        if v is None or kind is bool or kind is int or kind is float:
+            return v
+        if kind is str:
+            assert isinstance(v, str)
+            if len(v) < _SHARE_MIN:
+                return v
+            index = strings.get(v)
+            if index is not None:
+                return ["r", index]
+            strings[v] = counter[0]
+            counter[0] += 1
+            return ["S", v]
+        if isinstance(v, Decimal):
+            return ["D", str(v)]
+        if isinstance(v, datetime):  # before date: a datetime is a date
+            return ["T", v.isoformat()]
+        if isinstance(v, date):
+            return ["a", v.isoformat()]
+        if isinstance(v, PurePath):
+            if type(v) is not type(Path()):
+                raise CodecError(f"cannot cache a {type(v).__name__}")
+            return ["P", str(v)]
+        if isinstance(v, tuple):
+            return ["t", *(enc(x) for x in v)]
+        if isinstance(v, list):
+            return ["l", *(enc(x) for x in v)]
+        if isinstance(v, frozenset):
+            return ["s", *(enc(x) for x in v)]
+        if isinstance(v, dict):
+            out: list[Any] = ["d"]
+            for k, x in v.items():
+                out.append(enc(k))
+                out.append(enc(x))
+            return out
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            index = refs.get(id(v))
+            if index is not None:
+                return ["r", index]
+            cls = type(v)
+            if not cls.__module__.startswith("agentcost.") or "<" in cls.__qualname__:
+                raise CodecError(f"cannot cache a {cls.__module__}.{cls.__qualname__}")
+            refs[id(v)] = counter[0]
+            keep.append(v)
+            counter[0] += 1
+            fields = [f for f in dataclasses.fields(v) if f.init]
+            return ["o", f"{cls.__module__}:{cls.__qualname__}", *(enc(getattr(v, f.name)) for f in fields)]
+        raise CodecError(f"cannot cache a {type(v).__module__}.{type(v).__qualname__}")
+
+    try:
+        return json.dumps(enc(value), ensure_ascii=False, separators=(",", ":")).encode(
+            "utf-8", "surrogatepass"
+        )
+    except RecursionError:
+        raise CodecError("too deeply nested to cache") from None
+
+
+_CLASSES: dict[str, tuple[type, tuple[str, ...]]] = {}
+
+
+def _class(name: str) -> tuple[type, tuple[str, ...]]:
+    found = _CLASSES.get(name)
+    if found is None:
+        import importlib
+
+        module_name, _, qualname = name.partition(":")
+        if not module_name.startswith("agentcost.") or not qualname.isidentifier():
+            raise CodecError(f"not an agentcost class: {name!r}")
+        try:
+            cls = getattr(importlib.import_module(module_name), qualname)
+        except (ImportError, AttributeError):
+            raise CodecError(f"no such class: {name!r}") from None
+        if not isinstance(cls, type) or not dataclasses.is_dataclass(cls):
+            raise CodecError(f"not a dataclass: {name!r}")
+        found = _CLASSES[name] = (cls, tuple(f.name for f in dataclasses.fields(cls) if f.init))
+    return found
+
+
+def decode(data: bytes) -> Any:
+    """The value :func:`encode` stored. Raises :class:`CodecError` for anything malformed."""
+    table: list[object] = []
+
+    def dec(v: Any) -> Any:
+        if not isinstance(v, list):
+            return v
+        tag = v[0]
+        if tag == "S":
+            table.append(v[1])
+            return v[1]
+        if tag == "r":
+            return table[v[1]]
+        if tag == "o":
+            cls, names = _class(v[1])
+            if len(v) - 2 != len(names):
+                raise CodecError(f"{v[1]}: {len(v) - 2} values for {len(names)} fields")
+            index = len(table)
+            table.append(None)
+            obj = cls(**{n: dec(x) for n, x in zip(names, v[2:], strict=True)})
+            table[index] = obj
+            return obj
+        if tag == "t":
+            return tuple(dec(x) for x in v[1:])
+        if tag == "l":
+            return [dec(x) for x in v[1:]]
+        if tag == "d":
+            return {dec(v[i]): dec(v[i + 1]) for i in range(1, len(v), 2)}
+        if tag == "D":
+            return Decimal(v[1])
+        if tag == "a":
+            return date.fromisoformat(v[1])
+        if tag == "T":
+            return datetime.fromisoformat(v[1])
+        if tag == "P":
+            return Path(v[1])
+        if tag == "s":
+            return frozenset(dec(x) for x in v[1:])
+        raise CodecError(f"unknown tag {tag!r}")
+
+    try:
+        return dec(json.loads(data.decode("utf-8", "surrogatepass")))
+    except CodecError:
+        raise
+    except Exception as err:  # malformed JSON, wrong shapes, a constructor refusing its values
+        raise CodecError(f"malformed cache entry ({type(err).__name__})") from None

@@ -1,0 +1,839 @@
+"""Reading agentcost's YAML (and JSON) input files with line numbers, and validating them.
+
+Shared by every file format agentcost reads (scenarios, projects, user prices, ``--models`` files):
+
+* :data:`Reader`, :func:`read_text`, :func:`text_reader`: the bytes of a file (from disk, or e.g. from
+  a git revision) as UTF-8 text, or :class:`Unreadable` with the reason; a file over
+  :data:`MAX_FILE_BYTES` is refused by its size before it is read;
+* :func:`parse` and :class:`Doc`: compose the text with PyYAML (:data:`Loader`) and build plain
+  Python values, recording the line of every key path and refusing duplicate keys; numbers with a
+  fraction become ``Decimal`` from the scalar's text, so a ``float`` never exists. A file that
+  would expand (through YAML aliases) to more than :data:`MAX_VALUES` values, or is nested more than
+  :data:`MAX_DEPTH` levels deep, is refused before any value is built (docs/limits.md);
+* :class:`Spec`: the strict pydantic base of every mapping (``extra="forbid"``, strict types);
+* :func:`validate`: validate plain values with a pydantic model and turn the first error (by line)
+  into one :class:`~agentcost.errors.InputError` with ``file:line: key: message (hint)``;
+* :func:`parse_override` and :class:`OverrideError`: ``--set PATH=VALUE`` texts and their errors;
+* :class:`SchemaGenerator`: the JSON Schema generator of the published schemas.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic.json_schema import GenerateJsonSchema
+from pydantic_core import PydanticCustomError
+
+from agentcost.errors import InputError
+from agentcost.infra.files import (
+    LIMITS_DOC,
+    MAX_FILE_BYTES,
+    FileTooLarge,
+    Reader,
+    Unreadable,
+    read_file,
+    read_text,
+    text_reader,
+)
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "MAX_VALUES",
+    "Doc",
+    "ErrorHints",
+    "FileTooLarge",
+    "KeyPath",
+    "Loader",
+    "Override",
+    "OverrideError",
+    "Reader",
+    "SchemaGenerator",
+    "Spec",
+    "Unreadable",
+    "allowed_hint",
+    "check_plain",
+    "closest",
+    "compose",
+    "int_to_decimal",
+    "joined",
+    "key_text",
+    "parse",
+    "parse_override",
+    "read_file",
+    "read_text",
+    "shown",
+    "text_reader",
+    "validate",
+]
+
+MAX_VALUES = 2_000_000
+"""Most values (mappings, lists and scalars) one file may expand to: YAML aliases can multiply them."""
+MAX_DEPTH = 100
+"""Most levels of mappings and lists inside one another in one file (the top mapping is level 1)."""
+
+KeyPath = tuple[str | int, ...]
+"""A key path in a file: keys and list indexes from the root, e.g. ``("rounds", 3, "result")``."""
+T = TypeVar("T")
+
+Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""The PyYAML loader that composes files: the C one when PyYAML has it."""
+_YAML = "tag:yaml.org,2002:"
+_COMPOSE_DEPTH = 1_000
+"""Deepest nesting handed to PyYAML's composer. The C composer recurses once per level on the C stack,
+unbounded by Python's recursion limit, and some builds of libyaml set no limit of their own: 100,000
+levels crash the process. :data:`MAX_DEPTH` is then checked, with its place, on the composed nodes."""
+_OPENS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSES = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+def compose(text: str) -> yaml.Node | None:
+    """``yaml.compose(text)`` that cannot overflow the C stack: a text deep enough to risk it is refused
+    with the ``maximum nesting depth`` error libyaml gives (a :class:`yaml.MarkedYAMLError`).
+
+    Each level of nesting needs an indicator (``[ { - : ?``), so a text with few of them is composed
+    at once; any other is first read as an event stream (iterative, no recursion) to measure it."""
+    if sum(map(text.count, "[{-:?")) > _COMPOSE_DEPTH:
+        depth = 0
+        for event in yaml.parse(text, Loader=Loader):
+            if isinstance(event, _OPENS):
+                depth += 1
+                if depth > _COMPOSE_DEPTH:
+                    error = yaml.MarkedYAMLError(problem="maximum nesting depth exceeded")
+                    error.problem_mark = event.start_mark  # the C parser's Mark has the same fields
+                    raise error
+            elif isinstance(event, _CLOSES):
+                depth -= 1
+    return yaml.compose(text, Loader=Loader)
+
+
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+
+
+# --------------------------------------------------------------------------------------------
+# The strict pydantic base of every mapping, and helpers for models
+# --------------------------------------------------------------------------------------------
+
+
+class Spec(BaseModel):
+    """Base of every mapping in the format: strict types, no unknown keys."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    @classmethod
+    def allowed_keys(cls) -> list[str]:
+        return [info.alias or name for name, info in cls.model_fields.items()]
+
+    @classmethod
+    def misplaced(cls, key: str) -> tuple[str, str] | None:
+        """A message and a hint for an unknown ``key`` that belongs to another kind of mapping
+        (None: just an unknown key)."""
+        return None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reject_unknown_keys(cls, data: Any) -> Any:
+        # extra="forbid" alone would reject them too, but without saying which keys are allowed.
+        if isinstance(data, dict):
+            allowed = cls.allowed_keys()
+            for key in data:
+                if key not in allowed:
+                    ctx = {"key": key, "allowed": ", ".join(allowed)}
+                    misplaced = cls.misplaced(key)
+                    if misplaced is not None:
+                        ctx["message"], ctx["hint"] = misplaced
+                    raise PydanticCustomError("unknown_key", "unknown key", ctx)
+        return data
+
+
+def int_to_decimal(value: Any) -> Any:
+    """An ``int`` as a ``Decimal``, anything else as it is (a ``BeforeValidator`` for money fields:
+    strict validation refuses an ``int`` where a ``Decimal`` is expected)."""
+    return Decimal(value) if type(value) is int else value
+
+
+class SchemaGenerator(GenerateJsonSchema):
+    """The generator of the published JSON Schemas: without field titles."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False  # titles like "Call Tokens" add nothing to the descriptions
+
+
+# --------------------------------------------------------------------------------------------
+# Reading files and building plain values with line numbers
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Doc:
+    """A parsed YAML or JSON file: its plain value and the line of every key path in it."""
+
+    path: Path
+    value: Any = None
+    lines: dict[KeyPath, int] = field(default_factory=dict)
+    hint: str | None = None  # added to every error about this file
+    overrides: dict[KeyPath, Override] = field(default_factory=dict)  # what --set set, by key path
+
+    def line(self, path: KeyPath) -> int | None:
+        """Line of ``path``, or of its nearest ancestor that has one; None for a value set by --set."""
+        if self.override_at(path) is not None:
+            return None
+        while path not in self.lines and path:
+            path = path[:-1]
+        return self.lines.get(path)
+
+    def own_line(self, path: KeyPath) -> int | None:
+        """Line of ``path`` itself; None when it is not in the file or was set by --set."""
+        return None if self.override_at(path) is not None else self.lines.get(path)
+
+    def override_at(self, path: KeyPath) -> Override | None:
+        """The override that set ``path`` or one of its ancestors (the last applied, if several)."""
+        found = [self.overrides[path[:n]] for n in range(len(path), 0, -1) if path[:n] in self.overrides]
+        return max(found, key=lambda override: override.index, default=None)
+
+    def override_below(self, path: KeyPath) -> Override | None:
+        """The last override that set a key path inside ``path`` (which it did not set as a whole)."""
+        inside = [o for at, o in self.overrides.items() if len(at) > len(path) and at[: len(path)] == path]
+        return max(inside, key=lambda override: override.index, default=None) if path else None
+
+    def where(self, path: KeyPath) -> str:
+        """``file:line`` of ``path`` (and the last override that changed something in it), or the
+        override that set it."""
+        override = self.override_at(path)
+        if override is not None:
+            return f"--set {override.text}"
+        line = self.line(path)
+        where = f"{self.path}:{line}" if line is not None else str(self.path)
+        below = self.override_below(path)
+        return where + (f", changed by --set {below.text}" if below is not None else "")
+
+    def error(self, path: KeyPath, message: str, hint: str | None = None) -> InputError:
+        hint = joined(hint, self.hint)
+        key = key_text(path) or None
+        override = self.override_at(path)
+        if override is not None:  # the file is not to blame: name the override instead of a line
+            if key != override.path:
+                message = f"{key}: {message}"
+            return OverrideError(message, file=self.path, override=override.text, key=key, hint=hint)
+        below = self.override_below(path)
+        if below is not None:
+            hint = joined(hint, f"after --set {below.text}")
+        return InputError(message, file=self.path, line=self.line(path), key=key, hint=hint)
+
+
+def joined(*hints: str | None) -> str | None:
+    """The hints that are given, joined by ``"; "`` (None if there are none)."""
+    return "; ".join(hint for hint in hints if hint) or None
+
+
+def key_text(path: Sequence[str | int | None]) -> str:
+    """``("rounds", 3, "result")`` -> ``rounds[3].result``; None (in an override's path) is ``[*]``."""
+    text = ""
+    for part in path:
+        if part is None or isinstance(part, int):
+            text += "[*]" if part is None else f"[{part}]"
+        else:
+            text += f".{part}" if text else part
+    return text
+
+
+class _Builder:
+    """Builds plain values from composed YAML nodes, recording the line of every key path."""
+
+    def __init__(self, doc: Doc, *, json_scalars: bool) -> None:
+        self.doc = doc
+        self.json_scalars = json_scalars  # plain scalars follow JSON rules (for .json files)
+        self.count = 0
+        self.open_nodes: set[int] = set()
+        self.deepest: yaml.Node = yaml.ScalarNode(_YAML + "null", "")  # the node built last
+
+    def fail(self, node: yaml.Node, message: str, hint: str | None = None, *, key: KeyPath = ()) -> NoReturn:
+        line = node.start_mark.line + 1
+        hint = "; ".join(part for part in (hint, self.doc.hint) if part) or None
+        raise InputError(message, file=self.doc.path, line=line, key=key_text(key) or None, hint=hint)
+
+    def build(self, node: yaml.Node, path: KeyPath) -> Any:
+        self.count += 1
+        self.deepest = node
+        if self.count > MAX_VALUES:  # never, after _check_nodes: a second line of defence
+            self.fail(node, f"the file expands to more than {MAX_VALUES:,} values", LIMITS_DOC, key=path)
+        self.doc.lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.ScalarNode):
+            return self.scalar(node, path)
+        if id(node) in self.open_nodes:
+            self.fail(node, "a YAML alias refers to a node that contains it", key=path)
+        self.open_nodes.add(id(node))
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+            if isinstance(node, yaml.MappingNode):
+                return self.mapping(node, path)
+            self.fail(node, f"unsupported YAML node {type(node).__name__}")
+        finally:
+            self.open_nodes.discard(id(node))
+
+    def mapping(self, node: yaml.MappingNode, path: KeyPath) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        merged: list[yaml.Node] = []
+        for key_node, value_node in node.value:
+            if key_node.tag == _YAML + "merge":
+                merged.append(value_node)
+                continue
+            key = self.key(key_node, path)
+            key_path = (*path, key)
+            if key in result:
+                first = self.doc.lines[key_path]
+                self.fail(key_node, "duplicate key", f"first at line {first}", key=key_path)
+            self.doc.lines[key_path] = key_node.start_mark.line + 1
+            result[key] = self.build(value_node, key_path)
+        for source in merged:
+            for key, value in self.merge_source(source, path).items():
+                result.setdefault(key, value)  # keys written in the mapping win over merged ones
+        return result
+
+    def merge_source(self, node: yaml.Node, path: KeyPath) -> dict[str, Any]:
+        sources = node.value if isinstance(node, yaml.SequenceNode) else [node]
+        result: dict[str, Any] = {}
+        for source in sources:
+            if not isinstance(source, yaml.MappingNode):
+                self.fail(source, "a YAML merge (<<) needs a mapping or a list of mappings", key=path)
+            for key, value in self.mapping(source, path).items():
+                result.setdefault(key, value)
+        return result
+
+    def key(self, node: yaml.Node, path: KeyPath) -> str:
+        if isinstance(node, yaml.ScalarNode) and node.tag == _YAML + "str":
+            return str(node.value)
+        shown = node.value if isinstance(node, yaml.ScalarNode) else "a " + _node_kind(node)
+        self.fail(node, f"a key must be text, got {shown}", "quote it", key=path)
+
+    def scalar(self, node: yaml.ScalarNode, path: KeyPath) -> Any:
+        tag, text = node.tag, str(node.value)
+        if self.json_scalars and not node.style:
+            return self.json_scalar(node, path)
+        if tag in (_YAML + "str", "!"):
+            return text
+        if tag == _YAML + "null":
+            return None
+        if tag == _YAML + "bool":
+            return _CONSTRUCTOR.construct_yaml_bool(node)
+        if tag == _YAML + "int":
+            try:
+                return _CONSTRUCTOR.construct_yaml_int(node)
+            except ValueError:
+                self.fail(node, f"not an integer: {_short(text)}", _digits_hint(text), key=path)
+        if tag == _YAML + "float":
+            return self.decimal(node, text.replace("_", ""), path)
+        if tag == _YAML + "timestamp":
+            return text  # a date stays the text written: it is only ever sent as text
+        shown_tag = "!!" + tag.removeprefix(_YAML) if tag.startswith(_YAML) else tag
+        self.fail(node, f"unsupported YAML tag {shown_tag}", "remove the tag", key=path)
+
+    def json_scalar(self, node: yaml.ScalarNode, path: KeyPath) -> Any:
+        try:
+            return json.loads(node.value, parse_float=Decimal, parse_constant=_no_constant)
+        except ValueError:
+            text = str(node.value)
+            self.fail(
+                node, f"not a JSON value: {_short(text)}", _digits_hint(text) or "quote strings", key=path
+            )
+
+    def decimal(self, node: yaml.ScalarNode, text: str, path: KeyPath) -> Decimal:
+        try:
+            value = Decimal(text)
+        except InvalidOperation:
+            value = Decimal("NaN")  # .inf, .nan and sexagesimal 1:30.5
+        if not value.is_finite():
+            self.fail(node, f"not a finite number: {node.value}", key=path)
+        return value
+
+
+def _short(text: str) -> str:
+    """A scalar's text as a message shows it: at most 40 characters."""
+    return text if len(text) <= 40 else f"{text[:37]}... ({len(text):,} characters)"
+
+
+def _max_digits() -> int:
+    """Most digits Python reads as an integer (0: no limit)."""
+    import sys
+
+    return sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 0
+
+
+def _digits_hint(text: str) -> str | None:
+    """Why a long run of digits is not a number: Python reads at most :func:`_max_digits`."""
+    most = _max_digits()
+    if most and sum(c.isdigit() for c in text) > most:
+        return f"a number is read with at most {most:,} digits"
+    return None
+
+
+def _node_kind(node: yaml.Node) -> str:
+    return "mapping" if isinstance(node, yaml.MappingNode) else "list"
+
+
+def _no_constant(name: str) -> NoReturn:
+    raise ValueError(name)
+
+
+_TOO_DEEP = f"the file is nested too deeply: more than {MAX_DEPTH} levels of mappings and lists"
+_DEEP_HINT = f"flatten it; {LIMITS_DOC}"
+
+
+def parse(doc: Doc, text: str) -> Doc:
+    """Compose ``text`` and build ``doc.value`` and ``doc.lines`` (YAML, or JSON for .json files).
+
+    A file nested more than :data:`MAX_DEPTH` levels deep or expanding to more than
+    :data:`MAX_VALUES` values is refused from the composed nodes, before a value is built."""
+    is_json = doc.path.suffix.lower() == ".json"
+    try:
+        root = compose(text)
+    except yaml.YAMLError as e:
+        if "maximum nesting depth" in str(getattr(e, "problem", "")):  # libyaml stops at 1,000 levels
+            mark = getattr(e, "problem_mark", None)
+            line = mark.line + 1 if mark is not None else None
+            raise InputError(_TOO_DEEP, file=doc.path, line=line, hint=joined(_DEEP_HINT, doc.hint)) from None
+        if is_json:
+            return _parse_json(doc, text)
+        raise _yaml_error(doc, text, e) from None
+    except RecursionError:  # the pure-Python composer recurses per level
+        raise InputError(_TOO_DEEP, file=doc.path, hint=joined(_DEEP_HINT, doc.hint)) from None
+    if root is None:
+        raise InputError("the file is empty", file=doc.path, line=1, hint=doc.hint)
+    _check_nodes(doc, root)
+    builder = _Builder(doc, json_scalars=is_json)
+    try:
+        doc.value = builder.build(root, ())
+    except RecursionError:  # not expected below MAX_DEPTH levels: a second line of defence
+        line = builder.deepest.start_mark.line + 1
+        raise InputError(_TOO_DEEP, file=doc.path, line=line, hint=joined(_DEEP_HINT, doc.hint)) from None
+    return doc
+
+
+def _parse_json(doc: Doc, text: str) -> Doc:
+    """JSON that YAML could not read: values without line numbers."""
+    try:
+        doc.value = json.loads(text, parse_float=Decimal, parse_constant=_no_constant)
+    except json.JSONDecodeError as e:
+        raise InputError(f"invalid JSON: {e.msg}", file=doc.path, line=e.lineno, hint=doc.hint) from None
+    except RecursionError:
+        raise InputError(_TOO_DEEP, file=doc.path, hint=joined(_DEEP_HINT, doc.hint)) from None
+    except ValueError as e:  # a number of more digits than Python reads, NaN
+        raise InputError(f"invalid JSON: {_json_value_error(e)}", file=doc.path, hint=doc.hint) from None
+    problem = check_plain(doc.value)
+    if problem is not None:
+        where, message, hint = problem
+        raise InputError(message, file=doc.path, key=key_text(where) or None, hint=joined(hint, doc.hint))
+    return doc
+
+
+def _json_value_error(error: ValueError) -> str:
+    """What ``json.loads`` could not read, other than bad syntax."""
+    if "digits" in str(error):
+        return f"a number has more than {_max_digits():,} digits"
+    return f"{_short(str(error))} is not a JSON value"
+
+
+# --------------------------------------------------------------------------------------------
+# Limits: nesting depth and expanded size, measured before any value is built
+# --------------------------------------------------------------------------------------------
+
+_MERGE = _YAML + "merge"
+_Child = tuple[str | int, int, yaml.Node]  # (key or index, line of the key or item, node)
+
+
+def _children(node: yaml.Node, seen: set[int] | None = None) -> list[_Child]:
+    """The nodes the builder builds right under ``node``: list items, mapping values, and the values
+    of mappings merged in with ``<<`` (which are built at the level of the mapping's own values)."""
+    if isinstance(node, yaml.SequenceNode):
+        return [(i, item.start_mark.line + 1, item) for i, item in enumerate(node.value)]
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    seen = (seen or set()) | {id(node)}
+    children: list[_Child] = []
+    for key, value in node.value:
+        if key.tag != _MERGE:
+            name = str(key.value) if isinstance(key, yaml.ScalarNode) else "?"
+            children.append((name, key.start_mark.line + 1, value))
+            continue
+        for source in value.value if isinstance(value, yaml.SequenceNode) else [value]:
+            if isinstance(source, yaml.MappingNode) and id(source) not in seen:  # a merge cycle adds nothing
+                children.extend(_children(source, seen))
+    return children
+
+
+def _check_nodes(doc: Doc, root: yaml.Node) -> None:
+    """Refuse a composed file nested over :data:`MAX_DEPTH` levels deep or expanding to more than
+    :data:`MAX_VALUES` values, pointing at where.
+
+    Each node is measured once, iteratively and bottom-up (a node that aliases refer to is shared:
+    measured once, counted wherever it is used), so a "billion laughs" file of a few lines is refused
+    as fast as it is read. A cycle (an alias inside its own anchor) is left to the builder's message."""
+    size: dict[int, int] = {}  # values the node expands to, capped at MAX_VALUES + 1
+    height: dict[int, int] = {}  # levels of mappings and lists from the node down (a scalar: 0)
+    kids: dict[int, list[_Child]] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            below = kids[key]
+            size[key] = min(1 + sum(size.get(id(c), 1) for _, _, c in below), MAX_VALUES + 1)
+            deepest = max((height.get(id(c), 0) for _, _, c in below), default=0)
+            height[key] = 0 if isinstance(node, yaml.ScalarNode) else 1 + deepest
+            continue
+        if key in kids:
+            continue  # measured already, or an ancestor (a cycle)
+        kids[key] = _children(node)
+        stack.append((node, True))
+        stack.extend((c, False) for _, _, c in kids[key] if id(c) not in kids)
+
+    node, line = root, root.start_mark.line + 1
+    path: KeyPath = ()
+    if height[id(root)] > MAX_DEPTH:  # down the deepest branch to the first level over the limit
+        for _ in range(MAX_DEPTH):
+            step, line, node = max(kids[id(node)], key=lambda c: height.get(id(c[2]), 0))
+            path = path or (step,)  # the top-level key: the whole path would be a hundred steps long
+        raise InputError(
+            _TOO_DEEP, file=doc.path, line=line, key=key_text(path) or None, hint=joined(_DEEP_HINT, doc.hint)
+        )
+    if size[id(root)] > MAX_VALUES:  # down to the smallest part that is over the limit on its own
+        while True:
+            over = [c for c in kids[id(node)] if size.get(id(c[2]), 1) > MAX_VALUES]
+            if not over:
+                break
+            step, line, node = over[0]
+            path = (*path, step)
+        if len(kids) <= MAX_VALUES:  # fewer nodes than values: aliases multiplied them
+            hint = "each YAML alias repeats all that its anchor holds, so aliases of aliases multiply"
+        else:
+            hint = "split the file"
+        raise InputError(
+            f"expands to more than {MAX_VALUES:,} values, the limit for one file",
+            file=doc.path,
+            line=line,
+            key=key_text(path) or None,
+            hint=joined(hint, LIMITS_DOC, doc.hint),
+        )
+
+
+def check_plain(value: Any, *, values: bool = True) -> tuple[KeyPath, str, str] | None:
+    """For values not read from YAML (e.g. by ``json.loads``): (key path, message, hint) when
+    ``value`` is nested more than :data:`MAX_DEPTH` levels deep or (with ``values``) holds more than
+    :data:`MAX_VALUES` values, else None. Iterative: never a ``RecursionError``."""
+    if not isinstance(value, dict | list):
+        return None
+    count = 1
+    stack: list[tuple[Any, KeyPath, int]] = [(value, (), 1)]  # (container, its top-level key, level)
+    while stack:
+        item, top, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        count += len(children)
+        if values and count > MAX_VALUES:
+            return top, f"holds more than {MAX_VALUES:,} values, the limit for one file", LIMITS_DOC
+        nested: list[tuple[Any, KeyPath]]
+        if level == 1:
+            steps: Iterable[str | int] = item.keys() if isinstance(item, dict) else range(len(item))
+            nested = [(c, (k,)) for k, c in zip(steps, children, strict=True) if isinstance(c, dict | list)]
+        else:
+            nested = [(c, top) for c in children if isinstance(c, dict | list)]
+        if nested and level >= MAX_DEPTH:
+            return top, _TOO_DEEP, _DEEP_HINT
+        stack.extend((c, at, level + 1) for c, at in nested)
+    return None
+
+
+def _line_text(text: str, line: int | None) -> str:
+    lines = text.splitlines()
+    return lines[line - 1] if line is not None and 0 < line <= len(lines) else ""
+
+
+def _yaml_error(doc: Doc, text: str, e: yaml.YAMLError) -> InputError:
+    line: int | None = None
+    hint: str | None = None
+    if isinstance(e, yaml.MarkedYAMLError):
+        mark = e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark is not None else None
+        message, hint = str(e.problem or e.context), e.context if e.problem else None
+        if "\t" in _line_text(text, line):
+            hint = "indent with spaces: YAML does not allow tabs there"
+    elif isinstance(e, yaml.reader.ReaderError):
+        line = text.count("\n", 0, e.position) + 1
+        message = f"character {chr(e.character)!r} is not allowed in YAML ({e.reason})"
+    else:
+        message = str(e)
+    hint = "; ".join(part for part in (hint, doc.hint) if part) or None
+    return InputError(f"YAML syntax error: {message}", file=doc.path, line=line, hint=hint)
+
+
+# --------------------------------------------------------------------------------------------
+# Pydantic errors -> one InputError
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ErrorHints:
+    """What one file format adds to the messages of :func:`validate`."""
+
+    missing: Mapping[str, str] = field(default_factory=lambda: {"version": "add 'version: 1' at the top"})
+    """Hint for a missing required key, by its name, or by ``PARENT.name`` for a parent in ``parents``."""
+    parents: tuple[str, ...] = ()
+    """Keys whose children have hints of their own in ``missing`` (``PARENT.name``)."""
+    expected: Mapping[str, str] = field(default_factory=dict)
+    """What a value should be, by pydantic error type (the format's own custom errors)."""
+    mapping_problem: Callable[[str, KeyPath, dict[str, Any]], tuple[KeyPath, str, str] | None] | None = None
+    """For an error of a custom type about a non-empty mapping: a better (key path, message, hint)
+    than "expected ..., got a mapping" (None: keep that)."""
+
+
+def validate(
+    adapter: Callable[[Any], T], doc: Doc, value: Any, at: KeyPath, hints: ErrorHints | None = None
+) -> T:
+    """``adapter(value)`` (a pydantic validation); its first error by line as an :class:`InputError`
+    about ``doc``, where ``value`` is at key path ``at``, with the format's ``hints``."""
+    try:
+        return adapter(value)
+    except ValidationError as e:
+        hints = hints if hints is not None else _DEFAULT_HINTS
+        errors = [_convert(error, doc, value, at, hints) for error in e.errors()]
+        raise min(errors, key=lambda err: err.line if err.line is not None else 1 << 62) from None
+
+
+def _data_path(loc: Sequence[str | int], value: Any) -> KeyPath:
+    """The part of a pydantic location that exists in the data (union tags are left out)."""
+    path: list[str | int] = []
+    for part in loc:
+        if _has_child(value, part):
+            value = value[part]
+            path.append(part)
+    return tuple(path)
+
+
+def _has_child(value: Any, part: str | int) -> bool:
+    if isinstance(value, dict):
+        return isinstance(part, str) and part in value
+    return isinstance(value, list) and type(part) is int and 0 <= part < len(value)
+
+
+def _convert(error: Any, doc: Doc, value: Any, at: KeyPath, hints: ErrorHints) -> InputError:
+    loc = error["loc"]
+    path = _data_path(loc, value)
+    kind, given, ctx = error["type"], error["input"], error.get("ctx") or {}
+    if kind == "unknown_key":
+        allowed = ctx["allowed"].split(", ")
+        allowed_text = allowed_hint(ctx["key"], allowed)
+        if "message" in ctx:  # a key of another kind of mapping (see Spec.misplaced)
+            return doc.error((*at, *path, ctx["key"]), ctx["message"], f"{ctx['hint']}; {allowed_text}")
+        return doc.error((*at, *path, ctx["key"]), "unknown key", allowed_text)
+    if kind == "missing":
+        name = loc[-1]
+        parent = next((part for part in hints.parents if part in loc), None)
+        hint = hints.missing.get(f"{parent}.{name}" if parent else name)
+        return doc.error((*at, *path, name), "required key is missing", hint)
+    message, hint = _describe(kind, given, ctx, error["msg"], hints)
+    if hints.mapping_problem is not None and isinstance(given, dict) and given:
+        problem = hints.mapping_problem(kind, path, given)
+        if problem is not None:
+            path, message, hint = problem
+    return doc.error((*at, *path), message, hint)
+
+
+def allowed_hint(word: str, allowed: Sequence[str]) -> str:
+    """``allowed: a, b, c`` and, for a ``word`` close to one of them, ``; did you mean 'b'?``."""
+    hint = "allowed: " + ", ".join(allowed)
+    close = closest(word, allowed)
+    return hint + (f"; did you mean {close!r}?" if close else "")
+
+
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The choice closest to ``word`` (ignoring case), or None if none is close."""
+    by_lower = {choice.lower(): choice for choice in choices}
+    found = difflib.get_close_matches(str(word).lower(), list(by_lower), n=1, cutoff=0.6)
+    return by_lower[found[0]] if found else None
+
+
+_EXPECTED = {
+    "int_type": "an integer",
+    "string_type": "text",
+    "bool_type": "true or false",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "list_type": "a list",
+    "is_instance_of": "a number",
+    "decimal_type": "a number",
+}
+
+_DEFAULT_HINTS = ErrorHints()
+
+
+def _describe(
+    kind: str, given: Any, ctx: dict[str, Any], default: str, hints: ErrorHints
+) -> tuple[str, str | None]:
+    """Message and hint for a pydantic error that is about a value."""
+    hint = _value_hint(kind, given)
+    if kind in _EXPECTED:
+        return f"expected {_EXPECTED[kind]}, got {shown(given)}", hint
+    if kind in hints.expected:
+        return f"expected {hints.expected[kind]}, got {shown(given)}", hint
+    if kind in ("greater_than_equal", "greater_than"):
+        sign = ">=" if kind == "greater_than_equal" else ">"
+        return f"must be {sign} {ctx.get('ge', ctx.get('gt'))}, got {shown(given)}", hint
+    if kind in ("less_than_equal", "less_than"):
+        sign = "<=" if kind == "less_than_equal" else "<"
+        bound = str(ctx.get("le", ctx.get("lt")))  # pydantic gives e.g. "Decimal('1000000000')"
+        digits = re.fullmatch(r"(?:Decimal\(')?(\d+)(?:'\))?", bound)
+        limit = f"{int(digits.group(1)):,}" if digits else bound
+        return f"must be {sign} {limit}, got {shown(given)}", hint
+    if kind == "string_too_short":
+        return "must not be empty", None
+    if kind == "literal_error":
+        choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+        message = f"must be one of {', '.join(choices)}; got {shown(given)}"
+        close = closest(given, choices) if isinstance(given, str) else None
+        if close:
+            hint = f"did you mean {close!r}?"
+        elif isinstance(given, bool) and "none" in choices:
+            hint = "YAML reads no/off/false as a boolean; write none"
+        return message, hint
+    return default[:1].lower() + default[1:], hint
+
+
+def _value_hint(kind: str, given: Any) -> str | None:
+    if isinstance(given, bool):
+        return "YAML reads yes/no/on/off/true/false as booleans; quote the value if it is text"
+    if kind == "string_type" and isinstance(given, int | Decimal):
+        return f"quote it if it is text: '{given}'"
+    if kind == "list_type" and isinstance(given, dict):
+        return "start each item with '- '"
+    return None
+
+
+def shown(value: Any) -> str:
+    """A value as an error message names it: ``the boolean true``, ``text 'abc'``, ``a list``..."""
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, int | Decimal):
+        return str(value)
+    if isinstance(value, str):
+        return "text " + repr(value if len(value) <= 40 else value[:37] + "...")
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+# --------------------------------------------------------------------------------------------
+# Overrides: --set PATH=VALUE, parsed (applying them is up to each format)
+# --------------------------------------------------------------------------------------------
+
+
+class OverrideError(InputError):
+    """An :class:`InputError` in a ``--set`` override, or about a value that one set.
+
+    ``key`` is the key path, as for any error; ``str()`` names the override where an error in the
+    file names its line: ``FILE: --set PATH=VALUE: MESSAGE (HINT)``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: Path | str | None,
+        override: str,
+        key: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, file=file, key=key, hint=hint)
+        self.override = override  # the text of the --set option
+
+    def located(
+        self, *, file: Path | str | None = None, line: int | None = None, key: str | None = None
+    ) -> InputError:
+        """A copy with the unknown parts filled in, never a line: the value is not in a file."""
+        return OverrideError(
+            self.message,
+            file=self.file if self.file is not None else file,
+            override=self.override,
+            key=self.key if self.key is not None else key,
+            hint=self.hint,
+        )
+
+    def __str__(self) -> str:
+        shown = self.override if len(self.override) <= 80 else self.override[:77] + "..."
+        return str(InputError(self.message, file=self.file, key=f"--set {shown}", hint=self.hint))
+
+
+_Step = str | int | None
+"""One step of an override's path: a key, a list index, or None for ``[*]`` (every item)."""
+
+
+@dataclass(frozen=True)
+class Override:
+    """One ``--set PATH=VALUE``, parsed."""
+
+    text: str  # as given
+    path: str  # PATH as given
+    steps: tuple[_Step, ...]
+    value: Any
+    index: int  # its place among the overrides: where two set the same value, the later wins
+
+
+_STEP = re.compile(r"\[(-?\d+|\*)\]|\.([^.\[\]]+)")  # [N], [*], or .KEY
+_SET_HINT = "write --set PATH=VALUE, e.g. --set limits.max_rounds=40"
+_PATH_HINT = "keys joined by '.', list items as [N], [-1] or [*], e.g. rounds[*].result.tokens"
+_VALUE_HINT = "VALUE is read as YAML, as if written after 'KEY: ' in the file; quote it if it is text"
+
+
+def parse_override(text: str, index: int, file: Path) -> Override:
+    """The ``index``-th ``--set PATH=VALUE`` ``text`` given for ``file``, parsed (not applied), or
+    :class:`OverrideError`."""
+
+    def fail(message: str, hint: str | None, key: str | None = None) -> NoReturn:
+        raise OverrideError(message, file=file, override=text, key=key, hint=hint)
+
+    path, equals, value_text = text.partition("=")
+    path = path.strip()
+    if not equals:
+        fail("no '=' between the path and the value", _SET_HINT)
+    if not path:
+        fail("the path before '=' is empty", _SET_HINT)
+    steps: list[_Step] = []
+    dotted, position = "." + path, 0  # with a dot before the first key too
+    while position < len(dotted):
+        match = _STEP.match(dotted, position)
+        if match is None or not (steps or match.group(2)):
+            if not steps:
+                fail(f"not a key path: {path!r} does not start with a key", _PATH_HINT, path)
+            fail(
+                f"not a key path: {dotted[position:]!r} cannot follow {dotted[1:position]!r}",
+                _PATH_HINT,
+                path,
+            )
+        steps.append(_step(match))
+        position = match.end()
+    try:
+        # indented, so that a value on several lines cannot add keys next to the one it sets
+        value = parse(Doc(Path("--set")), "value: " + value_text.replace("\n", "\n  ")).value["value"]
+    except InputError as e:
+        fail(e.message, joined(e.hint, _VALUE_HINT), path)
+    return Override(text, path, tuple(steps), value, index)
+
+
+def _step(match: re.Match[str]) -> _Step:
+    index, key = match.groups()
+    if index is None:
+        return key
+    return None if index == "*" else int(index)

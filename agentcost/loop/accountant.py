@@ -1,0 +1,546 @@
+"""The loop accountant: token counts + prices + cache policy + pacing -> ledger. Pure functions, no I/O.
+
+Request 1 carries the fixed prefix (tools, system), the task and the per-request framing. Every later
+request re-sends all of that plus, for each earlier round, the assistant's tool call (echoed) and the
+tool result. ``n`` tool rounds make ``n + 1`` billed requests; the last one returns the final answer.
+With caching off and uniform rounds, request ``i`` carries ``B + (i - 1) * r`` input tokens and the run
+``n * B + r * n * (n - 1) / 2`` for its first ``n`` requests (tests check this identity).
+
+Besides the history, a request may carry input that is never cached and never re-sent: a round's
+``inline`` tokens (server-tool results the model reads while writing that round's response) in the
+round's own request, and its ``transient`` tokens (thinking kept for one turn) in the next request. A
+round with ``continuations`` (Anthropic ``pause_turn``) costs that many more requests right after its
+own, each re-sending the same prompt with no new output.
+
+Time (pacing): request 1 starts at 0 and the request after round ``i`` starts ``gaps[i]`` seconds
+after round ``i``'s request (continuations start at once). Caching is modelled per request from what
+earlier requests left in the cache:
+
+* ``explicit`` (Anthropic): cache breakpoints at the end of the stable prefix (tools -> system) and, in
+  ``conversation`` mode, at the last message of every request (never more than
+  :data:`MAX_BREAKPOINTS`). A breakpoint shorter than the model's minimum cacheable length writes
+  nothing. A request reads the longest entry earlier requests wrote and writes what lies between that
+  and its own longest eligible breakpoint.
+* ``automatic`` (OpenAI, Gemini implicit): no breakpoints; a request reads the part of its prompt that
+  an earlier request already sent, once that part reaches the minimum length, in steps of
+  ``increment`` tokens. Writes are billed only where the model has a cache-write price.
+* ``stored`` (Gemini explicit caches): the stable prefix (tools, system, task) is put in a cache once,
+  its creation billed at the input price; every request reads it. Storage is billed per hour of the
+  cache's TTL (``Ledger.storage``), and a cache past its TTL is created again (and stored again).
+
+Expiry: every request uses (and so refreshes) every live entry, since each is a prefix of its prompt;
+so all entries share one last-use time, and when the gap before a request is longer than
+``ttl_seconds`` they have all expired: the request reads nothing and writes its prefix again.
+With two TTLs (``CachePolicy.prefix_ttl``, explicit style only) the entry at the prefix breakpoint
+lives for ``prefix_ttl`` and the entries beyond it for ``ttl``: tokens written up to the prefix
+breakpoint are billed at the prefix TTL's rate and the rest at ``ttl``'s; after a gap longer than
+``ttl`` but not ``prefix_ttl`` the request reads the prefix entry and writes the rest again.
+``stored`` caches are not refreshed by use: they expire ``ttl_seconds`` after they were created.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import Literal
+
+from agentcost.scenario.model import CacheTTL, CachingMode, Scenario, cache_ttl_label
+from agentcost.tokens.context import ContextEditor
+from agentcost.tokens.counts import TokenCounts
+
+CacheStyle = Literal["explicit", "automatic", "stored"]
+RequestKind = Literal["tool_use", "reply", "final"]  # reply: a chat turn's plain-text answer
+
+MAX_BREAKPOINTS = 4
+"""Anthropic allows up to 4 ``cache_control`` breakpoints per request; our modes use at most 2."""
+
+TTL_SECONDS: dict[CacheTTL, int] = {"5m": 300, "1h": 3_600}
+"""Lifetime of an Anthropic cache entry after its last use (pricing-facts.md §B.1)."""
+
+_MILLION = Decimal(1_000_000)
+_HOUR = Decimal(3_600)
+
+
+@dataclass(frozen=True)
+class RequestUsage:
+    """Tokens of one billed request. ``input_tokens`` counts every prompt token, cached or not."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0  # 5-minute writes, or the provider's only write bucket
+    cache_write_1h_tokens: int = 0
+    # billable server-tool uses of this response (the first request of a round with continuations)
+    web_searches: int = 0
+    web_fetches: int = 0
+    code_executions: int = 0
+
+
+@dataclass(frozen=True)
+class RequestCost:
+    input_usd: Decimal
+    output_usd: Decimal
+    total_usd: Decimal  # input + output + fees
+    fees_usd: Decimal = Decimal(0)  # server-tool fees (no input/output direction)
+
+
+Pricer = Callable[[RequestUsage], RequestCost]
+"""Prices one request; must be deterministic (the price date is fixed before the accountant runs)."""
+
+
+@dataclass(frozen=True)
+class CachePolicy:
+    mode: CachingMode
+    style: CacheStyle
+    min_tokens: int  # prefixes shorter than this are not cached (no error, just no cache)
+    ttl: CacheTTL = "5m"
+    increment: int = 1  # automatic caching hits in steps of this many tokens past the minimum
+    bills_writes: bool = True  # False where the provider does not charge for cache writes
+    ttl_seconds: int | None = None  # entries expire after this long unused (None: never)
+    storage_usd_per_mtok_hour: Decimal | None = None  # ``stored`` caches: storage price
+    prefix_ttl: CacheTTL | None = None  # explicit style: the prefix breakpoint's own TTL (None: ``ttl``)
+
+    @property
+    def ttl_label(self) -> str:
+        """``5m``, ``1h``, or ``PREFIX+CONVERSATION`` (``1h+5m``) with two TTLs."""
+        return cache_ttl_label(self.ttl, self.prefix_ttl if self.style == "explicit" else None)
+
+    def prefix_ttl_seconds(self) -> int | None:
+        """How long the prefix breakpoint's entry lives unused, when it outlives the others."""
+        if self.style != "explicit" or self.prefix_ttl is None or self.ttl_seconds is None:
+            return None
+        seconds = TTL_SECONDS[self.prefix_ttl]
+        return seconds if seconds > self.ttl_seconds else None
+
+
+NO_CACHE = CachePolicy(mode="none", style="automatic", min_tokens=0)
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    index: int  # 1-based request number
+    kind: RequestKind
+    tools: tuple[str, ...]  # tools called in this response (empty for the final answer and plain replies)
+    usage: RequestUsage
+    cost: RequestCost
+    running_usd: Decimal  # requests 1..index, without the per-run cache storage
+    start_seconds: Decimal = Decimal(0)  # when the request is sent, from the start of the run
+    cache_expired: bool = False  # the cache entries this request would have read had expired
+    continuation: bool = False  # a pause_turn continuation of the previous request's response
+    round: int | None = None  # 0-based index of the round whose response this is (None: the final
+    # answer, or a tool-search request made before the round that calls a deferred tool)
+    # context editing: tool results cleared just before this request, and the input tokens that saved
+    cleared_results: int = 0
+    cleared_tokens: int = 0
+    failed: bool = False  # a failed attempt (retries): an invalid call answered by an error result
+    model: str | None = None  # routing: the model this request ran on (None: the scenario's)
+
+    @property
+    def cache_write_total(self) -> int:
+        return self.usage.cache_write_tokens + self.usage.cache_write_1h_tokens
+
+
+@dataclass(frozen=True)
+class CacheStorage:
+    """A Gemini explicit cache over the run: created ``creations`` times, each stored for ``ttl_hours``."""
+
+    tokens: int
+    creations: int
+    ttl_hours: Decimal
+    usd_per_mtok_hour: Decimal
+    creation_usd: Decimal  # every creation at the standard input price
+    storage_usd: Decimal  # tokens x usd_per_mtok_hour / 1M x ttl_hours x creations
+
+    @property
+    def hours(self) -> Decimal:
+        return self.ttl_hours * self.creations
+
+
+@dataclass(frozen=True)
+class LedgerTotals:
+    requests: int
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int  # 5m and 1h together
+    output_tokens: int
+    input_usd: Decimal
+    output_usd: Decimal
+    cost_usd: Decimal  # requests + cache_creation_usd + storage_usd
+    max_input_tokens: int  # the largest single request, for context-window checks
+    fees_usd: Decimal = Decimal(0)  # server-tool fees, part of the requests' cost
+    storage_usd: Decimal = Decimal(0)  # explicit-cache storage (Gemini), per run
+    cache_creation_usd: Decimal = Decimal(0)  # explicit-cache creation (Gemini), per run
+    cache_expiries: int = 0  # requests that found the cache expired
+    failed_requests: int = 0  # failed attempts (retries)
+    failed_usd: Decimal = Decimal(0)  # what the failed attempts themselves cost, part of cost_usd
+
+    @property
+    def failed_share(self) -> Decimal | None:
+        """The failed attempts' share of the cost (None when the run costs nothing)."""
+        return self.failed_usd / self.cost_usd if self.cost_usd else None
+
+
+@dataclass(frozen=True)
+class Route:
+    """Another model that some requests run on (routing): the same scenario counted with that
+    model's rules (``counts.rounds`` aligned with the scenario model's), its pricer and cache policy."""
+
+    counts: TokenCounts
+    pricer: Pricer
+    policy: CachePolicy
+
+
+@dataclass(frozen=True)
+class Ledger:
+    rows: tuple[LedgerRow, ...]
+    totals: LedgerTotals
+    policy: CachePolicy
+    rounds_planned: int
+    rounds_run: int
+    truncated: bool  # max_rounds stopped the run before the final answer
+    storage: CacheStorage | None = None  # the explicit cache, when the policy stores one
+    budget_stop: int | None = None  # max_budget_usd stopped the run after this request (1-based)
+
+
+@dataclass(frozen=True)
+class TtlOption:
+    """The run's cost with one cache lifetime (``label``: ``none``, ``5m`` or ``1h``)."""
+
+    label: str
+    cost_usd: Decimal
+    cache_expiries: int
+
+
+def request_inputs(counts: TokenCounts, rounds: int) -> list[int]:
+    """Input tokens of requests 1..rounds+1 with no caching: the plain B + history growth."""
+    base = counts.tools + counts.system + counts.task + counts.per_request
+    sizes = [base]
+    for r in counts.rounds[:rounds]:
+        sizes.append(sizes[-1] + r.appended)
+    return sizes
+
+
+def request_gaps(scenario: Scenario) -> tuple[Decimal, ...]:
+    """Seconds from each round's request to the next: its own ``seconds``, else
+    ``pacing.round_seconds``, else 0 (no pause)."""
+    default = scenario.pacing.round_seconds if scenario.pacing.round_seconds is not None else Decimal(0)
+    return tuple(r.seconds if r.seconds is not None else default for r in scenario.rounds)
+
+
+def _automatic_hit(sent_before: int, policy: CachePolicy) -> int:
+    """How much of an already-sent prefix an automatic cache returns."""
+    if sent_before < policy.min_tokens or sent_before <= 0:
+        return 0
+    step = max(policy.increment, 1)
+    return policy.min_tokens + (sent_before - policy.min_tokens) // step * step
+
+
+def _cache_split(
+    policy: CachePolicy, prefix: int, stable: int, cacheable: int, cached: int, previous: int | None
+) -> tuple[int, int, int]:
+    """(read, write, new cached length) for one request.
+
+    ``prefix``: tools + system; ``stable``: prefix + task; ``cacheable``: the request's prompt before
+    its uncacheable tail; ``cached``: the longest live entry; ``previous``: the cacheable length of
+    the previous request while its entries live (None for the first request or after expiry).
+    """
+    if policy.mode == "none":
+        return 0, 0, cached
+    if policy.style == "stored":
+        stored = stable if stable >= policy.min_tokens and stable > 0 else 0
+        return stored, 0, stored
+    if policy.style == "explicit":
+        breakpoints = [prefix] if policy.mode == "prefix" else [prefix, cacheable]
+        assert len(breakpoints) <= MAX_BREAKPOINTS
+        eligible = [b for b in breakpoints if b >= policy.min_tokens and b > 0]
+        target = max(eligible, default=0)
+        read = cached if cached <= cacheable else 0
+        write = max(target - read, 0)
+        return read, write, max(read, target)
+    # automatic
+    if previous is None:
+        read = 0
+    elif policy.mode == "prefix":
+        read = _automatic_hit(prefix, policy)
+    else:
+        read = _automatic_hit(previous, policy)
+    reach = _automatic_hit(prefix if policy.mode == "prefix" else cacheable, policy)
+    write = max(reach - read, 0) if policy.bills_writes else 0
+    return read, write, max(read, reach)
+
+
+_USAGE_KEYS = {"web_search": "web_searches", "web_fetch": "web_fetches", "code_execution": "code_executions"}
+
+
+def _server_uses(uses: Sequence[tuple[str, int]]) -> dict[str, int]:
+    """RoundTokens.server_uses as RequestUsage keyword arguments."""
+    out: dict[str, int] = {}
+    for tool, n in uses:
+        key = _USAGE_KEYS[tool]
+        out[key] = out.get(key, 0) + n
+    return out
+
+
+def _gap(gaps: Sequence[Decimal], index: int) -> Decimal:
+    gap = gaps[index] if index < len(gaps) else Decimal(0)
+    if gap < 0:
+        raise ValueError(f"gaps[{index}] is negative: {gap}")
+    return gap
+
+
+def run_accountant(
+    counts: TokenCounts,
+    pricer: Pricer,
+    policy: CachePolicy = NO_CACHE,
+    *,
+    max_rounds: int | None = None,
+    gaps: Sequence[Decimal] = (),
+    max_budget_usd: Decimal | None = None,
+    routes: Mapping[str, Route] | None = None,
+) -> Ledger:
+    """Build the per-request ledger. O(rounds x models); every dollar is an exact Decimal from a pricer.
+
+    ``gaps[i]``: seconds from round ``i``'s request to the next request (missing: 0).
+    ``max_budget_usd``: once the running cost passes it, no further request is sent (the Claude Agent
+    SDK checks after every response); ``Ledger.budget_stop`` is the last request sent.
+    ``routes``: the models rounds name (``RoundTokens.model``; default ``counts.routes``); a request on
+    another model than the one before it reads no cache (it writes again). A round whose model has no
+    route runs on the scenario's model.
+    """
+    routes = dict(counts.routes) if routes is None else routes
+    for name, route in routes.items():
+        if len(route.counts.rounds) != len(counts.rounds):
+            raise ValueError(f"route {name}: its counts are not aligned with the scenario's")
+        if route.policy.style == "stored" and route.policy.mode != "none":
+            raise ValueError("routing with a stored (Gemini explicit) cache is not modelled")
+    route_cacheable = {name: r.counts.prefix + r.counts.task for name, r in routes.items()}
+    last_model: str | None = None
+    budget_stop: int | None = None
+    # tool-search requests (RoundTokens.search) are not scenario rounds: max_rounds, gaps and
+    # LedgerRow.round count scenario rounds only
+    position = [i for i, r in enumerate(counts.rounds) if not r.inserted]  # scenario round -> index
+    planned = len(position)
+    run = planned if max_rounds is None else min(planned, max_rounds)
+    truncated = run < planned
+    stop = position[run] if truncated else len(counts.rounds)  # the first round not run
+    while truncated and stop > 0 and counts.rounds[stop - 1].inserted:
+        stop -= 1  # nor the tool search or failed attempts before it
+    scenario_round = {i: n for n, i in enumerate(position)}
+    editor = None if counts.context_editing is None else ContextEditor(counts.context_editing, counts)
+    prefix = counts.prefix
+    stable = prefix + counts.task
+    cacheable = stable
+    cached = 0
+    held = 0  # two TTLs: the length of the live entry at the prefix breakpoint (0: none)
+    previous: int | None = None
+    clock = Decimal(0)
+    last_use: Decimal | None = None  # when live entries were last used (stored: created)
+    creations = 0
+    running = Decimal(0)
+    rows: list[LedgerRow] = []
+    n_requests = stop if truncated else stop + 1
+    for k in range(n_requests):
+        is_final = k == stop
+        transient = 0
+        if k > 0:
+            before = counts.rounds[k - 1]
+            cacheable += before.appended
+            transient = before.transient
+            clock += Decimal(0) if before.inserted else _gap(gaps, scenario_round[k - 1])
+            for name, route in routes.items():
+                route_cacheable[name] += route.counts.rounds[k - 1].appended
+        this = None if is_final else counts.rounds[k]
+        model = None if this is None or this.model not in routes else this.model
+        if model != last_model:  # another model's cache cannot be read: write again
+            cached, previous, held = 0, None, 0
+        last_model = model
+        if model is not None:  # routing: this request is counted and priced with its own model
+            route = routes[model]
+            run_counts, run_pricer, run_policy = route.counts, route.pricer, route.policy
+            transient = run_counts.rounds[k - 1].transient if k > 0 else 0
+            this = run_counts.rounds[k]
+        else:
+            run_counts, run_pricer, run_policy = counts, pricer, policy
+        inline = this.inline if this is not None else 0
+        extra = 1 + (this.continuations if this is not None else 0)
+        wanted = cacheable + transient + inline + counts.per_request  # the input before any clearing
+        edit = None if editor is None else editor.before(k, wanted)
+        if editor is not None and edit is not None:  # context editing clears old tool results first
+            cacheable -= edit.saved
+            for name in route_cacheable:  # the same results cleared, as each model counts them
+                route_cacheable[name] -= editor.on(edit, routes[name].counts).saved
+            keep = editor.on(edit, run_counts).keep_cached  # in the counts of the live entries' model
+            cached = min(cached, keep)
+            held = held if held <= cached else 0
+            previous = None if previous is None else min(previous, keep)
+        run_cacheable = cacheable if model is None else route_cacheable[model]
+        run_prefix = run_counts.prefix
+        run_stable = run_prefix + run_counts.task
+        for part in range(extra):
+            expired = (
+                cached > 0
+                and run_policy.ttl_seconds is not None
+                and last_use is not None
+                and clock - last_use > run_policy.ttl_seconds
+            )
+            if expired:  # with two TTLs the prefix entry may outlive the rest
+                outlives = run_policy.prefix_ttl_seconds()
+                assert last_use is not None
+                cached = held if outlives is not None and clock - last_use <= outlives else 0
+                previous = None
+            read, write, cached = _cache_split(
+                run_policy, run_prefix, run_stable, run_cacheable, cached, previous
+            )
+            # the prefix breakpoint (if cacheable) and the part of this write up to it
+            prefix_bp = run_prefix if run_prefix >= run_policy.min_tokens and run_prefix > 0 else 0
+            held = prefix_bp if run_policy.style == "explicit" and 0 < prefix_bp <= cached else 0
+            prefix_write = min(max(prefix_bp - read, 0), write) if run_policy.style == "explicit" else 0
+            if run_policy.style == "stored" and read and (last_use is None or expired):
+                creations += 1
+                last_use = clock
+            elif run_policy.style != "stored":
+                last_use = clock
+            previous = run_cacheable
+            explicit = run_policy.style == "explicit"
+            prefix_ttl = run_policy.prefix_ttl or run_policy.ttl
+            write_1h = (prefix_write if explicit and prefix_ttl == "1h" else 0) + (
+                write - prefix_write if explicit and run_policy.ttl == "1h" else 0
+            )
+            first = part == 0
+            usage = RequestUsage(
+                input_tokens=run_cacheable + transient + inline + run_counts.per_request,
+                output_tokens=(counts.final_output if this is None else this.output) if first else 0,
+                cache_read_tokens=read,
+                cache_write_tokens=write - write_1h,
+                cache_write_1h_tokens=write_1h,
+                **(_server_uses(this.server_uses) if this is not None and first else {}),
+            )
+            cost = run_pricer(usage)
+            running += cost.total_usd
+            rows.append(
+                LedgerRow(
+                    index=len(rows) + 1,
+                    kind="final" if this is None else "reply" if this.reply else "tool_use",
+                    tools=() if this is None else this.tools,
+                    usage=usage,
+                    cost=cost,
+                    running_usd=running,
+                    start_seconds=clock,
+                    cache_expired=expired,
+                    continuation=not first,
+                    round=None if this is None or this.inserted else scenario_round[k],
+                    cleared_results=edit.results if edit is not None and first else 0,
+                    cleared_tokens=edit.saved if edit is not None and first else 0,
+                    failed=this is not None and this.failed,
+                    model=model,
+                )
+            )
+            more = part < extra - 1 or k < n_requests - 1
+            if max_budget_usd is not None and running > max_budget_usd and more:
+                budget_stop = len(rows)  # the agent stops before its next request
+                break
+        if budget_stop is not None:
+            break
+    if budget_stop is not None:  # the scenario rounds whose response came back
+        run = sum(1 for row in rows if row.round is not None and not row.continuation)
+    storage = _storage(policy, stable, creations, pricer)
+    return Ledger(
+        rows=tuple(rows),
+        totals=_totals(rows, storage),
+        policy=policy,
+        rounds_planned=planned,
+        rounds_run=run,
+        truncated=truncated or budget_stop is not None,
+        storage=storage,
+        budget_stop=budget_stop,
+    )
+
+
+def _storage(policy: CachePolicy, tokens: int, creations: int, pricer: Pricer) -> CacheStorage | None:
+    """What a ``stored`` cache costs besides the requests that read it."""
+    if policy.style != "stored" or policy.mode == "none" or creations == 0:
+        return None
+    rate = policy.storage_usd_per_mtok_hour
+    if rate is None:
+        raise ValueError("a stored cache needs storage_usd_per_mtok_hour")
+    ttl_hours = Decimal(policy.ttl_seconds if policy.ttl_seconds is not None else TTL_SECONDS["1h"]) / _HOUR
+    creation = pricer(RequestUsage(input_tokens=tokens, output_tokens=0)).total_usd
+    return CacheStorage(
+        tokens=tokens,
+        creations=creations,
+        ttl_hours=ttl_hours,
+        usd_per_mtok_hour=rate,
+        creation_usd=creation * creations,
+        storage_usd=tokens * rate / _MILLION * ttl_hours * creations,
+    )
+
+
+def _totals(rows: list[LedgerRow], storage: CacheStorage | None) -> LedgerTotals:
+    requests_usd = sum((r.cost.total_usd for r in rows), Decimal(0))
+    storage_usd = storage.storage_usd if storage is not None else Decimal(0)
+    creation_usd = storage.creation_usd if storage is not None else Decimal(0)
+    return LedgerTotals(
+        requests=len(rows),
+        input_tokens=sum(r.usage.input_tokens for r in rows),
+        cache_read_tokens=sum(r.usage.cache_read_tokens for r in rows),
+        cache_write_tokens=sum(r.cache_write_total for r in rows),
+        output_tokens=sum(r.usage.output_tokens for r in rows),
+        input_usd=sum((r.cost.input_usd for r in rows), Decimal(0)),
+        output_usd=sum((r.cost.output_usd for r in rows), Decimal(0)),
+        cost_usd=requests_usd + creation_usd + storage_usd,
+        max_input_tokens=max((r.usage.input_tokens for r in rows), default=0),
+        fees_usd=sum((r.cost.fees_usd for r in rows), Decimal(0)),
+        storage_usd=storage_usd,
+        cache_creation_usd=creation_usd,
+        cache_expiries=sum(1 for r in rows if r.cache_expired),
+        failed_requests=sum(1 for r in rows if r.failed),
+        failed_usd=sum((r.cost.total_usd for r in rows if r.failed), Decimal(0)),
+    )
+
+
+def ttl_options(
+    counts: TokenCounts,
+    pricer: Pricer,
+    policy: CachePolicy,
+    *,
+    ttls: Sequence[CacheTTL] = ("5m", "1h"),
+    max_rounds: int | None = None,
+    gaps: Sequence[Decimal] = (),
+    max_budget_usd: Decimal | None = None,
+) -> tuple[TtlOption, ...]:
+    """The run's cost with no caching and with each of ``ttls`` (Anthropic's explicit caching), for
+    the same pacing and the same ``max_budget_usd`` stop, in that order. A policy whose mode is
+    ``none`` is compared with ``conversation`` caching, what agents usually do."""
+    mode: CachingMode = policy.mode if policy.mode in ("prefix", "conversation") else "conversation"
+    options = [TtlOption("none", *_cost(counts, pricer, NO_CACHE, max_rounds, gaps, max_budget_usd))]
+    for ttl in ttls:
+        variant = replace(
+            policy, mode=mode, style="explicit", ttl=ttl, ttl_seconds=TTL_SECONDS[ttl], prefix_ttl=None
+        )
+        options.append(TtlOption(ttl, *_cost(counts, pricer, variant, max_rounds, gaps, max_budget_usd)))
+    if policy.ttl_label not in TTL_SECONDS:  # the policy's own two TTLs (explicit style only)
+        own = replace(policy, mode=mode)
+        options.append(
+            TtlOption(policy.ttl_label, *_cost(counts, pricer, own, max_rounds, gaps, max_budget_usd))
+        )
+    return tuple(options)
+
+
+def cheapest(options: Sequence[TtlOption]) -> TtlOption:
+    """The cheapest option; on a tie the first (no caching before 5m before 1h)."""
+    return min(options, key=lambda option: option.cost_usd)
+
+
+def _cost(
+    counts: TokenCounts,
+    pricer: Pricer,
+    policy: CachePolicy,
+    max_rounds: int | None,
+    gaps: Sequence[Decimal],
+    max_budget_usd: Decimal | None,
+) -> tuple[Decimal, int]:
+    totals = run_accountant(
+        counts, pricer, policy, max_rounds=max_rounds, gaps=gaps, max_budget_usd=max_budget_usd
+    ).totals
+    return totals.cost_usd, totals.cache_expiries

@@ -1,0 +1,416 @@
+"""Insights (``agentcost estimate --explain``): six checks read off an estimate, then the levers that
+would make the run cheaper, each priced by re-running the estimate with one change to the scenario.
+
+The checks never re-estimate: they are derived from the ``Estimate`` (its counts and ledger). A lever
+is a :func:`dataclasses.replace` of the ``Scenario`` with one field changed, estimated again by
+:func:`agentcost.loop.estimate.estimate_scenario` with the same options (``--model``, ``--service-tier``,
+``--prices``, ``--as-of``); its cost is that estimate's total, never a formula. A lever that saves
+nothing (or that the estimator does not model yet, so the total does not move) is not shown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from agentcost.errors import InputError
+from agentcost.loop.accountant import LedgerRow
+from agentcost.loop.estimate import DEFAULT_CACHING, Estimate, estimate_scenario
+from agentcost.scenario.model import ResultTrim, Retries, Round, Scenario, ToolDef
+from agentcost.tokens.counts import RoundTokens
+
+if TYPE_CHECKING:
+    from agentcost.prices.user import UserPrices
+
+TOP_LEVERS = 5  # levers shown, best first (the batch lever, a different product, comes after them)
+
+
+@dataclass(frozen=True)
+class ToolResults:
+    """Result tokens sent back for one tool (framing included), over the rounds that ran."""
+
+    tool: str  # a tool name, or "a, b" for a round of parallel calls to different tools
+    calls: int
+    tokens: int
+
+
+@dataclass(frozen=True)
+class Checks:
+    """The six checks an engineer runs on an agent, per task (one run of the scenario)."""
+
+    requests: int  # billed requests, continuations included
+    tool_rounds: int  # rounds that ran whose response called a tool
+    chat_turns: int  # rounds that ran that were plain-text replies
+    definition_tokens: int  # tool definitions (+ tool-use system prompt) in every request
+    definition_share: Decimal | None  # definition tokens over all input tokens (None: no input)
+    result_tokens: tuple[ToolResults, ...]  # most tokens first
+    fees_usd: Decimal  # server-tool fees (web search, code execution...)
+    retry_usd: Decimal  # cost of repeated/failed requests (0 when none are modelled)
+    retry_share: Decimal | None  # retry_usd over the total (None: the run costs nothing)
+    retry_note: str  # how the retry figure was read, e.g. "no retries modelled"
+    cached_share: Decimal | None  # cache reads over all input tokens (None: no input)
+    tool_searches: int = 0  # tool-search requests inserted to load deferred tools
+    failed_attempts: int = 0  # failed calls repeated (retries), each a full request
+
+
+@dataclass(frozen=True)
+class Lever:
+    """One change to the scenario and what the run costs with it."""
+
+    name: str  # a stable id: "cache_ttl_1h", "defer_unused_tools", ...
+    description: str  # "defer 31 unused tools"
+    cost_usd: Decimal  # the total with the change, from a fresh estimate
+    saved_usd: Decimal  # base total - cost_usd (> 0 for a lever that is shown)
+    saved_fraction: Decimal  # saved_usd / base total
+    tradeoff: str | None = None  # what else changes besides cost (batch: latency)
+    scenario: Scenario | None = field(default=None, repr=False, compare=False)  # the changed scenario
+
+
+@dataclass(frozen=True)
+class Insights:
+    base_usd: Decimal
+    checks: Checks
+    levers: tuple[Lever, ...]  # best first; a different-product lever (batch) last
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    name: str
+    description: str
+    scenario: Scenario
+    tradeoff: str | None = None
+
+
+Rerun = Callable[[Scenario], Estimate]
+
+
+def explain(
+    est: Estimate,
+    *,
+    as_of: datetime,
+    model: str | None = None,
+    service_tier: str | None = None,
+    user_prices: UserPrices | None = None,
+) -> Insights:
+    """The checks and the levers of ``est``. Pass the options ``est`` was made with (``model``,
+    ``service_tier``, ``user_prices``, ``as_of``) so that every lever is priced the same way."""
+
+    def rerun(scenario: Scenario, tier: str | None = service_tier) -> Estimate:
+        return estimate_scenario(
+            scenario, as_of=as_of, model=model, service_tier=tier, user_prices=user_prices
+        )
+
+    base = est.total_usd  # subagents included: what the task costs
+    levers: list[Lever] = []
+    for candidate in _candidates(est):
+        lever = _price(candidate, base, rerun)
+        if lever is not None:
+            levers.append(lever)
+    levers.sort(key=lambda lv: (-lv.saved_usd, lv.name))
+    shown = levers[:TOP_LEVERS]
+    if service_tier is None:  # --service-tier fixes the tier for the whole run: no batch lever then
+        batch = _batch(est)
+        if batch is not None:
+            priced = _price(batch, base, lambda s: rerun(s, None))
+            if priced is not None:
+                shown.append(priced)
+    return Insights(base, checks(est), tuple(shown))
+
+
+def _price(candidate: _Candidate, base: Decimal, rerun: Rerun) -> Lever | None:
+    try:
+        cost = rerun(candidate.scenario).total_usd
+    except InputError:  # the change is not possible for this model (no 1h price, no batch...)
+        return None
+    saved = base - cost
+    if saved <= 0:
+        return None
+    return Lever(
+        candidate.name,
+        candidate.description,
+        cost,
+        saved,
+        saved / base,
+        candidate.tradeoff,
+        candidate.scenario,
+    )
+
+
+# --- the checks ------------------------------------------------------------------------------------
+
+
+def ran_rounds(est: Estimate) -> list[tuple[RoundTokens, tuple[LedgerRow, ...]]]:
+    """The counted rounds that ran, in order (inserted tool searches and failed attempts included),
+    each with its ledger rows (its request and any pause_turn continuations)."""
+    out: list[tuple[RoundTokens, list[LedgerRow]]] = []
+    for row in est.ledger.rows:
+        if row.kind == "final":
+            break
+        if row.continuation and out:
+            out[-1][1].append(row)
+        else:
+            out.append((est.counts.rounds[len(out)], [row]))
+    return [(r, tuple(rows)) for r, rows in out]
+
+
+def _scenario_rounds(est: Estimate) -> list[tuple[int, RoundTokens]]:
+    """(index in ``scenario.rounds``, counts) of the scenario rounds that ran, read off the ledger
+    rows' ``round``: inserted requests (tool searches, failed attempts) have none, so they are
+    skipped, and a run cut short (``max_rounds``, ``max_budget_usd``) lists only the rounds whose
+    response came back."""
+    return [(rows[0].round, r) for r, rows in ran_rounds(est) if rows[0].round is not None]
+
+
+def checks(est: Estimate) -> Checks:
+    """The six checks, read off the estimate (no re-estimation)."""
+    t = est.ledger.totals
+    ran = ran_rounds(est)
+    per_tool: dict[str, list[int]] = {}
+    for r, rows in ran:
+        index = rows[0].round
+        if r.reply or r.inserted or index is None or r.result <= 0:
+            continue
+        # the round's own calls: RoundTokens.tools also names the server tools its response ran
+        calls = [c.tool for c in est.scenario.rounds[index].calls]
+        if not calls:
+            continue
+        names = list(dict.fromkeys(calls))
+        key = names[0] if len(names) == 1 else ", ".join(names)
+        entry = per_tool.setdefault(key, [0, 0])
+        entry[0] += len(calls)
+        entry[1] += r.result
+    results = tuple(
+        sorted(
+            (ToolResults(name, calls, tokens) for name, (calls, tokens) in per_tool.items()),
+            key=lambda x: (-x.tokens, x.tool),
+        )
+    )
+    failed = [rows for r, rows in ran if r.failed]
+    retry_usd = sum((row.cost.total_usd for rows in failed for row in rows), Decimal(0))
+    if failed:
+        note = f"{len(failed)} failed attempt{'' if len(failed) == 1 else 's'} repeated"
+    elif est.scenario.retries.share or est.scenario.retries.count:
+        note = "retries are set, but no failed attempt falls in the rounds run"
+    else:
+        note = "no retries modelled"
+    definitions = est.counts.tools * t.requests
+    return Checks(
+        requests=t.requests,
+        tool_rounds=sum(1 for r, _ in ran if not r.reply and not r.inserted),
+        chat_turns=sum(1 for r, _ in ran if r.reply),
+        definition_tokens=est.counts.tools,
+        definition_share=Decimal(definitions) / Decimal(t.input_tokens) if t.input_tokens else None,
+        result_tokens=results,
+        fees_usd=t.fees_usd,
+        retry_usd=retry_usd,
+        retry_share=retry_usd / t.cost_usd if t.cost_usd else None,
+        retry_note=note,
+        cached_share=Decimal(t.cache_read_tokens) / Decimal(t.input_tokens) if t.input_tokens else None,
+        tool_searches=sum(1 for r, _ in ran if r.search),
+        failed_attempts=len(failed),
+    )
+
+
+# --- the levers ------------------------------------------------------------------------------------
+
+
+def _candidates(est: Estimate) -> list[_Candidate]:
+    """Every one-change variant of the scenario worth pricing (most will be filtered out)."""
+    found: list[_Candidate] = []
+    for make in (_caching, _explicit_cache, _ttl, _defer, _trim, _route, _thinking, _strict):
+        candidate = make(est)
+        if candidate is not None:
+            found.append(candidate)
+    return found
+
+
+def _field_supported(cls: type, name: str) -> bool:
+    return any(f.name == name for f in dataclasses.fields(cls))
+
+
+def _caching(est: Estimate) -> _Candidate | None:
+    """No caching (or only the prefix cached): cache the whole conversation."""
+    s, provider = est.scenario, est.prices.provider
+    mode = s.caching if s.caching is not None else DEFAULT_CACHING[provider]
+    if mode == "none":
+        what = "turn on conversation caching"
+        if provider == "google":
+            what += " (Gemini implicit caching: no saving is guaranteed)"
+    elif mode == "prefix":
+        what = "cache the whole conversation, not only the prefix"
+    else:
+        return None
+    return _Candidate("caching_conversation", what, dataclasses.replace(s, caching="conversation"))
+
+
+def _explicit_cache(est: Estimate) -> _Candidate | None:
+    """Gemini: an explicit context cache of the stable prefix (a guaranteed discount, plus storage)."""
+    s = est.scenario
+    if est.prices.provider != "google" or s.caching == "explicit":
+        return None
+    return _Candidate(
+        "caching_explicit",
+        "Gemini explicit context caching (caching: explicit)",
+        dataclasses.replace(s, caching="explicit"),
+    )
+
+
+def _ttl(est: Estimate) -> _Candidate | None:
+    """Anthropic: the other cache lifetime (1 h for a slow loop, 5 min where 1 h writes cost more)."""
+    if est.ledger.policy.style != "explicit" or est.ledger.policy.mode == "none":
+        return None
+    s = est.scenario
+    if s.cache_ttl == "5m":
+        if est.prices.cache_write_1h_mtok is None:
+            return None
+        return _Candidate(
+            "cache_ttl_1h",
+            "1h cache TTL instead of 5m",
+            dataclasses.replace(s, cache_ttl="1h", prefix_cache_ttl=None),
+        )
+    return _Candidate("cache_ttl_5m", "5m cache TTL instead of 1h", dataclasses.replace(s, cache_ttl="5m"))
+
+
+def _defer(est: Estimate) -> _Candidate | None:
+    """Tools no round calls, loaded on demand (tool search) instead of sent in every request."""
+    if not _field_supported(ToolDef, "defer_loading"):
+        return None
+    s = est.scenario
+    called = {call.tool for r in s.rounds for call in r.calls}
+    unused = [t.name for t in s.tools if t.name not in called and not t.defer_loading]
+    if not unused:
+        return None
+    tools = tuple(dataclasses.replace(t, defer_loading=True) if t.name in unused else t for t in s.tools)
+    noun = "tool" if len(unused) == 1 else "tools"
+    return _Candidate(
+        "defer_unused_tools", f"defer {len(unused)} unused {noun}", dataclasses.replace(s, tools=tools)
+    )
+
+
+def percentile_75(values: list[int]) -> int:
+    """The 75th percentile by nearest rank (the smallest value with 75% of values at or below it)."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.75 * len(ordered)) - 1)]
+
+
+def _trim(est: Estimate) -> _Candidate | None:
+    """Cap every tool result at the 75th percentile of the result sizes (in tokens)."""
+    if not _field_supported(Scenario, "trim"):
+        return None
+    s = est.scenario
+    if s.trim is not None and s.trim.max_tokens is not None:
+        return None
+    sizes = [r.result for r, _ in ran_rounds(est) if not r.reply and not r.inserted and r.result > 0]
+    if len(sizes) < 2:
+        return None
+    cap = percentile_75(sizes)
+    if cap >= max(sizes):
+        return None
+    trim = ResultTrim(max_tokens=cap, keep_last=None if s.trim is None else s.trim.keep_last)
+    return _Candidate(
+        "trim_results",
+        f"cap tool results at {cap:,} tokens (the 75th percentile)",
+        dataclasses.replace(s, trim=trim),
+    )
+
+
+# The small model of the same family: the tier word replaced (Anthropic, Gemini) or "-mini" appended
+# (OpenAI). Only used when that model exists and is cheaper on both input and output.
+_SMALL_MODEL_RULES: dict[str, tuple[tuple[str, str], ...]] = {
+    "anthropic": (("-opus-", "-haiku-"), ("-sonnet-", "-haiku-")),
+    "google": (("-pro", "-flash"),),
+}
+
+
+def cheaper_sibling(est: Estimate) -> str | None:
+    """The small model of the estimate's model family, if it exists and is cheaper (see docs)."""
+    from agentcost.prices.lookup import known_model_ids
+
+    prices = est.prices
+    if prices.base_id is not None:  # a --prices model: no family to route within
+        return None
+    model_id = prices.model_id
+    if prices.provider == "openai":
+        candidates = (
+            [] if model_id.endswith(("-mini", "-nano")) else [model_id.removesuffix("-pro") + "-mini"]
+        )
+    else:
+        candidates = [
+            model_id.replace(a, b, 1) for a, b in _SMALL_MODEL_RULES.get(prices.provider, ()) if a in model_id
+        ]
+    known = set(known_model_ids(prices.provider))
+    for candidate in candidates:
+        if candidate == model_id or candidate not in known:
+            continue
+        try:
+            from agentcost.prices.lookup import resolve_model
+
+            other = resolve_model(candidate, provider=prices.provider, as_of=prices.source.as_of)
+        except InputError:
+            continue
+        if other.input_mtok < prices.input_mtok and other.output_mtok < prices.output_mtok:
+            return candidate
+    return None
+
+
+def _route(est: Estimate) -> _Candidate | None:
+    """Route the smaller half of the tool rounds (least output) to the family's small model."""
+    if not _field_supported(Round, "model"):
+        return None
+    s = est.scenario
+    small = cheaper_sibling(est)
+    if small is None:
+        return None
+    indexed = [(r.output, i) for i, r in _scenario_rounds(est) if not r.reply and s.rounds[i].model is None]
+    k = len(indexed) // 2
+    if k == 0:
+        return None
+    picked = {i for _, i in sorted(indexed)[:k]}
+    rounds = tuple(dataclasses.replace(r, model=small) if i in picked else r for i, r in enumerate(s.rounds))
+    noun = "round" if k == 1 else "rounds"
+    return _Candidate(
+        "route_small_rounds",
+        f"route the {k} smallest tool {noun} to {small}",
+        dataclasses.replace(s, rounds=rounds),
+    )
+
+
+def _thinking(est: Estimate) -> _Candidate | None:
+    """Send no earlier thinking back (only if the scenario has thinking and it is kept now)."""
+    s = est.scenario
+    if s.thinking_retention == "drop" or not any(r.thinking for r in s.rounds):
+        return None
+    return _Candidate(
+        "thinking_drop",
+        "drop thinking from earlier turns (thinking_retention: drop)",
+        dataclasses.replace(s, thinking_retention="drop"),
+    )
+
+
+def _strict(est: Estimate) -> _Candidate | None:
+    """Strict tool schemas: calls that cannot fail validation, so no failed attempt is repeated."""
+    s = est.scenario
+    if not (s.retries.share or s.retries.count):
+        return None
+    return _Candidate(
+        "no_retries",
+        "strict tool schemas: no failed calls to repeat",
+        dataclasses.replace(s, retries=Retries()),
+    )
+
+
+def _batch(est: Estimate) -> _Candidate | None:
+    """The batch API: a different product (each request may take up to 24 h), so listed last."""
+    if est.prices.service_tier == "batch" or "batch" not in est.prices.service_tiers:
+        return None
+    return _Candidate(
+        "service_tier_batch",
+        "batch processing (service_tier: batch)",
+        dataclasses.replace(est.scenario, service_tier="batch"),
+        tradeoff="a different product: asynchronous, each request may take up to 24 h",
+    )

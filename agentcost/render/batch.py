@@ -1,0 +1,482 @@
+"""BatchReport (several scenarios) -> Rich table, Markdown, CSV and the JSON body. No arithmetic here:
+every figure is derived in ``agentcost.commands.batch``; numbers become text only through ``fmt``.
+
+Registered with ``agentcost.render.output`` through ``RENDERERS``; ``JSON_SCHEMA`` describes the JSON
+body for the published report schema (``agentcost.render.schema``). ``--quiet`` prints the grand
+total of one run of every scenario.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from agentcost.commands.batch import DAYS_PER_MONTH, BatchReport, BatchRow
+from agentcost.render.jsonfmt import report_dict
+from agentcost.render.output import Renderers
+from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
+from agentcost.report import fmt
+from agentcost.report.estimate import BudgetLine
+from agentcost.report.fmt import exact
+
+# --------------------------------------------------------------------------------------------
+# Shared bits
+# --------------------------------------------------------------------------------------------
+
+
+def _dec(d: Any) -> str | None:
+    return None if d is None else exact(d)
+
+
+def _budget_cell(budget: BudgetLine | None, *, markdown: bool = False) -> str:
+    if budget is None:
+        return "-"
+    if budget.over:
+        return f"{fmt.usd(budget.limit_usd)} " + ("**over**" if markdown else "OVER")
+    return f"{fmt.usd(budget.limit_usd)} ok"
+
+
+def _runs(row: BatchRow) -> str:
+    return "-" if row.runs_per_day is None else exact(row.runs_per_day)
+
+
+def _mark(row: BatchRow, star: str) -> str:
+    return star if row.approximate else ""
+
+
+def _totals_sentence(report: BatchReport, *, bold: bool = False) -> str:
+    t = report.totals
+    b = "**" if bold else ""
+    text = f"{b}{fmt.usd(t.cost_usd)}{b} per run of {t.scenarios} scenarios"
+    if t.cost_per_day_usd is not None and t.cost_per_month_usd is not None:
+        text += (
+            f", {b}{fmt.usd(t.cost_per_day_usd)}{b} per day,"
+            f" {b}{fmt.usd(t.cost_per_month_usd)}{b} per {DAYS_PER_MONTH}-day month"
+        )
+    return text + "."
+
+
+def _project_budget_sentence(report: BatchReport, *, markdown: bool = False) -> str | None:
+    info = report.project
+    if info is None or info.budget is None:
+        return None
+    b = info.budget
+    verdict = ("**over budget**" if markdown else "OVER budget") if b.over else "within budget"
+    return (
+        f"Project budget {fmt.usd(b.limit_usd)} for one run of every scenario ({info.path}):"
+        f" {verdict}, headroom {fmt.usd(b.headroom_usd)}."
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Rich
+# --------------------------------------------------------------------------------------------
+
+
+def _budget_lines(budget: BudgetLine | None) -> Text:
+    if budget is None:
+        return Text("-")
+    if budget.over:
+        return Text.assemble(fmt.usd(budget.limit_usd), "\n", ("OVER", "bold red"))
+    return Text(f"{fmt.usd(budget.limit_usd)}\nok")
+
+
+def render_batch_table(report: BatchReport) -> RenderableType:
+    """A row per scenario: its name, file, model and requests stacked in the first cell (so that the
+    table fits 110 columns), then tokens and dollars; a totals row; the assumptions below."""
+    t = report.totals
+    table = Table(title=report.title, title_justify="left", show_footer=True, header_style="bold")
+    table.add_column(
+        "scenario", footer=f"total: {t.scenarios} scenarios\n{t.requests} requests", overflow="fold"
+    )
+    budgets, daily = _has_budgets(report), _has_runs(report)
+    columns: list[tuple[str, str | Text]] = [
+        ("input", fmt.tokens(t.input_tokens)),
+        ("cached", fmt.percent(t.cached_share)),
+        ("output", fmt.tokens(t.output_tokens)),
+        ("per run", fmt.usd(t.cost_usd)),
+    ]
+    if budgets:
+        columns.append(("budget", _budget_lines(_project_budget(report))))
+    if daily:
+        columns += [("per day", fmt.usd(t.cost_per_day_usd)), ("per month", fmt.usd(t.cost_per_month_usd))]
+    for name, footer in columns:
+        table.add_column(name, justify="right", footer=footer, no_wrap=True)
+    for r in report.rows:
+        star = _mark(r, "*")
+        scenario = Text(r.name + "\n") if r.name != r.path else Text()
+        scenario.append(r.path + "\n", style="dim")
+        scenario.append(r.model_id, style="cyan")
+        scenario.append(f" · {r.requests} requests")
+        cells: list[str | Text] = [
+            scenario,
+            fmt.tokens(r.input_tokens) + star,
+            fmt.percent(r.cached_share),
+            fmt.tokens(r.output_tokens) + star,
+            fmt.usd(r.cost_usd),
+        ]
+        if budgets:
+            cells.append(_budget_lines(r.budget))
+        if daily:
+            per_day = Text(fmt.usd(r.cost_per_day_usd))
+            if r.runs_per_day is not None:
+                per_day.append(f"\n{_runs(r)} runs", style="dim")
+            cells += [per_day, fmt.usd(r.cost_per_month_usd)]
+        table.add_row(*cells)
+    return Group(table, _assumptions(report))
+
+
+def _has_budgets(report: BatchReport) -> bool:
+    return _project_budget(report) is not None or any(r.budget is not None for r in report.rows)
+
+
+def _has_runs(report: BatchReport) -> bool:
+    """Whether to show per day and per month: only when some scenario has runs_per_day."""
+    return any(r.runs_per_day is not None for r in report.rows)
+
+
+def _project_budget(report: BatchReport) -> BudgetLine | None:
+    return None if report.project is None else report.project.budget
+
+
+def _assumptions(report: BatchReport) -> Text:
+    t = report.totals
+    lines = [f"Total {_totals_sentence(report)}"]
+    if t.cost_per_day_usd is not None:
+        lines.append(f"Per day = per run × runs_per_day; per month = per day × {DAYS_PER_MONTH}.")
+    project = _project_budget_sentence(report)
+    if project is not None:
+        lines.append(project)
+    if t.over_budget:
+        lines.append(f"{t.over_budget} of {t.scenarios} scenarios over their own budget.")
+    lines.append(f"Prices: {report.price_label}, as of {report.as_of}.")
+    approximate = [r.model_id for r in report.rows if r.approximate]
+    if approximate:
+        models = ", ".join(dict.fromkeys(approximate))
+        lines.append(f"Token counts marked * are approximate ({models}); the others are exact.")
+    lines.append("Each scenario's requests and assumptions: agentcost estimate PATH, or --format json.")
+    lines.extend(f"Warning: {w}" for w in report.warnings)
+    return Text("\n".join(lines))
+
+
+# --------------------------------------------------------------------------------------------
+# Markdown
+# --------------------------------------------------------------------------------------------
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_batch_markdown(report: BatchReport) -> str:
+    t = report.totals
+    lines = [f"#### agentcost: {_cell(report.title)}", "", _totals_sentence(report, bold=True)]
+    project = _project_budget_sentence(report, markdown=True)
+    if project is not None:
+        lines.append(project)
+    if t.over_budget:
+        lines.append(f"**{t.over_budget} of {t.scenarios} scenarios over their own budget.**")
+    lines += [
+        "",
+        "| scenario | model | requests | input | cached | output | per run | budget | runs/day | per day"
+        " | per month |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for r in report.rows:
+        star = _mark(r, "\\*")
+        cells = [
+            _cell(r.name),
+            f"`{r.model_id}`",
+            str(r.requests),
+            fmt.tokens(r.input_tokens) + star,
+            fmt.percent(r.cached_share),
+            fmt.tokens(r.output_tokens) + star,
+            fmt.usd(r.cost_usd),
+            _budget_cell(r.budget, markdown=True),
+            _runs(r),
+            fmt.usd(r.cost_per_day_usd),
+            fmt.usd(r.cost_per_month_usd),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    totals = [
+        "**total**",
+        "",
+        str(t.requests),
+        fmt.tokens(t.input_tokens),
+        fmt.percent(t.cached_share),
+        fmt.tokens(t.output_tokens),
+        f"**{fmt.usd(t.cost_usd)}**",
+        _budget_cell(_project_budget(report), markdown=True),
+        "",
+        f"**{fmt.usd(t.cost_per_day_usd)}**" if t.cost_per_day_usd is not None else "-",
+        f"**{fmt.usd(t.cost_per_month_usd)}**" if t.cost_per_month_usd is not None else "-",
+    ]
+    lines.append("| " + " | ".join(totals) + " |")
+    lines.append("")
+    notes = [f"Prices: {report.price_label} as of {report.as_of[:10]}"]
+    if report.approximate:
+        notes.append("\\* approximate token counts")
+    if t.cost_per_day_usd is not None:
+        notes.append(f"month = {DAYS_PER_MONTH} days")
+    lines.append("<sub>" + "; ".join(notes) + ".</sub>")
+    for w in report.warnings:
+        lines.append(f"> [!WARNING]\n> {_cell(w)}")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# CSV
+# --------------------------------------------------------------------------------------------
+
+CSV_COLUMNS = (
+    "scenario",
+    "name",
+    "model",
+    "provider",
+    "requests",
+    "input_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "output_tokens",
+    "cost_usd",
+    "budget_usd",
+    "over_budget",
+    "runs_per_day",
+    "cost_per_day_usd",
+    "cost_per_month_usd",
+    "approximate",
+)
+
+
+def render_batch_csv(report: BatchReport) -> str:
+    """A row per scenario, then a ``total`` row (the project's budget and verdict, if it has one)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in report.rows:
+        writer.writerow(
+            (
+                r.path,
+                r.name,
+                r.model_id,
+                r.provider,
+                r.requests,
+                r.input_tokens,
+                r.cache_read_tokens,
+                r.cache_write_tokens,
+                r.output_tokens,
+                exact(r.cost_usd),
+                _dec(r.budget.limit_usd if r.budget else None) or "",
+                fmt.csv_bool(None if r.budget is None else r.budget.over),
+                _dec(r.runs_per_day) or "",
+                _dec(r.cost_per_day_usd) or "",
+                _dec(r.cost_per_month_usd) or "",
+                fmt.csv_bool(r.approximate),
+            )
+        )
+    t, budget = report.totals, _project_budget(report)
+    writer.writerow(
+        (
+            "total",
+            report.project.name or "" if report.project else "",
+            "",
+            "",
+            t.requests,
+            t.input_tokens,
+            t.cache_read_tokens,
+            t.cache_write_tokens,
+            t.output_tokens,
+            exact(t.cost_usd),
+            _dec(budget.limit_usd if budget else None) or "",
+            fmt.csv_bool(None if budget is None else budget.over),
+            "",
+            _dec(t.cost_per_day_usd) or "",
+            _dec(t.cost_per_month_usd) or "",
+            fmt.csv_bool(report.approximate),
+        )
+    )
+    return out.getvalue()
+
+
+# --------------------------------------------------------------------------------------------
+# JSON
+# --------------------------------------------------------------------------------------------
+
+
+def _budget_dict(b: BudgetLine | None) -> dict[str, Any] | None:
+    if b is None:
+        return None
+    return {
+        "limit_usd": exact(b.limit_usd),
+        "source": b.source,
+        "over": b.over,
+        "headroom_usd": exact(b.headroom_usd),
+    }
+
+
+def batch_dict(report: BatchReport) -> dict[str, Any]:
+    """The JSON fields of kind ``batch`` (the envelope adds version, kind and gates)."""
+    t, info = report.totals, report.project
+    return {
+        "project": None
+        if info is None
+        else {"path": info.path, "name": info.name, "budget": _budget_dict(info.budget)},
+        "scenarios": [
+            {
+                "index": r.index,
+                "path": r.path,
+                "name": r.name,
+                "model": r.model_id,
+                "provider": r.provider,
+                "requests": r.requests,
+                "input_tokens": r.input_tokens,
+                "cache_read_tokens": r.cache_read_tokens,
+                "cache_write_tokens": r.cache_write_tokens,
+                "output_tokens": r.output_tokens,
+                "cached_share": _dec(r.cached_share),
+                "cost_usd": exact(r.cost_usd),
+                "budget": _budget_dict(r.budget),
+                "runs_per_day": _dec(r.runs_per_day),
+                "cost_per_day_usd": _dec(r.cost_per_day_usd),
+                "cost_per_month_usd": _dec(r.cost_per_month_usd),
+                "context_window": r.context_window,
+                "max_input_tokens": r.max_input_tokens,
+                "fits_context": r.fits_context,
+                "approximate": r.approximate,
+            }
+            for r in report.rows
+        ],
+        "totals": {
+            "scenarios": t.scenarios,
+            "requests": t.requests,
+            "input_tokens": t.input_tokens,
+            "cache_read_tokens": t.cache_read_tokens,
+            "cache_write_tokens": t.cache_write_tokens,
+            "output_tokens": t.output_tokens,
+            "cached_share": _dec(t.cached_share),
+            "cost_usd": exact(t.cost_usd),
+            "cost_per_day_usd": _dec(t.cost_per_day_usd),
+            "cost_per_month_usd": _dec(t.cost_per_month_usd),
+            "over_budget": t.over_budget,
+        },
+        "prices": {
+            "source": report.price_source,
+            "version": report.price_version,
+            "as_of": report.as_of,
+            "label": report.price_label,
+        },
+        "approximate": report.approximate,
+        "warnings": list(report.warnings),
+        "estimates": [report_dict(r.report) for r in report.rows],
+    }
+
+
+DECIMAL = {"type": "string", "pattern": r"^\d+(\.\d+)?$", "description": "an exact decimal number"}
+DECIMAL_OR_NULL = {"anyOf": [DECIMAL, {"type": "null"}]}
+SHARE_OR_NULL = {
+    "anyOf": [DECIMAL, {"type": "null"}],
+    "description": "cache reads / input tokens, rounded to 4 places; null without input",
+}
+BUDGET_OR_NULL = {
+    "anyOf": [
+        object_schema(
+            {
+                "limit_usd": USD,
+                "source": {"type": "string"},
+                "over": {"type": "boolean"},
+                "headroom_usd": USD,
+            }
+        ),
+        {"type": "null"},
+    ]
+}
+
+JSON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "project": {
+            "anyOf": [
+                object_schema(
+                    {
+                        "path": {"type": "string"},
+                        "name": {"type": ["string", "null"]},
+                        "budget": BUDGET_OR_NULL,
+                    }
+                ),
+                {"type": "null"},
+            ]
+        },
+        "scenarios": {
+            "type": "array",
+            "minItems": 1,
+            "items": object_schema(
+                {
+                    "index": {"type": "integer", "minimum": 1},
+                    "path": {"type": "string"},
+                    "name": {"type": "string"},
+                    "model": {"type": "string"},
+                    "provider": {"enum": ["anthropic", "openai", "google"]},
+                    "requests": COUNT,
+                    "input_tokens": COUNT,
+                    "cache_read_tokens": COUNT,
+                    "cache_write_tokens": COUNT,
+                    "output_tokens": COUNT,
+                    "cached_share": SHARE_OR_NULL,
+                    "cost_usd": USD,
+                    "budget": BUDGET_OR_NULL,
+                    "runs_per_day": DECIMAL_OR_NULL,
+                    "cost_per_day_usd": USD_OR_NULL,
+                    "cost_per_month_usd": USD_OR_NULL,
+                    "context_window": {"type": ["integer", "null"]},
+                    "max_input_tokens": COUNT,
+                    "fits_context": {"type": ["boolean", "null"]},
+                    "approximate": {"type": "boolean"},
+                }
+            ),
+        },
+        "totals": object_schema(
+            {
+                "scenarios": COUNT,
+                "requests": COUNT,
+                "input_tokens": COUNT,
+                "cache_read_tokens": COUNT,
+                "cache_write_tokens": COUNT,
+                "output_tokens": COUNT,
+                "cached_share": SHARE_OR_NULL,
+                "cost_usd": USD,
+                "cost_per_day_usd": USD_OR_NULL,
+                "cost_per_month_usd": USD_OR_NULL,
+                "over_budget": COUNT,
+            }
+        ),
+        "prices": object_schema(
+            {
+                "source": {"type": "string"},
+                "version": {"type": "string"},
+                "as_of": {"type": "string", "format": "date-time"},
+                "label": {"type": "string", "description": "every scenario's price source, one line"},
+            }
+        ),
+        "approximate": {"type": "boolean"},
+        "warnings": {"type": "array", "items": {"type": "string"}},
+        "estimates": {"type": "array", "items": {"$ref": "#/$defs/estimate"}},
+    },
+}
+
+RENDERERS = (
+    BatchReport,
+    Renderers(
+        kind="batch",
+        body=batch_dict,
+        rich=render_batch_table,
+        markdown=render_batch_markdown,
+        csv=render_batch_csv,
+        total=lambda r: r.totals.cost_usd,
+        chart=None,
+    ),
+)

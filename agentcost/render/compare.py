@@ -1,0 +1,345 @@
+"""CompareReport (one scenario, several models) -> Rich table, Markdown, CSV and the JSON body.
+
+No arithmetic here: every figure is derived in ``agentcost.commands.compare``; numbers become text only
+through ``fmt``. Registered with ``agentcost.render.output`` through ``RENDERERS``; ``JSON_SCHEMA``
+describes the JSON body for the published report schema. ``--quiet`` prints the cheapest model's
+total.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from agentcost.commands.compare import CompareReport, CompareRow
+from agentcost.render.jsonfmt import report_dict
+from agentcost.render.output import Renderers
+from agentcost.render.schema import COUNT, USD, object_schema
+from agentcost.report import fmt
+from agentcost.report.fmt import exact
+
+PER_REQUEST_PLACES = 6  # dollars per request are shown to the micro-dollar
+
+
+def _ratio(row: CompareRow) -> str:
+    """``3.42×``, ``1.00×``: the 2 places the ratio was rounded to (fmt has no such helper yet)."""
+    return fmt.ratio(row.ratio_to_cheapest)
+
+
+def _fits(row: CompareRow) -> str:
+    return {None: "-", True: "ok", False: "OVER"}[row.fits_context]
+
+
+def _title(report: CompareReport) -> str:
+    return report.scenario_name or report.scenario_path
+
+
+def _requests(report: CompareReport) -> str:
+    counts = sorted({r.requests for r in report.rows})
+    return " or ".join(str(n) for n in counts)
+
+
+def _summary(report: CompareReport, *, markdown: bool = False) -> str:
+    cheapest = report.cheapest
+    code = "`" if markdown else ""
+    bold = "**" if markdown else ""
+    text = (
+        f"Cheapest of {len(report.rows)} models: {bold}{code}{cheapest.model_id}{code}{bold}"
+        f" ({cheapest.provider}) at {bold}{fmt.usd(cheapest.cost_usd)}{bold} per run"
+        f" of {_requests(report)} requests"
+    )
+    priciest = report.rows[-1]
+    if len(report.rows) > 1 and priciest.ratio_to_cheapest is not None:
+        text += f"; the most expensive, {code}{priciest.model_id}{code}, costs {_ratio(priciest)} as much"
+    return text + "."
+
+
+# --------------------------------------------------------------------------------------------
+# Rich
+# --------------------------------------------------------------------------------------------
+
+
+def render_compare_table(report: CompareReport) -> RenderableType:
+    """A row per model, cheapest first. The request count is the same for every model, so it is
+    stated once below the table rather than in a column."""
+    table = Table(
+        title=f"{_title(report)} · {len(report.rows)} models",
+        title_justify="left",
+        header_style="bold",
+    )
+    table.add_column("model", overflow="fold")
+    for name in ("input", "cached", "output", "total", "per\nrequest", "vs\ncheapest", "context\nwindow"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for r in report.rows:
+        star = "*" if r.approximate else ""
+        model = Text(r.model_id, style="bold" if r.cheapest else "")
+        model.append(f"\n{r.provider}", style="dim")
+        if r.cheapest:
+            model.append(" · cheapest", style="bold green")
+        window = Text(fmt.tokens(r.context_window))
+        if r.fits_context is not None:
+            window.append("\n" + _fits(r), style="" if r.fits_context else "bold red")
+        table.add_row(
+            model,
+            fmt.tokens(r.input_tokens) + star,
+            fmt.percent(r.cached_share),
+            fmt.tokens(r.output_tokens) + star,
+            Text(fmt.usd(r.cost_usd), style="bold" if r.cheapest else ""),
+            fmt.usd(r.cost_per_request_usd, PER_REQUEST_PLACES),
+            _ratio(r),
+            window,
+        )
+    return Group(table, _assumptions(report))
+
+
+def _assumptions(report: CompareReport) -> Text:
+    lines = [_summary(report)]
+    lines.append(
+        f"Scenario: {report.scenario_path}. Per request = total / requests; vs cheapest = total /"
+        " the cheapest total; context window: ok when every request fits."
+    )
+    modes: dict[str, list[str]] = {}
+    for r in report.rows:
+        modes.setdefault(r.caching_mode, []).append(r.model_id)
+    lines.append(
+        "Caching: " + "; ".join(f"{mode} for {', '.join(models)}" for mode, models in modes.items()) + "."
+    )
+    lines.append(f"Prices: {report.price_label}, as of {report.as_of}.")
+    approximate = [r.model_id for r in report.rows if r.approximate]
+    if approximate:
+        lines.append(
+            f"Token counts marked * are approximate ({', '.join(approximate)});"
+            " each distinct text was tokenized once per encoding."
+        )
+    lines.extend(f"Warning: {w}" for w in report.warnings)
+    return Text("\n".join(lines))
+
+
+# --------------------------------------------------------------------------------------------
+# Markdown
+# --------------------------------------------------------------------------------------------
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_compare_markdown(report: CompareReport) -> str:
+    lines = [
+        f"#### agentcost compare: {_cell(_title(report))}",
+        "",
+        _summary(report, markdown=True),
+        "",
+        "| model | provider | requests | input | cached | output | total | per request | vs cheapest"
+        " | context window | fits |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|:-:|",
+    ]
+    for r in report.rows:
+        star = "\\*" if r.approximate else ""
+        model = f"**`{r.model_id}`** (cheapest)" if r.cheapest else f"`{r.model_id}`"
+        total = f"**{fmt.usd(r.cost_usd)}**" if r.cheapest else fmt.usd(r.cost_usd)
+        fits = {None: "-", True: "yes", False: "**no**"}[r.fits_context]
+        cells = [
+            model,
+            r.provider,
+            str(r.requests),
+            fmt.tokens(r.input_tokens) + star,
+            fmt.percent(r.cached_share),
+            fmt.tokens(r.output_tokens) + star,
+            total,
+            fmt.usd(r.cost_per_request_usd, PER_REQUEST_PLACES),
+            _ratio(r),
+            fmt.tokens(r.context_window),
+            fits,
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    notes = [
+        f"Scenario `{_cell(report.scenario_path)}`",
+        f"prices: {report.price_label} as of {report.as_of[:10]}",
+    ]
+    if report.approximate:
+        notes.append("\\* approximate token counts")
+    lines.append("<sub>" + "; ".join(notes) + ".</sub>")
+    for w in report.warnings:
+        lines.append(f"> [!WARNING]\n> {_cell(w)}")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# CSV
+# --------------------------------------------------------------------------------------------
+
+CSV_COLUMNS = (
+    "scenario",
+    "model",
+    "provider",
+    "requests",
+    "input_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "output_tokens",
+    "cost_usd",
+    "cost_per_request_usd",
+    "ratio_to_cheapest",
+    "cheapest",
+    "context_window",
+    "max_input_tokens",
+    "fits_context",
+    "approximate",
+)
+
+
+def render_compare_csv(report: CompareReport) -> str:
+    """A row per model, cheapest first; unknown values are empty cells."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in report.rows:
+        writer.writerow(
+            (
+                report.scenario_path,
+                r.model_id,
+                r.provider,
+                r.requests,
+                r.input_tokens,
+                r.cache_read_tokens,
+                r.cache_write_tokens,
+                r.output_tokens,
+                exact(r.cost_usd),
+                exact(r.cost_per_request_usd),
+                "" if r.ratio_to_cheapest is None else exact(r.ratio_to_cheapest),
+                fmt.csv_bool(r.cheapest),
+                "" if r.context_window is None else r.context_window,
+                r.max_input_tokens,
+                fmt.csv_bool(r.fits_context),
+                fmt.csv_bool(r.approximate),
+            )
+        )
+    return out.getvalue()
+
+
+# --------------------------------------------------------------------------------------------
+# JSON
+# --------------------------------------------------------------------------------------------
+
+
+def compare_dict(report: CompareReport) -> dict[str, Any]:
+    """The JSON fields of kind ``compare`` (the envelope adds version, kind and gates)."""
+    cheapest = report.cheapest
+    return {
+        "scenario": {"path": report.scenario_path, "name": report.scenario_name},
+        "models": [
+            {
+                "model": r.model_id,
+                "model_ref": r.model,
+                "provider": r.provider,
+                "requests": r.requests,
+                "input_tokens": r.input_tokens,
+                "cache_read_tokens": r.cache_read_tokens,
+                "cache_write_tokens": r.cache_write_tokens,
+                "output_tokens": r.output_tokens,
+                "cached_share": None if r.cached_share is None else exact(r.cached_share),
+                "cost_usd": exact(r.cost_usd),
+                "cost_per_request_usd": exact(r.cost_per_request_usd),
+                "ratio_to_cheapest": None if r.ratio_to_cheapest is None else exact(r.ratio_to_cheapest),
+                "cheapest": r.cheapest,
+                "context_window": r.context_window,
+                "max_input_tokens": r.max_input_tokens,
+                "fits_context": r.fits_context,
+                "approximate": r.approximate,
+                "encoding": r.encoding,
+                "caching_mode": r.caching_mode,
+            }
+            for r in report.rows
+        ],
+        "cheapest": {
+            "model": cheapest.model_id,
+            "provider": cheapest.provider,
+            "cost_usd": exact(cheapest.cost_usd),
+        },
+        "prices": {
+            "source": report.price_source,
+            "version": report.price_version,
+            "as_of": report.as_of,
+            "label": report.price_label,
+        },
+        "approximate": report.approximate,
+        "warnings": list(report.warnings),
+        "estimates": [report_dict(r.report) for r in report.rows],
+    }
+
+
+DECIMAL = {"type": "string", "pattern": r"^\d+(\.\d+)?$", "description": "an exact decimal number"}
+PROVIDER = {"enum": ["anthropic", "openai", "google"]}
+
+JSON_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "scenario": object_schema({"path": {"type": "string"}, "name": {"type": ["string", "null"]}}),
+        "models": {
+            "type": "array",
+            "minItems": 1,
+            "description": "one item per model, by cost, cheapest first (ties by model id)",
+            "items": object_schema(
+                {
+                    "model": {"type": "string"},
+                    "model_ref": {"type": "string"},
+                    "provider": PROVIDER,
+                    "requests": COUNT,
+                    "input_tokens": COUNT,
+                    "cache_read_tokens": COUNT,
+                    "cache_write_tokens": COUNT,
+                    "output_tokens": COUNT,
+                    "cached_share": {
+                        "anyOf": [DECIMAL, {"type": "null"}],
+                        "description": "cache reads / input tokens, rounded to 4 places",
+                    },
+                    "cost_usd": USD,
+                    "cost_per_request_usd": {**USD, "description": "US dollars, rounded to 10 places"},
+                    "ratio_to_cheapest": {
+                        "anyOf": [DECIMAL, {"type": "null"}],
+                        "description": "cost / the cheapest cost, rounded to 2 places",
+                    },
+                    "cheapest": {"type": "boolean"},
+                    "context_window": {"type": ["integer", "null"]},
+                    "max_input_tokens": COUNT,
+                    "fits_context": {"type": ["boolean", "null"]},
+                    "approximate": {"type": "boolean"},
+                    "encoding": {"type": "string"},
+                    "caching_mode": {"enum": ["none", "prefix", "conversation", "explicit"]},
+                }
+            ),
+        },
+        "cheapest": object_schema({"model": {"type": "string"}, "provider": PROVIDER, "cost_usd": USD}),
+        "prices": object_schema(
+            {
+                "source": {"type": "string"},
+                "version": {"type": "string"},
+                "as_of": {"type": "string", "format": "date-time"},
+                "label": {"type": "string", "description": "every model's price source, one line"},
+            }
+        ),
+        "approximate": {"type": "boolean"},
+        "warnings": {"type": "array", "items": {"type": "string"}},
+        "estimates": {"type": "array", "items": {"$ref": "#/$defs/estimate"}},
+    },
+}
+
+RENDERERS = (
+    CompareReport,
+    Renderers(
+        kind="compare",
+        body=compare_dict,
+        rich=render_compare_table,
+        markdown=render_compare_markdown,
+        csv=render_compare_csv,
+        total=lambda r: r.cheapest.cost_usd,
+        chart=None,
+    ),
+)

@@ -1,0 +1,181 @@
+"""The estimate report with an Insights section (``agentcost estimate --explain``): the six checks
+and the levers of :mod:`agentcost.loop.insights`, in the table, Markdown and JSON formats.
+
+An :class:`ExplainedReport` is a single-scenario :class:`~agentcost.report.Report` plus its
+:class:`~agentcost.loop.insights.Insights`; it renders as the estimate report followed by the section, and
+its JSON is the estimate's with an ``insights`` object (JSON kind ``estimate``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from agentcost.loop.insights import Checks, Insights, Lever
+from agentcost.render.output import with_section
+from agentcost.report import fmt
+from agentcost.report.estimate import Report
+
+MINUS = "\N{MINUS SIGN}"
+SHARE_PLACES = Decimal("0.0001")
+
+
+@dataclass(frozen=True)
+class ExplainedReport:
+    report: Report
+    insights: Insights
+
+
+# --- text shared by the formats ----------------------------------------------------------------------
+
+
+def check_lines(c: Checks) -> list[tuple[str, str]]:
+    """The six checks as (name, value) pairs."""
+    steps = f"{c.requests} requests, {c.tool_rounds} tool rounds"
+    for n, what in (
+        (c.chat_turns, "chat turn"),
+        (c.tool_searches, "tool search"),
+        (c.failed_attempts, "failed attempt"),
+    ):
+        if n:
+            steps += f", {n} {what}{'' if n == 1 else 'es' if what.endswith('search') else 's'}"
+    definitions = f"{fmt.tokens(c.definition_tokens)} tokens per request"
+    if c.definition_share is not None:
+        definitions += f", {fmt.percent(c.definition_share)} of all input"
+    results = (
+        ", ".join(
+            f"{r.tool} {fmt.tokens(r.tokens)} ({r.calls} call{'' if r.calls == 1 else 's'})"
+            for r in c.result_tokens
+        )
+        or "none"
+    )
+    retries = f"{fmt.usd(c.retry_usd)}, {fmt.percent(c.retry_share)} of cost ({c.retry_note})"
+    return [
+        ("steps per task", steps),
+        ("tool definitions", definitions),
+        ("result tokens per tool", results),
+        ("fees per task", f"{fmt.usd(c.fees_usd)} (server tools)"),
+        ("repeated/failed rounds", retries),
+        ("cached share of input", fmt.percent(c.cached_share)),
+    ]
+
+
+def lever_text(lever: Lever) -> str:
+    """``defer 31 unused tools: −$0.0410 per task (−22.0%), $0.1452 instead of $0.1862``."""
+    base = lever.cost_usd + lever.saved_usd
+    text = (
+        f"{lever.description}: {MINUS}{fmt.usd(lever.saved_usd)} per task"
+        f" ({MINUS}{fmt.percent(lever.saved_fraction)}), {fmt.usd(lever.cost_usd)} instead of {fmt.usd(base)}"
+    )
+    if lever.tradeoff:
+        text += f" [{lever.tradeoff}]"
+    return text
+
+
+_NO_LEVERS = "No single change priced here makes this run cheaper."
+
+
+# --- renderers ---------------------------------------------------------------------------------------
+
+
+def render_insights_rich(insights: Insights) -> RenderableType:
+    checks = Table(title="Insights", title_justify="left", header_style="bold")
+    checks.add_column("check")
+    checks.add_column("per task")
+    for name, value in check_lines(insights.checks):
+        checks.add_row(name, escape(value))
+    if not insights.levers:
+        return Group(checks, Text(_NO_LEVERS))
+    levers = Table(
+        title="Levers (each re-estimated with one change), best first",
+        title_justify="left",
+        header_style="bold",
+    )
+    levers.add_column("#", justify="right")
+    levers.add_column("change")
+    levers.add_column("saved", justify="right")
+    levers.add_column("%", justify="right")
+    levers.add_column("new total", justify="right")
+    for n, lever in enumerate(insights.levers, 1):
+        change = lever.description + (f" [{lever.tradeoff}]" if lever.tradeoff else "")
+        levers.add_row(
+            str(n),
+            escape(change),
+            f"{MINUS}{fmt.usd(lever.saved_usd)}",
+            f"{MINUS}{fmt.percent(lever.saved_fraction)}",
+            fmt.usd(lever.cost_usd),
+        )
+    return Group(checks, levers)
+
+
+def render_insights_markdown(insights: Insights) -> str:
+    lines = ["##### Insights", ""]
+    lines += [f"- **{name}**: {value}" for name, value in check_lines(insights.checks)]
+    lines.append("")
+    if not insights.levers:
+        lines.append(_NO_LEVERS)
+    else:
+        lines.append("Levers, each re-estimated with one change, best first:")
+        lines.append("")
+        lines += [f"{n}. {lever_text(lever)}" for n, lever in enumerate(insights.levers, 1)]
+    return "\n".join(lines) + "\n"
+
+
+def insights_dict(insights: Insights) -> dict[str, Any]:
+    c = insights.checks
+    return {
+        "base_usd": fmt.exact(insights.base_usd),
+        "checks": {
+            "requests": c.requests,
+            "tool_rounds": c.tool_rounds,
+            "chat_turns": c.chat_turns,
+            "tool_searches": c.tool_searches,
+            "failed_attempts": c.failed_attempts,
+            "definition_tokens_per_request": c.definition_tokens,
+            "definition_share": _fraction(c.definition_share),
+            "result_tokens": [
+                {"tool": r.tool, "calls": r.calls, "tokens": r.tokens} for r in c.result_tokens
+            ],
+            "fees_usd": fmt.exact(c.fees_usd),
+            "retry_usd": fmt.exact(c.retry_usd),
+            "retry_share": _fraction(c.retry_share),
+            "retry_note": c.retry_note,
+            "cached_share": _fraction(c.cached_share),
+        },
+        "levers": [
+            {
+                "name": lever.name,
+                "description": lever.description,
+                "cost_usd": fmt.exact(lever.cost_usd),
+                "saved_usd": fmt.exact(lever.saved_usd),
+                "saved_fraction": _fraction(lever.saved_fraction),
+                "tradeoff": lever.tradeoff,
+            }
+            for lever in insights.levers
+        ],
+    }
+
+
+def _fraction(d: Decimal | None) -> str | None:
+    """A share for JSON: an exact decimal string rounded half-up to 4 places (as ``cached_share``
+    in the batch and compare reports); None when unknown."""
+    return None if d is None else fmt.exact(d.quantize(SHARE_PLACES, rounding=ROUND_HALF_UP))
+
+
+RENDERERS = (
+    ExplainedReport,
+    with_section(
+        lambda e: e.report,
+        "insights",
+        lambda e: e.insights,
+        insights_dict,
+        render_insights_rich,
+        render_insights_markdown,  # CSV stays the per-request rows: insights have no row shape
+    ),
+)

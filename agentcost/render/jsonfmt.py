@@ -1,0 +1,167 @@
+"""Reports -> JSON text: one versioned envelope for every command, documented in docs/json.md.
+
+``{"version": 1, "kind": ..., <the kind's fields>, "gates": [...]}``. Dollar amounts are strings of
+exact decimals; token counts are integers; unknown values are null.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from agentcost.render.dynamics import agent_dict, editing_dict, tool_search_dict
+from agentcost.report.estimate import Report, cheapest_ttl
+from agentcost.report.fmt import exact
+
+if TYPE_CHECKING:
+    from agentcost.report.gates import Gate
+
+JSON_VERSION = 1
+
+
+def _usd(d: Decimal | None) -> str | None:
+    return None if d is None else exact(d)
+
+
+def report_dict(report: Report) -> dict[str, Any]:
+    t = report.totals
+    return {
+        "scenario": {"path": report.scenario_path, "name": report.scenario_name},
+        "model": report.model_id,
+        "model_ref": report.model,
+        "provider": report.provider,
+        "prices": {
+            "source": report.price_source,
+            "version": report.price_version,
+            "as_of": report.as_of,
+            "urls": list(report.pricing_urls),
+            "per_mtok_usd": {k: _usd(v) for k, v in report.rates.items()},
+            "label": report.price_label,
+            "data_date": report.price_data_date,
+            "service_tier": report.service_tier,
+            "tier_thresholds": list(report.tier_thresholds),
+        },
+        "caching": {
+            "mode": report.caching_mode,
+            "default": report.caching_is_default,
+            "ttl": report.cache_ttl,
+            "min_cacheable_tokens": report.cache_min_tokens,
+            "cache_expiries": t.cache_expiries,
+            "ttl_comparison": [
+                {
+                    "ttl": c.ttl,
+                    "cost_usd": exact(c.cost_usd),
+                    "extra_usd": exact(c.extra_usd),
+                    "cache_expiries": c.cache_expiries,
+                }
+                for c in report.ttl_comparison
+            ],
+            "cheapest_ttl": None if (best := cheapest_ttl(report)) is None else best.ttl,
+            "storage": None
+            if (s := report.cache_storage) is None
+            else {
+                "tokens": s.tokens,
+                "creations": s.creations,
+                "hours": exact(s.hours),
+                "usd_per_mtok_hour": exact(s.usd_per_mtok_hour),
+                "creation_usd": exact(s.creation_usd),
+                "storage_usd": exact(s.storage_usd),
+            },
+        },
+        "counts": {
+            "encoding": report.encoding,
+            "approximate": report.approximate,
+            "method": report.count_method,
+            "notes": list(report.count_notes),
+        },
+        "requests": [
+            {
+                "index": r.index,
+                "kind": r.kind,
+                "tool": None if not r.tools else (r.tools[0] if len(r.tools) == 1 else list(r.tools)),
+                "input_tokens": r.input_tokens,
+                "cache_read_tokens": r.cache_read_tokens,
+                "cache_write_tokens": r.cache_write_tokens,
+                "output_tokens": r.output_tokens,
+                "cost_usd": exact(r.cost_usd),
+                "running_usd": exact(r.running_usd),
+                "tier": r.tier,
+                "cache_expired": r.cache_expired,
+                "failed": r.failed,
+                "model": r.model,
+                "subagents": [
+                    {
+                        "path": sub.path,
+                        "label": sub.label,
+                        "inline": sub.inline,
+                        "call": sub.call,
+                        "model": sub.model_id,
+                        "requests": sub.requests,
+                        "cost_usd": exact(sub.cost_usd),
+                        "estimate": report_dict(sub.report),
+                    }
+                    for sub in r.subagents
+                ],
+            }
+            for r in report.requests
+        ],
+        "totals": {
+            "requests": t.requests,
+            "input_tokens": t.input_tokens,
+            "cache_read_tokens": t.cache_read_tokens,
+            "cache_write_tokens": t.cache_write_tokens,
+            "output_tokens": t.output_tokens,
+            "input_usd": exact(t.input_usd),
+            "output_usd": exact(t.output_usd),
+            "cost_usd": exact(t.cost_usd),
+            "storage_usd": exact(t.storage_usd),
+            "cache_creation_usd": exact(t.cache_creation_usd),
+            "subagents_usd": exact(t.subagents_usd),
+            "subagent_requests": t.subagent_requests,
+        },
+        "budget": None
+        if report.budget is None
+        else {
+            "limit_usd": exact(report.budget.limit_usd),
+            "source": report.budget.source,
+            "over": report.budget.over,
+            "headroom_usd": exact(report.budget.headroom_usd),
+        },
+        "rounds": {
+            "planned": report.rounds_planned,
+            "run": report.rounds_run,
+            "truncated": report.truncated,
+        },
+        "context_window": report.context_window,
+        "max_input_tokens": report.max_input_tokens,
+        "approximate": report.approximate,
+        "warnings": list(report.warnings),
+        "context_editing": editing_dict(report.context_editing),
+        "tool_search": tool_search_dict(report.tool_search),
+        "agent_dynamics": agent_dict(report),
+    }
+
+
+def gate_dict(gate: Gate) -> dict[str, Any]:
+    return {
+        "name": gate.name,
+        "tripped": gate.tripped,
+        "message": gate.message,
+        "file": gate.file,
+        "line": gate.line,
+    }
+
+
+def envelope(kind: str, body: dict[str, Any], gates: Sequence[Gate] = ()) -> dict[str, Any]:
+    """The one top-level shape of every JSON report: version, kind, the kind's fields, gates."""
+    return {"version": JSON_VERSION, "kind": kind, **body, "gates": [gate_dict(g) for g in gates]}
+
+
+def dumps(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_json(report: Report, gates: Sequence[Gate] = ()) -> str:
+    return dumps(envelope("estimate", report_dict(report), gates))

@@ -1,0 +1,240 @@
+"""One report, many renderers: pick the renderer for a report kind and a format, write the result.
+
+Each report kind (a single estimate, several scenarios, a comparison, a diff) registers a
+``Renderers`` bundle; ``render`` dispatches on the report's type and the chosen ``Format``. Writing
+(``--output`` atomically, ``--summary`` to GitHub's step summary, ``::error`` annotations) lives
+here too, so every command behaves the same.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console, Group, RenderableType
+
+if TYPE_CHECKING:
+    from agentcost.report.gates import Gate
+
+
+class Format(StrEnum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    csv = "csv"
+    svg = "svg"
+
+
+@dataclass(frozen=True)
+class Renderers:
+    """How one report kind is shown. Every function is pure: report in, text or renderable out."""
+
+    kind: str  # the JSON envelope's "kind"
+    body: Callable[[Any], dict[str, Any]]  # JSON fields of this kind (the envelope adds the rest)
+    rich: Callable[[Any], RenderableType]
+    markdown: Callable[[Any], str]
+    csv: Callable[[Any], str]
+    total: Callable[[Any], Decimal]  # what --quiet prints
+    chart: Callable[[Any], RenderableType] | None = None
+
+
+_REGISTRY: dict[type, Renderers] = {}
+
+
+def register(report_type: type, renderers: Renderers) -> None:
+    _REGISTRY[report_type] = renderers
+
+
+# Report kinds other than the plain estimate: the module whose ``RENDERERS`` hold the kind's
+# renderers, imported on first use, so that rendering an estimate imports none of the others
+# (batch, diff and replay pull in project files, git and trace parsers).
+_MODULES = {
+    "BatchReport": "agentcost.render.batch",
+    "CompareReport": "agentcost.render.compare",
+    "DiffReport": "agentcost.render.diff",
+    "ExplainedReport": "agentcost.render.insights",  # estimate --explain
+    "SimulatedReport": "agentcost.render.simulation",  # estimate --simulate
+    "ReplayReport": "agentcost.render.replay",
+}
+
+
+def renderers_for(report: object) -> Renderers:
+    kind = type(report)
+    if kind not in _REGISTRY:
+        if kind.__name__ == "Report" and kind.__module__ == "agentcost.report.estimate":
+            _register_estimate(kind)
+        elif kind.__name__ in _MODULES:
+            _register_module(_MODULES[kind.__name__])
+    try:
+        return _REGISTRY[kind]
+    except KeyError:
+        raise TypeError(f"no renderers registered for {kind.__name__}") from None
+
+
+def with_section(
+    inner: Callable[[Any], Any],
+    key: str,
+    section: Callable[[Any], Any],
+    as_dict: Callable[[Any], dict[str, Any]],
+    as_rich: Callable[[Any], RenderableType],
+    as_markdown: Callable[[Any], str],
+    *,
+    csv: Callable[[Any], str] | None = None,
+    total: Callable[[Any], Decimal] | None = None,
+    kind: str = "estimate",
+) -> Renderers:
+    """The renderers of a report that is another report (``inner(report)``) plus a section
+    (``section(report)``: estimate --explain, --simulate): the inner report's output, then the
+    section's; its JSON is the inner report's with the section under ``key``; CSV and ``--quiet``
+    the inner report's unless ``csv`` or ``total`` say otherwise."""
+
+    def base(report: Any) -> Renderers:
+        return renderers_for(inner(report))
+
+    from rich.text import Text
+
+    def chart(report: Any) -> RenderableType:
+        own = base(report).chart
+        return Text("") if own is None else own(inner(report))
+
+    return Renderers(
+        kind=kind,
+        body=lambda r: {**base(r).body(inner(r)), key: as_dict(section(r))},
+        rich=lambda r: Group(base(r).rich(inner(r)), Text(""), as_rich(section(r))),
+        markdown=lambda r: base(r).markdown(inner(r)) + "\n" + as_markdown(section(r)),
+        csv=csv if csv is not None else lambda r: base(r).csv(inner(r)),
+        total=total if total is not None else lambda r: base(r).total(inner(r)),
+        chart=chart,
+    )
+
+
+def _lazy(module: str, name: str) -> Callable[[Any], Any]:
+    """``module.name(report)``, importing the module on the first call (one format's renderer)."""
+
+    def call(report: Any) -> Any:
+        import importlib
+
+        return getattr(importlib.import_module(module), name)(report)
+
+    return call
+
+
+def _register_estimate(report_type: type) -> None:
+    register(
+        report_type,
+        Renderers(
+            kind="estimate",
+            body=_lazy("agentcost.render.jsonfmt", "report_dict"),
+            rich=_lazy("agentcost.render.table", "render_table"),
+            markdown=_lazy("agentcost.render.markdown", "render_markdown"),
+            csv=_lazy("agentcost.render.csvfmt", "render_csv"),
+            total=lambda r: r.totals.cost_usd,
+            chart=_lazy("agentcost.render.chart", "render_chart"),
+        ),
+    )
+
+
+def _register_module(name: str) -> None:
+    """Other report kinds register themselves from their module's ``RENDERERS`` (type, Renderers)."""
+    import importlib
+
+    module = importlib.import_module(name)
+    report_type, renderers = module.RENDERERS
+    register(report_type, renderers)
+
+
+def renderable(report: object, *, chart: bool = False) -> RenderableType:
+    r = renderers_for(report)
+    parts: list[RenderableType] = [r.rich(report)]
+    if chart and r.chart is not None:
+        parts.append(r.chart(report))
+    return Group(*parts) if len(parts) > 1 else parts[0]
+
+
+def render_text(
+    report: object,
+    fmt: Format,
+    *,
+    gates: Sequence[Gate] = (),
+    chart: bool = False,
+    width: int = 110,
+) -> str:
+    """The report as text in ``fmt`` (for the table: plain text without colours)."""
+    from agentcost.render.jsonfmt import dumps, envelope
+
+    r = renderers_for(report)
+    if fmt is Format.json:
+        return dumps(envelope(r.kind, r.body(report), gates))
+    if fmt is Format.markdown:
+        return r.markdown(report)
+    if fmt is Format.csv:
+        return r.csv(report)
+    console = Console(
+        file=io.StringIO(),
+        width=width,
+        record=True,
+        force_terminal=fmt is Format.svg,
+        color_system="truecolor" if fmt is Format.svg else None,
+    )
+    console.print(renderable(report, chart=chart or fmt is Format.svg))
+    if fmt is Format.svg:
+        return console.export_svg(title="agentcost")
+    return console.export_text()
+
+
+def quiet_total(report: object) -> str:
+    """``--quiet``: the total in dollars as one exact decimal number, nothing else."""
+    from agentcost.report.fmt import exact
+
+    return exact(renderers_for(report).total(report)) + "\n"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the new one, never half."""
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def append_step_summary(markdown: str) -> Path | None:
+    """Append to ``$GITHUB_STEP_SUMMARY`` when it is set; return the file written, if any."""
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return None
+    path = Path(target)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(markdown if markdown.endswith("\n") else markdown + "\n")
+    return path
+
+
+def _escape_data(text: str) -> str:
+    # GitHub workflow-command escaping for the message part
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(gate: Gate) -> str:
+    """A GitHub Actions ``::error`` line for a tripped gate, pointing at the scenario file."""
+    props = []
+    if gate.file is not None:
+        props.append(f"file={_escape_property(gate.file)}")
+        if gate.line is not None:
+            props.append(f"line={gate.line}")
+    props.append(f"title={_escape_property('agentcost ' + gate.name.replace('_', ' '))}")
+    return f"::error {','.join(props)}::{_escape_data(gate.message)}"

@@ -1,0 +1,616 @@
+"""``agentcost prices MODEL`` and ``agentcost models``: which rates apply, where each comes from.
+
+:func:`price_sheet` gathers, for one model at one date, every rate genai-prices (or a ``--prices``
+file) has for it (long-context tiers, cache writes and reads, per-use fees), the same rates in the
+other service tiers the model offers, the price changes scheduled after the date, the billing facts
+agentcost keeps itself (``facts.yaml``: tool-use system prompt, minimum cacheable prompt, token
+ratio) with their sources and read dates, and the line-by-line arithmetic of one example request,
+checked against genai-prices' own total. The renderers only format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from agentcost.prices.lookup import ModelPrices, Rate, Usage, resolve_model, tier_name
+from agentcost.render.jsonfmt import dumps, envelope
+from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
+from agentcost.report.fmt import exact
+
+if TYPE_CHECKING:
+    from agentcost.prices.user import UserPrices
+
+MILLION = Decimal(1_000_000)
+MODELS_ORDER = (
+    "by provider, then newest first by the version number in the model id (genai-prices has no"
+    " release dates), then by id"
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Token count accuracy
+# --------------------------------------------------------------------------------------------
+
+
+def count_accuracy(provider: str, model_id: str) -> str:
+    """``exact`` where agentcost reproduces the provider's tokenizer (OpenAI, tiktoken), else
+    ``approximate`` (Claude and Gemini: o200k_base x a measured ratio). By the model's maker, as
+    :func:`agentcost.tokens.count.rules_for` chooses the rules (``claude-*`` on any provider is Claude)."""
+    from agentcost.tokens.count import AnthropicRules, GeminiRules, OpenAIRules
+
+    maker = provider
+    if model_id.startswith("claude-"):
+        maker = "anthropic"
+    elif model_id.startswith(("gemini-", "gemma-")):
+        maker = "google"
+    approximate = {
+        "openai": OpenAIRules.approximate,
+        "anthropic": AnthropicRules.approximate,
+        "google": GeminiRules.approximate,
+    }[maker]
+    return "approximate" if approximate else "exact"
+
+
+# --------------------------------------------------------------------------------------------
+# agentcost prices MODEL
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FactLine:
+    """A billing fact agentcost keeps itself (facts.yaml), with its source and read date."""
+
+    name: str
+    value: str
+    source: str
+    read: date | None
+
+
+@dataclass(frozen=True)
+class ArithmeticLine:
+    label: str  # "uncached input", "cache read", ...
+    tokens: int
+    per_mtok_usd: Decimal
+    usd: Decimal  # tokens x per_mtok_usd / 1,000,000, exact
+    note: str | None = None  # e.g. "no cache-read price: billed as input"
+
+
+@dataclass(frozen=True)
+class Example:
+    usage: Usage
+    tier: str | None  # the long-context tier the example crosses
+    lines: tuple[ArithmeticLine, ...]
+    total_usd: Decimal  # the sum of the lines
+    genai_prices_usd: Decimal  # ModelPrices.cost(usage).total_usd: the figure estimates use
+
+
+@dataclass(frozen=True)
+class PriceSheet:
+    prices: ModelPrices
+    rates: tuple[Rate, ...]  # the selected service tier's
+    service_tiers: tuple[tuple[str, tuple[Rate, ...]], ...]  # every offered tier, standard first
+    facts: tuple[FactLine, ...]
+    token_counts: str  # "exact" | "approximate"
+    example: Example
+
+
+def default_example(prices: ModelPrices) -> Usage:
+    """10,000 input tokens (2,000 read from cache and 1,000 written where the model has those
+    prices), 1,000 output tokens."""
+    return Usage(
+        input_tokens=10_000,
+        output_tokens=1_000,
+        cache_read_tokens=2_000 if prices.cache_read_mtok is not None else 0,
+        cache_write_tokens=1_000 if prices.cache_write_mtok is not None else 0,
+    )
+
+
+def price_sheet(
+    model: str,
+    *,
+    as_of: datetime,
+    service_tier: str = "standard",
+    user_prices: UserPrices | None = None,
+    example: Usage | None = None,
+) -> PriceSheet:
+    """Everything ``agentcost prices`` shows for ``model`` at ``as_of``. Raises InputError."""
+    prices = resolve_model(model, as_of=as_of, service_tier=service_tier, user_prices=user_prices)
+    tiers: list[tuple[str, tuple[Rate, ...]]] = []
+    for tier in prices.service_tiers:
+        same = tier == prices.service_tier
+        other = prices if same else _in_tier(prices, tier, as_of, user_prices)
+        tiers.append((tier, other.rates()))
+    usage = example if example is not None else default_example(prices)
+    return PriceSheet(
+        prices=prices,
+        rates=prices.rates(),
+        service_tiers=tuple(tiers),
+        facts=_facts(prices),
+        token_counts=count_accuracy(prices.provider, prices.rules_id),
+        example=_example(prices, usage),
+    )
+
+
+def _in_tier(prices: ModelPrices, tier: str, as_of: datetime, user_prices: UserPrices | None) -> ModelPrices:
+    return resolve_model(
+        prices.model_id, provider=prices.provider, as_of=as_of, service_tier=tier, user_prices=user_prices
+    )
+
+
+def _facts(prices: ModelPrices) -> tuple[FactLine, ...]:
+    from agentcost import facts
+
+    out: list[FactLine] = []
+    rules = prices.rules_id
+    if prices.provider == "anthropic" or rules.startswith("claude-"):
+        auto = facts.anthropic_tool_prompt_tokens(rules, "auto")
+        any_ = facts.anthropic_tool_prompt_tokens(rules, "any")
+        name = "tool-use system prompt"
+        if auto is None or any_ is None:
+            out.append(
+                FactLine(
+                    name,
+                    "not published for this model (estimates use the largest published size)",
+                    "facts.yaml anthropic_tool_prompt_tokens has no row for it",
+                    None,
+                )
+            )
+        else:
+            value = (
+                f"{auto.value:,} tokens per request with tools (tool_choice auto or none),"
+                f" {any_.value:,} (any or tool)"
+            )
+            same = auto.source == any_.source and auto.read == any_.read
+            out.append(
+                FactLine(name, value, auto.source if same else f"{auto.source}; {any_.source}", auto.read)
+            )
+    cacheable = facts.min_cacheable_tokens(prices.provider, rules)
+    out.append(
+        FactLine(
+            "minimum cacheable prompt",
+            f"{cacheable.value:,} tokens (shorter prefixes are not cached)",
+            cacheable.source,
+            cacheable.read,
+        )
+    )
+    prose = facts.token_ratio(prices.provider, rules, "prose")
+    json_ = facts.token_ratio(prices.provider, rules, "json")
+    if prose.value == 1 and json_.value == 1:
+        ratio = "o200k_base counts unchanged"
+    else:
+        ratio = f"o200k_base x {exact(prose.value)} (prose), x {exact(json_.value)} (JSON)"
+    out.append(FactLine("token counts", ratio, prose.source, prose.read))
+    return tuple(out)
+
+
+def _example(prices: ModelPrices, usage: Usage) -> Example:
+    rates = {r.key: r for r in prices.rates()}
+    n = usage.input_tokens
+    input_rate = rates["input_mtok"].at(n)
+
+    def rate_of(key: str) -> tuple[Decimal, str | None]:
+        rate = rates.get(key)
+        if rate is None:
+            return input_rate, "no such price: billed as input"
+        return rate.at(n), None
+
+    write_key = "cache_write_mtok" if "cache_write_mtok" in rates else "cache_write_5m_mtok"
+    cached = usage.cache_read_tokens + usage.cache_write_tokens + usage.cache_write_1h_tokens
+    parts: list[tuple[str, int, Decimal, str | None]] = [("uncached input", n - cached, input_rate, None)]
+    if usage.cache_read_tokens:
+        parts.append(("cache read", usage.cache_read_tokens, *rate_of("cache_read_mtok")))
+    if usage.cache_write_tokens:
+        label = "cache write 5m" if prices.provider == "anthropic" else "cache write"
+        parts.append((label, usage.cache_write_tokens, *rate_of(write_key)))
+    if usage.cache_write_1h_tokens:
+        parts.append(("cache write 1h", usage.cache_write_1h_tokens, *rate_of("cache_write_1h_mtok")))
+    parts.append(("output", usage.output_tokens, rates["output_mtok"].at(n), None))
+    lines = tuple(
+        ArithmeticLine(label, tokens, rate, tokens * rate / MILLION, note)
+        for label, tokens, rate, note in parts
+    )
+    check = prices.cost(usage).total_usd
+    return Example(
+        usage=usage,
+        tier=prices.tier_label(n),
+        lines=lines,
+        total_usd=sum((line.usd for line in lines), Decimal(0)),
+        genai_prices_usd=check,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Text (Rich)
+# --------------------------------------------------------------------------------------------
+
+
+def _cell(rate: Rate | None) -> str:
+    if rate is None:
+        return "-"
+    tiers = "".join(f" ({tier_name(start)}: ${exact(p)})" for start, p in rate.tiers)
+    per = "" if rate.is_tokens else f" per {rate.per:,}"
+    return f"${exact(rate.base)}{per}{tiers}"
+
+
+def render_price_sheet(sheet: PriceSheet) -> RenderableType:
+    p = sheet.prices
+    day = p.source.as_of.date().isoformat()
+    tier = "" if p.service_tier == "standard" else f", {p.service_tier} tier"
+    title = Text(f"{p.model_id} · {p.name} ({p.provider}): prices in force on {day}{tier}")
+    table = Table(header_style="bold")
+    table.add_column("rate")
+    for tier, _ in sheet.service_tiers:
+        used = " (used)" if tier == p.service_tier and len(sheet.service_tiers) > 1 else ""
+        table.add_column(f"{tier}{used}", justify="right")
+    keys: dict[str, str] = {}
+    for _, rates in sheet.service_tiers:
+        for r in rates:
+            keys.setdefault(r.key, r.label)
+    by_tier = [{r.key: r for r in rates} for _, rates in sheet.service_tiers]
+    for key, label in keys.items():
+        table.add_row(label, *(_cell(rates.get(key)) for rates in by_tier))
+
+    lines: list[str] = [
+        "Token rates are USD per million tokens (MTok); fees are USD per 1,000 uses."
+        " Input counts every prompt token; cache reads and writes are the parts of it priced"
+        " at their own rates."
+    ]
+    if p.tier_thresholds:
+        names = ", ".join(f"more than {t:,}" for t in p.tier_thresholds)
+        lines.append(
+            f"Long-context tier: a request with {names} input tokens is priced whole (all its tokens)"
+            " at the tier's rates."
+        )
+    lines.append(
+        "Service tiers offered: "
+        + ", ".join(t for t, _ in sheet.service_tiers)
+        + " (choose with service_tier: in the scenario, or --service-tier)."
+    )
+    if p.changes:
+        for change in p.changes:
+            lines.append(f"Scheduled change on {change.on.isoformat()}: {change.text()}.")
+    elif p.source.kind == "genai-prices" or p.source.basis:
+        lines.append(f"Scheduled changes: none known after {day}.")
+    lines.append(f"Prices from {p.source.label}.")
+    if p.source.urls:
+        lines.append("Pricing pages: " + ", ".join(p.source.urls))
+    if p.price_comments:
+        lines.append(f"genai-prices notes: {' '.join(p.price_comments.split())}")
+    if p.base_id is not None:
+        lines.append(f"Counting and caching rules: those of {p.base_id} (base).")
+    lines.append("")
+    lines.append("Billing facts agentcost keeps itself (agentcost/catalog/facts.yaml):")
+    for fact in sheet.facts:
+        read = f", read {fact.read.isoformat()}" if fact.read is not None else ""
+        lines.append(f"  {fact.name}: {fact.value}. Source: {fact.source.rstrip('.')}{read}.")
+    lines.append(f"  token count accuracy: {sheet.token_counts}.")
+    lines.append("")
+    lines.extend(_example_lines(sheet))
+    lines.extend(f"Warning: {w}" for w in p.warnings)
+    return Group(title, table, Text("\n".join(lines)))
+
+
+def _example_lines(sheet: PriceSheet) -> list[str]:
+    ex = sheet.example
+    u = ex.usage
+    parts = []
+    if u.cache_read_tokens:
+        parts.append(f"{u.cache_read_tokens:,} read from cache")
+    if u.cache_write_tokens:
+        parts.append(f"{u.cache_write_tokens:,} written to it")
+    if u.cache_write_1h_tokens:
+        parts.append(f"{u.cache_write_1h_tokens:,} written for 1 hour")
+    cached = f" ({', '.join(parts)})" if parts else ""
+    tier = ""
+    if ex.tier is not None:
+        tier = f", over the long-context tier ({ex.tier}): every token at the tier's rates"
+    head = (
+        f"Example request ({sheet.prices.service_tier} tier): {u.input_tokens:,} input tokens{cached},"
+        f" {u.output_tokens:,} output tokens{tier}:"
+    )
+    rows = [
+        (line.label, f"{line.tokens:,} × ${exact(line.per_mtok_usd)}/MTok", f"${exact(line.usd)}", line.note)
+        for line in ex.lines
+    ]
+    w1 = max(len(r[0]) for r in rows)
+    w2 = max(len(r[1]) for r in rows)
+    out = [head]
+    for label, calc, usd, note in rows:
+        extra = f"  ({note})" if note else ""
+        out.append(f"  {label:<{w1}}  {calc:<{w2}} = {usd}{extra}")
+    check = (
+        "the same as genai-prices computes"
+        if ex.genai_prices_usd == ex.total_usd
+        else f"genai-prices computes ${exact(ex.genai_prices_usd)}"
+    )
+    out.append(f"  {'total':<{w1}}  {'':<{w2}} = ${exact(ex.total_usd)}  ({check})")
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# JSON
+# --------------------------------------------------------------------------------------------
+
+
+def _rate_dict(rate: Rate) -> dict[str, Any]:
+    return {
+        "key": rate.key,
+        "label": rate.label,
+        "per": rate.per,
+        "usd": exact(rate.base),
+        "tiers": [{"above_input_tokens": start, "usd": exact(p)} for start, p in rate.tiers],
+    }
+
+
+def _source_dict(p: ModelPrices) -> dict[str, Any]:
+    s = p.source
+    return {
+        "kind": s.kind,
+        "name": s.name,
+        "version": s.version,
+        "label": s.label,
+        "data_date": None if s.data_date is None else s.data_date.isoformat(),
+        "basis": s.basis,
+        "urls": list(s.urls),
+    }
+
+
+def _change_key(before: Rate | None, after: Rate | None) -> str | None:
+    rate = before if before is not None else after
+    return None if rate is None else rate.key
+
+
+def price_sheet_dict(sheet: PriceSheet) -> dict[str, Any]:
+    p = sheet.prices
+    ex = sheet.example
+    return {
+        "model": p.model_id,
+        "model_ref": p.model_ref,
+        "name": p.name,
+        "provider": p.provider,
+        "as_of": p.source.as_of.isoformat(),
+        "service_tier": p.service_tier,
+        "source": _source_dict(p),
+        "comments": p.price_comments,
+        "base": p.base_id,
+        "context_window": p.context_window,
+        "tier_thresholds": list(p.tier_thresholds),
+        "rates": [_rate_dict(r) for r in sheet.rates],
+        "service_tiers": [
+            {"tier": t, "rates": [_rate_dict(r) for r in rates]} for t, rates in sheet.service_tiers
+        ],
+        "changes": [
+            {
+                "on": c.on.isoformat(),
+                "text": c.text(),
+                "rates": [
+                    {
+                        "key": _change_key(b, a),
+                        "before": None if b is None else _rate_dict(b),
+                        "after": None if a is None else _rate_dict(a),
+                    }
+                    for b, a in zip(c.before, c.after, strict=True)
+                ],
+            }
+            for c in p.changes
+        ],
+        "facts": [
+            {
+                "name": f.name,
+                "value": f.value,
+                "source": f.source,
+                "read": None if f.read is None else f.read.isoformat(),
+            }
+            for f in sheet.facts
+        ],
+        "token_counts": sheet.token_counts,
+        "example": {
+            "input_tokens": ex.usage.input_tokens,
+            "cache_read_tokens": ex.usage.cache_read_tokens,
+            "cache_write_tokens": ex.usage.cache_write_tokens,
+            "cache_write_1h_tokens": ex.usage.cache_write_1h_tokens,
+            "output_tokens": ex.usage.output_tokens,
+            "tier": ex.tier,
+            "lines": [
+                {
+                    "label": line.label,
+                    "tokens": line.tokens,
+                    "per_mtok_usd": exact(line.per_mtok_usd),
+                    "usd": exact(line.usd),
+                    "note": line.note,
+                }
+                for line in ex.lines
+            ],
+            "total_usd": exact(ex.total_usd),
+            "genai_prices_usd": exact(ex.genai_prices_usd),
+        },
+        "warnings": list(p.warnings),
+    }
+
+
+def render_price_sheet_json(sheet: PriceSheet) -> str:
+    return dumps(envelope("prices", price_sheet_dict(sheet)))
+
+
+def _model_dict(m: ModelPrices) -> dict[str, Any]:
+    return {
+        "model": m.model_id,
+        "name": m.name,
+        "provider": m.provider,
+        "per_mtok_usd": {
+            "input": exact(m.input_mtok),
+            "output": exact(m.output_mtok),
+            "cache_read": None if m.cache_read_mtok is None else exact(m.cache_read_mtok),
+            "cache_write": None if m.cache_write_mtok is None else exact(m.cache_write_mtok),
+            "cache_write_1h": None if m.cache_write_1h_mtok is None else exact(m.cache_write_1h_mtok),
+        },
+        "tier_thresholds": list(m.tier_thresholds),
+        "service_tiers": list(m.service_tiers),
+        "context_window": m.context_window,
+        "token_counts": count_accuracy(m.provider, m.rules_id),
+        "deprecated": m.deprecated,
+        "source": m.source.label,
+    }
+
+
+def models_dict(models: Sequence[ModelPrices], *, as_of: datetime) -> dict[str, Any]:
+    return {
+        "as_of": as_of.isoformat(),
+        "order": MODELS_ORDER,
+        "models": [_model_dict(m) for m in models],
+    }
+
+
+def render_models_json(models: Sequence[ModelPrices], *, as_of: datetime) -> str:
+    return dumps(envelope("models", models_dict(models, as_of=as_of)))
+
+
+# --------------------------------------------------------------------------------------------
+# JSON Schemas (agentcost schema --report)
+# --------------------------------------------------------------------------------------------
+
+_STR = {"type": "string"}
+_STR_OR_NULL = {"type": ["string", "null"]}
+PROVIDER = {"enum": ["anthropic", "openai", "google"]}
+SERVICE_TIER = {"enum": ["standard", "batch", "flex", "priority"]}
+_RATE = object_schema(
+    {
+        "key": _STR,
+        "label": _STR,
+        "per": {"type": "integer", "minimum": 1},
+        "usd": USD,
+        "tiers": {
+            "type": "array",
+            "items": object_schema({"above_input_tokens": COUNT, "usd": USD}),
+        },
+    }
+)
+
+MODELS_JSON_SCHEMA: dict[str, Any] = {
+    "as_of": {"type": "string", "format": "date-time"},
+    "order": _STR,
+    "models": {
+        "type": "array",
+        "items": object_schema(
+            {
+                "model": _STR,
+                "name": _STR,
+                "provider": PROVIDER,
+                "per_mtok_usd": object_schema(
+                    {
+                        "input": USD,
+                        "output": USD,
+                        "cache_read": USD_OR_NULL,
+                        "cache_write": USD_OR_NULL,
+                        "cache_write_1h": USD_OR_NULL,
+                    }
+                ),
+                "tier_thresholds": {"type": "array", "items": COUNT},
+                "service_tiers": {"type": "array", "items": SERVICE_TIER},
+                "context_window": {"type": ["integer", "null"]},
+                "token_counts": {"enum": ["exact", "approximate"]},
+                "deprecated": {"type": "boolean"},
+                "source": _STR,
+            }
+        ),
+    },
+}
+
+PRICES_JSON_SCHEMA: dict[str, Any] = {
+    "model": _STR,
+    "model_ref": _STR,
+    "name": _STR,
+    "provider": PROVIDER,
+    "as_of": {"type": "string", "format": "date-time"},
+    "service_tier": SERVICE_TIER,
+    "source": object_schema(
+        {
+            "kind": {"enum": ["genai-prices", "user"]},
+            "name": _STR,
+            "version": _STR,
+            "label": _STR,
+            "data_date": {"type": ["string", "null"], "format": "date"},
+            "basis": _STR_OR_NULL,
+            "urls": {"type": "array", "items": _STR},
+        }
+    ),
+    "comments": _STR_OR_NULL,
+    "base": _STR_OR_NULL,
+    "context_window": {"type": ["integer", "null"]},
+    "tier_thresholds": {"type": "array", "items": COUNT},
+    "rates": {"type": "array", "items": _RATE},
+    "service_tiers": {
+        "type": "array",
+        "items": object_schema({"tier": SERVICE_TIER, "rates": {"type": "array", "items": _RATE}}),
+    },
+    "changes": {
+        "type": "array",
+        "items": object_schema(
+            {
+                "on": {"type": "string", "format": "date"},
+                "text": _STR,
+                "rates": {
+                    "type": "array",
+                    "items": object_schema(
+                        {
+                            "key": _STR_OR_NULL,
+                            "before": {"anyOf": [_RATE, {"type": "null"}]},
+                            "after": {"anyOf": [_RATE, {"type": "null"}]},
+                        }
+                    ),
+                },
+            }
+        ),
+    },
+    "facts": {
+        "type": "array",
+        "items": object_schema(
+            {
+                "name": _STR,
+                "value": _STR,
+                "source": _STR,
+                "read": {"type": ["string", "null"], "format": "date"},
+            }
+        ),
+    },
+    "token_counts": {"enum": ["exact", "approximate"]},
+    "example": object_schema(
+        {
+            "input_tokens": COUNT,
+            "cache_read_tokens": COUNT,
+            "cache_write_tokens": COUNT,
+            "cache_write_1h_tokens": COUNT,
+            "output_tokens": COUNT,
+            "tier": _STR_OR_NULL,
+            "lines": {
+                "type": "array",
+                "items": object_schema(
+                    {"label": _STR, "tokens": COUNT, "per_mtok_usd": USD, "usd": USD, "note": _STR_OR_NULL}
+                ),
+            },
+            "total_usd": USD,
+            "genai_prices_usd": USD,
+        }
+    ),
+    "warnings": {"type": "array", "items": _STR},
+}
+
+__all__ = [
+    "MODELS_JSON_SCHEMA",
+    "MODELS_ORDER",
+    "PRICES_JSON_SCHEMA",
+    "PriceSheet",
+    "count_accuracy",
+    "price_sheet",
+    "render_models_json",
+    "render_price_sheet",
+    "render_price_sheet_json",
+]

@@ -1,0 +1,359 @@
+"""ReplayReport -> every output format: Rich tables, Markdown, CSV, JSON fields.
+
+Registered with ``agentcost.render.output`` through ``RENDERERS``; ``JSON_SCHEMA`` describes the
+JSON body for the published report schema. Formatting only: every figure comes from
+:mod:`agentcost.replay.model`. ``--quiet`` prints the replayed total in dollars.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from decimal import Decimal
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from agentcost.render.output import Renderers
+from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
+from agentcost.replay import FORMATS
+from agentcost.replay.model import ReplayReport, ReplayRequest
+from agentcost.report import fmt
+from agentcost.report.fmt import exact
+
+HEADERS = ("#", "line", "tool", "in (ours)", "in (reported)", "error", "out (ours)",
+           "out (reported)", "result", "priced from", "cost", "running")  # fmt: skip
+
+
+def _signed_percent(d: Decimal | None) -> str:
+    if d is None:
+        return "-"
+    text = fmt.percent(d, 2)
+    return text if text.startswith("-") else "+" + text
+
+
+def _row(r: ReplayRequest) -> list[str]:
+    return [
+        str(r.index),
+        "-" if r.line is None else str(r.line),
+        r.tool or "-",
+        fmt.tokens(r.counted_input),
+        fmt.tokens(r.reported_input),
+        _signed_percent(r.input_error),
+        fmt.tokens(r.counted_output),
+        fmt.tokens(r.reported_output),
+        fmt.tokens(r.result_tokens),
+        r.priced_from,
+        fmt.usd(r.cost_usd),
+        fmt.usd(r.running_usd),
+    ]
+
+
+def _total_row(report: ReplayReport) -> list[str]:
+    t = report.totals
+    return [
+        "",
+        "",
+        "total",
+        fmt.tokens(t.counted_input),
+        fmt.tokens(t.reported_input),
+        _signed_percent(t.input_error),
+        fmt.tokens(t.counted_output),
+        fmt.tokens(t.reported_output),
+        "",
+        t.priced_from.replace("reported ", ""),
+        fmt.usd(t.cost_usd, 5),
+        "",
+    ]
+
+
+def _summary(report: ReplayReport) -> list[tuple[str, str]]:
+    t, p = report.totals, report.prices
+    rates = f"{fmt.rate(p.input_mtok)} in, {fmt.rate(p.output_mtok)} out"
+    share = "not recorded" if report.cached_share is None else fmt.percent(report.cached_share)
+    lines = [
+        ("log", f"{report.path} ({report.format}, {t.requests} requests)"),
+        ("model", f"{report.model} → {p.model_id} ({rates})"),
+        ("counted with", report.counting + (" (approximate)" if report.approximate else "")),
+        (
+            "input tokens",
+            f"ours {fmt.tokens(t.counted_input)}, reported {fmt.tokens(t.reported_input)}"
+            f" (error {_signed_percent(t.input_error)})",
+        ),
+        (
+            "output tokens",
+            f"ours {fmt.tokens(t.counted_output)}, reported {fmt.tokens(t.reported_output)}"
+            f" (error {_signed_percent(t.output_error)})",
+        ),
+        (t.gap_label, "-" if t.gap is None else f"{t.gap:,} tokens"),
+        ("cached share of input", share),
+        ("cost", f"{fmt.usd(t.cost_usd, 5)} (priced from {t.priced_from})"),
+    ]
+    if t.reported_cost_usd is not None:
+        lines.append(("cost the agent reported", fmt.usd(t.reported_cost_usd, 5)))
+    f = report.fit
+    if f is not None:
+        r2 = "-" if f.r_squared is None else f"{f.r_squared:.4f}"
+        lines.append(
+            (
+                "growth fit B + (i−1)·r",
+                f"B = {f.prefix_b:,}, r = {f.growth_r:,.1f} tokens/request ({f.source}); "
+                f"max deviation {f.max_abs_deviation:,.1f} tokens, R² {r2}",
+            )
+        )
+    return lines
+
+
+def render_replay_table(report: ReplayReport) -> RenderableType:
+    table = Table(title=f"Replay of {report.path}", title_justify="left")
+    for i, h in enumerate(HEADERS):
+        table.add_column(h, justify="left" if i in (2, 9) else "right", no_wrap=i >= 10, min_width=None)
+    for r in report.requests:
+        table.add_row(*_row(r))
+    table.add_section()
+    table.add_row(*_total_row(report), style="bold")
+    summary = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
+    summary.add_column(style="bold")
+    summary.add_column()
+    for k, v in _summary(report):
+        summary.add_row(k, v)
+    parts: list[RenderableType] = [table, summary]
+    if report.tools:
+        tools = Table(title="Result tokens per tool", title_justify="left")
+        for h in ("tool", "calls", "result tokens", "mean"):
+            tools.add_column(h, justify="left" if h == "tool" else "right")
+        for t in report.tools:
+            tools.add_row(t.tool, str(t.calls), f"{t.result_tokens:,}", f"{t.mean:,.1f}")
+        parts.append(tools)
+    for w in report.warnings:
+        parts.append(Text(f"warning: {w}", style="yellow"))
+    for n in report.notes:
+        parts.append(Text(f"note: {n}", style="dim"))
+    return Group(*parts)
+
+
+def render_replay_markdown(report: ReplayReport) -> str:
+    out = [f"### Replay of `{report.path}`", ""]
+    out.append("| " + " | ".join(HEADERS) + " |")
+    out.append("|" + "|".join("---" if i in (2, 9) else "---:" for i in range(len(HEADERS))) + "|")
+    for r in report.requests:
+        out.append("| " + " | ".join(_row(r)) + " |")
+    out.append("| " + " | ".join(f"**{c}**" if c else "" for c in _total_row(report)) + " |")
+    out.append("")
+    for k, v in _summary(report):
+        out.append(f"- **{k}**: {v}")
+    if report.tools:
+        out += ["", "| tool | calls | result tokens | mean |", "|---|---:|---:|---:|"]
+        out += [f"| {t.tool} | {t.calls} | {t.result_tokens:,} | {t.mean:,.1f} |" for t in report.tools]
+    if report.warnings or report.notes:
+        out.append("")
+        out += [f"> **warning**: {w}" for w in report.warnings]
+        out += [f"- note: {n}" for n in report.notes]
+    return "\n".join(out) + "\n"
+
+
+CSV_HEADERS = ("index", "line", "tool", "counted_input", "reported_input", "input_error",
+               "counted_output", "reported_output", "output_error", "gap", "result_tokens",
+               "priced_from", "cost_usd", "running_usd")  # fmt: skip
+
+
+def _cell(v: object) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, Decimal):
+        return exact(v)
+    return str(v)
+
+
+def render_replay_csv(report: ReplayReport) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_HEADERS)
+    for r in report.requests:
+        w.writerow(
+            _cell(v)
+            for v in (
+                r.index,
+                r.line,
+                r.tool,
+                r.counted_input,
+                r.reported_input,
+                r.input_error,
+                r.counted_output,
+                r.reported_output,
+                r.output_error,
+                r.gap,
+                r.result_tokens,
+                r.priced_from,
+                r.cost_usd,
+                r.running_usd,
+            )
+        )
+    return buf.getvalue()
+
+
+def _dec(d: Decimal | None) -> str | None:
+    return None if d is None else exact(d)
+
+
+def replay_dict(report: ReplayReport) -> dict[str, Any]:
+    t, p, f = report.totals, report.prices, report.fit
+    return {
+        "trace": {"path": report.path, "format": report.format, "truncated": report.truncated},
+        "model": report.model,
+        "model_id": p.model_id,
+        "provider": p.provider,
+        "counting": report.counting,
+        "approximate": report.approximate,
+        "requests": [
+            {
+                "index": r.index,
+                "line": r.line,
+                "tool": r.tool,
+                "counted_input_tokens": r.counted_input,
+                "counted_output_tokens": r.counted_output,
+                "reported_input_tokens": r.reported_input,
+                "reported_output_tokens": r.reported_output,
+                "cache_read_tokens": r.cache_read_tokens,
+                "cache_write_tokens": r.cache_write_tokens,
+                "input_error": _dec(r.input_error),
+                "output_error": _dec(r.output_error),
+                "gap_tokens": r.gap,
+                "result_tokens": r.result_tokens,
+                "priced_from": r.priced_from,
+                "cost_usd": exact(r.cost_usd),
+                "running_usd": exact(r.running_usd),
+            }
+            for r in report.requests
+        ],
+        "totals": {
+            "requests": t.requests,
+            "counted_input_tokens": t.counted_input,
+            "counted_output_tokens": t.counted_output,
+            "reported_input_tokens": t.reported_input,
+            "reported_output_tokens": t.reported_output,
+            "input_error": _dec(t.input_error),
+            "output_error": _dec(t.output_error),
+            "gap_tokens": t.gap,
+            "gap_label": t.gap_label,
+            "cache_read_tokens": t.cache_read_tokens,
+            "cache_write_tokens": t.cache_write_tokens,
+            "priced_from": t.priced_from,
+            "cost_usd": exact(t.cost_usd),
+            "reported_cost_usd": _dec(t.reported_cost_usd),
+        },
+        "tools": [
+            {"tool": x.tool, "calls": x.calls, "result_tokens": x.result_tokens, "mean": exact(x.mean)}
+            for x in report.tools
+        ],
+        "cached_share": _dec(report.cached_share),
+        "fit": None
+        if f is None
+        else {
+            "source": f.source,
+            "prefix_b": f.prefix_b,
+            "growth_r": exact(f.growth_r),
+            "max_abs_deviation": exact(f.max_abs_deviation),
+            "r_squared": _dec(f.r_squared),
+        },
+        "warnings": list(report.warnings),
+        "notes": list(report.notes),
+    }
+
+
+DECIMAL = {"type": "string", "pattern": r"^-?\d+(\.\d+)?$", "description": "an exact decimal"}
+DECIMAL_OR_NULL = {"anyOf": [DECIMAL, {"type": "null"}]}
+COUNT_OR_NULL = {"anyOf": [COUNT, {"type": "null"}]}
+PRICED_FROM = {"enum": ["reported", "counted"]}
+
+JSON_SCHEMA: dict[str, Any] = object_schema(
+    {
+        "trace": object_schema(
+            {"path": {"type": "string"}, "format": {"enum": list(FORMATS)}, "truncated": {"type": "boolean"}}
+        ),
+        "model": {"type": "string", "description": "the model as the log or --model names it"},
+        "model_id": {"type": "string", "description": "genai-prices' id it was priced as"},
+        "provider": {"type": "string"},
+        "counting": {"type": "string"},
+        "approximate": {"type": "boolean"},
+        "requests": {
+            "type": "array",
+            "items": object_schema(
+                {
+                    "index": {"type": "integer", "minimum": 1},
+                    "line": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
+                    "tool": {"type": ["string", "null"]},
+                    "counted_input_tokens": COUNT_OR_NULL,
+                    "counted_output_tokens": COUNT_OR_NULL,
+                    "reported_input_tokens": COUNT_OR_NULL,
+                    "reported_output_tokens": COUNT_OR_NULL,
+                    "cache_read_tokens": COUNT,
+                    "cache_write_tokens": COUNT,
+                    "input_error": {**DECIMAL_OR_NULL, "description": "(counted - reported) / reported"},
+                    "output_error": DECIMAL_OR_NULL,
+                    "gap_tokens": {"type": ["integer", "null"], "description": "reported - counted input"},
+                    "result_tokens": COUNT_OR_NULL,
+                    "priced_from": PRICED_FROM,
+                    "cost_usd": USD,
+                    "running_usd": USD,
+                }
+            ),
+        },
+        "totals": object_schema(
+            {
+                "requests": COUNT,
+                "counted_input_tokens": COUNT,
+                "counted_output_tokens": COUNT,
+                "reported_input_tokens": COUNT_OR_NULL,
+                "reported_output_tokens": COUNT_OR_NULL,
+                "input_error": DECIMAL_OR_NULL,
+                "output_error": DECIMAL_OR_NULL,
+                "gap_tokens": {"type": ["integer", "null"]},
+                "gap_label": {"enum": ["unrecorded prefix", "gap"]},
+                "cache_read_tokens": COUNT_OR_NULL,
+                "cache_write_tokens": COUNT_OR_NULL,
+                "priced_from": {"enum": ["reported per request", "reported run totals", "counted", "mixed"]},
+                "cost_usd": USD,
+                "reported_cost_usd": USD_OR_NULL,
+            }
+        ),
+        "tools": {
+            "type": "array",
+            "items": object_schema(
+                {"tool": {"type": "string"}, "calls": COUNT, "result_tokens": COUNT, "mean": DECIMAL}
+            ),
+        },
+        "cached_share": DECIMAL_OR_NULL,
+        "fit": {
+            "anyOf": [
+                object_schema(
+                    {
+                        "source": PRICED_FROM,
+                        "prefix_b": COUNT,
+                        "growth_r": DECIMAL,
+                        "max_abs_deviation": DECIMAL,
+                        "r_squared": DECIMAL_OR_NULL,
+                    }
+                ),
+                {"type": "null"},
+            ]
+        },
+        "warnings": {"type": "array", "items": {"type": "string"}},
+        "notes": {"type": "array", "items": {"type": "string"}},
+    }
+)
+
+RENDERERS = (
+    ReplayReport,
+    Renderers(
+        kind="replay",
+        body=replay_dict,
+        rich=render_replay_table,
+        markdown=render_replay_markdown,
+        csv=render_replay_csv,
+        total=lambda r: r.totals.cost_usd,
+        chart=None,
+    ),
+)

@@ -1,0 +1,250 @@
+"""The estimate report with a Simulation section (``agentcost estimate --simulate N``): the runs'
+percentiles, the shares that hit a limit, a histogram of cost and the sensitivity list, in the table,
+Markdown, CSV and JSON formats. No arithmetic: every figure is a field of
+:class:`~agentcost.loop.simulate.Simulation`, shares and bar lengths aside.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from agentcost.loop.simulate import Simulation, Stat
+from agentcost.render.output import with_section
+from agentcost.report import fmt
+from agentcost.report.estimate import Report
+
+MINUS = "\N{MINUS SIGN}"
+BAR = 40  # characters of the longest histogram bar
+SHARE_PLACES = Decimal("0.0001")
+MEAN_PLACES = Decimal("0.01")
+
+
+@dataclass(frozen=True)
+class SimulatedReport:
+    report: Report
+    simulation: Simulation
+    at: str | None = None  # --at: the statistic the budget gate reads
+
+
+# --- text shared by the formats ----------------------------------------------------------------------
+
+
+def _share(runs: int, total: int) -> str:
+    return fmt.percent(Decimal(runs) / total)
+
+
+def headline(s: Simulation) -> str:
+    engine = s.engine + (f", {s.engine_note}" if s.engine_note else "")
+    return f"Simulation: {s.runs:,} runs, seed {s.seed} ({engine} engine)"
+
+
+def limit_lines(s: Simulation) -> list[str]:
+    lines = [f"at the medians (the estimate above): {fmt.usd(s.deterministic_usd)}"]
+    if s.max_rounds is not None:
+        lines.append(
+            f"hit max_rounds ({s.max_rounds}): {s.hit_max_rounds:,} runs ({_share(s.hit_max_rounds, s.runs)})"
+        )
+    if s.stopped_by_budget:
+        lines.append(
+            f"stopped by max_budget_usd: {s.stopped_by_budget:,} runs ({_share(s.stopped_by_budget, s.runs)})"
+        )
+    if s.over_budget is not None and s.budget_usd is not None:
+        lines.append(
+            f"over budget ({fmt.usd(s.budget_usd)}): {s.over_budget:,} runs ({_share(s.over_budget, s.runs)})"
+        )
+    for label, value in s.percentile_usd:
+        lines.append(f"cost at {label}: {fmt.usd(value)}")
+    return lines
+
+
+def _stat_cells(stat: Stat, kind: str) -> list[str]:
+    if kind == "usd":
+        return [fmt.usd(v) for v in (stat.mean, stat.p50, stat.p90, stat.p99, stat.max)]
+    mean = stat.mean.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    return [f"{mean:,}", *(fmt.tokens(int(v)) for v in (stat.p50, stat.p90, stat.p99, stat.max))]
+
+
+def stat_rows(s: Simulation) -> list[tuple[str, list[str]]]:
+    return [
+        ("cost", _stat_cells(s.cost, "usd")),
+        ("requests", _stat_cells(s.requests, "int")),
+        ("input tokens", _stat_cells(s.input_tokens, "int")),
+    ]
+
+
+_STAT_HEADERS = ("mean", "p50", "p90", "p99", "max")
+
+
+def histogram_lines(s: Simulation) -> list[str]:
+    most = max(b.runs for b in s.histogram)
+    lows = [("> " if b.beyond_p99 else "") + fmt.usd(b.low_usd) for b in s.histogram]
+    highs = [fmt.usd(b.high_usd) for b in s.histogram]
+    left, right = max(map(len, lows)), max(map(len, highs))
+    lines = []
+    for b, low, high in zip(s.histogram, lows, highs, strict=True):
+        bar = "█" * (round(BAR * b.runs / most) if most else 0)
+        if b.runs and not bar:
+            bar = "▏"
+        note = " (beyond p99)" if b.beyond_p99 else ""
+        lines.append(f"{low:>{left}} {MINUS} {high:<{right}} {bar} {b.runs:,}{note}".rstrip())
+    return lines
+
+
+def sensitivity_lines(s: Simulation) -> list[str]:
+    out = []
+    for n, x in enumerate(s.sensitivity, 1):
+        line = f" (line {x.input.line})" if x.input.line else ""
+        change = f"{MINUS}{fmt.usd(x.drop_usd)}" if x.drop_usd >= 0 else f"+{fmt.usd(-x.drop_usd)}"
+        out.append(
+            f"{n}. {x.input.where}{line}, {x.input.text}: p90 {fmt.usd(x.p90_usd)} when held at "
+            f"{x.input.median:,} ({change})"
+        )
+    return out
+
+
+_SENSITIVITY_TITLE = "Which input moves p90 cost most (each held at its median in turn)"
+
+
+# --- renderers ---------------------------------------------------------------------------------------
+
+
+def render_simulation_rich(s: Simulation) -> RenderableType:
+    parts: list[RenderableType] = []
+    stats = Table(title=headline(s), title_justify="left", header_style="bold")
+    stats.add_column("per run")
+    for h in _STAT_HEADERS:
+        stats.add_column(h, justify="right")
+    for name, cells in stat_rows(s):
+        stats.add_row(name, *cells)
+    parts.append(stats)
+    parts.append(Text("\n".join(limit_lines(s))))
+    inputs = Table(title="Uncertain inputs", title_justify="left", header_style="bold")
+    inputs.add_column("where")
+    inputs.add_column("line", justify="right")
+    inputs.add_column("distribution")
+    inputs.add_column("median", justify="right")
+    for i in s.inputs:
+        inputs.add_row(
+            escape(i.where), "" if i.line is None else str(i.line), escape(i.text), f"{i.median:,}"
+        )
+    parts.append(inputs)
+    parts.append(Text("Cost per run", style="bold"))
+    parts.append(Text("\n".join(histogram_lines(s))))
+    if s.sensitivity:
+        parts.append(Text(_SENSITIVITY_TITLE, style="bold"))
+        parts.append(Text("\n".join(sensitivity_lines(s))))
+    return Group(*parts)
+
+
+def render_simulation_markdown(s: Simulation) -> str:
+    lines = [f"##### {headline(s)}", ""]
+    lines.append("| per run | " + " | ".join(_STAT_HEADERS) + " |")
+    lines.append("|---|" + "---:|" * len(_STAT_HEADERS))
+    lines += [f"| {name} | " + " | ".join(cells) + " |" for name, cells in stat_rows(s)]
+    lines.append("")
+    lines += [f"- {line}" for line in limit_lines(s)]
+    lines += ["", "Uncertain inputs:", ""]
+    lines += [
+        f"- `{i.where}`" + (f" (line {i.line})" if i.line else "") + f": {i.text}, median {i.median:,}"
+        for i in s.inputs
+    ]
+    lines += ["", "Cost per run:", "", "```text", *histogram_lines(s), "```"]
+    if s.sensitivity:
+        lines += ["", _SENSITIVITY_TITLE + ":", "", *sensitivity_lines(s)]
+    return "\n".join(lines) + "\n"
+
+
+def _stat_dict(stat: Stat, usd: bool) -> dict[str, Any]:
+    def value(v: Decimal, mean: bool = False) -> Any:
+        if usd:
+            return fmt.exact(v.quantize(Decimal("1E-10"), rounding=ROUND_HALF_UP) if mean else v)
+        return fmt.exact(v.quantize(MEAN_PLACES, rounding=ROUND_HALF_UP)) if mean else int(v)
+
+    return {
+        "mean": value(stat.mean, mean=True),
+        "p50": value(stat.p50),
+        "p90": value(stat.p90),
+        "p99": value(stat.p99),
+        "min": value(stat.min),
+        "max": value(stat.max),
+    }
+
+
+def simulation_dict(s: Simulation) -> dict[str, Any]:
+    return {
+        "runs": s.runs,
+        "seed": s.seed,
+        "engine": s.engine,
+        "engine_note": s.engine_note,
+        "deterministic_usd": fmt.exact(s.deterministic_usd),
+        "cost_usd": _stat_dict(s.cost, usd=True),
+        "requests": _stat_dict(s.requests, usd=False),
+        "input_tokens": _stat_dict(s.input_tokens, usd=False),
+        "percentiles_usd": {label: fmt.exact(v) for label, v in s.percentile_usd},
+        "max_rounds": s.max_rounds,
+        "hit_max_rounds_runs": s.hit_max_rounds,
+        "stopped_by_budget_runs": s.stopped_by_budget,
+        "budget_usd": None if s.budget_usd is None else fmt.exact(s.budget_usd),
+        "over_budget_runs": s.over_budget,
+        "overrun_probability": (
+            None
+            if s.over_budget_share is None
+            else fmt.exact(s.over_budget_share.quantize(SHARE_PLACES, rounding=ROUND_HALF_UP))
+        ),
+        "inputs": [
+            {"where": i.where, "line": i.line, "distribution": i.text, "median": i.median} for i in s.inputs
+        ],
+        "histogram": [
+            {
+                "low_usd": fmt.exact(b.low_usd),
+                "high_usd": fmt.exact(b.high_usd),
+                "runs": b.runs,
+                "beyond_p99": b.beyond_p99,
+            }
+            for b in s.histogram
+        ],
+        "sensitivity": [
+            {"where": x.input.where, "p90_usd": fmt.exact(x.p90_usd), "drop_usd": fmt.exact(x.drop_usd)}
+            for x in s.sensitivity
+        ],
+    }
+
+
+def _csv(r: SimulatedReport) -> str:
+    """The per-run statistics: one row per quantity."""
+    s = r.simulation
+    rows = ["quantity,mean,p50,p90,p99,min,max"]
+    for name, stat, usd in (
+        ("cost_usd", s.cost, True),
+        ("requests", s.requests, False),
+        ("input_tokens", s.input_tokens, False),
+    ):
+        d = _stat_dict(stat, usd)
+        rows.append(",".join([name, *(str(d[k]) for k in ("mean", "p50", "p90", "p99", "min", "max"))]))
+    return "\n".join(rows) + "\n"
+
+
+def _total(r: SimulatedReport) -> Decimal:
+    return r.simulation.cost_at(r.at) if r.at is not None else r.simulation.cost.mean
+
+
+RENDERERS = (
+    SimulatedReport,
+    with_section(
+        lambda r: r.report,
+        "simulation",
+        lambda r: r.simulation,
+        simulation_dict,
+        render_simulation_rich,
+        render_simulation_markdown,
+        csv=_csv,
+        total=_total,
+    ),
+)

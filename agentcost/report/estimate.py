@@ -1,0 +1,445 @@
+"""Estimate -> Report: every figure a renderer shows is derived here, once. Renderers do no arithmetic.
+
+One report, many renderers (the Infracost model): ``table.render_table``, ``jsonfmt.render_json``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from agentcost.loop.estimate import DynamicsEffect, Estimate
+from agentcost.prices.lookup import PRICE_SOURCE_NAME
+from agentcost.tokens.context import ContextEditingEffect, ToolSearchEffect
+
+REPORT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class RequestLine:
+    index: int
+    kind: str  # "tool_use" | "reply" (a chat turn's plain-text answer) | "final"
+    tools: tuple[str, ...]
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    cost_usd: Decimal
+    running_usd: Decimal
+    continuation: bool = False  # an Anthropic pause_turn continuation of the request before
+    cache_expired: bool = False  # the cache entries this request would have read had expired
+    tier: str | None = None  # the long-context price tier the request crossed, e.g. ">200k"
+    subagents: tuple[SubagentLine, ...] = ()  # subagents this response's calls started
+    failed: bool = False  # a failed attempt (retries): an invalid call answered by an error result
+    model: str | None = None  # routing: the model this request ran on, when not the scenario's
+
+    @property
+    def label(self) -> str:
+        expired = " (cache expired)" if self.cache_expired else ""
+        if self.kind == "final":
+            return "final answer" + expired
+        names = ("reply", *self.tools) if self.kind == "reply" else self.tools  # + its server tools
+        failed = " (failed, retried)" if self.failed else ""
+        routed = f" [{self.model}]" if self.model else ""
+        return ", ".join(names) + (" (continued)" if self.continuation else "") + failed + routed + expired
+
+
+@dataclass(frozen=True)
+class Totals:
+    requests: int
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    input_usd: Decimal
+    output_usd: Decimal
+    cost_usd: Decimal
+    cached_share: Decimal | None  # cache reads / all input tokens; None when there is no input
+    fees_usd: Decimal = Decimal(0)  # server-tool fees (web search, code execution), part of cost_usd
+    storage_usd: Decimal = Decimal(0)  # Gemini explicit-cache storage, part of cost_usd
+    cache_creation_usd: Decimal = Decimal(0)  # Gemini explicit-cache creation, part of cost_usd
+    cache_expiries: int = 0  # requests that found the cache expired (a pause longer than the TTL)
+    subagents_usd: Decimal = Decimal(0)  # what subagents cost, part of cost_usd (and of the other sums)
+    subagent_requests: int = 0  # requests made by subagents, part of requests
+
+
+@dataclass(frozen=True)
+class TtlChoice:
+    """The run's cost with one cache lifetime: ``none`` (no caching), ``5m`` or ``1h``."""
+
+    ttl: str
+    cost_usd: Decimal
+    extra_usd: Decimal  # over the cheapest choice (0 for the cheapest)
+    cache_expiries: int
+
+
+@dataclass(frozen=True)
+class CacheStorageLine:
+    """A Gemini explicit cache: created ``creations`` times at the input price, stored ``hours``."""
+
+    tokens: int
+    creations: int
+    hours: Decimal
+    usd_per_mtok_hour: Decimal
+    creation_usd: Decimal
+    storage_usd: Decimal
+
+
+@dataclass(frozen=True)
+class BudgetLine:
+    limit_usd: Decimal
+    source: str
+    over: bool
+    headroom_usd: Decimal  # limit - total; negative when over
+
+
+@dataclass(frozen=True)
+class SubagentLine:
+    """A subagent started by a call, folded under the request whose response made the call.
+    ``requests`` and ``cost_usd`` include its own subagents (``report.totals``)."""
+
+    round: int  # 0-based round index in the parent's unrolled rounds
+    call: int  # 0-based call index in that round's response
+    label: str  # the file as the parent names it (e.g. "researcher.yaml"), or "inline"
+    path: str
+    inline: bool
+    model_id: str
+    requests: int
+    cost_usd: Decimal
+    report: Report
+
+    @property
+    def text(self) -> str:
+        """``subagent researcher.yaml (claude-haiku-4-5): 6 requests``"""
+        s = "" if self.requests == 1 else "s"
+        return f"subagent {self.label} ({self.model_id}): {self.requests} request{s}"
+
+
+@dataclass(frozen=True)
+class Report:
+    version: int
+    scenario_path: str
+    scenario_name: str | None
+    model_line: int | None  # the scenario's model: line (None when --model chose the model)
+    budget_line: int | None  # the scenario's limits.budget_usd line (None when --budget set it)
+    model: str
+    model_id: str
+    model_name: str
+    provider: str
+    price_source: str  # "genai-prices", or a --prices file as given
+    price_version: str  # genai-prices' version, or the user price entry's source text
+    as_of: str  # ISO 8601, UTC
+    pricing_urls: tuple[str, ...]
+    rates: dict[str, Decimal | None]  # per MTok: input, output, cache_read, cache_write, cache_write_1h
+    caching_mode: str
+    caching_is_default: bool
+    cache_ttl: str
+    cache_min_tokens: int
+    encoding: str
+    approximate: bool
+    count_method: str
+    count_notes: tuple[str, ...]
+    requests: tuple[RequestLine, ...]
+    totals: Totals
+    budget: BudgetLine | None
+    truncated: bool
+    rounds_planned: int
+    rounds_run: int
+    context_window: int | None
+    max_input_tokens: int
+    warnings: tuple[str, ...]
+    price_label: str = ""  # one line: "genai-prices 0.2.3 (current on 2026-11-30)", "prices.yaml (...)"
+    price_data_date: str | None = None  # ISO date the price data is last known current (genai-prices)
+    service_tier: str = "standard"
+    tier_thresholds: tuple[int, ...] = ()  # input tokens above which a request is repriced whole
+    ttl_comparison: tuple[TtlChoice, ...] = ()  # none / 5m / 1h for the scenario's pacing (Anthropic)
+    cache_storage: CacheStorageLine | None = None  # Gemini explicit cache (caching: explicit)
+    context_editing: ContextEditingEffect | None = None  # clearing old tool results, vs not clearing
+    tool_search: ToolSearchEffect | None = None  # deferred tools, vs every tool loaded up front
+    agent_dynamics: DynamicsEffect | None = None  # parallel calls and routing, vs their baselines
+    failed_requests: int = 0  # failed attempts (retries), this run's own
+    failed_usd: Decimal = Decimal(0)  # what they cost
+    failed_share: Decimal | None = None  # failed_usd / this run's cost (subagents excluded)
+    budget_stop: int | None = None  # limits.max_budget_usd stopped the run after this request
+
+    @property
+    def over_budget(self) -> bool:
+        return self.budget is not None and self.budget.over
+
+
+def joined_price_label(reports: Sequence[Report]) -> str:
+    """Where the prices of several reports come from, in one line: the sources' labels (a user
+    price file's followed by the models it priced) and the service tier when it is not standard::
+
+        genai-prices 0.2.3 (current on 2026-11-30); prices.yaml (self-hosted) for acme; batch service tier
+    """
+    sources: dict[str, list[str]] = {}
+    user: set[str] = set()
+    for r in reports:
+        label = r.price_label or f"{r.price_source} {r.price_version}"
+        ids = sources.setdefault(label, [])
+        if r.model_id not in ids:
+            ids.append(r.model_id)
+        if r.price_source != PRICE_SOURCE_NAME:
+            user.add(label)
+    ordered = sorted(sources.items(), key=lambda item: item[0] in user)  # genai-prices first
+    parts = [
+        f"{label} for {', '.join(ids)}" if label in user and len(sources) > 1 else label
+        for label, ids in ordered
+    ]
+    tiers: dict[str, list[str]] = {}
+    for r in reports:
+        names = tiers.setdefault(r.service_tier, [])
+        if r.model_id not in names:
+            names.append(r.model_id)
+    if len(tiers) == 1 and "standard" not in tiers:
+        parts.append(f"{next(iter(tiers))} service tier")
+    elif len(tiers) > 1:
+        parts.append("service tiers: " + "; ".join(f"{t} for {', '.join(ids)}" for t, ids in tiers.items()))
+    return "; ".join(parts)
+
+
+def build_report(est: Estimate) -> Report:
+    ledger, prices, counts = est.ledger, est.prices, est.counts
+    t = ledger.totals
+    requests = tuple(
+        RequestLine(
+            index=row.index,
+            kind=row.kind,
+            tools=row.tools,
+            input_tokens=row.usage.input_tokens,
+            cache_read_tokens=row.usage.cache_read_tokens,
+            cache_write_tokens=row.cache_write_total,
+            output_tokens=row.usage.output_tokens,
+            cost_usd=row.cost.total_usd,
+            running_usd=row.running_usd,
+            continuation=row.continuation,
+            cache_expired=row.cache_expired,
+            tier=prices.tier_label(row.usage.input_tokens),
+            failed=row.failed,
+            model=row.model,
+        )
+        for row in ledger.rows
+    )
+    totals = Totals(
+        requests=t.requests,
+        input_tokens=t.input_tokens,
+        cache_read_tokens=t.cache_read_tokens,
+        cache_write_tokens=t.cache_write_tokens,
+        output_tokens=t.output_tokens,
+        input_usd=t.input_usd,
+        output_usd=t.output_usd,
+        cost_usd=t.cost_usd,
+        cached_share=Decimal(t.cache_read_tokens) / Decimal(t.input_tokens) if t.input_tokens else None,
+        fees_usd=t.fees_usd,
+        storage_usd=t.storage_usd,
+        cache_creation_usd=t.cache_creation_usd,
+        cache_expiries=t.cache_expiries,
+    )
+    requests, totals = _fold_subagents(est, requests, totals)
+    budget = None
+    if est.budget is not None:
+        budget = BudgetLine(
+            limit_usd=est.budget.limit_usd,
+            source=est.budget.source,
+            over=est.over_budget,
+            headroom_usd=est.budget.limit_usd - totals.cost_usd,  # subagents included
+        )
+    warnings: list[str] = []
+    if ledger.budget_stop is not None:
+        warnings.append(
+            f"run stopped by limits.max_budget_usd ({est.scenario.limits.max_budget_usd} USD) after request"
+            f" {ledger.budget_stop}: {ledger.rounds_run} of {ledger.rounds_planned} rounds, no final answer"
+        )
+    elif ledger.truncated:
+        warnings.append(
+            f"run truncated by limits.max_rounds: {ledger.rounds_run} of {ledger.rounds_planned} rounds,"
+            " no final answer"
+        )
+    if est.scenario.cache_ttl == "1h" and prices.provider != "anthropic":
+        warnings.append(
+            f"cache_ttl: 1h has no effect on {prices.provider}: only Anthropic sells 1-hour cache writes"
+        )
+    window = prices.context_window
+    if window is not None and t.max_input_tokens > window:
+        warnings.append(
+            f"largest request ({t.max_input_tokens:,} input tokens) exceeds the context window of"
+            f" {prices.model_id} ({window:,})"
+        )
+    tiered = [r for r in requests if r.tier is not None]
+    if tiered:
+        numbers = ", ".join(str(r.index) for r in tiered)
+        crossed = sorted({r.tier for r in tiered if r.tier is not None})
+        warnings.append(
+            f"{len(tiered)} of {len(requests)} requests (#{numbers}) cross {prices.model_id}'s long-context"
+            f" tier ({', '.join(crossed)} input tokens): each is priced whole at the tier's higher rates"
+        )
+    return Report(
+        version=REPORT_VERSION,
+        scenario_path=str(est.scenario.path),
+        scenario_name=est.scenario.name,
+        model_line=est.scenario.model_line if est.prices.model_ref == est.scenario.model else None,
+        budget_line=(
+            est.scenario.limits.budget_line
+            if est.budget is not None and est.budget.source == "limits.budget_usd"
+            else None
+        ),
+        model=prices.model_ref,
+        model_id=prices.model_id,
+        model_name=prices.name,
+        provider=prices.provider,
+        price_source=prices.source.name,
+        price_version=prices.source.version,
+        as_of=prices.source.as_of.isoformat(),
+        pricing_urls=prices.source.urls,
+        rates={
+            "input": prices.input_mtok,
+            "output": prices.output_mtok,
+            "cache_read": prices.cache_read_mtok,
+            "cache_write": prices.cache_write_mtok,
+            "cache_write_1h": prices.cache_write_1h_mtok,
+        },
+        caching_mode=ledger.policy.mode,
+        caching_is_default=est.caching_is_default,
+        cache_ttl=ledger.policy.ttl_label,
+        cache_min_tokens=ledger.policy.min_tokens,
+        encoding=counts.encoding,
+        approximate=counts.approximate,
+        count_method=counts.method,
+        count_notes=counts.notes,
+        requests=requests,
+        totals=totals,
+        budget=budget,
+        truncated=ledger.truncated,
+        rounds_planned=ledger.rounds_planned,
+        rounds_run=ledger.rounds_run,
+        context_window=window,
+        max_input_tokens=t.max_input_tokens,
+        warnings=(*warnings, *prices.warnings, *_subagent_warnings(requests)),
+        price_label=prices.source.label,
+        price_data_date=None if prices.source.data_date is None else prices.source.data_date.isoformat(),
+        service_tier=prices.service_tier,
+        tier_thresholds=prices.tier_thresholds,
+        ttl_comparison=_ttl_choices(est),
+        cache_storage=_storage_line(est),
+        context_editing=est.context_editing,
+        tool_search=est.tool_search,
+        agent_dynamics=est.dynamics,
+        failed_requests=t.failed_requests,
+        failed_usd=t.failed_usd,
+        failed_share=t.failed_share,
+        budget_stop=ledger.budget_stop,
+    )
+
+
+def _ttl_choices(est: Estimate) -> tuple[TtlChoice, ...]:
+    if not est.ttl_comparison:
+        return ()
+    best = min(option.cost_usd for option in est.ttl_comparison)
+    subs = est.subagents_usd  # the parent's TTL does not change its subagents' cost; the run's total does
+    return tuple(
+        TtlChoice(o.label, o.cost_usd + subs, o.cost_usd - best, o.cache_expiries) for o in est.ttl_comparison
+    )
+
+
+def _storage_line(est: Estimate) -> CacheStorageLine | None:
+    s = est.ledger.storage
+    if s is None:
+        return None
+    return CacheStorageLine(
+        s.tokens, s.creations, s.hours, s.usd_per_mtok_hour, s.creation_usd, s.storage_usd
+    )
+
+
+def cheapest_ttl(report: Report) -> TtlChoice | None:
+    """The cheapest of the TTL choices (on a tie the first: no caching, then 5m, then 1h)."""
+    for choice in report.ttl_comparison:
+        if choice.extra_usd == 0:
+            return choice
+    return None
+
+
+def _fold_subagents(
+    est: Estimate, requests: tuple[RequestLine, ...], totals: Totals
+) -> tuple[tuple[RequestLine, ...], Totals]:
+    """Each subagent's report under the request that started it; the running column and the totals
+    with the subagents' costs included (agentcost.loop.subagents)."""
+    if not est.subagents:
+        return requests, totals
+    lines: list[RequestLine] = []
+    extra = Decimal(0)  # subagent costs so far, added to the running column
+    subs: list[SubagentLine] = []
+    for row, line in zip(est.ledger.rows, requests, strict=True):
+        folded: list[SubagentLine] = []
+        if row.round is not None and not row.continuation:
+            for (i, j), sub in sorted(est.subagents.items()):
+                if i == row.round:
+                    folded.append(_subagent_line(est, i, j, sub))
+        extra += sum((f.cost_usd for f in folded), Decimal(0))
+        subs.extend(folded)
+        lines.append(replace(line, subagents=tuple(folded), running_usd=line.running_usd + extra))
+    t = totals
+    parts = [f.report.totals for f in subs]
+    input_tokens = t.input_tokens + sum(p.input_tokens for p in parts)
+    cache_read = t.cache_read_tokens + sum(p.cache_read_tokens for p in parts)
+    totals = replace(
+        t,
+        requests=t.requests + sum(p.requests for p in parts),
+        input_tokens=input_tokens,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=t.cache_write_tokens + sum(p.cache_write_tokens for p in parts),
+        output_tokens=t.output_tokens + sum(p.output_tokens for p in parts),
+        input_usd=t.input_usd + sum((p.input_usd for p in parts), Decimal(0)),
+        output_usd=t.output_usd + sum((p.output_usd for p in parts), Decimal(0)),
+        cost_usd=t.cost_usd + sum((p.cost_usd for p in parts), Decimal(0)),
+        cached_share=Decimal(cache_read) / Decimal(input_tokens) if input_tokens else None,
+        fees_usd=t.fees_usd + sum((p.fees_usd for p in parts), Decimal(0)),
+        storage_usd=t.storage_usd + sum((p.storage_usd for p in parts), Decimal(0)),
+        cache_creation_usd=t.cache_creation_usd + sum((p.cache_creation_usd for p in parts), Decimal(0)),
+        cache_expiries=t.cache_expiries + sum(p.cache_expiries for p in parts),
+        subagents_usd=t.subagents_usd + sum((p.cost_usd for p in parts), Decimal(0)),
+        subagent_requests=t.subagent_requests + sum(p.requests for p in parts),
+    )
+    return tuple(lines), totals
+
+
+def _subagent_line(parent: Estimate, i: int, j: int, sub: Estimate) -> SubagentLine:
+    report = build_report(sub)
+    path = sub.scenario.path
+    inline = path == parent.scenario.path  # an inline subagent is read from its parent's file
+    label = "inline" if inline else os.path.relpath(path, parent.scenario.path.parent)
+    if inline and sub.scenario.name:
+        label = f"inline {sub.scenario.name!r}"
+    return SubagentLine(
+        round=i,
+        call=j,
+        label=label,
+        path=str(path),
+        inline=inline,
+        model_id=report.model_id,
+        requests=report.totals.requests,
+        cost_usd=report.totals.cost_usd,
+        report=report,
+    )
+
+
+def _subagent_warnings(requests: Sequence[RequestLine]) -> list[str]:
+    """Each distinct warning of a subagent's report, naming the subagent."""
+    seen: dict[str, None] = {}
+    for r in requests:
+        for sub in r.subagents:
+            for w in sub.report.warnings:
+                seen.setdefault(f"subagent {sub.label}: {w}")
+    return list(seen)
+
+
+def all_subagents(report: Report) -> list[SubagentLine]:
+    """Every subagent of a report, nested ones included, depth first."""
+    out: list[SubagentLine] = []
+    for r in report.requests:
+        for sub in r.subagents:
+            out.append(sub)
+            out.extend(all_subagents(sub.report))
+    return out

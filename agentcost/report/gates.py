@@ -1,0 +1,191 @@
+"""CI gates: checks on a report that make ``agentcost`` exit 1 when one trips.
+
+Every command that reads a scenario evaluates the gates that apply to it; each gate yields one
+``Gate`` with its own one-line message and, when known, the scenario file (and line) to point a
+GitHub Actions ``::error`` annotation at. Pure functions over reports; no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Literal
+
+from agentcost.report.estimate import Report, all_subagents
+from agentcost.report.fmt import exact, percent
+
+if TYPE_CHECKING:
+    from agentcost.loop.simulate import Simulation
+
+GateName = Literal["budget", "context_window", "max_increase", "max_increase_usd"]
+
+
+@dataclass(frozen=True)
+class Gate:
+    name: GateName
+    tripped: bool
+    message: str  # one line, says what was checked and the figures
+    file: str | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class IncreaseLimits:
+    """``--max-increase 10%`` (a fraction, 0.10) and ``--max-increase-usd 0.02``; None = not set."""
+
+    fraction: Decimal | None = None
+    usd: Decimal | None = None
+
+
+def budget_gate(report: Report) -> Gate | None:
+    """Total over the budget (``--budget`` or ``limits.budget_usd``); None when there is no budget."""
+    b = report.budget
+    if b is None:
+        return None
+    total = report.totals.cost_usd
+    verdict, relation = ("over budget", ">") if b.over else ("within budget", "<=")
+    return Gate(
+        name="budget",
+        tripped=b.over,
+        message=(
+            f"{report.scenario_path}: {verdict}: estimated ${exact(total)} {relation} ${exact(b.limit_usd)}"
+            f" ({b.source})"
+        ),
+        file=report.scenario_path,
+        line=report.budget_line,
+    )
+
+
+def context_gate(report: Report) -> Gate | None:
+    """A single request larger than the model's context window; None when the window is unknown.
+    A subagent's request over its own model's window trips it too (the first such subagent is named)."""
+    own = _own_context_gate(report)
+    if own is not None and own.tripped:
+        return own
+    for sub in all_subagents(report):
+        gate = _own_context_gate(sub.report)
+        if gate is not None and gate.tripped:
+            return Gate(
+                name=gate.name,
+                tripped=True,
+                message=f"subagent {sub.label} of {report.scenario_path}: {gate.message}",
+                file=gate.file,
+                line=gate.line,
+            )
+    return own
+
+
+def _own_context_gate(report: Report) -> Gate | None:
+    window = report.context_window
+    if window is None:
+        return None
+    biggest = report.max_input_tokens
+    over = biggest > window
+    relation = ">" if over else "<="
+    return Gate(
+        name="context_window",
+        tripped=over,
+        message=(
+            f"{report.scenario_path}: largest request {biggest:,} input tokens {relation}"
+            f" {report.model_id} context window {window:,}"
+        ),
+        file=report.scenario_path,
+        line=report.model_line,
+    )
+
+
+def estimate_gates(report: Report) -> tuple[Gate, ...]:
+    return tuple(g for g in (budget_gate(report), context_gate(report)) if g is not None)
+
+
+def percentile_budget_gate(report: Report, simulation: Simulation, at: str) -> Gate:
+    """The simulated cost at ``at`` (``p90``, ``mean``, ``max``) over the budget (there must be one)."""
+    b = report.budget
+    assert b is not None, "a percentile gate needs a budget"
+    cost = simulation.cost_at(at)
+    over = cost > b.limit_usd
+    verdict, relation = ("over budget", ">") if over else ("within budget", "<=")
+    share = simulation.over_budget_share
+    runs = f"{simulation.runs:,} runs, seed {simulation.seed}" + (
+        f"; {percent(share)} of runs over" if share is not None else ""
+    )
+    return Gate(
+        name="budget",
+        tripped=over,
+        message=(
+            f"{report.scenario_path}: {verdict} at {at}: simulated ${exact(cost)} {relation} "
+            f"${exact(b.limit_usd)} ({b.source}; {runs})"
+        ),
+        file=report.scenario_path,
+        line=report.budget_line,
+    )
+
+
+def simulation_gates(report: Report, simulation: Simulation, at: str | None) -> tuple[Gate, ...]:
+    """``estimate --simulate``: with ``--at`` the budget is checked at that statistic of the runs,
+    else on the estimate at the medians; the context window on the estimate."""
+    if at is None:
+        return estimate_gates(report)
+    gates = [percentile_budget_gate(report, simulation, at), context_gate(report)]
+    return tuple(g for g in gates if g is not None)
+
+
+def increase_gates(
+    label: str,
+    base_usd: Decimal,
+    head_usd: Decimal,
+    limits: IncreaseLimits,
+    *,
+    file: str | None = None,
+) -> tuple[Gate, ...]:
+    """The ``--max-increase`` / ``--max-increase-usd`` gates for one before/after pair."""
+    delta = head_usd - base_usd
+    gates: list[Gate] = []
+    if limits.fraction is not None:
+        if base_usd > 0:
+            change = delta / base_usd
+            tripped = change > limits.fraction
+            shown = ("+" if change > 0 else "") + percent(change)
+        else:
+            tripped = delta > 0
+            shown = "new cost" if delta > 0 else "no change"
+        relation = ">" if tripped else "<="
+        gates.append(
+            Gate(
+                name="max_increase",
+                tripped=tripped,
+                message=(
+                    f"{label}: cost ${exact(base_usd)} -> ${exact(head_usd)} ({shown})"
+                    f" {relation} allowed increase {percent(limits.fraction)}"
+                ),
+                file=file,
+            )
+        )
+    if limits.usd is not None:
+        tripped = delta > limits.usd
+        relation = ">" if tripped else "<="
+        gates.append(
+            Gate(
+                name="max_increase_usd",
+                tripped=tripped,
+                message=(
+                    f"{label}: cost ${exact(base_usd)} -> ${exact(head_usd)}"
+                    f" ({'+' if delta >= 0 else '-'}${exact(abs(delta))})"
+                    f" {relation} allowed increase ${exact(limits.usd)}"
+                ),
+                file=file,
+            )
+        )
+    return tuple(gates)
+
+
+def parse_increase(value: str) -> Decimal:
+    """``10%`` or ``10`` (percent either way) -> Decimal('0.1'). ValueError with a message otherwise."""
+    text = value.strip().removesuffix("%").strip()
+    try:
+        fraction = Decimal(text) / 100
+    except ArithmeticError:
+        raise ValueError(f"not a percentage: {value!r} (e.g. 10%)") from None
+    if not fraction.is_finite() or fraction < 0:
+        raise ValueError(f"must be a percentage >= 0, got {value!r}")
+    return fraction

@@ -1,0 +1,158 @@
+"""A content-addressed cache of validated scenarios, wrapped around
+:func:`agentcost.scenario.load.load_scenario`.
+
+Validating a scenario needs pydantic and the YAML parser (~0.2 s of imports and schema building);
+the validated :class:`~agentcost.scenario.model.Scenario` is a pure function of the bytes of every file the
+load reads, the ``--set`` overrides, the path as given and agentcost's own code. So a load first
+reads the scenario file and looks for an entry under
+
+    sha256(agentcost's source digest, the path as given, its absolute path, the overrides,
+           sha256 of the file's bytes)
+
+An entry lists every other file the load read (tools files, ``{file: ...}`` contents, subagent
+scenarios) with the sha256 of its bytes; those files are read and hashed again, and the entry is
+used only if every one is unchanged. The scenario itself is stored with
+:func:`agentcost.infra.diskcache.encode` (JSON; rebuilt through the dataclasses' constructors), and
+only if it decodes back to an equal scenario. Loads that fail are never cached, so every error message
+comes from the real loader.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agentcost.infra import diskcache
+
+if TYPE_CHECKING:
+    from agentcost.infra.files import Reader
+    from agentcost.scenario.model import Scenario
+
+_KIND = "scenario"
+
+# Set by the console script (agentcost.cli.main): on a cache miss, start building o200k_base (the
+# encoding of Claude, Gemini and most OpenAI models) in a background thread while the scenario is
+# validated, since the token counts are then probably not cached either. Off for library callers
+# and in-process tests, which should not find threads they did not start.
+warm_up_on_miss = False
+
+
+def load_scenario(
+    path: Path | str, *, overrides: Sequence[str] = (), reader: Reader | None = None
+) -> Scenario:
+    """:func:`agentcost.scenario.load.load_scenario`, through the cache (a custom ``reader`` bypasses it)."""
+    if isinstance(overrides, str):
+        raise TypeError("overrides is a sequence of PATH=VALUE texts, not one text")
+    cache = diskcache.get_cache() if reader is None else None
+    if cache is None:
+        _warm_up()
+        return _load(path, overrides, reader)
+    from agentcost.infra.files import read_file  # bounded: a huge file is refused before it is read
+
+    path = Path(path)
+    absolute = os.path.abspath(path)
+    try:
+        main = read_file(Path(absolute))
+    except Exception:  # unreadable, too large...: the loader words the error
+        return _load(path, overrides, None)
+    key = diskcache.digest(
+        "scenario/1",
+        diskcache.source_digest(),
+        str(path),
+        absolute,
+        tuple(overrides),
+        hashlib.sha256(main).hexdigest(),
+    )
+    stored = cache.get_blob(_KIND, key)
+    if stored is not None:
+        found = _valid(stored)
+        if found is not None:
+            return found
+    _warm_up()
+    read: dict[str, str] = {}
+
+    def recording(file: Path) -> bytes:
+        data = read_file(file)
+        read[str(file)] = hashlib.sha256(data).hexdigest()
+        return data
+
+    scenario = _load(path, overrides, recording)
+    others = tuple((name, sha) for name, sha in read.items() if name != absolute)
+    if read.get(absolute) != hashlib.sha256(main).hexdigest():
+        return scenario  # the file changed while it was read: do not cache either version
+    try:
+        data = diskcache.encode((others, scenario))
+        if diskcache.decode(data) != (others, scenario):
+            return scenario
+    except diskcache.CodecError:
+        return scenario
+    cache.put_blob(_KIND, key, data)
+    return scenario
+
+
+def is_project_file(path: Path | str) -> bool:
+    """:func:`agentcost.scenario.project.is_project_file` through the cache: it is a function of the file's
+    bytes (and agentcost's code), and answering it loads the YAML parser and the project schema."""
+    cache = diskcache.get_cache()
+    if cache is None:
+        return _is_project(path)
+    from agentcost.infra.files import read_file
+
+    try:
+        data = read_file(Path(os.path.abspath(path)))
+    except Exception:  # unreadable or too large: the uncached check answers
+        return _is_project(path)
+    key = diskcache.digest("project-file/1", diskcache.source_digest(), hashlib.sha256(data).hexdigest())
+    stored = cache.get_blob("project-file", key)
+    if stored in (b"0", b"1"):
+        return stored == b"1"
+    answer = _is_project(path)
+    cache.put_blob("project-file", key, b"1" if answer else b"0", now=False)
+    return answer
+
+
+def _is_project(path: Path | str) -> bool:
+    from agentcost.scenario.project import is_project_file as check
+
+    return check(path)
+
+
+def _warm_up() -> None:
+    if warm_up_on_miss:
+        from agentcost.tokens.count import warm_up_encoding
+
+        warm_up_encoding("o200k_base")
+
+
+def _valid(stored: bytes) -> Scenario | None:
+    """The cached scenario if every other file it read is unchanged."""
+    from agentcost.scenario.model import Scenario
+
+    try:
+        entry = diskcache.decode(stored)
+        others, scenario = entry
+    except (diskcache.CodecError, TypeError, ValueError):
+        return None
+    if not isinstance(scenario, Scenario) or not isinstance(others, tuple):
+        return None
+    from agentcost.infra.files import read_file
+
+    for item in others:
+        if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
+            return None
+        name, sha = item
+        try:
+            if hashlib.sha256(read_file(Path(name))).hexdigest() != sha:
+                return None
+        except Exception:  # unreadable or too large now: let the loader say so
+            return None
+    return scenario
+
+
+def _load(path: Path | str, overrides: Sequence[str], reader: Reader | None) -> Scenario:
+    from agentcost.scenario.load import load_scenario as load
+
+    return load(path, overrides=overrides, reader=reader)

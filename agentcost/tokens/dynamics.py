@@ -1,0 +1,192 @@
+"""Agent dynamics on the token-count side: parallel calls, retries, result trimming and routing.
+
+* Parallel calls (``Round.calls`` with several calls) are counted by the provider rules as one
+  response with N tool calls and one set of N results (:func:`agentcost.tokens.count.count_tokens`);
+  :func:`sequential_equivalent` makes the same calls one per round, for the comparison.
+* Retries: :func:`failures_per_round` spreads the failed calls of ``Scenario.retries`` evenly over
+  the tool rounds; :func:`insert_retries` puts a failed attempt (``RoundTokens.failed``) before each
+  round that fails: the round's response written again (output), every call answered by the error
+  result; it stays in the conversation like any other turn.
+* Result trimming: :func:`cap_results` caps every result body at ``trim.max_tokens``;
+  ``trim.keep_last`` is a clearing of old results at every request (:func:`trim_editing`), applied
+  by the accountant like context editing, with the same cache consequence (the prefix after the
+  first replaced result is written again).
+* Routing: ``RoundTokens.model`` is the round's ``model``; inserted requests (tool search, failed
+  attempts) run on the model of the round they precede (:func:`route_inserted`).
+
+See docs/accounting.md ("Agent dynamics").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from decimal import ROUND_HALF_UP
+from typing import TYPE_CHECKING
+
+from agentcost.scenario.model import Content, ContextEditing, ResultTrim, Round, Scenario
+from agentcost.tokens.counts import RoundTokens
+
+if TYPE_CHECKING:
+    from agentcost.tokens.count import Rules
+
+DEFAULT_ERROR_TOKENS = 40
+"""Body of a validation error sent back for a failed call when ``retries.error`` is not given. Ours:
+the size of a one-line tool error naming the bad parameter (e.g. ``InputValidationError: Read failed
+due to the following issue: The required parameter `file_path` is missing``)."""
+
+TRIM_PLACEHOLDER_TOKENS = 10
+"""Body of the placeholder an older result becomes under ``trim.keep_last`` (e.g. ``[result of Read
+removed to save context]``). Ours; context editing's ``placeholder`` has the same default."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Parallel calls
+
+
+def sequential_equivalent(scenario: Scenario) -> Scenario:
+    """The same scenario with every parallel batch made one call per round, in order.
+
+    The first round of a split batch keeps the response's text, thinking and server tools; each
+    keeps the batch's ``model`` and ``seconds`` (every round is a model call and a tool run).
+    ``limits.max_rounds`` is scaled so that the same calls run: the split rounds of the first
+    ``max_rounds`` batches.
+    """
+    rounds: list[Round] = []
+    run_calls = 0  # split rounds of the first max_rounds rounds
+    limit = scenario.limits.max_rounds
+    for n, round_ in enumerate(scenario.rounds):
+        if len(round_.calls) <= 1:
+            rounds.append(round_)
+        else:
+            first, *rest = round_.calls
+            rounds.append(replace(round_, calls=(first,)))
+            rounds.extend(
+                Round(calls=(call,), line=round_.line, model=round_.model, seconds=round_.seconds)
+                for call in rest
+            )
+        if limit is not None and n < limit:
+            run_calls = len(rounds)
+    limits = scenario.limits if limit is None else replace(scenario.limits, max_rounds=max(run_calls, 1))
+    return replace(scenario, rounds=tuple(rounds), limits=limits)
+
+
+def has_parallel_calls(scenario: Scenario) -> bool:
+    return any(len(r.calls) > 1 for r in scenario.rounds)
+
+
+# ---------------------------------------------------------------------------------------------
+# Retries
+
+
+def failures(scenario: Scenario) -> int:
+    """Failed calls in all: ``retries.count``, else ``retries.share`` of the tool rounds (rounded
+    half up)."""
+    retries = scenario.retries
+    if retries.count:
+        return retries.count
+    tool_rounds = sum(1 for r in scenario.rounds if r.calls)
+    return int((retries.share * tool_rounds).to_integral_value(rounding=ROUND_HALF_UP))
+
+
+def failures_per_round(scenario: Scenario) -> tuple[int, ...]:
+    """How many failed attempts precede each round: ``f`` failures spread evenly over the ``n`` tool
+    rounds (tool round ``j`` gets ``floor((j+1)f/n) - floor(jf/n)``); chat turns never fail."""
+    f = failures(scenario)
+    n = sum(1 for r in scenario.rounds if r.calls)
+    out: list[int] = []
+    j = 0
+    for round_ in scenario.rounds:
+        if not round_.calls or f == 0:
+            out.append(0)
+            continue
+        out.append((j + 1) * f // n - j * f // n)
+        j += 1
+    return tuple(out)
+
+
+def failed_round(round_: Round, error: Content | None) -> Round:
+    """The failed attempt of a round: the same response, every call answered by the error."""
+    result = error if error is not None else Content(tokens=DEFAULT_ERROR_TOKENS)
+    calls = tuple(replace(call, result=result, subagent=None) for call in round_.calls)
+    return Round(
+        calls=calls, thinking=round_.thinking, text=round_.text, line=round_.line, model=round_.model
+    )
+
+
+def insert_retries(
+    scenario: Scenario, rounds: Sequence[RoundTokens], count: Callable[[Round], RoundTokens]
+) -> list[RoundTokens]:
+    """``rounds`` (one per scenario round) with each round's failed attempts before it; ``count``
+    turns a failed attempt (a :class:`Round`) into its tokens."""
+    per_round = failures_per_round(scenario)
+    if not any(per_round):
+        return list(rounds)
+    out: list[RoundTokens] = []
+    memo: dict[Round, RoundTokens] = {}
+    for round_, counted, fails in zip(scenario.rounds, rounds, per_round, strict=True):
+        if fails:
+            attempt = memo.get(round_)
+            if attempt is None:
+                attempt = replace(count(failed_round(round_, scenario.retries.error)), failed=True)
+                memo[round_] = attempt
+            out.extend([attempt] * fails)
+        out.append(counted)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Result trimming
+
+
+def cap_results(round_: Round, rules: Rules, trim: ResultTrim | None) -> Round:
+    """The round with every result body capped at ``trim.max_tokens`` (as the provider counts it)."""
+    if trim is None or trim.max_tokens is None or not round_.calls:
+        return round_
+    cap = trim.max_tokens
+    calls = tuple(
+        replace(call, result=Content(tokens=cap)) if rules.server_result(call.result) > cap else call
+        for call in round_.calls
+    )
+    return round_ if calls == round_.calls else replace(round_, calls=calls)
+
+
+def trim_editing(trim: ResultTrim | None) -> ContextEditing | None:
+    """``trim.keep_last`` as a clearing at every request: results older than the last ``keep_last``
+    become :data:`TRIM_PLACEHOLDER_TOKENS` (None: nothing to clear)."""
+    if trim is None or trim.keep_last is None:
+        return None
+    return ContextEditing(
+        trigger=0, keep=trim.keep_last, clear_at_least=0, placeholder=TRIM_PLACEHOLDER_TOKENS
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Routing
+
+
+def route_inserted(rounds: Sequence[RoundTokens]) -> list[RoundTokens]:
+    """Inserted requests (tool search, failed attempts) run on the model of the round they precede."""
+    out = list(rounds)
+    following: str | None = None
+    for i in range(len(out) - 1, -1, -1):
+        r = out[i]
+        if r.inserted:
+            if r.model != following:
+                out[i] = replace(r, model=following)
+        else:
+            following = r.model
+    return out
+
+
+def routed_models(scenario: Scenario) -> tuple[str, ...]:
+    """The models rounds are routed to, in first-use order (the scenario's own model excluded)."""
+    return tuple(dict.fromkeys(r.model for r in scenario.rounds if r.model is not None))
+
+
+def without_routing(scenario: Scenario, model: str | None = None) -> Scenario:
+    """Every request on one model: the scenario's (``model`` None) or ``model``."""
+    rounds = tuple(replace(r, model=None) if r.model is not None else r for r in scenario.rounds)
+    if model is None:
+        return replace(scenario, rounds=rounds)
+    return replace(scenario, rounds=rounds, model=model, provider=None)
