@@ -109,7 +109,7 @@ def compose(text: str) -> yaml.Node | None:
                 depth += 1
                 if depth > _COMPOSE_DEPTH:
                     error = yaml.MarkedYAMLError(problem="maximum nesting depth exceeded")
-                    error.problem_mark = event.start_mark  # the C parser's Mark has the same fields
+                    error.problem_mark = event.start_mark  # type: ignore[assignment]  # the C Mark has the same fields
                     raise error
             elif isinstance(event, _CLOSES):
                 depth -= 1
