@@ -809,12 +809,18 @@ def run(argv: list[str] | None = None) -> int:
     return result if isinstance(result, int) else 0
 
 
+def _warm_up_o200k() -> None:
+    from agentcost.tokens.count import warm_up_encoding
+
+    warm_up_encoding("o200k_base")
+
+
 def main() -> None:
     """The console script. A bug (any exception that is not bad input) prints its traceback and
     exits 3, so that CI never mistakes it for a tripped gate (exit 1)."""
     import agentcost.scenario.cache
 
-    agentcost.scenario.cache.warm_up_on_miss = True  # a scenario not in the cache: build o200k early
+    agentcost.scenario.cache.on_miss = _warm_up_o200k  # a scenario not in the cache: build o200k early
     try:
         code = run()
     except KeyboardInterrupt:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,11 +33,12 @@ if TYPE_CHECKING:
 
 _KIND = "scenario"
 
-# Set by the console script (agentcost.cli.main): on a cache miss, start building o200k_base (the
-# encoding of Claude, Gemini and most OpenAI models) in a background thread while the scenario is
-# validated, since the token counts are then probably not cached either. Off for library callers
-# and in-process tests, which should not find threads they did not start.
-warm_up_on_miss = False
+# Set by the console script (agentcost.cli.main): called on a cache miss, to start building o200k_base
+# (the encoding of Claude, Gemini and most OpenAI models) in a background thread while the scenario
+# is validated, since the token counts are then probably not cached either. A hook rather than an
+# import, so that the scenario stage knows nothing of the tokens stage. None for library callers and
+# in-process tests, which should not find threads they did not start.
+on_miss: Callable[[], None] | None = None
 
 
 def load_scenario(
@@ -121,10 +122,8 @@ def _is_project(path: Path | str) -> bool:
 
 
 def _warm_up() -> None:
-    if warm_up_on_miss:
-        from agentcost.tokens.count import warm_up_encoding
-
-        warm_up_encoding("o200k_base")
+    if on_miss is not None:
+        on_miss()
 
 
 def _valid(stored: bytes) -> Scenario | None:
