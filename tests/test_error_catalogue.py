@@ -11,7 +11,6 @@ hostile ones (huge files, alias bombs, deep nesting, round counts).
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -731,17 +730,14 @@ def test_error_catalogue(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     write_files(tmp_path, files)
-    start = time.perf_counter()
     try:
         exit_code = run(argv.split() if isinstance(argv, str) else argv)
     finally:
         for path in tmp_path.rglob("*"):
             path.chmod(0o700 if path.is_dir() else 0o600)  # so that pytest can remove mode-000 files
-    elapsed = time.perf_counter() - start
     out, err = capsys.readouterr()
     assert err == f"agentcost: error: {message}\n"
     assert (exit_code, out) == (code, "")
-    assert elapsed < 5, f"{elapsed:.1f} s to refuse a bad input"
 
 
 # ---------------------------------------------------------------------------------------------
