@@ -1,0 +1,249 @@
+"""The public Python API: the CLI's own pipeline (scenario -> tokens -> prices -> loop -> report).
+
+``import agentcost`` exposes these names lazily; nothing heavy is imported until one is used::
+
+    import agentcost
+
+    result = agentcost.estimate("scenarios/bugfix.yaml", as_of="2026-11-30")
+    result.total_cost_usd          # Decimal('0.0312129'), what `agentcost estimate -q` prints
+    result.to_json()               # the text `agentcost estimate --format json` prints
+
+A scenario is a path, a mapping (the parsed YAML; the files it names are read relative to
+``base_dir``) or a :class:`~agentcost.scenario.model.Scenario` from :func:`load_scenario`. Options are
+keyword-only; ``as_of`` takes a date, an aware or naive datetime (naive means UTC), an ISO text or
+``None`` (today, UTC). Bad input raises :class:`~agentcost.errors.InputError`, whose text is the line
+the CLI prints.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentcost.errors import InputError
+
+if TYPE_CHECKING:
+    from agentcost.commands.compare import CompareReport
+    from agentcost.loop.estimate import Estimate
+    from agentcost.prices.user import UserPrices
+    from agentcost.report.estimate import Report, RequestLine, Totals
+    from agentcost.report.gates import Gate
+    from agentcost.scenario.model import Scenario
+
+    PathLike = str | os.PathLike[str]
+    ScenarioInput = PathLike | Mapping[str, Any] | Scenario
+    DateInput = date | datetime | str | None
+
+MAPPING_NAME = "<mapping>.yaml"
+"""The file name a scenario given as a mapping is reported under (inside ``base_dir``)."""
+
+
+@dataclass(frozen=True)
+class EstimateResult:
+    """One scenario's estimate: the report every renderer reads, and the gates it was checked against."""
+
+    report: Report
+    estimate: Estimate
+    gates: tuple[Gate, ...]
+
+    @property
+    def total_cost_usd(self) -> Decimal:
+        """What the task costs, subagents included: the figure ``agentcost estimate -q`` prints (the
+        same exact value, written without trailing zeros)."""
+        from agentcost.report.fmt import exact
+
+        return Decimal(exact(self.report.totals.cost_usd))
+
+    @property
+    def requests(self) -> tuple[RequestLine, ...]:
+        """The ledger: one line per billed request, in order."""
+        return self.report.requests
+
+    @property
+    def totals(self) -> Totals:
+        return self.report.totals
+
+    @property
+    def passed(self) -> bool:
+        """No gate tripped (budget, context window): the CLI would exit 0."""
+        return not any(g.tripped for g in self.gates)
+
+    def to_json(self) -> str:
+        """The JSON report, byte for byte what ``--format json`` prints (docs/json.md)."""
+        return _json(self.report, self.gates)
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """One scenario on several models, cheapest first: what ``agentcost compare`` shows."""
+
+    report: CompareReport
+    gates: tuple[Gate, ...]
+
+    @property
+    def passed(self) -> bool:
+        return not any(g.tripped for g in self.gates)
+
+    def to_json(self) -> str:
+        return _json(self.report, self.gates)
+
+
+def load_scenario(
+    scenario: PathLike | Mapping[str, Any],
+    *,
+    overrides: Sequence[str] = (),
+    base_dir: PathLike | None = None,
+) -> Scenario:
+    """Read and validate a scenario file (or a parsed mapping), with ``--set``-style ``overrides``."""
+    if isinstance(overrides, str):
+        raise TypeError("overrides is a sequence of PATH=VALUE texts, not one text")
+    from agentcost.scenario.cache import load_scenario as load
+
+    if isinstance(scenario, Mapping):
+        path, reader = _mapping_source(scenario, base_dir)
+        return load(path, overrides=tuple(overrides), reader=reader)
+    if base_dir is not None:
+        scenario = Path(base_dir, scenario)
+    return load(Path(scenario), overrides=tuple(overrides))
+
+
+def estimate(
+    scenario: ScenarioInput,
+    *,
+    as_of: DateInput = None,
+    model: str | None = None,
+    budget_usd: Decimal | int | str | None = None,
+    overrides: Sequence[str] = (),
+    service_tier: str | None = None,
+    prices: PathLike | None = None,
+    base_dir: PathLike | None = None,
+) -> EstimateResult:
+    """Estimate one scenario: what ``agentcost estimate SCENARIO`` computes.
+
+    ``model`` replaces the scenario's model, ``budget_usd`` its budget (``--budget``), ``service_tier``
+    its tier; ``prices`` is a price file (``--prices``); ``overrides`` are ``PATH=VALUE`` texts
+    (``--set``), applied before validation.
+    """
+    from agentcost.loop.estimate import estimate_scenario
+    from agentcost.report.estimate import build_report
+    from agentcost.report.gates import estimate_gates
+
+    loaded = _scenario(scenario, overrides, base_dir)
+    est = estimate_scenario(
+        loaded,
+        as_of=_as_of(as_of),
+        model=model,
+        budget_usd=_usd(budget_usd, "budget_usd"),
+        service_tier=service_tier,
+        user_prices=_user_prices(prices),
+    )
+    report = build_report(est)
+    return EstimateResult(report, est, estimate_gates(report))
+
+
+def compare(
+    scenario: ScenarioInput,
+    models: Sequence[str],
+    *,
+    as_of: DateInput = None,
+    overrides: Sequence[str] = (),
+    service_tier: str | None = None,
+    prices: PathLike | None = None,
+    base_dir: PathLike | None = None,
+) -> CompareResult:
+    """Estimate one scenario on each of ``models`` (names, ``provider/model`` or globs, as ``-m`` takes)."""
+    if isinstance(models, str):
+        raise TypeError("models is a sequence of model names, not one name")
+    from agentcost.commands.compare import compare_gates, compare_models, expand_models
+
+    loaded = _scenario(scenario, overrides, base_dir)
+    when = _as_of(as_of)
+    user_prices = _user_prices(prices)
+    names = expand_models(models, as_of=when, user_prices=user_prices, service_tier=service_tier)
+    report = compare_models(loaded, names, as_of=when, service_tier=service_tier, user_prices=user_prices)
+    return CompareResult(report, tuple(compare_gates(report)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs
+
+
+def _scenario(scenario: ScenarioInput, overrides: Sequence[str], base_dir: PathLike | None) -> Scenario:
+    from agentcost.scenario.model import Scenario
+
+    if isinstance(scenario, Scenario):
+        if overrides:
+            raise TypeError("overrides apply while a scenario is read: pass a path or a mapping")
+        return scenario
+    return load_scenario(scenario, overrides=overrides, base_dir=base_dir)
+
+
+def _mapping_source(scenario: Mapping[str, Any], base_dir: PathLike | None) -> tuple[Path, Any]:
+    """A virtual file holding the mapping as YAML, and a reader that serves it (others from disk)."""
+    import yaml
+
+    from agentcost.infra.files import read_file
+
+    try:
+        text = yaml.safe_dump(dict(scenario), sort_keys=False, allow_unicode=True)
+    except yaml.YAMLError as err:
+        raise TypeError(f"the scenario mapping holds a value YAML cannot represent: {err}") from None
+    path = Path(base_dir if base_dir is not None else ".", MAPPING_NAME)
+    absolute = os.path.abspath(path)  # readers are handed absolute paths
+    data = text.encode("utf-8")
+
+    def reader(file: Path) -> bytes:
+        return data if os.path.abspath(file) == absolute else read_file(file)
+
+    return path, reader
+
+
+def _as_of(value: DateInput) -> datetime:
+    """A price date: naive datetimes are UTC, dates are midnight UTC, texts are ISO dates or times."""
+    from agentcost.loop.estimate import parse_as_of, today
+
+    if value is None:
+        return today()
+    if isinstance(value, str):
+        try:
+            return parse_as_of(value)
+        except InputError as err:
+            raise InputError(err.message, key="as_of", hint=err.hint) from None
+    if isinstance(value, datetime):
+        return value.astimezone(UTC) if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    raise TypeError(f"as_of must be a date, a datetime, an ISO text or None, not {type(value).__name__}")
+
+
+def _usd(value: Decimal | int | str | None, key: str) -> Decimal | None:
+    if value is None:
+        return None
+    if isinstance(value, float):
+        raise TypeError(f"{key}: give a Decimal, an int or a text ('0.05'), not a float")
+    try:
+        amount = Decimal(value)
+    except InvalidOperation:
+        raise InputError(f"not a dollar amount: {value!r}", key=key, hint="e.g. '0.05'") from None
+    if not amount.is_finite() or amount <= 0:
+        raise InputError(f"must be a dollar amount above 0, got {value!r}", key=key)
+    return amount
+
+
+def _user_prices(path: PathLike | None) -> UserPrices | None:
+    if path is None:
+        return None
+    from agentcost.prices.user import load_user_prices
+
+    return load_user_prices(Path(path))
+
+
+def _json(report: object, gates: Sequence[Gate]) -> str:
+    from agentcost.render.output import Format, render_text
+
+    return render_text(report, Format.json, gates=gates)
