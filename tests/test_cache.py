@@ -545,3 +545,24 @@ def test_the_database_uses_wal() -> None:
     with sqlite3.connect(db_path()) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal"
     conn.close()
+
+
+def test_a_locked_database_is_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database another process holds locked is not "corrupt": this run goes without the cache and
+    the other's entries stay (two CI writers once lost theirs when the first open met a lock)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(diskcache, "BUSY_TIMEOUT_S", 0.05)
+    db = tmp_path / "agentcost" / diskcache.DB_NAME
+    db.parent.mkdir(parents=True)
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("CREATE TABLE other (x)")
+    holder.execute("INSERT INTO other VALUES (1)")
+    holder.execute("BEGIN EXCLUSIVE")  # as a writer in the middle of its transaction
+    try:
+        cache = diskcache.DiskCache(db.parent)
+        assert cache.token_counts("s", [diskcache.text_digest("a")]) == {}
+        assert not cache.usable and cache.stats.errors == 1
+    finally:
+        holder.execute("COMMIT")
+    assert holder.execute("SELECT x FROM other").fetchall() == [(1,)]
+    holder.close()

@@ -225,7 +225,12 @@ class DiskCache:
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             self._conn = self._open(sqlite3)
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as err:
+            if getattr(err, "sqlite_errorcode", None) not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+                # busy or locked (OperationalError is a DatabaseError too): another process is using
+                # a good database; this run goes without the cache and deletes nothing
+                self._fail()
+                return self._conn
             # not a database (a corrupt or foreign file): replace it once
             self._close_quietly()
             try:
@@ -246,9 +251,17 @@ class DiskCache:
         row = conn.execute("PRAGMA user_version").fetchone()
         if row is None or row[0] != 1:
             conn.execute("PRAGMA journal_mode=WAL")  # persistent; a no-op where WAL is impossible
-            for statement in _SCHEMA:
-                conn.execute(statement)
-            conn.execute("PRAGMA user_version=1")
+            # the write lock first, so that a process creating the tables at the same moment makes
+            # this one wait (busy timeout) rather than fail to upgrade a read lock mid-statement
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                conn.execute("PRAGMA user_version=1")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
         conn.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: no corruption on power loss
         conn.execute("SELECT 1 FROM tokens LIMIT 1").fetchall()  # a corrupt file fails here
         return conn
