@@ -13,11 +13,13 @@ from typing import Any
 import pytest
 
 import agentcost.infra.yamlread as yamlread
-import agentcost.scenario.load as scenario_module
+import agentcost.scenario.format as scenario_format
+import agentcost.scenario.overrides as scenario_overrides
+import agentcost.scenario.values as scenario_values
 from agentcost.errors import InputError
 from agentcost.infra.gitread import GitReader, git_reader
 from agentcost.loop.estimate import estimate_scenario
-from agentcost.scenario.load import OverrideError, Reader, load_scenario
+from agentcost.scenario.load import OverrideError, Reader, read_scenario
 from agentcost.scenario.model import Content, Scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +36,7 @@ def write(tmp_path: Path, text: str, name: str = "s.yaml") -> Path:
 
 
 def load_text(tmp_path: Path, text: str, *overrides: str) -> Scenario:
-    return load_scenario(write(tmp_path, text), overrides=overrides)
+    return read_scenario(write(tmp_path, text), overrides=overrides)
 
 
 def results(s: Scenario) -> list[Content]:
@@ -54,12 +56,12 @@ def snapshot(root: Path) -> dict[str, str]:
 
 
 def test_without_overrides_nothing_changes() -> None:
-    assert load_scenario(RESEARCH) == load_scenario(RESEARCH, overrides=())
-    assert load_scenario(RESEARCH).overrides == ()
+    assert read_scenario(RESEARCH) == read_scenario(RESEARCH, overrides=())
+    assert read_scenario(RESEARCH).overrides == ()
 
 
 def test_model_and_limits() -> None:
-    s = load_scenario(RESEARCH, overrides=["model=claude-sonnet-4-5", "limits.max_rounds=40"])
+    s = read_scenario(RESEARCH, overrides=["model=claude-sonnet-4-5", "limits.max_rounds=40"])
     assert s.model == "claude-sonnet-4-5"
     assert s.model_line is None  # the model is not on a line of the file any more
     assert s.limits.max_rounds == 40 and s.limits.max_rounds_line is None
@@ -68,8 +70,8 @@ def test_model_and_limits() -> None:
 
 
 def test_every_result_becomes_the_same_size() -> None:
-    before = load_scenario(RESEARCH)
-    s = load_scenario(RESEARCH, overrides=["rounds[*].result.tokens=2000"])
+    before = read_scenario(RESEARCH)
+    s = read_scenario(RESEARCH, overrides=["rounds[*].result.tokens=2000"])
     assert len(s.rounds) == 30  # repeats unrolled as before
     assert results(s) == [Content(tokens=2000)] * 30
     # the rest of each round is unchanged: calls, thinking, text, lines
@@ -80,7 +82,7 @@ def test_every_result_becomes_the_same_size() -> None:
 
 
 def test_an_input_mapping_and_a_default() -> None:
-    s = load_scenario(RESEARCH, overrides=["rounds[0].input={query: x}", "defaults.result=10"])
+    s = read_scenario(RESEARCH, overrides=["rounds[0].input={query: x}", "defaults.result=10"])
     assert s.rounds[0].calls[0].input == Content(text='{"query":"x"}')
     sizes = [c.tokens for c in results(s)]
     # rounds with their own result keep it; the 24 that took the default now get 10
@@ -88,16 +90,16 @@ def test_an_input_mapping_and_a_default() -> None:
 
 
 def test_negative_index_is_counted_from_the_end() -> None:
-    s = load_scenario(RESEARCH, overrides=["rounds[-1].result=7", "rounds[-1].thinking=5"])
+    s = read_scenario(RESEARCH, overrides=["rounds[-1].result=7", "rounds[-1].thinking=5"])
     assert s.rounds[-1].calls[0].result == Content(tokens=7) and s.rounds[-1].thinking == 5
 
 
 def test_doubled_results_cost_more_by_exactly_the_resent_tokens() -> None:
     small = estimate_scenario(
-        load_scenario(RESEARCH, overrides=["rounds[*].result.tokens=2000"]), as_of=AS_OF
+        read_scenario(RESEARCH, overrides=["rounds[*].result.tokens=2000"]), as_of=AS_OF
     )
     large = estimate_scenario(
-        load_scenario(RESEARCH, overrides=["rounds[*].result.tokens=4000"]), as_of=AS_OF
+        read_scenario(RESEARCH, overrides=["rounds[*].result.tokens=4000"]), as_of=AS_OF
     )
     # 30 rounds, 31 requests: the result of round i is sent in requests i+1 .. 31, so the 2,000
     # extra tokens of each result are sent 30 + 29 + ... + 1 = 465 times
@@ -107,7 +109,7 @@ def test_doubled_results_cost_more_by_exactly_the_resent_tokens() -> None:
 
 
 def test_the_model_override_is_priced() -> None:
-    s = load_scenario(RESEARCH, overrides=["model=claude-sonnet-4-5"])
+    s = read_scenario(RESEARCH, overrides=["model=claude-sonnet-4-5"])
     est = estimate_scenario(s, as_of=AS_OF)
     assert est.prices.provider == "anthropic"
 
@@ -222,15 +224,15 @@ def test_user_files_are_never_modified(tmp_path: Path) -> None:
     write(tmp_path, "r", "r.txt")
     path = write(tmp_path, BASE + "rounds:\n  - {tool: a, call_tokens: 1, result: {file: r.txt}}\n")
     before = snapshot(tmp_path)
-    load_scenario(path, overrides=["rounds[*].result.text=x", "limits.max_rounds=1", "model=y"])
+    read_scenario(path, overrides=["rounds[*].result.text=x", "limits.max_rounds=1", "model=y"])
     with pytest.raises(InputError):
-        load_scenario(path, overrides=["rounds[0].tool="])
+        read_scenario(path, overrides=["rounds[0].tool="])
     assert snapshot(tmp_path) == before
 
 
 def test_overrides_must_be_a_sequence_of_texts() -> None:
     with pytest.raises(TypeError):
-        load_scenario(RESEARCH, overrides="model=x")
+        read_scenario(RESEARCH, overrides="model=x")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -332,7 +334,7 @@ def test_bad_override(
 ) -> None:
     monkeypatch.chdir(ROOT)  # the file named as a user would type it
     with pytest.raises(OverrideError) as caught:
-        load_scenario("scenarios/research.yaml", overrides=overrides)
+        read_scenario("scenarios/research.yaml", overrides=overrides)
     err = caught.value
     assert str(err).startswith("scenarios/research.yaml: " + expected)
     assert err.key == key and err.line is None and err.file == Path("scenarios/research.yaml")
@@ -388,17 +390,17 @@ def test_override_errors_keep_their_form_when_located() -> None:
 def test_every_nested_field_is_known_to_the_override_walk() -> None:
     """A key holding a content value or another model needs an entry in _CHILDREN."""
     models = [
-        scenario_module.ScenarioFile, scenario_module.RoundSpec, scenario_module.DefaultsSpec,
-        scenario_module.LimitsSpec, scenario_module.OpenAIChatTool, *scenario_module._TOOL_MODELS.values(),
-        scenario_module.PacingSpec, scenario_module.ServerToolSpec, scenario_module.CallSpec,
-        scenario_module.RetriesSpec, scenario_module.TrimSpec, scenario_module.ContextEditingSpec,
+        scenario_format.ScenarioFile, scenario_format.RoundSpec, scenario_format.DefaultsSpec,
+        scenario_format.LimitsSpec, scenario_values.OpenAIChatTool, *scenario_overrides._TOOL_MODELS.values(),
+        scenario_format.PacingSpec, scenario_format.ServerToolSpec, scenario_format.CallSpec,
+        scenario_format.RetriesSpec, scenario_format.TrimSpec, scenario_format.ContextEditingSpec,
     ]  # fmt: skip
     spec_names = {cls.__name__ for cls in yamlread.Spec.__subclasses__()}
     for model in models:
         for name, info in model.model_fields.items():
             key = info.alias or name
             described = repr(info.annotation) + repr(info.metadata)
-            level = scenario_module._CHILDREN.get((model, key), "any")
+            level = scenario_overrides._CHILDREN.get((model, key), "any")
             if "_content_kind" in described:
                 assert level == "content", (model.__name__, key)
             elif "_count_kind" in described:  # a number or a distribution: --set replaces it whole
@@ -433,7 +435,7 @@ def test_a_reader_reads_the_scenario_and_every_file_it_names(tmp_path: Path) -> 
         f"{root}/t.json": tools,
     }
     calls: list[Path] = []
-    s = load_scenario(root / "s.yaml", reader=memory_reader(files, calls))
+    s = read_scenario(root / "s.yaml", reader=memory_reader(files, calls))
     assert s.system == Content(text="system from memory")  # the BOM dropped as for a file
     assert [t.name for t in s.tools] == ["a"]
     assert all(p.is_absolute() for p in calls) and len(calls) == 3
@@ -443,14 +445,14 @@ def test_a_reader_gets_absolute_paths(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.chdir(tmp_path)
     calls: list[Path] = []
     files = {f"{tmp_path}/sub/s.yaml": BASE.encode()}
-    s = load_scenario("sub/s.yaml", reader=memory_reader(files, calls))
+    s = read_scenario("sub/s.yaml", reader=memory_reader(files, calls))
     assert calls == [tmp_path / "sub/s.yaml"] and s.path == Path("sub/s.yaml")
 
 
 def test_a_readers_own_reason_is_used(tmp_path: Path) -> None:
     files = {f"{tmp_path}/s.yaml": (BASE + "system: {file: sys.md}\n").encode()}
     with pytest.raises(InputError) as caught:
-        load_scenario(tmp_path / "s.yaml", reader=memory_reader(files, []))
+        read_scenario(tmp_path / "s.yaml", reader=memory_reader(files, []))
     assert str(caught.value) == (
         f"{tmp_path / 's.yaml'}:5: system.file: cannot read {tmp_path / 'sys.md'}: "
         f"file not found in memory: {tmp_path / 'sys.md'}"
@@ -472,7 +474,7 @@ def test_reader_errors_give_the_usual_messages(tmp_path: Path, error: OSError, r
         raise error
 
     with pytest.raises(InputError) as caught:
-        load_scenario(tmp_path / "s.yaml", reader=read)
+        read_scenario(tmp_path / "s.yaml", reader=read)
     assert str(caught.value) == f"{tmp_path / 's.yaml'}: {reason}"
 
 
@@ -511,40 +513,40 @@ def git(root: Path, *args: str) -> str:
 
 
 def test_git_reader_reads_the_committed_files(repo: Path) -> None:
-    head = load_scenario(repo / "sc/s.yaml")
+    head = read_scenario(repo / "sc/s.yaml")
     assert head.model == "new" and results(head) == [Content(text="new result"), Content(text="added")]
-    base = load_scenario(repo / "sc/s.yaml", reader=git_reader("HEAD"))
+    base = read_scenario(repo / "sc/s.yaml", reader=git_reader("HEAD"))
     assert base.model == "m" and results(base) == [Content(text="old result")]
     assert base.path == repo / "sc/s.yaml"
 
 
 def test_git_reader_with_overrides_and_a_given_root(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(repo / "sc")
-    s = load_scenario("s.yaml", reader=git_reader("HEAD", repo_root=repo), overrides=["model=x"])
+    s = read_scenario("s.yaml", reader=git_reader("HEAD", repo_root=repo), overrides=["model=x"])
     assert s.model == "x" and results(s) == [Content(text="old result")]
 
 
 def test_a_file_missing_at_the_revision(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(repo)
     with pytest.raises(InputError) as caught:
-        load_scenario("sc/s.yaml", reader=git_reader("HEAD"), overrides=["rounds[0].result.file=new.txt"])
+        read_scenario("sc/s.yaml", reader=git_reader("HEAD"), overrides=["rounds[0].result.file=new.txt"])
     assert str(caught.value) == (
         "sc/s.yaml: --set rounds[0].result.file=new.txt: cannot read sc/new.txt: file not found at HEAD"
     )
     with pytest.raises(InputError) as caught:
-        load_scenario("sc/new.yaml", reader=git_reader("HEAD"))
+        read_scenario("sc/new.yaml", reader=git_reader("HEAD"))
     assert str(caught.value) == "sc/new.yaml: file not found at HEAD"
 
 
 def test_a_directory_at_the_revision(repo: Path) -> None:
     with pytest.raises(InputError, match=r"cannot read .*out: is a directory at HEAD, not a file"):
-        load_scenario(repo / "sc/s.yaml", reader=git_reader("HEAD"), overrides=["rounds[0].result.file=out"])
+        read_scenario(repo / "sc/s.yaml", reader=git_reader("HEAD"), overrides=["rounds[0].result.file=out"])
 
 
 def test_a_file_outside_the_repository(repo: Path, tmp_path: Path) -> None:
     write(tmp_path, "outside", "outside.txt")
     with pytest.raises(InputError, match=r"file not found at HEAD: it is outside the git repository"):
-        load_scenario(
+        read_scenario(
             repo / "sc/s.yaml",
             reader=git_reader("HEAD"),
             overrides=["rounds[0].result.file=../../outside.txt"],
@@ -553,7 +555,7 @@ def test_a_file_outside_the_repository(repo: Path, tmp_path: Path) -> None:
 
 def test_unknown_revision(repo: Path) -> None:
     with pytest.raises(InputError) as caught:
-        load_scenario(repo / "sc/s.yaml", reader=git_reader("no-such-branch"))
+        read_scenario(repo / "sc/s.yaml", reader=git_reader("no-such-branch"))
     assert str(caught.value).startswith(f"unknown git revision 'no-such-branch' in {repo} (check the name")
     assert "fetch-depth: 0" in str(caught.value)
 
@@ -568,7 +570,7 @@ def test_not_a_git_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))  # do not find a repository above
     path = write(tmp_path / "plain", BASE)
     with pytest.raises(InputError) as caught:
-        load_scenario(path, reader=git_reader("main"))
+        read_scenario(path, reader=git_reader("main"))
     assert str(caught.value).startswith(
         f"cannot read files at git revision 'main': no git repository at {tmp_path / 'plain'} (fatal: not a git "
         "repository"
@@ -578,7 +580,7 @@ def test_not_a_git_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 def test_git_missing(repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     with pytest.raises(InputError, match="git is not installed"):
-        load_scenario(repo / "sc/s.yaml", reader=git_reader("HEAD"))
+        read_scenario(repo / "sc/s.yaml", reader=git_reader("HEAD"))
 
 
 def test_each_file_is_read_from_git_once(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -592,9 +594,9 @@ def test_each_file_is_read_from_git_once(repo: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(subprocess, "run", counting_run)
     reader = git_reader("HEAD")
     assert isinstance(reader, GitReader) and reader.ref == "HEAD"
-    load_scenario(repo / "sc/s.yaml", reader=reader)
+    read_scenario(repo / "sc/s.yaml", reader=reader)
     first = len(commands)
-    load_scenario(repo / "sc/s.yaml", reader=reader)
+    read_scenario(repo / "sc/s.yaml", reader=reader)
     with pytest.raises(FileNotFoundError):
         reader(repo / "sc/new.txt")
     with pytest.raises(FileNotFoundError):

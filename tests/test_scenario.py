@@ -14,8 +14,9 @@ import yaml
 import agentcost.infra.files as files
 import agentcost.infra.yamlread as yamlread
 from agentcost.errors import InputError
-from agentcost.scenario.load import MAX_ROUNDS, OverrideError, dump_json, json_schema, load_scenario
-from agentcost.scenario.model import Content, Pacing, Scenario, ServerToolUse, ToolDef
+from agentcost.scenario.format import json_schema
+from agentcost.scenario.load import OverrideError, dump_json, read_scenario
+from agentcost.scenario.model import MAX_ROUNDS, Content, Pacing, Scenario, ServerToolUse, ToolDef
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
@@ -34,7 +35,7 @@ def write(tmp_path: Path, text: str | bytes, name: str = "s.yaml") -> Path:
 
 
 def load_text(tmp_path: Path, text: str) -> Scenario:
-    return load_scenario(write(tmp_path, text))
+    return read_scenario(write(tmp_path, text))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -42,7 +43,7 @@ def load_text(tmp_path: Path, text: str) -> Scenario:
 
 
 def test_bugfix_example() -> None:
-    s = load_scenario(SCENARIOS / "bugfix.yaml")
+    s = read_scenario(SCENARIOS / "bugfix.yaml")
     assert s.model == "claude-sonnet-4-5"
     assert s.model_line == 9
     assert s.provider is None and s.caching is None and s.cache_ttl == "5m"
@@ -74,7 +75,7 @@ def test_bugfix_example() -> None:
 
 
 def test_research_example() -> None:
-    s = load_scenario(SCENARIOS / "research.yaml")
+    s = read_scenario(SCENARIOS / "research.yaml")
     assert s.model == "gpt-5"
     assert [t.name for t in s.tools] == ["web_search", "fetch_page"]
     assert s.tools[0].input_schema["required"] == ["query"]
@@ -94,7 +95,7 @@ def test_research_example() -> None:
 
 
 def test_mcp_example() -> None:
-    s = load_scenario(SCENARIOS / "mcp-40-tools.yaml")
+    s = read_scenario(SCENARIOS / "mcp-40-tools.yaml")
     assert s.model == "gemini-2.5-pro"
     assert len(s.tools) == 40
     assert len({t.name for t in s.tools}) == 40
@@ -321,7 +322,7 @@ def test_paths_are_relative_to_the_scenario_file(tmp_path: Path, monkeypatch: py
     write(tmp_path, "version: 1\nmodel: m\nsystem: {file: prompts/sys.md}\ntask: t\nfinal: 1\n",
           "deep/s.yaml")  # fmt: skip
     monkeypatch.chdir(tmp_path)
-    s = load_scenario("deep/s.yaml")
+    s = read_scenario("deep/s.yaml")
     assert s.system == Content(text="system text")
     assert s.path == Path("deep/s.yaml")
 
@@ -407,7 +408,7 @@ def test_provider_mechanics_defaults(tmp_path: Path) -> None:
 
 def test_provider_mechanics_keys_can_be_set(tmp_path: Path) -> None:
     path = write(tmp_path, MECHANICS)
-    s = load_scenario(
+    s = read_scenario(
         path,
         overrides=[
             "pacing.round_seconds=7.25",
@@ -430,9 +431,9 @@ def test_provider_mechanics_keys_can_be_set(tmp_path: Path) -> None:
     assert s.rounds[3].server_tools == (ServerToolUse("web_search", 2, None),)
     assert (s.service_tier, s.final_thinking) == ("flex", 0)
     with pytest.raises(OverrideError, match="must be >= 1, got 0"):
-        load_scenario(path, overrides=["rounds[0].server_tools[0].uses=0"])
+        read_scenario(path, overrides=["rounds[0].server_tools[0].uses=0"])
     with pytest.raises(OverrideError, match="unknown key 'round_second' in pacing"):
-        load_scenario(path, overrides=["pacing.round_second=3"])
+        read_scenario(path, overrides=["pacing.round_second=3"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -640,7 +641,7 @@ def test_bad_input(
     write(tmp_path, text)
     before = snapshot(tmp_path)
     with pytest.raises(InputError) as caught:
-        load_scenario("s.yaml")
+        read_scenario("s.yaml")
     err = caught.value
     assert fragment in str(err)
     assert (err.file, err.line, err.key) == (Path(file), line, key)
@@ -676,13 +677,13 @@ def test_an_unknown_key_is_reported_before_other_problems_of_its_mapping(tmp_pat
 
 def test_scenario_file_that_does_not_exist(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
-        load_scenario(tmp_path / "nope.yaml")
+        read_scenario(tmp_path / "nope.yaml")
     assert str(caught.value) == f"{tmp_path / 'nope.yaml'}: file not found"
 
 
 def test_scenario_path_that_is_a_directory(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
-        load_scenario(tmp_path)
+        read_scenario(tmp_path)
     assert str(caught.value) == f"{tmp_path}: is a directory, not a file"
 
 

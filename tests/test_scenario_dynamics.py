@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import agentcost.scenario.load as scenario_module
+import agentcost.scenario.build as scenario_module
 from agentcost.errors import InputError
-from agentcost.scenario.load import OverrideError, load_scenario
+from agentcost.scenario.load import OverrideError
+from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Content, ContextEditing, ResultTrim, Retries
 
 TOOLS = """\
@@ -153,7 +154,7 @@ def test_a_subagent_is_handed_to_the_hook(tmp_path: Path, monkeypatch: pytest.Mo
         seen.append((value, path, line, depth))
         return sub
 
-    monkeypatch.setattr(scenario_module._ScenarioReader, "_load_subagent", hook)
+    monkeypatch.setattr(scenario_module.ScenarioBuilder, "_load_subagent", hook)
     text = TOOLS + "rounds:\n  - tool: Read\n    call_tokens: 5\n    subagent: {file: r.yaml}\n"
     (r,) = load_scenario(write(tmp_path, text)).rounds
     assert seen == [({"file": "r.yaml"}, ("rounds", 0, "subagent"), 12, 1)]

@@ -15,15 +15,15 @@ import pytest
 from agentcost.cli import run
 from agentcost.errors import InputError
 from agentcost.loop.estimate import estimate
-from agentcost.loop.subagents import MAX_SUBAGENT_DEPTH
 from agentcost.render.csvfmt import render_csv
 from agentcost.render.jsonfmt import render_json
 from agentcost.render.markdown import render_markdown
 from agentcost.render.schema import report_schema
 from agentcost.report.estimate import all_subagents, build_report
 from agentcost.report.gates import estimate_gates
-from agentcost.scenario.load import load_scenario
+from agentcost.scenario.load import read_scenario
 from agentcost.scenario.model import Content
+from agentcost.scenario.subagents import MAX_SUBAGENT_DEPTH
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parent.parent
@@ -217,7 +217,7 @@ def test_paths_are_relative_to_the_file_that_names_them(tmp_path: Path) -> None:
         ),
     )
     top = write(tmp_path, "top.yaml", PARENT.replace("researcher.yaml", "agents/lead.yaml"))
-    s = load_scenario(top)
+    s = read_scenario(top)
     lead = s.rounds[0].calls[0].subagent
     assert lead is not None and lead.path == tmp_path / "agents" / "lead.yaml"
     assert [t.name for t in lead.tools] == ["search"]
@@ -248,7 +248,7 @@ def test_nesting_up_to_the_depth_limit(tmp_path: Path) -> None:
 
 def test_nesting_past_the_depth_limit(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
-        load_scenario(chain(tmp_path, MAX_SUBAGENT_DEPTH + 1))
+        read_scenario(chain(tmp_path, MAX_SUBAGENT_DEPTH + 1))
     err = caught.value
     assert (err.file, err.line, err.key) == (tmp_path / "s5.yaml", 6, "rounds[0].subagent")
     assert err.message.startswith("subagents nested more than 5 levels deep (")
@@ -260,7 +260,7 @@ def test_a_cycle_of_files_is_an_error_naming_it(tmp_path: Path, monkeypatch: pyt
     write(tmp_path, "a.yaml", PARENT.replace("researcher.yaml", "b.yaml"))
     write(tmp_path, "b.yaml", PARENT.replace("researcher.yaml", "a.yaml"))
     with pytest.raises(InputError) as caught:
-        load_scenario("a.yaml")
+        read_scenario("a.yaml")
     assert str(caught.value) == (
         "b.yaml:6: rounds[0].subagent.file: subagent cycle: a.yaml -> b.yaml -> a.yaml"
         " (a subagent cannot run a scenario that is already running it; subagent file named at a.yaml:6)"
@@ -271,7 +271,7 @@ def test_a_file_naming_itself_is_a_cycle(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.chdir(tmp_path)
     write(tmp_path, "a.yaml", PARENT.replace("researcher.yaml", "./a.yaml"))
     with pytest.raises(InputError, match=r"subagent cycle: a\.yaml -> a\.yaml \("):
-        load_scenario("a.yaml")
+        read_scenario("a.yaml")
 
 
 def test_the_same_file_twice_is_not_a_cycle(tmp_path: Path) -> None:
@@ -283,7 +283,7 @@ def test_the_same_file_twice_is_not_a_cycle(tmp_path: Path) -> None:
         "  - {tool: research, call_tokens: 20, subagent: {file: researcher.yaml}}\n"
         "  - {tool: research, call_tokens: 20, subagent: {file: mid.yaml}}\n",
     )
-    s = load_scenario(write(tmp_path, "top.yaml", text))
+    s = read_scenario(write(tmp_path, "top.yaml", text))
     assert [r.calls[0].subagent.path.name for r in s.rounds if r.calls[0].subagent] == [
         "researcher.yaml",
         "mid.yaml",
@@ -296,7 +296,7 @@ def test_an_error_inside_an_inline_subagent_points_at_its_line(tmp_path: Path) -
         "        - {tool: search, call_tokens: 10}\n",
     )
     with pytest.raises(InputError) as caught:
-        load_scenario(write(tmp_path, "top.yaml", text))
+        read_scenario(write(tmp_path, "top.yaml", text))
     err = caught.value
     assert (err.file, err.line, err.key) == (tmp_path / "top.yaml", 13, "rounds[0].subagent.rounds[0]")
     assert "has no result" in err.message
@@ -314,7 +314,7 @@ def test_an_error_in_an_inline_subagent_inside_an_inline_subagent(tmp_path: Path
     )
     text = INLINE_PARENT.replace("        - {tool: search, call_tokens: 10, result: 500}\n", inner)
     with pytest.raises(InputError) as caught:
-        load_scenario(write(tmp_path, "top.yaml", text))
+        read_scenario(write(tmp_path, "top.yaml", text))
     err = caught.value
     assert (err.file, err.line) == (tmp_path / "top.yaml", 19)
     assert err.key == "rounds[0].subagent.rounds[0].subagent.rounds[0].subagent.file"
@@ -324,7 +324,7 @@ def test_an_error_in_an_inline_subagent_inside_an_inline_subagent(tmp_path: Path
 def test_an_unknown_key_in_an_inline_subagent(tmp_path: Path) -> None:
     text = INLINE_PARENT.replace("      caching: none\n", "      cachng: none\n")
     with pytest.raises(InputError) as caught:
-        load_scenario(write(tmp_path, "top.yaml", text))
+        read_scenario(write(tmp_path, "top.yaml", text))
     err = caught.value
     assert (err.line, err.key, err.message) == (10, "rounds[0].subagent.cachng", "unknown key")
     assert err.hint is not None and "did you mean 'caching'?" in err.hint
@@ -334,7 +334,7 @@ def test_an_error_in_a_subagent_file_names_its_file_and_where_it_is_named(tmp_pa
     write(tmp_path, "researcher.yaml", RESEARCHER.replace("model: gpt-4o-mini\n", ""))
     top = write(tmp_path, "top.yaml", PARENT)
     with pytest.raises(InputError) as caught:
-        load_scenario(top)
+        read_scenario(top)
     err = caught.value
     assert (err.file, err.key, err.message) == (
         tmp_path / "researcher.yaml",
@@ -347,12 +347,12 @@ def test_an_error_in_a_subagent_file_names_its_file_and_where_it_is_named(tmp_pa
 def test_a_subagent_file_needs_a_version_an_inline_one_does_not(tmp_path: Path) -> None:
     write(tmp_path, "researcher.yaml", RESEARCHER.replace("version: 1\n", ""))
     with pytest.raises(InputError, match="version: required key is missing"):
-        load_scenario(write(tmp_path, "top.yaml", PARENT))
+        read_scenario(write(tmp_path, "top.yaml", PARENT))
     with pytest.raises(
         InputError,
         match=r"inline\.yaml:9: rounds\[0\]\.subagent\.version: unsupported version 2 \(supported: 1\)",
     ):
-        load_scenario(
+        read_scenario(
             write(
                 tmp_path,
                 "inline.yaml",

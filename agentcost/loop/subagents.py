@@ -1,196 +1,27 @@
-"""Subagents: a tool call that hands work to another agent loop, described inline or by a scenario file.
+"""Estimating subagents: the runs a parent scenario's tool calls hand to other agent loops.
 
-A round's call may carry ``subagent: {file: researcher.yaml}`` (another scenario file, a path relative
-to the file that names it) or ``subagent: {model: ..., task: ..., rounds: [...], final: ...}`` (an
-inline scenario: the same keys as a scenario file, ``version`` optional). The subagent has its own
-model, system prompt, tools, caching and rounds; its requests are billed on its own model. Only its
-final answer goes back to the parent: the call's tool result is the subagent's ``final`` content (text
-counted with the parent's rules, a stated count used as is; the subagent's output framing and
-``final_thinking`` stay in the subagent's bill). A ``result`` on such a call is an error.
+A subagent (``subagent:`` on a call, loaded with the scenario by :mod:`agentcost.scenario.subagents`)
+has its own model, system prompt, tools, caching and rounds; its requests are billed on its own
+model, and only its final answer goes back to the parent as the call's tool result.
 
-Loading (:func:`load_subagent`) is called by the scenario reader for each ``subagent:`` value.
-Subagents may name subagents down to :data:`MAX_SUBAGENT_DEPTH` levels below the top scenario; a
-chain of scenario files that comes back to one of its own files is an error naming the chain
-(``a.yaml -> b.yaml -> a.yaml``). ``--set`` overrides apply to the top scenario only.
-
-Estimating (:func:`estimate_subagents`) runs each subagent's own estimate (same ``as_of`` and price
-file; never the parent's ``--model``, ``--service-tier`` or budget), keyed by (round index, call index)
-of the parent, both 0-based in the unrolled rounds. Subagents of rounds the parent never runs (past
-``limits.max_rounds``) are not started.
+Estimating (:func:`estimate_subagents`) runs each subagent's own estimate (the caller passes the
+estimator: same ``as_of`` and price file, never the parent's ``--model``, ``--service-tier`` or budget),
+keyed by (round index, call index) of the parent, both 0-based in the unrolled rounds. Subagents of
+rounds the parent never runs (past ``limits.max_rounds``) are not started.
 """
 
 from __future__ import annotations
 
-import contextvars
-import os
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 from agentcost.errors import InputError
-from agentcost.infra.yamlread import Doc, KeyPath, Unreadable, key_text, parse
-from agentcost.scenario.model import SCENARIO_VERSION, Scenario
+from agentcost.scenario.model import Scenario
 
-if TYPE_CHECKING:
-    from datetime import datetime
-
-    from agentcost.loop.estimate import Estimate
-    from agentcost.prices.user import UserPrices
-
-MAX_SUBAGENT_DEPTH = 5
-"""Most levels of subagents below the top scenario (a subagent of a subagent is level 2)."""
+E = TypeVar("E")
 
 SubagentKey = tuple[int, int]
 """(round index, call index) of the parent call that starts a subagent, both 0-based (unrolled rounds)."""
-
-
-@dataclass(frozen=True)
-class _Chain:
-    """Where loading is: the scenario files from the top down to the one being read, and its depth."""
-
-    files: tuple[Path, ...] = ()
-    depth: int = 0
-
-
-_CHAIN: contextvars.ContextVar[_Chain | None] = contextvars.ContextVar("agentcost_subagents", default=None)
-
-
-def _same(a: Path, b: Path) -> bool:
-    return os.path.abspath(a) == os.path.abspath(b)  # unlike resolve(), never touches the file system
-
-
-def _chain_text(files: tuple[Path, ...]) -> str:
-    return " -> ".join(str(f) for f in files)
-
-
-@contextmanager
-def _entered(chain: _Chain) -> Iterator[None]:
-    token = _CHAIN.set(chain)
-    try:
-        yield
-    finally:
-        _CHAIN.reset(token)
-
-
-def load_subagent(
-    value: Any,
-    *,
-    parent_path: Path,
-    line: int | None,
-    reader: Callable[[Path], str],
-    depth: int | None = None,
-    stack: tuple[Path, ...] | None = None,
-    doc: Doc | None = None,
-    at: KeyPath = (),
-) -> Scenario:
-    """The subagent a call names: ``value`` is the plain ``subagent:`` mapping, ``{file: path}`` or an
-    inline scenario.
-
-    ``parent_path`` is the file the value is written in (a relative ``file`` is resolved against its
-    directory), ``line`` the line of the ``subagent:`` key, ``reader`` the scenario reader's text
-    reader (it raises the reader's own unreadable-file error). ``depth`` is the subagent's level (1: a
-    subagent of the top scenario) and ``stack`` the scenario files from the top down to
-    ``parent_path``; both default to what the loading in progress knows (so that the reader need not
-    carry them). ``doc`` and ``at`` (the parent's parsed file and the key path of the ``subagent``
-    value in it) give errors inside an inline subagent their own lines and full key paths.
-    """
-    chain = _CHAIN.get() or _Chain()
-    files = stack if stack is not None else chain.files
-    if not files or not _same(files[-1], parent_path):
-        files = (*files, parent_path)
-    level = depth if depth is not None else chain.depth + 1
-
-    def fail(where: KeyPath, message: str, hint: str | None = None) -> InputError:
-        if doc is not None:  # the parent's own error: its line for the key, the full key path
-            return doc.error((*at, *where), message, hint)
-        return InputError(message, file=parent_path, line=line, key=key_text(("subagent", *where)), hint=hint)
-
-    if level > MAX_SUBAGENT_DEPTH:
-        raise fail(
-            (),
-            f"subagents nested more than {MAX_SUBAGENT_DEPTH} levels deep ({_chain_text(files)})",
-            "a subagent of a subagent is level 2; flatten the chain",
-        )
-    if not isinstance(value, dict):
-        raise fail((), "expected {file: path} or an inline scenario mapping")
-    if set(value) == {"file"}:
-        return _from_file(value["file"], parent_path, line, fail, reader, _Chain(files, level))
-    return _inline(value, parent_path, line, reader, _Chain(files, level), doc, at)
-
-
-def _from_file(
-    name: Any,
-    parent_path: Path,
-    line: int | None,
-    fail: Callable[[KeyPath, str, str | None], InputError],
-    reader: Callable[[Path], str],
-    chain: _Chain,
-) -> Scenario:
-    from agentcost.scenario.load import scenario_from_doc
-
-    if not isinstance(name, str) or not name:
-        raise fail(("file",), "expected a path (text)", None)
-    path = parent_path.parent / name
-    if any(_same(path, f) for f in chain.files):
-        cycle = (*chain.files, path)
-        raise fail(
-            ("file",),
-            f"subagent cycle: {_chain_text(cycle)}",
-            "a subagent cannot run a scenario that is already running it",
-        )
-    try:
-        text = reader(path)
-    except Unreadable as e:
-        raise fail(("file",), f"cannot read {path}: {e.reason}", None) from None
-    where = f"{parent_path}:{line}" if line is not None else str(parent_path)
-    doc = parse(Doc(path, hint=f"subagent file named at {where}"), text)
-    with _entered(replace(chain, files=(*chain.files, path))):
-        return scenario_from_doc(doc, reader, depth=chain.depth)
-
-
-def _inline(
-    value: dict[str, Any],
-    parent_path: Path,
-    line: int | None,
-    reader: Callable[[Path], str],
-    chain: _Chain,
-    parent_doc: Doc | None,
-    at: KeyPath,
-) -> Scenario:
-    from agentcost.scenario.load import scenario_from_doc
-
-    doc = _inline_doc(parent_path, parent_doc, at, line)
-    if "version" not in value:
-        value = {"version": SCENARIO_VERSION, **value}
-    doc.value = value
-    with _entered(chain):  # a version written inline must be a supported one: checked as in a file
-        return scenario_from_doc(doc, reader, depth=chain.depth)
-
-
-@dataclass
-class _InlineDoc(Doc):
-    """An inline subagent's part of its parent's file: the parent's lines, and key paths from the
-    parent's root in messages."""
-
-    prefix: tuple[str | int, ...] = ()
-
-    def error(self, path: KeyPath, message: str, hint: str | None = None) -> InputError:
-        err = super().error(path, message, hint)
-        err.key = key_text((*self.prefix, *path)) or None
-        return err
-
-
-def _inline_doc(path: Path, parent: Doc | None, at: KeyPath, line: int | None) -> Doc:
-    lines: dict[KeyPath, int] = {}
-    if parent is not None:
-        n = len(at)
-        lines = {p[n:]: ln for p, ln in parent.lines.items() if p[:n] == at}
-    if () not in lines and line is not None:
-        lines[()] = line
-    prefix = (*getattr(parent, "prefix", ()), *at) or ("subagent",)  # an inline doc inside an inline doc
-    return _InlineDoc(path, lines=lines, prefix=prefix)
 
 
 def has_subagents(scenario: Scenario) -> bool:
@@ -198,17 +29,12 @@ def has_subagents(scenario: Scenario) -> bool:
 
 
 def estimate_subagents(
-    scenario: Scenario,
-    rounds_run: int,
-    *,
-    as_of: datetime,
-    user_prices: UserPrices | None = None,
-) -> Mapping[SubagentKey, Estimate]:
-    """The estimate of every subagent the parent starts in its first ``rounds_run`` rounds."""
-    from agentcost.loop.estimate import estimate_scenario
-
-    memo: dict[int, Estimate] = {}
-    out: dict[SubagentKey, Estimate] = {}
+    scenario: Scenario, rounds_run: int, estimate: Callable[[Scenario], E]
+) -> Mapping[SubagentKey, E]:
+    """``estimate`` of every subagent the parent starts in its first ``rounds_run`` rounds (each
+    distinct subagent once; an error points at the parent's ``subagent:`` line)."""
+    memo: dict[int, E] = {}
+    out: dict[SubagentKey, E] = {}
     for i, r in enumerate(scenario.rounds[:rounds_run]):
         for j, call in enumerate(r.calls):
             sub = call.subagent
@@ -216,7 +42,7 @@ def estimate_subagents(
                 continue
             if id(sub) not in memo:
                 try:
-                    memo[id(sub)] = estimate_scenario(sub, as_of=as_of, user_prices=user_prices)
+                    memo[id(sub)] = estimate(sub)
                 except InputError as err:
                     raise err.located(file=sub.path, line=call.subagent_line) from None
             out[(i, j)] = memo[id(sub)]

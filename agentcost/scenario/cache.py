@@ -1,5 +1,5 @@
 """A content-addressed cache of validated scenarios, wrapped around
-:func:`agentcost.scenario.load.load_scenario`.
+:func:`agentcost.scenario.load.read_scenario`.
 
 Validating a scenario needs pydantic and the YAML parser (~0.2 s of imports and schema building);
 the validated :class:`~agentcost.scenario.model.Scenario` is a pure function of the bytes of every file the
@@ -44,7 +44,7 @@ on_miss: Callable[[], None] | None = None
 def load_scenario(
     path: Path | str, *, overrides: Sequence[str] = (), reader: Reader | None = None
 ) -> Scenario:
-    """:func:`agentcost.scenario.load.load_scenario`, through the cache (a custom ``reader`` bypasses it)."""
+    """:func:`agentcost.scenario.load.read_scenario`, through the cache (a custom ``reader`` bypasses it)."""
     if isinstance(overrides, str):
         raise TypeError("overrides is a sequence of PATH=VALUE texts, not one text")
     cache = diskcache.get_cache() if reader is None else None
@@ -152,6 +152,6 @@ def _valid(stored: bytes) -> Scenario | None:
 
 
 def _load(path: Path | str, overrides: Sequence[str], reader: Reader | None) -> Scenario:
-    from agentcost.scenario.load import load_scenario as load
+    from agentcost.scenario.load import read_scenario
 
-    return load(path, overrides=overrides, reader=reader)
+    return read_scenario(path, overrides=overrides, reader=reader)

@@ -25,6 +25,10 @@ SizeField = Literal["result", "call", "text", "thinking", "user"]
 
 SCENARIO_VERSION = 1
 MAX_BUDGET_USD = Decimal(1_000_000_000)  # larger budgets are surely typos, and overflow Decimal maths
+MAX_ROUNDS = 100_000
+"""Most rounds (tool rounds and chat turns) a scenario may have after ``repeat`` is unrolled."""
+MAX_CALLS = 200_000
+"""Most tool calls a run may make, parallel calls and subagents' included (docs/limits.md)."""
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ from agentcost.infra.yamlread import (
     text_reader,
     validate,
 )
-from agentcost.scenario.load import Money
+from agentcost.scenario.values import Money
 
 __all__ = [
     "DEFAULT_PROJECT_FILE",

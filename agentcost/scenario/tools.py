@@ -1,0 +1,69 @@
+"""Tool definitions in any format a scenario takes -> :class:`~agentcost.scenario.model.ToolDef`.
+
+The formats: Anthropic Messages, OpenAI Chat Completions, OpenAI Responses and MCP (tools/list);
+:func:`tool_file_models` finds the tools in a tool file.
+"""
+
+from __future__ import annotations
+
+from pydantic import TypeAdapter
+
+from agentcost.infra.yamlread import Doc, KeyPath, shown, validate
+from agentcost.scenario.format import ERROR_HINTS
+from agentcost.scenario.model import ToolDef
+from agentcost.scenario.values import (
+    AnthropicTool,
+    AnyToolModel,
+    JsonObject,
+    JsonRpcToolsList,
+    OpenAIChatTool,
+    OpenAIResponsesTool,
+    ToolsListResult,
+    ToolSpec,
+)
+
+_TOOL_ADAPTER: TypeAdapter[AnyToolModel] = TypeAdapter(ToolSpec)
+_TOOL_LIST_ADAPTER: TypeAdapter[list[AnyToolModel]] = TypeAdapter(list[ToolSpec])
+
+
+def tool_file_models(doc: Doc) -> list[tuple[AnyToolModel, KeyPath]]:
+    """The tools in a tool file, each with its key path in that file."""
+    value = doc.value
+    if isinstance(value, list):
+        tools = validate(_TOOL_LIST_ADAPTER.validate_python, doc, value, (), ERROR_HINTS)
+        return [(tool, (i,)) for i, tool in enumerate(tools)]
+    if isinstance(value, dict) and "tools" in value:
+        listed = validate(ToolsListResult.model_validate, doc, value, (), ERROR_HINTS)
+        return [(tool, ("tools", i)) for i, tool in enumerate(listed.tools)]
+    if isinstance(value, dict) and "result" in value:
+        response = validate(JsonRpcToolsList.model_validate, doc, value, (), ERROR_HINTS)
+        return [(tool, ("result", "tools", i)) for i, tool in enumerate(response.result.tools)]
+    if isinstance(value, dict):
+        return [(validate(_TOOL_ADAPTER.validate_python, doc, value, (), ERROR_HINTS), ())]
+    raise doc.error(
+        (),
+        f"expected tool definitions, got {shown(value)}",
+        "a list of tools, {tools: [...]}, {result: {tools: [...]}} or one tool",
+    )
+
+
+def _parameters(schema: JsonObject | None) -> JsonObject:
+    """OpenAI's parameters may be left out: a function without arguments."""
+    return schema if schema is not None else {"type": "object", "properties": {}}
+
+
+def tool_def(model: AnyToolModel, line: int | None, defer: bool | None = None) -> ToolDef:
+    """The tool; ``defer`` is the tool file's defer_loading, for tools that do not set their own."""
+    own = model.defer_loading
+    if isinstance(model, OpenAIChatTool) and own is None:
+        own = model.function.defer_loading
+    deferred = bool(own if own is not None else defer)
+    if isinstance(model, AnthropicTool):
+        return ToolDef(model.name, model.description or "", model.input_schema, line, deferred)
+    if isinstance(model, OpenAIChatTool):
+        function = model.function
+        schema = _parameters(function.parameters)
+        return ToolDef(function.name, function.description or "", schema, line, deferred)
+    if isinstance(model, OpenAIResponsesTool):
+        return ToolDef(model.name, model.description or "", _parameters(model.parameters), line, deferred)
+    return ToolDef(model.name, model.description or "", model.inputSchema, line, deferred)

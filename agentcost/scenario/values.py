@@ -1,0 +1,336 @@
+"""The scenario format, part 1: the values its keys hold, as pydantic models.
+
+Counts, money and seconds, content (``N``, a text, ``{tokens: N}``, ``{text: ...}``, ``{file: path}``),
+distributions (:mod:`agentcost.scenario.dists`) and tool definitions (Anthropic, OpenAI Chat
+Completions, OpenAI Responses, MCP, or ``{file: path}`` of them). The rounds and the top level of a
+scenario file are :mod:`agentcost.scenario.format`.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Discriminator, Field, Tag, WithJsonSchema
+
+from agentcost.infra.yamlread import Spec, closest, int_to_decimal
+from agentcost.scenario.model import MAX_BUDGET_USD
+
+MAX_COUNT = 1_000_000_000
+"""Largest count a scenario may state (tokens, sizes, repeats): 500 times the largest context window,
+so a larger one is surely a typo (docs/limits.md). Not in the JSON Schema: checked after the type."""
+
+
+def _at_most_max_count(value: int) -> int:
+    from pydantic_core import PydanticCustomError
+
+    if value > MAX_COUNT:  # worded by yamlread like Field(le=...): "must be <= 1,000,000,000, got N"
+        raise PydanticCustomError("less_than_equal", "must be <= {le}", {"le": MAX_COUNT})
+    return value
+
+
+Count = Annotated[int, Field(ge=0), AfterValidator(_at_most_max_count)]
+PositiveCount = Annotated[int, Field(ge=1), AfterValidator(_at_most_max_count)]
+Name = Annotated[str, Field(min_length=1)]
+JsonObject = dict[str, Any]
+
+Money = Annotated[
+    Decimal,
+    BeforeValidator(int_to_decimal),
+    Field(gt=0, le=MAX_BUDGET_USD),
+    WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": int(MAX_BUDGET_USD)}),
+]
+
+
+MAX_SECONDS = Decimal(1_000_000_000)  # about 32 years: longer waits are surely typos
+
+Seconds = Annotated[
+    Decimal,
+    BeforeValidator(int_to_decimal),
+    Field(ge=0, le=MAX_SECONDS),
+    WithJsonSchema({"type": "number", "minimum": 0, "maximum": int(MAX_SECONDS)}),
+]
+
+
+class TokensContent(Spec):
+    """A stated size in tokens, for text you do not want to write out."""
+
+    tokens: Count = Field(description="Size in tokens.")
+
+
+class TextContent(Spec):
+    """Text written out in the scenario."""
+
+    text: str = Field(description="The text itself.")
+
+
+class FileContent(Spec):
+    """Text read from a UTF-8 file."""
+
+    file: Name = Field(description="Path of a UTF-8 text file, relative to the scenario file.")
+
+
+# --- distributions (agentcost.scenario.dists): a count or size the user is unsure of
+
+DIST_KEYS = ("fixed", "uniform", "triangular", "pert", "lognormal", "empirical")
+MAX_EMPIRICAL_VALUES = 1_000_000
+DIST_FORMS = (
+    "{fixed: N}, {uniform: [min, max]}, {triangular: [min, mode, max]}, {pert: [min, mode, max]}, "
+    "{lognormal: {median: M, p90: P}} or {empirical: [values...] or {file: path}}"
+)
+Size = Annotated[int, Field(ge=0, le=1_000_000_000)]
+Positive = Annotated[
+    Decimal,
+    BeforeValidator(int_to_decimal),
+    Field(gt=0, le=1_000_000_000),
+    WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": 1_000_000_000}),
+]
+
+
+class FixedDist(Spec):
+    """Always this value (a distribution that is not one: for what-ifs and tests)."""
+
+    fixed: Size = Field(description="The value.")
+
+
+class UniformDist(Spec):
+    """Every whole number from min to max equally likely."""
+
+    uniform: Annotated[list[Size], Field(min_length=2, max_length=2)] = Field(description="[min, max].")
+
+
+class TriangularDist(Spec):
+    """The triangle distribution from min to max, peaking at the most likely value."""
+
+    triangular: Annotated[list[Size], Field(min_length=3, max_length=3)] = Field(
+        description="[min, most likely, max]."
+    )
+
+
+class PertDist(Spec):
+    """Beta-PERT: like triangular, smoother, mean (min + 4 x most likely + max) / 6."""
+
+    pert: Annotated[list[Size], Field(min_length=3, max_length=3)] = Field(
+        description="[min, most likely, max]."
+    )
+
+
+class LognormalParams(Spec):
+    """A lognormal distribution's median and 90th percentile."""
+
+    median: Positive = Field(description="Half the runs are below this.")
+    p90: Positive = Field(description="Nine runs in ten are below this (above the median).")
+
+
+class LognormalDist(Spec):
+    """Long-tailed: given by its median and 90th percentile; unbounded above."""
+
+    lognormal: LognormalParams = Field(description="{median: M, p90: P}.")
+
+
+class EmpiricalDist(Spec):
+    """Observed values (e.g. last week's step counts), each equally likely."""
+
+    empirical: Annotated[list[Size], Field(min_length=1, max_length=MAX_EMPIRICAL_VALUES)] | FileContent = (
+        Field(description="The values, or {file: path} of a text file with one value per line.")
+    )
+
+
+def dist_kind(value: Any) -> str | None:
+    if isinstance(value, dict) and len(value) == 1:
+        key = next(iter(value))
+        return key if key in DIST_KEYS else None
+    return None
+
+
+DistValue = Annotated[
+    Annotated[FixedDist, Tag("fixed")]
+    | Annotated[UniformDist, Tag("uniform")]
+    | Annotated[TriangularDist, Tag("triangular")]
+    | Annotated[PertDist, Tag("pert")]
+    | Annotated[LognormalDist, Tag("lognormal")]
+    | Annotated[EmpiricalDist, Tag("empirical")],
+    Discriminator(dist_kind, custom_error_type="distribution", custom_error_message="bad distribution"),
+]
+AnyDist = FixedDist | UniformDist | TriangularDist | PertDist | LognormalDist | EmpiricalDist
+
+
+def _count_kind(value: Any) -> str:
+    """A mapping is a distribution; anything else is checked (and explained) as a whole number."""
+    return "dist" if isinstance(value, dict) else "~int"
+
+
+_COUNT = Discriminator(_count_kind, custom_error_type="count", custom_error_message="bad count")
+CountValue = Annotated[
+    Annotated[Count, Tag("~int"), Field(description="A whole number >= 0.")]
+    | Annotated[DistValue, Tag("dist")],
+    _COUNT,
+]
+PositiveCountValue = Annotated[
+    Annotated[PositiveCount, Tag("~int"), Field(description="A whole number >= 1.")]
+    | Annotated[DistValue, Tag("dist")],
+    _COUNT,
+]
+
+
+def _content_kind(value: Any) -> str | None:
+    if type(value) is int:
+        return "~int"
+    if isinstance(value, str):
+        return "~str"
+    if isinstance(value, dict):
+        if dist_kind(value) is not None:
+            return "dist"
+        kinds = [key for key in ("tokens", "text", "file") if key in value]
+        if len(kinds) == 1 and len(value) == 1:
+            return kinds[0]
+    return None
+
+
+ContentValue = Annotated[
+    Annotated[Count, Tag("~int"), Field(description="A size in tokens.")]
+    | Annotated[str, Tag("~str"), Field(description="The text itself.")]
+    | Annotated[TokensContent, Tag("tokens")]
+    | Annotated[TextContent, Tag("text")]
+    | Annotated[FileContent, Tag("file")]
+    | Annotated[DistValue, Tag("dist")],
+    Discriminator(_content_kind, custom_error_type="content", custom_error_message="bad content"),
+]
+
+CONTENT_FORMS = "an integer (tokens), a text, or one of {tokens: N}, {text: ...}, {file: path}"
+
+
+_DEFER = (
+    "Deferred loading (tool search): until a round loads the tool, only a short stub of it is sent "
+    "(tool_search_stub tokens)."
+)
+
+
+class AnthropicTool(Spec):
+    """A tool definition in Anthropic Messages API format."""
+
+    name: Name = Field(description="The tool's name, as the model calls it.")
+    description: str | None = Field(default="", description="What the tool does, as the model reads it.")
+    input_schema: JsonObject = Field(description="JSON Schema of the tool's input.")
+    type: Literal["custom"] | None = Field(default=None, description="Anthropic's tool type: custom.")
+    cache_control: JsonObject | None = Field(
+        default=None, description="Anthropic cache breakpoint (ignored: caching is set by `caching`)."
+    )
+    strict: bool | None = Field(default=None, description="Strict tool use (does not change the count).")
+    defer_loading: bool | None = Field(default=None, description=_DEFER)
+
+
+class OpenAIFunction(Spec):
+    """The ``function`` part of an OpenAI Chat Completions tool."""
+
+    name: Name = Field(description="The function's name, as the model calls it.")
+    description: str | None = Field(default="", description="What the function does, as the model reads it.")
+    parameters: JsonObject | None = Field(
+        default=None, description="JSON Schema of the arguments (default: an object with no properties)."
+    )
+    strict: bool | None = Field(default=None, description="Structured outputs for the arguments.")
+    defer_loading: bool | None = Field(default=None, description=_DEFER)
+
+
+class OpenAIChatTool(Spec):
+    """A tool definition in OpenAI Chat Completions format."""
+
+    type: Literal["function"] = Field(description="Always function.")
+    function: OpenAIFunction = Field(description="The function the model can call.")
+    defer_loading: bool | None = Field(default=None, description=_DEFER)
+
+
+class OpenAIResponsesTool(Spec):
+    """A tool definition in OpenAI Responses API format."""
+
+    type: Literal["function"] = Field(description="Always function.")
+    name: Name = Field(description="The function's name, as the model calls it.")
+    description: str | None = Field(default="", description="What the function does, as the model reads it.")
+    parameters: JsonObject | None = Field(
+        default=None, description="JSON Schema of the arguments (default: an object with no properties)."
+    )
+    strict: bool | None = Field(default=None, description="Structured outputs for the arguments.")
+    defer_loading: bool | None = Field(default=None, description=_DEFER)
+
+
+class MCPTool(Spec):
+    """A tool as an MCP server lists it (tools/list)."""
+
+    name: Name = Field(description="The tool's name, as the model calls it.")
+    title: str | None = Field(default=None, description="Display name (not sent to the model).")
+    description: str | None = Field(default="", description="What the tool does, as the model reads it.")
+    inputSchema: JsonObject = Field(description="JSON Schema of the tool's input.")
+    outputSchema: JsonObject | None = Field(default=None, description="JSON Schema of the output (unused).")
+    annotations: JsonObject | None = Field(default=None, description="MCP tool annotations (unused).")
+    meta: JsonObject | None = Field(default=None, alias="_meta", description="MCP metadata (unused).")
+    icons: list[Any] | None = Field(default=None, description="MCP icons (unused).")
+    defer_loading: bool | None = Field(default=None, description=_DEFER)
+
+
+class ToolFile(Spec):
+    """Tool definitions read from a JSON or YAML file."""
+
+    file: Name = Field(
+        description="Path, relative to the scenario file, of a JSON or YAML file holding a list of "
+        "tool definitions (any format), an MCP tools/list result {tools: [...]}, a JSON-RPC "
+        "response {result: {tools: [...]}}, or one tool definition."
+    )
+    defer_loading: bool | None = Field(
+        default=None,
+        description="Defer every tool in the file (a tool's own defer_loading wins): " + _DEFER,
+    )
+
+
+def _tool_kind(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return None
+    if "function" in value:
+        return "~openai-chat"
+    if value.get("type") == "function" or "parameters" in value:
+        return "~openai-responses"
+    if "inputSchema" in value or ("input_schema" not in value and _looks_like_mcp(value)):
+        return "~mcp"
+    return "~anthropic"
+
+
+def _looks_like_mcp(tool: dict[str, Any]) -> bool:
+    """Whether a tool without a schema key seems meant as MCP (camelCase, e.g. a typo of inputSchema)."""
+    mcp_only = ("title", "inputSchema", "outputSchema", "annotations", "_meta", "icons")
+    return any(closest(key, mcp_only) for key in tool if key not in ("name", "description"))
+
+
+def tool_item_kind(value: Any) -> str | None:
+    if isinstance(value, dict) and "file" in value:
+        return "~file"
+    return _tool_kind(value)
+
+
+_TOOL_MEMBERS = (
+    Annotated[AnthropicTool, Tag("~anthropic")]
+    | Annotated[OpenAIChatTool, Tag("~openai-chat")]
+    | Annotated[OpenAIResponsesTool, Tag("~openai-responses")]
+    | Annotated[MCPTool, Tag("~mcp")]
+)
+_TOOL_ERROR: dict[str, Any] = {"custom_error_type": "tool", "custom_error_message": "bad tool"}
+ToolSpec = Annotated[_TOOL_MEMBERS, Discriminator(_tool_kind, **_TOOL_ERROR)]
+ToolItem = Annotated[
+    _TOOL_MEMBERS | Annotated[ToolFile, Tag("~file")],
+    Discriminator(tool_item_kind, **_TOOL_ERROR),
+]
+AnyToolModel = AnthropicTool | OpenAIChatTool | OpenAIResponsesTool | MCPTool
+
+
+class ToolsListResult(Spec):
+    """An MCP tools/list result."""
+
+    tools: list[ToolSpec] = Field(description="The tools.")
+    nextCursor: str | None = Field(default=None, description="Pagination cursor (unused).")
+    meta: JsonObject | None = Field(default=None, alias="_meta", description="MCP metadata (unused).")
+
+
+class JsonRpcToolsList(Spec):
+    """A JSON-RPC response carrying an MCP tools/list result."""
+
+    jsonrpc: str | None = Field(default=None, description="JSON-RPC version.")
+    id: int | str | None = Field(default=None, description="Request id.")
+    result: ToolsListResult = Field(description="The tools/list result.")
