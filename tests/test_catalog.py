@@ -16,14 +16,9 @@ import yaml
 
 from agentcost import facts
 from agentcost.errors import InputError
-from agentcost.prices.lookup import (
-    SUPPORTED_PROVIDERS,
-    Cost,
-    ModelPrices,
-    Usage,
-    known_model_ids,
-    resolve_model,
-)
+from agentcost.prices.genai import SUPPORTED_PROVIDERS, known_model_ids
+from agentcost.prices.lookup import resolve_model
+from agentcost.prices.model import Cost, ModelPrices, Usage
 
 AS_OF = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
@@ -303,7 +298,7 @@ def test_known_model_ids() -> None:
 
 def test_genai_prices_is_imported_lazily() -> None:
     code = (
-        "import sys, agentcost.catalog, agentcost.prices.lookup, agentcost.facts;"
+        "import sys, agentcost.catalog, agentcost.prices.lookup, agentcost.prices.listing, agentcost.facts;"
         "print('genai_prices' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

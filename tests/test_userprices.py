@@ -16,7 +16,9 @@ import pytest
 from agentcost.cli import run
 from agentcost.errors import InputError
 from agentcost.loop.estimate import estimate
-from agentcost.prices.lookup import Usage, list_models, resolve_model
+from agentcost.prices.listing import list_models
+from agentcost.prices.lookup import resolve_model
+from agentcost.prices.model import Usage
 from agentcost.prices.user import UserPrices, json_schema, load_user_prices
 from agentcost.render.schema import report_schema
 from agentcost.report.estimate import build_report

@@ -1,6 +1,6 @@
 """Files as they are at a git revision: the base side of ``agentcost diff --base-ref REF``.
 
-:func:`git_reader` returns a :data:`~agentcost.scenario.load.Reader`, so that
+:func:`git_reader` returns a :data:`~agentcost.infra.files.Reader`, so that
 ``load_scenario(path, reader=git_reader("origin/main"))`` reads the scenario, and every file it
 names, as committed at that revision instead of from the working tree::
 
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from agentcost.errors import InputError
 
 if TYPE_CHECKING:
-    from agentcost.scenario.load import Reader
+    from agentcost.infra.files import Reader
 
 __all__ = ["GitReader", "git_reader"]
 

@@ -1,39 +1,36 @@
-"""Reading agentcost's YAML (and JSON) input files with line numbers, and validating them.
+"""Reading agentcost's YAML (and JSON) input files with line numbers, within limits.
 
 Shared by every file format agentcost reads (scenarios, projects, user prices, ``--models`` files):
 
 * :data:`Reader`, :func:`read_text`, :func:`text_reader`: the bytes of a file (from disk, or e.g. from
   a git revision) as UTF-8 text, or :class:`Unreadable` with the reason; a file over
-  :data:`MAX_FILE_BYTES` is refused by its size before it is read;
-* :func:`parse` and :class:`Doc`: compose the text with PyYAML (:data:`Loader`) and build plain
-  Python values, recording the line of every key path and refusing duplicate keys; numbers with a
-  fraction become ``Decimal`` from the scalar's text, so a ``float`` never exists. A file that
-  would expand (through YAML aliases) to more than :data:`MAX_VALUES` values, or is nested more than
-  :data:`MAX_DEPTH` levels deep, is refused before any value is built (docs/limits.md);
-* :class:`Spec`: the strict pydantic base of every mapping (``extra="forbid"``, strict types);
-* :func:`validate`: validate plain values with a pydantic model and turn the first error (by line)
-  into one :class:`~agentcost.errors.InputError` with ``file:line: key: message (hint)``;
-* :func:`parse_override` and :class:`OverrideError`: ``--set PATH=VALUE`` texts and their errors;
-* :class:`SchemaGenerator`: the JSON Schema generator of the published schemas.
+  :data:`MAX_FILE_BYTES` is refused by its size before it is read (:mod:`agentcost.infra.files`);
+* :func:`parse`: compose the text with PyYAML (:data:`Loader`) and build plain Python values in a
+  :class:`~agentcost.infra.doc.Doc`, recording the line of every key path and refusing duplicate
+  keys; numbers with a fraction become ``Decimal`` from the scalar's text, so a ``float`` never
+  exists. A file that would expand (through YAML aliases) to more than :data:`MAX_VALUES` values, or
+  is nested more than :data:`MAX_DEPTH` levels deep, is refused before any value is built
+  (docs/limits.md);
+* :func:`parse_override`: ``--set PATH=VALUE`` texts, parsed (their errors are
+  :class:`~agentcost.infra.doc.OverrideError`).
+
+Validation is :mod:`agentcost.infra.validate` (:class:`Spec`, :func:`validate`, ...). Their names, and
+those of :mod:`agentcost.infra.doc`, are importable from here too.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
-from pydantic.json_schema import GenerateJsonSchema
-from pydantic_core import PydanticCustomError
 
 from agentcost.errors import InputError
+from agentcost.infra.doc import Doc, KeyPath, Override, OverrideError, Step, joined, key_text
 from agentcost.infra.files import (
     LIMITS_DOC,
     MAX_FILE_BYTES,
@@ -44,7 +41,19 @@ from agentcost.infra.files import (
     read_text,
     text_reader,
 )
+from agentcost.infra.validate import (
+    ErrorHints,
+    SchemaGenerator,
+    Spec,
+    allowed_hint,
+    closest,
+    int_to_decimal,
+    shown,
+    validate,
+)
 
+# With the names of agentcost.infra.files, .doc and .validate it uses: the file formats
+# (agentcost.scenario.*) import them all from here.
 __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
@@ -81,10 +90,6 @@ MAX_VALUES = 2_000_000
 MAX_DEPTH = 100
 """Most levels of mappings and lists inside one another in one file (the top mapping is level 1)."""
 
-KeyPath = tuple[str | int, ...]
-"""A key path in a file: keys and list indexes from the root, e.g. ``("rounds", 3, "result")``."""
-T = TypeVar("T")
-
 Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """The PyYAML loader that composes files: the C one when PyYAML has it."""
 _YAML = "tag:yaml.org,2002:"
@@ -120,130 +125,8 @@ _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
 
 # --------------------------------------------------------------------------------------------
-# The strict pydantic base of every mapping, and helpers for models
-# --------------------------------------------------------------------------------------------
-
-
-class Spec(BaseModel):
-    """Base of every mapping in the format: strict types, no unknown keys."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    @classmethod
-    def allowed_keys(cls) -> list[str]:
-        return [info.alias or name for name, info in cls.model_fields.items()]
-
-    @classmethod
-    def misplaced(cls, key: str) -> tuple[str, str] | None:
-        """A message and a hint for an unknown ``key`` that belongs to another kind of mapping
-        (None: just an unknown key)."""
-        return None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _reject_unknown_keys(cls, data: Any) -> Any:
-        # extra="forbid" alone would reject them too, but without saying which keys are allowed.
-        if isinstance(data, dict):
-            allowed = cls.allowed_keys()
-            for key in data:
-                if key not in allowed:
-                    ctx = {"key": key, "allowed": ", ".join(allowed)}
-                    misplaced = cls.misplaced(key)
-                    if misplaced is not None:
-                        ctx["message"], ctx["hint"] = misplaced
-                    raise PydanticCustomError("unknown_key", "unknown key", ctx)
-        return data
-
-
-def int_to_decimal(value: Any) -> Any:
-    """An ``int`` as a ``Decimal``, anything else as it is (a ``BeforeValidator`` for money fields:
-    strict validation refuses an ``int`` where a ``Decimal`` is expected)."""
-    return Decimal(value) if type(value) is int else value
-
-
-class SchemaGenerator(GenerateJsonSchema):
-    """The generator of the published JSON Schemas: without field titles."""
-
-    def field_title_should_be_set(self, schema: Any) -> bool:
-        return False  # titles like "Call Tokens" add nothing to the descriptions
-
-
-# --------------------------------------------------------------------------------------------
 # Reading files and building plain values with line numbers
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Doc:
-    """A parsed YAML or JSON file: its plain value and the line of every key path in it."""
-
-    path: Path
-    value: Any = None
-    lines: dict[KeyPath, int] = field(default_factory=dict)
-    hint: str | None = None  # added to every error about this file
-    overrides: dict[KeyPath, Override] = field(default_factory=dict)  # what --set set, by key path
-
-    def line(self, path: KeyPath) -> int | None:
-        """Line of ``path``, or of its nearest ancestor that has one; None for a value set by --set."""
-        if self.override_at(path) is not None:
-            return None
-        while path not in self.lines and path:
-            path = path[:-1]
-        return self.lines.get(path)
-
-    def own_line(self, path: KeyPath) -> int | None:
-        """Line of ``path`` itself; None when it is not in the file or was set by --set."""
-        return None if self.override_at(path) is not None else self.lines.get(path)
-
-    def override_at(self, path: KeyPath) -> Override | None:
-        """The override that set ``path`` or one of its ancestors (the last applied, if several)."""
-        found = [self.overrides[path[:n]] for n in range(len(path), 0, -1) if path[:n] in self.overrides]
-        return max(found, key=lambda override: override.index, default=None)
-
-    def override_below(self, path: KeyPath) -> Override | None:
-        """The last override that set a key path inside ``path`` (which it did not set as a whole)."""
-        inside = [o for at, o in self.overrides.items() if len(at) > len(path) and at[: len(path)] == path]
-        return max(inside, key=lambda override: override.index, default=None) if path else None
-
-    def where(self, path: KeyPath) -> str:
-        """``file:line`` of ``path`` (and the last override that changed something in it), or the
-        override that set it."""
-        override = self.override_at(path)
-        if override is not None:
-            return f"--set {override.text}"
-        line = self.line(path)
-        where = f"{self.path}:{line}" if line is not None else str(self.path)
-        below = self.override_below(path)
-        return where + (f", changed by --set {below.text}" if below is not None else "")
-
-    def error(self, path: KeyPath, message: str, hint: str | None = None) -> InputError:
-        hint = joined(hint, self.hint)
-        key = key_text(path) or None
-        override = self.override_at(path)
-        if override is not None:  # the file is not to blame: name the override instead of a line
-            if key != override.path:
-                message = f"{key}: {message}"
-            return OverrideError(message, file=self.path, override=override.text, key=key, hint=hint)
-        below = self.override_below(path)
-        if below is not None:
-            hint = joined(hint, f"after --set {below.text}")
-        return InputError(message, file=self.path, line=self.line(path), key=key, hint=hint)
-
-
-def joined(*hints: str | None) -> str | None:
-    """The hints that are given, joined by ``"; "`` (None if there are none)."""
-    return "; ".join(hint for hint in hints if hint) or None
-
-
-def key_text(path: Sequence[str | int | None]) -> str:
-    """``("rounds", 3, "result")`` -> ``rounds[3].result``; None (in an override's path) is ``[*]``."""
-    text = ""
-    for part in path:
-        if part is None or isinstance(part, int):
-            text += "[*]" if part is None else f"[{part}]"
-        else:
-            text += f".{part}" if text else part
-    return text
 
 
 class _Builder:
@@ -576,219 +459,8 @@ def _yaml_error(doc: Doc, text: str, e: yaml.YAMLError) -> InputError:
 
 
 # --------------------------------------------------------------------------------------------
-# Pydantic errors -> one InputError
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ErrorHints:
-    """What one file format adds to the messages of :func:`validate`."""
-
-    missing: Mapping[str, str] = field(default_factory=lambda: {"version": "add 'version: 1' at the top"})
-    """Hint for a missing required key, by its name, or by ``PARENT.name`` for a parent in ``parents``."""
-    parents: tuple[str, ...] = ()
-    """Keys whose children have hints of their own in ``missing`` (``PARENT.name``)."""
-    expected: Mapping[str, str] = field(default_factory=dict)
-    """What a value should be, by pydantic error type (the format's own custom errors)."""
-    mapping_problem: Callable[[str, KeyPath, dict[str, Any]], tuple[KeyPath, str, str] | None] | None = None
-    """For an error of a custom type about a non-empty mapping: a better (key path, message, hint)
-    than "expected ..., got a mapping" (None: keep that)."""
-
-
-def validate(
-    adapter: Callable[[Any], T], doc: Doc, value: Any, at: KeyPath, hints: ErrorHints | None = None
-) -> T:
-    """``adapter(value)`` (a pydantic validation); its first error by line as an :class:`InputError`
-    about ``doc``, where ``value`` is at key path ``at``, with the format's ``hints``."""
-    try:
-        return adapter(value)
-    except ValidationError as e:
-        hints = hints if hints is not None else _DEFAULT_HINTS
-        errors = [_convert(error, doc, value, at, hints) for error in e.errors()]
-        raise min(errors, key=lambda err: err.line if err.line is not None else 1 << 62) from None
-
-
-def _data_path(loc: Sequence[str | int], value: Any) -> KeyPath:
-    """The part of a pydantic location that exists in the data (union tags are left out)."""
-    path: list[str | int] = []
-    for part in loc:
-        if _has_child(value, part):
-            value = value[part]
-            path.append(part)
-    return tuple(path)
-
-
-def _has_child(value: Any, part: str | int) -> bool:
-    if isinstance(value, dict):
-        return isinstance(part, str) and part in value
-    return isinstance(value, list) and type(part) is int and 0 <= part < len(value)
-
-
-def _convert(error: Any, doc: Doc, value: Any, at: KeyPath, hints: ErrorHints) -> InputError:
-    loc = error["loc"]
-    path = _data_path(loc, value)
-    kind, given, ctx = error["type"], error["input"], error.get("ctx") or {}
-    if kind == "unknown_key":
-        allowed = ctx["allowed"].split(", ")
-        allowed_text = allowed_hint(ctx["key"], allowed)
-        if "message" in ctx:  # a key of another kind of mapping (see Spec.misplaced)
-            return doc.error((*at, *path, ctx["key"]), ctx["message"], f"{ctx['hint']}; {allowed_text}")
-        return doc.error((*at, *path, ctx["key"]), "unknown key", allowed_text)
-    if kind == "missing":
-        name = loc[-1]
-        parent = next((part for part in hints.parents if part in loc), None)
-        hint = hints.missing.get(f"{parent}.{name}" if parent else name)
-        return doc.error((*at, *path, name), "required key is missing", hint)
-    message, hint = _describe(kind, given, ctx, error["msg"], hints)
-    if hints.mapping_problem is not None and isinstance(given, dict) and given:
-        problem = hints.mapping_problem(kind, path, given)
-        if problem is not None:
-            path, message, hint = problem
-    return doc.error((*at, *path), message, hint)
-
-
-def allowed_hint(word: str, allowed: Sequence[str]) -> str:
-    """``allowed: a, b, c`` and, for a ``word`` close to one of them, ``; did you mean 'b'?``."""
-    hint = "allowed: " + ", ".join(allowed)
-    close = closest(word, allowed)
-    return hint + (f"; did you mean {close!r}?" if close else "")
-
-
-def closest(word: str, choices: Iterable[str]) -> str | None:
-    """The choice closest to ``word`` (ignoring case), or None if none is close."""
-    by_lower = {choice.lower(): choice for choice in choices}
-    found = difflib.get_close_matches(str(word).lower(), list(by_lower), n=1, cutoff=0.6)
-    return by_lower[found[0]] if found else None
-
-
-_EXPECTED = {
-    "int_type": "an integer",
-    "string_type": "text",
-    "bool_type": "true or false",
-    "dict_type": "a mapping",
-    "model_type": "a mapping",
-    "model_attributes_type": "a mapping",
-    "list_type": "a list",
-    "is_instance_of": "a number",
-    "decimal_type": "a number",
-}
-
-_DEFAULT_HINTS = ErrorHints()
-
-
-def _describe(
-    kind: str, given: Any, ctx: dict[str, Any], default: str, hints: ErrorHints
-) -> tuple[str, str | None]:
-    """Message and hint for a pydantic error that is about a value."""
-    hint = _value_hint(kind, given)
-    if kind in _EXPECTED:
-        return f"expected {_EXPECTED[kind]}, got {shown(given)}", hint
-    if kind in hints.expected:
-        return f"expected {hints.expected[kind]}, got {shown(given)}", hint
-    if kind in ("greater_than_equal", "greater_than"):
-        sign = ">=" if kind == "greater_than_equal" else ">"
-        return f"must be {sign} {ctx.get('ge', ctx.get('gt'))}, got {shown(given)}", hint
-    if kind in ("less_than_equal", "less_than"):
-        sign = "<=" if kind == "less_than_equal" else "<"
-        bound = str(ctx.get("le", ctx.get("lt")))  # pydantic gives e.g. "Decimal('1000000000')"
-        digits = re.fullmatch(r"(?:Decimal\(')?(\d+)(?:'\))?", bound)
-        limit = f"{int(digits.group(1)):,}" if digits else bound
-        return f"must be {sign} {limit}, got {shown(given)}", hint
-    if kind == "string_too_short":
-        return "must not be empty", None
-    if kind == "literal_error":
-        choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
-        message = f"must be one of {', '.join(choices)}; got {shown(given)}"
-        close = closest(given, choices) if isinstance(given, str) else None
-        if close:
-            hint = f"did you mean {close!r}?"
-        elif isinstance(given, bool) and "none" in choices:
-            hint = "YAML reads no/off/false as a boolean; write none"
-        return message, hint
-    return default[:1].lower() + default[1:], hint
-
-
-def _value_hint(kind: str, given: Any) -> str | None:
-    if isinstance(given, bool):
-        return "YAML reads yes/no/on/off/true/false as booleans; quote the value if it is text"
-    if kind == "string_type" and isinstance(given, int | Decimal):
-        return f"quote it if it is text: '{given}'"
-    if kind == "list_type" and isinstance(given, dict):
-        return "start each item with '- '"
-    return None
-
-
-def shown(value: Any) -> str:
-    """A value as an error message names it: ``the boolean true``, ``text 'abc'``, ``a list``..."""
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, int | Decimal):
-        return str(value)
-    if isinstance(value, str):
-        return "text " + repr(value if len(value) <= 40 else value[:37] + "...")
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    return type(value).__name__
-
-
-# --------------------------------------------------------------------------------------------
 # Overrides: --set PATH=VALUE, parsed (applying them is up to each format)
 # --------------------------------------------------------------------------------------------
-
-
-class OverrideError(InputError):
-    """An :class:`InputError` in a ``--set`` override, or about a value that one set.
-
-    ``key`` is the key path, as for any error; ``str()`` names the override where an error in the
-    file names its line: ``FILE: --set PATH=VALUE: MESSAGE (HINT)``.
-    """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        file: Path | str | None,
-        override: str,
-        key: str | None = None,
-        hint: str | None = None,
-    ) -> None:
-        super().__init__(message, file=file, key=key, hint=hint)
-        self.override = override  # the text of the --set option
-
-    def located(
-        self, *, file: Path | str | None = None, line: int | None = None, key: str | None = None
-    ) -> InputError:
-        """A copy with the unknown parts filled in, never a line: the value is not in a file."""
-        return OverrideError(
-            self.message,
-            file=self.file if self.file is not None else file,
-            override=self.override,
-            key=self.key if self.key is not None else key,
-            hint=self.hint,
-        )
-
-    def __str__(self) -> str:
-        shown = self.override if len(self.override) <= 80 else self.override[:77] + "..."
-        return str(InputError(self.message, file=self.file, key=f"--set {shown}", hint=self.hint))
-
-
-_Step = str | int | None
-"""One step of an override's path: a key, a list index, or None for ``[*]`` (every item)."""
-
-
-@dataclass(frozen=True)
-class Override:
-    """One ``--set PATH=VALUE``, parsed."""
-
-    text: str  # as given
-    path: str  # PATH as given
-    steps: tuple[_Step, ...]
-    value: Any
-    index: int  # its place among the overrides: where two set the same value, the later wins
 
 
 _STEP = re.compile(r"\[(-?\d+|\*)\]|\.([^.\[\]]+)")  # [N], [*], or .KEY
@@ -810,7 +482,7 @@ def parse_override(text: str, index: int, file: Path) -> Override:
         fail("no '=' between the path and the value", _SET_HINT)
     if not path:
         fail("the path before '=' is empty", _SET_HINT)
-    steps: list[_Step] = []
+    steps: list[Step] = []
     dotted, position = "." + path, 0  # with a dot before the first key too
     while position < len(dotted):
         match = _STEP.match(dotted, position)
@@ -832,7 +504,7 @@ def parse_override(text: str, index: int, file: Path) -> Override:
     return Override(text, path, tuple(steps), value, index)
 
 
-def _step(match: re.Match[str]) -> _Step:
+def _step(match: re.Match[str]) -> Step:
     index, key = match.groups()
     if index is None:
         return key

@@ -1,4 +1,2 @@
-"""Prices (from genai-prices) and billing facts (from our own facts.yaml) for known models.
-
-``facts`` is cheap to import. ``prices`` imports genai-prices lazily, inside its functions.
-"""
+"""Stage 3, prices: a model name and a date -> ``ModelPrices`` (genai-prices, or a ``--prices`` file),
+each rate with where it came from. genai-prices is imported lazily, inside functions."""

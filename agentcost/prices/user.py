@@ -21,7 +21,8 @@ overrides the genai-prices model of the same provider and id, or adds a new one:
 The file is read as scenario and project files are (:mod:`agentcost.scenario.load`): composed with
 PyYAML keeping line numbers, numbers with a fraction become ``Decimal`` from their text, validated
 by strict pydantic models, and every problem is one :class:`~agentcost.errors.InputError` naming
-the file, the 1-based line and the key path. Prices are computed in :mod:`agentcost.prices.lookup`.
+the file, the 1-based line and the key path. Prices are computed in :mod:`agentcost.prices.lookup`;
+models are found in genai-prices with :mod:`agentcost.prices.genai`.
 """
 
 from __future__ import annotations
@@ -35,19 +36,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from agentcost.errors import InputError
-from agentcost.infra.yamlread import (
-    Doc,
-    KeyPath,
-    Reader,
-    SchemaGenerator,
-    Spec,
-    Unreadable,
-    int_to_decimal,
-    parse,
-    shown,
-    text_reader,
-    validate,
-)
+from agentcost.infra.doc import Doc, KeyPath
+from agentcost.infra.files import Reader, Unreadable, text_reader
+from agentcost.infra.validate import SchemaGenerator, Spec, int_to_decimal, shown, validate
+from agentcost.infra.yamlread import parse
 
 __all__ = ["PRICES_VERSION", "UserModel", "UserPrices", "json_schema", "load_user_prices"]
 
@@ -316,18 +308,18 @@ def _discount(doc: Doc, at: KeyPath, value: Any) -> Decimal | None:
 
 
 def _check_base(doc: Doc, at: KeyPath, base: str, provider: str) -> None:
-    from agentcost.prices import lookup as prices
+    from agentcost.prices import genai
 
-    if prices._find(base, provider) is not None:
+    if genai.find_model(base, provider) is not None:
         return
-    for other in prices.SUPPORTED_PROVIDERS:
-        if other != provider and prices._find(base, other) is not None:
+    for other in genai.SUPPORTED_PROVIDERS:
+        if other != provider and genai.find_model(base, other) is not None:
             raise doc.error(
                 at,
                 f"{base!r} belongs to provider {other!r}, not {provider!r}",
                 "base: must be a model of the same provider",
             )
-    raise doc.error(at, f"unknown {provider} model {base!r}", prices._suggest(base, provider))
+    raise doc.error(at, f"unknown {provider} model {base!r}", genai.suggest_model(base, provider))
 
 
 if __name__ == "__main__":  # python -m agentcost.prices.user > docs/prices.schema.json

@@ -1,0 +1,155 @@
+"""A parsed input file (:class:`Doc`): its plain value, the line of every key path, and errors located in it.
+
+An error about a value names the file and the value's line, or the ``--set`` override that set the
+value (:class:`OverrideError`); :class:`Override` is one ``--set PATH=VALUE``, parsed. Used by the
+YAML reader (:mod:`agentcost.infra.yamlread`), by validation (:mod:`agentcost.infra.validate`) and
+by every file format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentcost.errors import InputError
+
+__all__ = ["Doc", "KeyPath", "Override", "OverrideError", "Step", "joined", "key_text"]
+
+KeyPath = tuple[str | int, ...]
+"""A key path in a file: keys and list indexes from the root, e.g. ``("rounds", 3, "result")``."""
+
+
+# --------------------------------------------------------------------------------------------
+# A parsed file, and where its values are
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Doc:
+    """A parsed YAML or JSON file: its plain value and the line of every key path in it."""
+
+    path: Path
+    value: Any = None
+    lines: dict[KeyPath, int] = field(default_factory=dict)
+    hint: str | None = None  # added to every error about this file
+    overrides: dict[KeyPath, Override] = field(default_factory=dict)  # what --set set, by key path
+
+    def line(self, path: KeyPath) -> int | None:
+        """Line of ``path``, or of its nearest ancestor that has one; None for a value set by --set."""
+        if self.override_at(path) is not None:
+            return None
+        while path not in self.lines and path:
+            path = path[:-1]
+        return self.lines.get(path)
+
+    def own_line(self, path: KeyPath) -> int | None:
+        """Line of ``path`` itself; None when it is not in the file or was set by --set."""
+        return None if self.override_at(path) is not None else self.lines.get(path)
+
+    def override_at(self, path: KeyPath) -> Override | None:
+        """The override that set ``path`` or one of its ancestors (the last applied, if several)."""
+        found = [self.overrides[path[:n]] for n in range(len(path), 0, -1) if path[:n] in self.overrides]
+        return max(found, key=lambda override: override.index, default=None)
+
+    def override_below(self, path: KeyPath) -> Override | None:
+        """The last override that set a key path inside ``path`` (which it did not set as a whole)."""
+        inside = [o for at, o in self.overrides.items() if len(at) > len(path) and at[: len(path)] == path]
+        return max(inside, key=lambda override: override.index, default=None) if path else None
+
+    def where(self, path: KeyPath) -> str:
+        """``file:line`` of ``path`` (and the last override that changed something in it), or the
+        override that set it."""
+        override = self.override_at(path)
+        if override is not None:
+            return f"--set {override.text}"
+        line = self.line(path)
+        where = f"{self.path}:{line}" if line is not None else str(self.path)
+        below = self.override_below(path)
+        return where + (f", changed by --set {below.text}" if below is not None else "")
+
+    def error(self, path: KeyPath, message: str, hint: str | None = None) -> InputError:
+        hint = joined(hint, self.hint)
+        key = key_text(path) or None
+        override = self.override_at(path)
+        if override is not None:  # the file is not to blame: name the override instead of a line
+            if key != override.path:
+                message = f"{key}: {message}"
+            return OverrideError(message, file=self.path, override=override.text, key=key, hint=hint)
+        below = self.override_below(path)
+        if below is not None:
+            hint = joined(hint, f"after --set {below.text}")
+        return InputError(message, file=self.path, line=self.line(path), key=key, hint=hint)
+
+
+def joined(*hints: str | None) -> str | None:
+    """The hints that are given, joined by ``"; "`` (None if there are none)."""
+    return "; ".join(hint for hint in hints if hint) or None
+
+
+def key_text(path: Sequence[str | int | None]) -> str:
+    """``("rounds", 3, "result")`` -> ``rounds[3].result``; None (in an override's path) is ``[*]``."""
+    text = ""
+    for part in path:
+        if part is None or isinstance(part, int):
+            text += "[*]" if part is None else f"[{part}]"
+        else:
+            text += f".{part}" if text else part
+    return text
+
+
+# --------------------------------------------------------------------------------------------
+# Overrides: --set PATH=VALUE, parsed, and errors that name one
+# --------------------------------------------------------------------------------------------
+
+
+class OverrideError(InputError):
+    """An :class:`InputError` in a ``--set`` override, or about a value that one set.
+
+    ``key`` is the key path, as for any error; ``str()`` names the override where an error in the
+    file names its line: ``FILE: --set PATH=VALUE: MESSAGE (HINT)``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: Path | str | None,
+        override: str,
+        key: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, file=file, key=key, hint=hint)
+        self.override = override  # the text of the --set option
+
+    def located(
+        self, *, file: Path | str | None = None, line: int | None = None, key: str | None = None
+    ) -> InputError:
+        """A copy with the unknown parts filled in, never a line: the value is not in a file."""
+        return OverrideError(
+            self.message,
+            file=self.file if self.file is not None else file,
+            override=self.override,
+            key=self.key if self.key is not None else key,
+            hint=self.hint,
+        )
+
+    def __str__(self) -> str:
+        shown = self.override if len(self.override) <= 80 else self.override[:77] + "..."
+        return str(InputError(self.message, file=self.file, key=f"--set {shown}", hint=self.hint))
+
+
+Step = str | int | None
+"""One step of an override's path: a key, a list index, or None for ``[*]`` (every item)."""
+
+
+@dataclass(frozen=True)
+class Override:
+    """One ``--set PATH=VALUE``, parsed."""
+
+    text: str  # as given
+    path: str  # PATH as given
+    steps: tuple[Step, ...]
+    value: Any
+    index: int  # its place among the overrides: where two set the same value, the later wins

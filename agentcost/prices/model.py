@@ -1,0 +1,301 @@
+"""What a price lookup gives: :class:`ModelPrices`, pricing one request (:class:`Usage`) in :class:`Cost`.
+
+``ModelPrices.cost`` prices one request at the prices :func:`agentcost.prices.lookup.resolve_model`
+fixed: exact Decimals, long-context tiers applied per request (crossing a tier reprices ALL tokens
+of that request), no clock; from :class:`PriceTable`, the resolved price row as plain data (no
+genai-prices needed, so a row read from the cache prices requests too), else with genai-prices'
+own price object.
+
+Usage semantics are genai-prices': ``input_tokens`` counts EVERY prompt token; cache reads and writes
+are parts of it. Cache writes on a model without a cache-write price are billed at the plain input
+rate (no write premium: OpenAI before GPT-5.6, Gemini implicit caching). 1-hour writes need a
+1-hour price (Anthropic); asking for them elsewhere is an error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from agentcost.errors import InputError
+from agentcost.prices.genai import light_genai_prices
+from agentcost.prices.rates import PriceChange, PriceSource, Rate, rates_of, tier_name
+
+if TYPE_CHECKING:
+    from genai_prices.types import ModelInfo, ModelPrice
+
+
+@dataclass(frozen=True)
+class Usage:
+    """One billed request. ``input_tokens`` counts EVERY prompt token, cached or not."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0  # 5-minute writes (or the provider's only write bucket)
+    cache_write_1h_tokens: int = 0  # Anthropic 1-hour writes
+    # Server-tool uses, genai-prices usage keys (priced where the model has web_searches_kcount /
+    # code_executions_kcount; agentcost.loop.estimate.pricer_for prices the rest from facts.yaml).
+    web_searches: int = 0
+    code_executions: int = 0
+
+    def __post_init__(self) -> None:
+        for name in (
+            "input_tokens",
+            "output_tokens",
+            "cache_read_tokens",
+            "cache_write_tokens",
+            "cache_write_1h_tokens",
+            "web_searches",
+            "code_executions",
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InputError(f"{name} must be a whole number >= 0, got {value!r}")
+        cached = self.cache_read_tokens + self.cache_write_tokens + self.cache_write_1h_tokens
+        if cached > self.input_tokens:
+            raise InputError(
+                f"cache reads and writes ({cached:,} tokens) exceed the request's input tokens "
+                f"({self.input_tokens:,})",
+                hint="input_tokens counts every prompt token, cached or not",
+            )
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Dollars for one request, exact. ``input_usd`` includes cache reads and writes."""
+
+    input_usd: Decimal
+    output_usd: Decimal
+    total_usd: Decimal
+
+
+@dataclass(frozen=True)
+class PricedUnit:
+    """One price of a model as genai-prices applies it: the usage it prices (``usage_key``, with the
+    unit's ``dimensions``), per how many, and the rate (``tiers`` in genai-prices' own order)."""
+
+    key: str  # the price key, e.g. "cache_read_mtok"
+    usage_key: str  # the usage it prices, e.g. "cache_read_tokens"
+    per: int
+    dimensions: tuple[tuple[str, str], ...]  # e.g. (("direction", "input"), ("family", "tokens"), ...)
+    base: Decimal
+    tiers: tuple[tuple[int, Decimal], ...] = ()  # (start, price) as genai-prices lists them
+    tiered: bool = False  # a genai-prices TieredPrices (the request's input tokens pick the rate)
+
+    @property
+    def direction(self) -> str | None:
+        return dict(self.dimensions).get("direction")
+
+
+@dataclass(frozen=True)
+class PriceTable:
+    """A resolved price row as plain data: everything :meth:`ModelPrices.cost` needs to price a
+    request exactly as genai-prices' ``ModelPrice.calc_price`` does, without genai-prices.
+
+    ``units`` are in genai-prices' order (the order it sums them in); ``reported`` are the
+    dimensions of the usage keys :class:`Usage` reports (for genai-prices' inference rule: a priced
+    usage not reported is 0, unless reported usage implies it must have been given)."""
+
+    units: tuple[PricedUnit, ...]
+    reported: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+    rates: tuple[Rate, ...]
+
+    def cost(self, usage: Usage) -> Cost:
+        """genai-prices' arithmetic: each priced unit's leaf count (its usage less the usage of the
+        more specific priced units inside it) times its rate over ``per``; a tiered rate is chosen
+        by the request's whole input (a cliff); input and output sums by the unit's direction."""
+        values: dict[str, int] = {
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "cache_read_tokens": usage.cache_read_tokens,
+            "cache_write_tokens": usage.cache_write_tokens + usage.cache_write_1h_tokens,
+            "cache_write_5m_tokens": usage.cache_write_tokens,
+            "cache_write_1h_tokens": usage.cache_write_1h_tokens,
+            "web_searches": usage.web_searches,
+            "code_executions": usage.code_executions,
+        }
+        counts = self._leaf_counts(values)
+        total_input = usage.input_tokens if self._tiered else 0
+        input_usd = output_usd = total_usd = Decimal(0)
+        for unit, direction in self._directions:
+            price = unit.base
+            if unit.tiered:
+                for start, tier_price in reversed(unit.tiers):
+                    if total_input > start:
+                        price = tier_price
+                        break
+            amount = price * Decimal(counts[unit.usage_key]) / unit.per
+            total_usd += amount
+            if direction == "input":
+                input_usd += amount
+            elif direction == "output":
+                output_usd += amount
+        return Cost(input_usd=input_usd, output_usd=output_usd, total_usd=total_usd)
+
+    @cached_property
+    def _tiered(self) -> bool:
+        return any(u.tiered for u in self.units)
+
+    @cached_property
+    def _directions(self) -> tuple[tuple[PricedUnit, str | None], ...]:
+        return tuple((u, u.direction) for u in self.units)
+
+    @cached_property
+    def _plan(self) -> tuple[tuple[PricedUnit, tuple[str, ...]], ...]:
+        """genai-prices' order of leaf computation (more dimensions first), each unit with the
+        priced units nested in it."""
+        priced = [u for u in self.units if u.usage_key != "requests"]
+        order = sorted(priced, key=lambda u: (-len(u.dimensions), u.usage_key))
+        return tuple(
+            (
+                unit,
+                tuple(
+                    other.usage_key
+                    for other in order
+                    if other is not unit and set(unit.dimensions) <= set(other.dimensions)
+                ),
+            )
+            for unit in order
+        )
+
+    def _leaf_counts(self, values: dict[str, int]) -> dict[str, int]:
+        leaves: dict[str, int] = {}
+        for unit, nested in self._plan:
+            leaf = self._usage(unit, values) - sum(leaves[k] for k in nested)
+            if leaf < 0:
+                raise ValueError(f"Invalid usage data: more-specific usage exceeds {unit.usage_key}")
+            leaves[unit.usage_key] = leaf
+        if any(u.usage_key == "requests" for u in self.units):
+            leaves["requests"] = 1
+        return leaves
+
+    def _usage(self, unit: PricedUnit, values: dict[str, int]) -> int:
+        """A usage value as genai-prices' ``Usage`` gives it: the reported value, else 0 -- or an
+        error where positive reported usage is more specific than the unit (or joins into it)."""
+        if unit.usage_key in values:
+            return values[unit.usage_key]
+        wanted = set(unit.dimensions)
+        positive = [(k, set(d)) for k, d in self.reported if values.get(k, 0) > 0]
+        inside = sorted(k for k, d in positive if wanted <= d and d != wanted)
+        if inside:
+            raise ValueError(
+                f"Missing usage for {unit.usage_key}: reported descendant usage keys "
+                f"{', '.join(inside)} require explicit {unit.usage_key}"
+            )
+        ordered = sorted(positive)
+        for i, (left, ldims) in enumerate(ordered):
+            for right, rdims in ordered[i + 1 :]:
+                lmap, rmap = dict(ldims), dict(rdims)
+                compatible = all(rmap.get(k, v) == v for k, v in lmap.items())
+                if compatible and not ldims <= rdims and not rdims <= ldims and ldims | rdims == wanted:
+                    raise ValueError(
+                        f"Missing usage for {unit.usage_key}: reported overlapping usage keys "
+                        f"{left}, {right} require explicit {unit.usage_key}"
+                    )
+        return 0
+
+
+@dataclass(frozen=True)
+class ModelPrices:
+    """The prices of one model in force at ``source.as_of``.
+
+    The ``*_mtok`` fields are USD per million tokens, the base (below any tier) rates, for display;
+    ``cost`` applies tiers itself. ``None`` means "no such price" (never read it as 0).
+    """
+
+    model_ref: str  # what the user wrote
+    model_id: str  # genai-prices' id
+    name: str
+    provider: str  # "anthropic" | "openai" | "google"
+    context_window: int | None
+    source: PriceSource
+    input_mtok: Decimal
+    output_mtok: Decimal
+    cache_read_mtok: Decimal | None
+    cache_write_mtok: Decimal | None
+    cache_write_1h_mtok: Decimal | None
+    has_tiers: bool
+    # Input-token thresholds above which a whole request is repriced (empty without tiers).
+    tier_thresholds: tuple[int, ...] = ()
+    service_tier: str = "standard"  # the tier these prices are for (SERVICE_TIERS)
+    service_tiers: tuple[str, ...] = ("standard",)  # the tiers the model offers at source.as_of
+    base_id: str | None = None  # a user model's ``base:``: its counting and caching rules apply
+    deprecated: bool = False
+    price_comments: str | None = None  # genai-prices' notes on this model's prices
+    # Price changes genai-prices has scheduled after source.as_of, in date order.
+    changes: tuple[PriceChange, ...] = ()
+    warnings: tuple[str, ...] = ()  # scheduled changes soon, stale price data
+    _price: ModelPrice | None = field(default=None, repr=False, compare=False)
+    _info: ModelInfo | None = field(default=None, repr=False, compare=False)
+    # the resolved prices as plain data (None: genai-prices' price object prices every request)
+    table: PriceTable | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def rules_id(self) -> str:
+        """The model id whose counting and caching rules (tokenizer, facts.yaml rows) apply."""
+        return self.base_id or self.model_id
+
+    def tier_label(self, input_tokens: int) -> str | None:
+        """``">200k"`` when a request of ``input_tokens`` is priced at a long-context tier, else None.
+
+        Tiers are cliffs (genai-prices ``TieredPrices``): a request with MORE than the threshold
+        input tokens pays the tier's rates on all its tokens.
+        """
+        crossed = [t for t in self.tier_thresholds if input_tokens > t]
+        return tier_name(max(crossed)) if crossed else None
+
+    def rates(self) -> tuple[Rate, ...]:
+        """Every price of the model in force at ``source.as_of`` (token rates, then per-use fees)."""
+        if self.table is not None:
+            return self.table.rates
+        if self._price is None:
+            raise RuntimeError("ModelPrices without a resolved price; use resolve_model()")
+        return rates_of(self._price, self.provider)
+
+    def cost(self, usage: Usage) -> Cost:
+        """Price one request at the prices in force at ``source.as_of``: with :class:`PriceTable`
+        (our Decimal arithmetic, equal to genai-prices' to the last digit: tests/test_cache.py
+        compares them on every model), else with genai-prices' price object."""
+        if usage.cache_write_1h_tokens and self.cache_write_1h_mtok is None:
+            raise InputError(
+                f"{self.model_id} has no 1-hour cache-write price",
+                hint="1-hour cache writes are an Anthropic feature; use 5-minute writes",
+            )
+        if self.table is not None:
+            try:
+                return self.table.cost(usage)
+            except ValueError as error:
+                raise InputError(f"cannot price {self.model_id}: {error}") from None
+        return self.genai_cost(usage)
+
+    def genai_cost(self, usage: Usage) -> Cost:
+        """Price one request with genai-prices' own ``calc_price`` (the reference :meth:`cost` is
+        tested against; needs the price object, so not on a row read from the cache)."""
+        if self._price is None:
+            raise RuntimeError("ModelPrices without a resolved price; use resolve_model()")
+        light_genai_prices()
+        from genai_prices import Usage as GPUsage
+
+        gp_usage = GPUsage(
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cache_read_tokens=usage.cache_read_tokens,
+            # genai-prices: cache_write_tokens is ALL writes; the 5m/1h buckets are parts of it.
+            cache_write_tokens=usage.cache_write_tokens + usage.cache_write_1h_tokens,
+            cache_write_5m_tokens=usage.cache_write_tokens,
+            cache_write_1h_tokens=usage.cache_write_1h_tokens,
+            web_searches=usage.web_searches,
+            code_executions=usage.code_executions,
+        )
+        try:
+            result = self._price.calc_price(gp_usage)
+        except (ValueError, LookupError) as error:
+            raise InputError(f"cannot price {self.model_id}: {error}") from None
+        return Cost(
+            input_usd=result["input_price"],
+            output_usd=result["output_price"],
+            total_usd=result["total_price"],
+        )
