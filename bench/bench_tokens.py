@@ -1,4 +1,4 @@
-"""Benchmark of agentcost.tokens.count: encoding load time, tokenizing throughput, and the memo.
+"""Benchmark of agentcost.tokens: encoding load time, tokenizing throughput, and the memo.
 
 Run: python bench/bench_tokens.py [--mb 8]
 Load times are measured in fresh subprocesses (the per-process cache would hide them otherwise).
@@ -16,6 +16,8 @@ from pathlib import Path
 
 from agentcost.scenario.model import Content, Round, Scenario, ToolDef, ToolUse
 from agentcost.tokens import count as T
+from agentcost.tokens import encodings as E
+from agentcost.tokens import memo as M
 
 ROOT = Path(__file__).resolve().parents[1]
 THREADS = 2  # tiktoken encode_ordinary_batch threads, for comparison with the plain loop
@@ -33,10 +35,10 @@ def load_times(repeats: int) -> None:
     )
     med = statistics.median(fresh_process(import_code) for _ in range(repeats))
     print(f"  import agentcost.tokens.count              {med * 1000:7.1f} ms")
-    for name in T.BUNDLED_ENCODINGS:
+    for name in E.BUNDLED_ENCODINGS:
         code = (
-            "import time; from agentcost import tokens as T; t = time.perf_counter(); "
-            f"T.get_encoding({name!r}); print(time.perf_counter() - t)"
+            "import time; from agentcost.tokens import encodings as E; t = time.perf_counter(); "
+            f"E.get_encoding({name!r}); print(time.perf_counter() - t)"
         )
         med = statistics.median(fresh_process(code) for _ in range(repeats))
         print(f"  get_encoding({name!r:15s})      {med * 1000:7.1f} ms (incl. import tiktoken)")
@@ -66,8 +68,8 @@ def corpus(megabytes: float) -> list[str]:
 def throughput(megabytes: float) -> None:
     docs = corpus(megabytes)
     chars = sum(len(d) for d in docs)
-    for name in T.BUNDLED_ENCODINGS:
-        encoding = T.get_encoding(name)
+    for name in E.BUNDLED_ENCODINGS:
+        encoding = E.get_encoding(name)
         started = time.perf_counter()
         tokens = sum(len(encoding.encode_ordinary(d)) for d in docs)
         single = time.perf_counter() - started
@@ -108,7 +110,7 @@ def memo_demo() -> None:
         rounds=rounds,
         final=Content(text="Done."),
     )
-    memo = T.TokenMemo()
+    memo = M.TokenMemo()
     started = time.perf_counter()
     for model in ("gpt-4o", "gpt-4o-mini", "gpt-4.1", "gpt-5", "o3"):
         T.count_tokens(scenario, provider="openai", model_id=model, memo=memo)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcost.loop.accountant import TTL_SECONDS, CachePolicy, Ledger, run_accountant
+from agentcost.loop.accountant import Ledger, run_accountant
 from agentcost.loop.estimate import estimate_scenario, pricer_for
 from agentcost.prices.lookup import resolve_model
 from agentcost.render.jsonfmt import report_dict
@@ -21,6 +21,7 @@ from agentcost.render.table import render_table
 from agentcost.report.estimate import build_report
 from agentcost.scenario.model import Content, ContextEditing, Round, Scenario, ToolUse
 from agentcost.tokens.counts import RoundTokens, TokenCounts
+from agentcost.tokens.request import TTL_SECONDS, CachePolicy
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 SONNET = pricer_for(resolve_model("claude-sonnet-4-5", as_of=AS_OF))

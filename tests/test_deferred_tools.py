@@ -23,7 +23,9 @@ from agentcost.render.table import render_table
 from agentcost.report.estimate import build_report
 from agentcost.scenario.model import CachingMode, Content, Limits, Round, Scenario, ToolDef, ToolUse
 from agentcost.tokens.context import TOOL_SEARCH_QUERY_TOKENS, TOOL_SEARCH_TOOL_TOKENS
-from agentcost.tokens.count import _tool_json, count_text, count_tokens
+from agentcost.tokens.count import count_tokens
+from agentcost.tokens.memo import count_text
+from agentcost.tokens.rules import _tool_json
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 

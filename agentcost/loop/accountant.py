@@ -40,78 +40,30 @@ breakpoint are billed at the prefix TTL's rate and the rest at ``ttl``'s; after 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Literal
 
-from agentcost.scenario.model import CacheTTL, CachingMode, Scenario, cache_ttl_label
-from agentcost.tokens.context import ContextEditor
-from agentcost.tokens.counts import TokenCounts
+from agentcost.scenario.model import CacheTTL, CachingMode, ContextEditing, Scenario
 
-CacheStyle = Literal["explicit", "automatic", "stored"]
+# Route and the request vocabulary live below the accountant (routed counts name them); importers
+# of ``agentcost.loop.accountant`` may keep using them from here (explicit re-exports).
+from agentcost.tokens.counts import Route as Route
+from agentcost.tokens.counts import TokenCounts
+from agentcost.tokens.request import TTL_SECONDS as TTL_SECONDS
+from agentcost.tokens.request import CachePolicy as CachePolicy
+from agentcost.tokens.request import Pricer as Pricer
+from agentcost.tokens.request import RequestCost as RequestCost
+from agentcost.tokens.request import RequestUsage as RequestUsage
+
 RequestKind = Literal["tool_use", "reply", "final"]  # reply: a chat turn's plain-text answer
 
 MAX_BREAKPOINTS = 4
 """Anthropic allows up to 4 ``cache_control`` breakpoints per request; our modes use at most 2."""
 
-TTL_SECONDS: dict[CacheTTL, int] = {"5m": 300, "1h": 3_600}
-"""Lifetime of an Anthropic cache entry after its last use (pricing-facts.md §B.1)."""
-
 _MILLION = Decimal(1_000_000)
 _HOUR = Decimal(3_600)
-
-
-@dataclass(frozen=True)
-class RequestUsage:
-    """Tokens of one billed request. ``input_tokens`` counts every prompt token, cached or not."""
-
-    input_tokens: int
-    output_tokens: int
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0  # 5-minute writes, or the provider's only write bucket
-    cache_write_1h_tokens: int = 0
-    # billable server-tool uses of this response (the first request of a round with continuations)
-    web_searches: int = 0
-    web_fetches: int = 0
-    code_executions: int = 0
-
-
-@dataclass(frozen=True)
-class RequestCost:
-    input_usd: Decimal
-    output_usd: Decimal
-    total_usd: Decimal  # input + output + fees
-    fees_usd: Decimal = Decimal(0)  # server-tool fees (no input/output direction)
-
-
-Pricer = Callable[[RequestUsage], RequestCost]
-"""Prices one request; must be deterministic (the price date is fixed before the accountant runs)."""
-
-
-@dataclass(frozen=True)
-class CachePolicy:
-    mode: CachingMode
-    style: CacheStyle
-    min_tokens: int  # prefixes shorter than this are not cached (no error, just no cache)
-    ttl: CacheTTL = "5m"
-    increment: int = 1  # automatic caching hits in steps of this many tokens past the minimum
-    bills_writes: bool = True  # False where the provider does not charge for cache writes
-    ttl_seconds: int | None = None  # entries expire after this long unused (None: never)
-    storage_usd_per_mtok_hour: Decimal | None = None  # ``stored`` caches: storage price
-    prefix_ttl: CacheTTL | None = None  # explicit style: the prefix breakpoint's own TTL (None: ``ttl``)
-
-    @property
-    def ttl_label(self) -> str:
-        """``5m``, ``1h``, or ``PREFIX+CONVERSATION`` (``1h+5m``) with two TTLs."""
-        return cache_ttl_label(self.ttl, self.prefix_ttl if self.style == "explicit" else None)
-
-    def prefix_ttl_seconds(self) -> int | None:
-        """How long the prefix breakpoint's entry lives unused, when it outlives the others."""
-        if self.style != "explicit" or self.prefix_ttl is None or self.ttl_seconds is None:
-            return None
-        seconds = TTL_SECONDS[self.prefix_ttl]
-        return seconds if seconds > self.ttl_seconds else None
 
 
 NO_CACHE = CachePolicy(mode="none", style="automatic", min_tokens=0)
@@ -182,16 +134,6 @@ class LedgerTotals:
 
 
 @dataclass(frozen=True)
-class Route:
-    """Another model that some requests run on (routing): the same scenario counted with that
-    model's rules (``counts.rounds`` aligned with the scenario model's), its pricer and cache policy."""
-
-    counts: TokenCounts
-    pricer: Pricer
-    policy: CachePolicy
-
-
-@dataclass(frozen=True)
 class Ledger:
     rows: tuple[LedgerRow, ...]
     totals: LedgerTotals
@@ -210,6 +152,95 @@ class TtlOption:
     label: str
     cost_usd: Decimal
     cache_expiries: int
+
+
+# Context editing (Anthropic ``clear_tool_uses``), accountant side: which old tool results to clear
+# before each request. What clearing can remove is counted in agentcost.tokens.context.
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One clearing, applied to a request before it is sent (measured on the scenario's model)."""
+
+    saved: int  # input tokens removed from this request and every later one (bodies - placeholders)
+    results: int  # tool results cleared
+    keep_cached: int  # the cached prefix that survives: everything before the first cleared result
+    cleared: tuple[tuple[int, int], ...] = ()  # (round, call) of each result cleared, 0-based
+
+
+class ContextEditor:
+    """Anthropic ``clear_tool_uses`` over one run, request by request.
+
+    Before request ``k`` (rounds ``0..k-1`` are in its context), if the request's input would pass
+    ``trigger`` tokens, every tool result older than the last ``keep`` tool uses (all client tool
+    calls count, parallel ones each) is cleared, except results of ``exclude_tools`` and those already
+    cleared, provided that removes at least ``clear_at_least`` tokens (net of the placeholders; else
+    nothing is cleared). A cleared result keeps its framing and its tool_use block; its body becomes
+    ``placeholder`` tokens in this and every later request. Tool-search results (loaded definitions)
+    are never cleared.
+    """
+
+    def __init__(self, config: ContextEditing, counts: TokenCounts) -> None:
+        self.config = config
+        self.counts = counts
+        self.rounds = counts.rounds
+        self.stable = counts.prefix + counts.task
+        self.cleared: set[tuple[int, int]] = set()
+        self.saved_in_round = [0] * len(counts.rounds)
+
+    def before(self, k: int, input_tokens: int) -> Edit | None:
+        """The clearing applied to request ``k`` (0-based) whose input would be ``input_tokens``."""
+        c = self.config
+        if k == 0 or input_tokens <= c.trigger:
+            return None
+        uses = [
+            (i, n, tool, body)
+            for i in range(min(k, len(self.rounds)))
+            for n, (tool, body) in enumerate(self.rounds[i].call_results)
+        ]
+        older = uses[: max(len(uses) - c.keep, 0)]
+        todo = [
+            (i, n, body)
+            for i, n, tool, body in older
+            if (i, n) not in self.cleared and tool not in c.exclude_tools
+        ]
+        saved = sum(body - c.placeholder for _, _, body in todo)
+        if not todo or saved <= 0 or saved < c.clear_at_least:
+            return None
+        first = min(i for i, _, _ in todo)
+        keep_cached = (
+            self.stable
+            + sum(r.appended - s for r, s in zip(self.rounds[:first], self.saved_in_round, strict=False))
+            + self.rounds[first].echo
+        )
+        for i, n, body in todo:
+            self.cleared.add((i, n))
+            self.saved_in_round[i] += body - c.placeholder
+        cleared = tuple((i, n) for i, n, _ in todo)
+        return Edit(saved=saved, results=len(todo), keep_cached=keep_cached, cleared=cleared)
+
+    def on(self, edit: Edit, counts: TokenCounts) -> Edit:
+        """The same clearing on another model's counts (routing: ``counts.rounds`` aligned with the
+        scenario model's): the same results cleared, their bodies as that model counts them, and the
+        cached prefix before the first of them on that model. Must be called right after the
+        :meth:`before` that made ``edit``."""
+        if counts is self.counts:
+            return edit
+        placeholder = self.config.placeholder
+
+        def body(i: int, n: int) -> int:
+            return counts.rounds[i].call_results[n][1] - placeholder
+
+        first = min(i for i, _ in edit.cleared)
+        keep_cached = (
+            counts.prefix
+            + counts.task
+            + sum(r.appended for r in counts.rounds[:first])
+            - sum(body(i, n) for i, n in self.cleared if i < first)
+            + counts.rounds[first].echo
+        )
+        saved = sum(body(i, n) for i, n in edit.cleared)
+        return replace(edit, saved=saved, keep_cached=keep_cached)
 
 
 def request_inputs(counts: TokenCounts, rounds: int) -> list[int]:
@@ -273,7 +304,7 @@ def _cache_split(
 _USAGE_KEYS = {"web_search": "web_searches", "web_fetch": "web_fetches", "code_execution": "code_executions"}
 
 
-def _server_uses(uses: Sequence[tuple[str, int]]) -> dict[str, int]:
+def server_use_counts(uses: Sequence[tuple[str, int]]) -> dict[str, int]:
     """RoundTokens.server_uses as RequestUsage keyword arguments."""
     out: dict[str, int] = {}
     for tool, n in uses:
@@ -414,7 +445,7 @@ def run_accountant(
                 cache_read_tokens=read,
                 cache_write_tokens=write - write_1h,
                 cache_write_1h_tokens=write_1h,
-                **(_server_uses(this.server_uses) if this is not None and first else {}),
+                **(server_use_counts(this.server_uses) if this is not None and first else {}),
             )
             cost = run_pricer(usage)
             running += cost.total_usd

@@ -7,12 +7,9 @@ once per distinct text. Data only, no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from agentcost.scenario.model import ContextEditing
-
-if TYPE_CHECKING:
-    from agentcost.loop.accountant import Route
+from agentcost.tokens.request import CachePolicy, Pricer
 
 
 @dataclass(frozen=True)
@@ -77,7 +74,7 @@ class TokenCounts:
     approximate: bool  # False only where the provider's tokenizer is reproduced exactly
     method: str  # one line: how these counts were made, for the report
     notes: tuple[str, ...] = ()
-    context_editing: ContextEditing | None = None  # applied by the accountant (agentcost.tokens.context)
+    context_editing: ContextEditing | None = None  # applied by the accountant (its ContextEditor)
     # routing: (model, the other model's counts + pricer + cache policy) for rounds naming a model
     # (RoundTokens.model); set by agentcost.loop.estimate, read by the accountant. A round whose model has
     # no route here runs on the scenario's model (e.g. counts recounted without routes)
@@ -87,3 +84,13 @@ class TokenCounts:
     def prefix(self) -> int:
         """The stable prefix: tools then system (Anthropic's cache order)."""
         return self.tools + self.system
+
+
+@dataclass(frozen=True)
+class Route:
+    """Another model that some requests run on (routing): the same scenario counted with that
+    model's rules (``counts.rounds`` aligned with the scenario model's), its pricer and cache policy."""
+
+    counts: TokenCounts
+    pricer: Pricer
+    policy: CachePolicy

@@ -28,7 +28,7 @@ from agentcost.scenario.model import Content, ContextEditing, ResultTrim, Round,
 from agentcost.tokens.counts import RoundTokens
 
 if TYPE_CHECKING:
-    from agentcost.tokens.count import Rules
+    from agentcost.tokens.rules import Rules
 
 DEFAULT_ERROR_TOKENS = 40
 """Body of a validation error sent back for a failed call when ``retries.error`` is not given. Ours:

@@ -1,0 +1,481 @@
+"""Counting rules per provider: one model's rules, part by part (:class:`Rules`), for OpenAI, Anthropic
+and Gemini, and :func:`rules_for`, which picks them by the model's maker."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Literal, Protocol
+
+from agentcost.infra.jsontext import dump_json
+from agentcost.scenario.model import Content, Round, ToolChoice, ToolDef
+from agentcost.tokens.anthropic import (
+    ANTHROPIC_FORCED_TOOL_FRAMING,
+    ANTHROPIC_MESSAGE_FRAMING,
+    ANTHROPIC_OUTPUT_FRAMING,
+    ANTHROPIC_SYSTEM_FRAMING,
+    ANTHROPIC_TOOL_DEF_FRAMING,
+    ANTHROPIC_TOOL_RESULT_FRAMING,
+    ANTHROPIC_TOOL_USE_FRAMING,
+    ANTHROPIC_TOOLS_FRAMING,
+    claude_family,
+    ctok_module,
+    ctok_scheme_id,
+)
+from agentcost.tokens.counts import RoundTokens
+from agentcost.tokens.memo import DEFAULT_MEMO, TokenMemo
+from agentcost.tokens.openai import (
+    OPENAI_REPLY_PRIMING,
+    OPENAI_TOOL_CALL_FRAMING,
+    OPENAI_TOOL_RESULT_FRAMING,
+    function_tokens,
+    openai_encoding_name,
+    openai_message_constants,
+    openai_tool_constants,
+)
+
+TextKind = Literal["prose", "json"]
+KindArg = Literal["prose", "json", "auto"]
+ProviderName = Literal["anthropic", "openai", "google"]
+
+
+class Rules(Protocol):
+    """One model's counting rules, part by part (what ``count_tokens`` assembles)."""
+
+    encoding: str
+    approximate: bool
+    method: str
+    per_request: int
+
+    def prefetch(self, texts: Iterable[str]) -> None: ...
+
+    def tools(self, tools: Sequence[ToolDef], tool_choice: ToolChoice) -> int: ...
+
+    def system(self, content: Content | None) -> int: ...
+
+    def user(self, content: Content) -> int: ...
+
+    def round(self, round_: Round) -> RoundTokens: ...
+
+    def final(self, content: Content) -> int: ...
+
+    def server_result(self, content: Content) -> int: ...
+
+    def notes(self) -> tuple[str, ...]: ...
+
+
+def _tool_json(tool: ToolDef) -> str:
+    return dump_json(
+        {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema},
+        separators=(", ", ": "),
+        ensure_ascii=True,
+    )
+
+
+@dataclass
+class Notes:
+    items: list[str] = field(default_factory=list)
+
+    def add(self, note: str | None) -> None:
+        if note and note not in self.items:
+            self.items.append(note)
+
+
+class OpenAIRules:
+    """Exact text counts with the model's encoding; cookbook framing + ours for the agent loop."""
+
+    approximate = False
+    per_request = OPENAI_REPLY_PRIMING
+
+    def __init__(self, model_id: str, *, memo: TokenMemo | None = None) -> None:
+        self.model_id = model_id
+        self.memo = memo or DEFAULT_MEMO
+        self.encoding, fallback = openai_encoding_name(model_id)
+        self._per_message, self._per_name = openai_message_constants(model_id)
+        self._notes = Notes()
+        self._notes.add(fallback)
+        self._notes.add(
+            "framing: cookbook (3 per message + role, 3 reply-priming tokens, tool-definition "
+            "recipe); ours, unpublished: tool call = 3 + role + per call name + arguments + "
+            f"{OPENAI_TOOL_CALL_FRAMING}, tool result = 3 + role + name + "
+            f"{OPENAI_TOOL_RESULT_FRAMING} + content (Harmony rendering)"
+        )
+        self.method = f"tiktoken {self.encoding}, exact text + OpenAI cookbook framing"
+
+    def _n(self, text: str) -> int:
+        return self.memo.tiktoken(self.encoding, text) if text else 0
+
+    def _body(self, content: Content) -> int:
+        return content.tokens if content.tokens is not None else self._n(content.text or "")
+
+    def _message(self, role: str, content: Content) -> int:
+        return self._per_message + self._n(role) + self._body(content)
+
+    def prefetch(self, texts: Iterable[str]) -> None:
+        self.memo.prefetch_tiktoken(self.encoding, texts)
+
+    def tools(self, tools: Sequence[ToolDef], tool_choice: ToolChoice) -> int:
+        if not tools:
+            return 0
+        constants = openai_tool_constants(self.model_id)
+        if not constants.cookbook:
+            self._notes.add(
+                f"{self.model_id}: the cookbook has no tool-definition constants for this model; "
+                f"the {constants.family} row is used"
+            )
+        total = constants.func_end
+        extended = False
+        for tool in tools:
+            tokens, ext = function_tokens(tool.name, tool.description, tool.input_schema, constants, self._n)
+            total += tokens
+            extended = extended or ext
+        if extended:
+            self._notes.add(
+                "tool schemas go beyond the cookbook recipe (nested objects, missing descriptions "
+                "or types): counted with our recursive extension of it"
+            )
+        return total
+
+    def system(self, content: Content | None) -> int:
+        return 0 if content is None else self._message("system", content)
+
+    def user(self, content: Content) -> int:
+        return self._message("user", content)
+
+    def round(self, round_: Round) -> RoundTokens:
+        text = self._body(round_.text) if round_.text is not None else 0
+        calls = sum(self._n(c.tool) + self._body(c.input) + OPENAI_TOOL_CALL_FRAMING for c in round_.calls)
+        echo = self._per_message + self._n("assistant") + text + calls
+        result = sum(
+            self._per_message
+            + self._n("tool")
+            + self._n(c.tool)
+            + OPENAI_TOOL_RESULT_FRAMING
+            + self._body(c.result)
+            for c in round_.calls
+        )
+        if round_.user is not None:  # a chat turn: the user's next message
+            result += self.user(round_.user)
+        return RoundTokens(
+            tools=tuple(c.tool for c in round_.calls),
+            output=text + calls + round_.thinking,
+            echo=echo,
+            result=result,
+            reply=round_.is_chat,
+        )
+
+    def final(self, content: Content) -> int:
+        return self._body(content)
+
+    def server_result(self, content: Content) -> int:
+        """A server tool's results as they enter the context (no framing known: the body only)."""
+        return self._body(content)
+
+    def notes(self) -> tuple[str, ...]:
+        return tuple(self._notes.items)
+
+
+def _looks_like_json(text: str) -> bool:
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[" or stripped[-1] not in "}]":
+        return False
+    try:
+        json.loads(stripped)
+    except ValueError:
+        return False
+    return True
+
+
+class _RatioCounter:
+    """``ceil(o200k_base count x ratio)`` with the facts module's per-kind ratios."""
+
+    def __init__(self, provider: str, model_id: str, memo: TokenMemo) -> None:
+        from agentcost import facts
+
+        self.memo = memo
+        self.prose = facts.token_ratio(provider, model_id, "prose")
+        self.json = facts.token_ratio(provider, model_id, "json")
+        self._kinds: dict[str, TextKind] = {}
+
+    def kind(self, text: str) -> TextKind:
+        known = self._kinds.get(text)
+        if known is None:
+            known = "json" if _looks_like_json(text) else "prose"
+            self._kinds[text] = known
+        return known
+
+    def __call__(self, text: str, kind: KindArg) -> int:
+        if not text:
+            return 0
+        base = self.memo.tiktoken("o200k_base", text)
+        resolved = self.kind(text) if kind == "auto" else kind
+        ratio = self.json.value if resolved == "json" else self.prose.value
+        return math.ceil(Decimal(base) * ratio)
+
+    def prefetch(self, texts: Iterable[str]) -> None:
+        self.memo.prefetch_tiktoken("o200k_base", texts)
+
+
+class AnthropicRules:
+    """Approximate Claude counts: ctok when importable, else o200k_base x ratio; calibrated framing."""
+
+    approximate = True
+
+    def __init__(self, model_id: str, *, memo: TokenMemo | None = None, use_ctok: bool | None = None) -> None:
+        self.model_id = model_id
+        self.memo = memo or DEFAULT_MEMO
+        self.family = claude_family(model_id)
+        self.per_request = self.family.per_request
+        self._notes = Notes()
+        self._notes.add(self.family.assumed)
+        ctok = ctok_module() if use_ctok is not False else None
+        if use_ctok and ctok is None:
+            raise RuntimeError("use_ctok=True but the 'ctok' package is not importable")
+        self._ctok = ctok
+        self._ratio: _RatioCounter | None = None
+        if ctok is not None:
+            version = self.family.ctok_version
+            self.encoding = f"ctok {version}"
+            self.method = f"ctok v{version} (Claude tokenizer reconstruction) + calibrated framing"
+            self._notes.add(
+                f"Claude's tokenizer is not public: texts counted offline with ctok (family "
+                f"v{version}, its {self.family.ctok_frame}-token message frame removed)"
+            )
+        else:
+            ratio = _RatioCounter("anthropic", model_id, self.memo)
+            self._ratio = ratio
+            self.encoding = "o200k_base × ratio"
+            self.method = "o200k_base × Claude ratio, + framing calibrated on Anthropic cookbook/docs counts"
+            self._notes.add(
+                f"Claude's tokenizer is not public and ctok is not installed: texts counted as "
+                f"o200k_base × {ratio.prose.value} (prose) / × {ratio.json.value} (JSON, incl. "
+                f"tool arguments/results that parse as JSON), tool definitions with the prose "
+                f"ratio (facts.yaml token_ratio, read {ratio.prose.read})"
+            )
+        self._notes.add(
+            f"Claude framing calibrated on Claude 3/3.5 Sonnet and Sonnet 4 counts: "
+            f"{ANTHROPIC_MESSAGE_FRAMING} per message, {self.per_request} after the last message, "
+            f"tool definitions JSON + {ANTHROPIC_TOOL_DEF_FRAMING} each + "
+            f"{ANTHROPIC_TOOLS_FRAMING}, {ANTHROPIC_TOOL_USE_FRAMING} per tool_use block; "
+            f"{ANTHROPIC_TOOL_RESULT_FRAMING} per tool_result block is an unmeasured assumption"
+        )
+        if self.family.ctok_version != "3.0":
+            self._notes.add(
+                f"framing constants were measured on the v3 tokenizer family; applied unchanged "
+                f"to v{self.family.ctok_version} except the message frame ({self.family.ctok_frame})"
+            )
+
+    def text(self, text: str, kind: KindArg = "auto") -> int:
+        """Approximate Claude tokens of ``text`` (no framing)."""
+        if not text:
+            return 0
+        if self._ctok is not None:
+            ctok = self._ctok
+            version = self.family.ctok_version
+            frame = self.family.ctok_frame
+            return self.memo.count(
+                f"ctok {version}",
+                text,
+                lambda t: max(0, int(ctok.token_count(t, version)) - frame),
+                disk_scheme=ctok_scheme_id(version, frame),
+            )
+        assert self._ratio is not None
+        return self._ratio(text, kind)
+
+    def _body(self, content: Content, kind: KindArg = "auto") -> int:
+        return content.tokens if content.tokens is not None else self.text(content.text or "", kind)
+
+    def prefetch(self, texts: Iterable[str]) -> None:
+        if self._ratio is not None:
+            self._ratio.prefetch(texts)
+
+    def hidden_tool_prompt(self, tool_choice: ToolChoice) -> int:
+        """Anthropic's tool-use system prompt for this model (the facts table, or our fallback)."""
+        from agentcost import facts
+
+        fact = facts.anthropic_tool_prompt_tokens(self.model_id, tool_choice)
+        if fact is not None:
+            self._notes.add(
+                f"hidden tool-use system prompt: {fact.value} tokens for tool_choice "
+                f"{tool_choice} (Anthropic tool-use docs via facts.yaml, read {fact.read})"
+            )
+            return fact.value
+        column = "auto_none" if tool_choice in ("auto", "none") else "any_tool"
+        values = [
+            int(str(value[column]))
+            for row in facts.table_rows("anthropic_tool_prompt_tokens")
+            if isinstance(value := row["value"], Mapping) and column in value
+        ]
+        fallback = max(values) if values else 0
+        self._notes.add(
+            f"{self.model_id}: no published tool-use system prompt size; the largest published "
+            f"value for tool_choice {tool_choice} ({fallback}) is assumed"
+        )
+        return fallback
+
+    def tools(self, tools: Sequence[ToolDef], tool_choice: ToolChoice) -> int:
+        if not tools:
+            return 0
+        total = self.hidden_tool_prompt(tool_choice) + ANTHROPIC_TOOLS_FRAMING
+        if tool_choice == "tool":
+            total += ANTHROPIC_FORCED_TOOL_FRAMING
+        for tool in tools:
+            total += self.text(_tool_json(tool), "prose") + ANTHROPIC_TOOL_DEF_FRAMING
+        return total
+
+    def system(self, content: Content | None) -> int:
+        return 0 if content is None else ANTHROPIC_SYSTEM_FRAMING + self._body(content)
+
+    def user(self, content: Content) -> int:
+        return ANTHROPIC_MESSAGE_FRAMING + self._body(content)
+
+    def _tool_use(self, round_: Round) -> int:
+        return sum(
+            self.text(c.tool, "prose") + self._body(c.input, "json") + ANTHROPIC_TOOL_USE_FRAMING
+            for c in round_.calls
+        )
+
+    def round(self, round_: Round) -> RoundTokens:
+        text = self._body(round_.text) if round_.text is not None else 0
+        calls = self._tool_use(round_)
+        result = 0
+        if round_.calls:
+            result = ANTHROPIC_MESSAGE_FRAMING + sum(
+                ANTHROPIC_TOOL_RESULT_FRAMING + self._body(c.result) for c in round_.calls
+            )
+        if round_.user is not None:  # a chat turn: the user's next message
+            result += self.user(round_.user)
+        return RoundTokens(
+            tools=tuple(c.tool for c in round_.calls),
+            output=ANTHROPIC_OUTPUT_FRAMING + text + calls + round_.thinking,
+            echo=ANTHROPIC_MESSAGE_FRAMING + text + calls,
+            result=result,
+            reply=round_.is_chat,
+        )
+
+    def final(self, content: Content) -> int:
+        return ANTHROPIC_OUTPUT_FRAMING + self._body(content)
+
+    def server_result(self, content: Content) -> int:
+        """A server tool's results as they enter the context (no framing known: the body only)."""
+        return self._body(content)
+
+    def notes(self) -> tuple[str, ...]:
+        return tuple(self._notes.items)
+
+
+GEMINI_PER_REQUEST = 1  # docs: count_tokens 10 vs usage prompt_token_count 11 for the same prompt
+
+
+class GeminiRules:
+    """Approximate Gemini counts: o200k_base x ratio, content only, 1 token per request."""
+
+    approximate = True
+    per_request = GEMINI_PER_REQUEST
+
+    def __init__(self, model_id: str, *, memo: TokenMemo | None = None) -> None:
+        self.model_id = model_id
+        self.memo = memo or DEFAULT_MEMO
+        self._ratio = _RatioCounter("google", model_id, self.memo)
+        self.encoding = "o200k_base × ratio"
+        prose, js = self._ratio.prose, self._ratio.json
+        self.method = "o200k_base × Gemini ratio (no offline Gemini tokenizer exists)"
+        self._notes = Notes()
+        self._notes.add(
+            f"Gemini's tokenizer is not available offline: texts counted as o200k_base × "
+            f"{prose.value} (prose) / × {js.value} (JSON), a documented default with weak evidence "
+            f"(facts.yaml token_ratio, read {prose.read})"
+        )
+        self._notes.add(
+            "Gemini framing assumed: none per message (countTokens counts content only), "
+            f"{GEMINI_PER_REQUEST} per request; tool declarations counted as their JSON, calls as "
+            "name + arguments, results as name + content"
+        )
+
+    def _n(self, text: str, kind: KindArg = "auto") -> int:
+        return self._ratio(text, kind)
+
+    def _body(self, content: Content, kind: KindArg = "auto") -> int:
+        return content.tokens if content.tokens is not None else self._n(content.text or "", kind)
+
+    def prefetch(self, texts: Iterable[str]) -> None:
+        self._ratio.prefetch(texts)
+
+    def tools(self, tools: Sequence[ToolDef], tool_choice: ToolChoice) -> int:
+        return sum(
+            self._n(
+                dump_json(
+                    {"name": t.name, "description": t.description, "parameters": t.input_schema},
+                    separators=(", ", ": "),
+                    ensure_ascii=True,
+                ),
+                "prose",
+            )
+            for t in tools
+        )
+
+    def system(self, content: Content | None) -> int:
+        return 0 if content is None else self._body(content)
+
+    def user(self, content: Content) -> int:
+        return self._body(content)
+
+    def round(self, round_: Round) -> RoundTokens:
+        text = self._body(round_.text) if round_.text is not None else 0
+        calls = sum(self._n(c.tool, "prose") + self._body(c.input, "json") for c in round_.calls)
+        result = sum(self._n(c.tool, "prose") + self._body(c.result) for c in round_.calls)
+        if round_.user is not None:  # a chat turn: the user's next message
+            result += self.user(round_.user)
+        return RoundTokens(
+            tools=tuple(c.tool for c in round_.calls),
+            output=text + calls + round_.thinking,
+            echo=text + calls,
+            result=result,
+            reply=round_.is_chat,
+        )
+
+    def final(self, content: Content) -> int:
+        return self._body(content)
+
+    def server_result(self, content: Content) -> int:
+        """A server tool's results as they enter the context (no framing known: the body only)."""
+        return self._body(content)
+
+    def notes(self) -> tuple[str, ...]:
+        return tuple(self._notes.items)
+
+
+def maker_of(provider: str, model_id: str) -> str:
+    """Whose rules apply: ``claude-*`` -> anthropic, ``gemini-*``/``gemma-*`` -> google, else
+    ``provider``."""
+    if model_id.startswith("claude-"):
+        return "anthropic"
+    if model_id.startswith(("gemini-", "gemma-")):
+        return "google"
+    return provider
+
+
+def rules_for(
+    provider: str,
+    model_id: str,
+    *,
+    memo: TokenMemo | None = None,
+    use_ctok: bool | None = None,
+) -> Rules:
+    """The counting rules for a model: by its maker (``claude-*`` -> Anthropic even on Vertex,
+    ``gemini-*``/``gemma-*`` -> Google), else by ``provider``.
+
+    ``use_ctok``: ``None`` uses ctok when importable, ``False`` never (reproducible across Python
+    versions), ``True`` requires it.
+    """
+    maker = maker_of(provider, model_id)
+    if maker == "openai":
+        return OpenAIRules(model_id, memo=memo)
+    if maker == "anthropic":
+        return AnthropicRules(model_id, memo=memo, use_ctok=use_ctok)
+    if maker == "google":
+        return GeminiRules(model_id, memo=memo)
+    raise ValueError(f"unknown provider {provider!r} (expected anthropic, openai or google)")
