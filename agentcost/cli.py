@@ -7,30 +7,48 @@ imported inside the commands so that ``agentcost --help`` starts fast.
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
-from enum import StrEnum
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentcost import __version__
+from agentcost.cli_options import (
+    AsOfOpt,
+    BudgetOpt,
+    ChartOpt,
+    FormatInOpt,
+    FormatOpt,
+    ListFormat,
+    ListFormatOpt,
+    OutputOpt,
+    PricesOpt,
+    QuietOpt,
+    RunConfigOpt,
+    ServiceTierOpt,
+    SetOpt,
+    SummaryOpt,
+    TraceModelOpt,
+    is_project,
+    parse_budget,
+    parse_option,
+    parse_usd,
+    read_user_prices,
+    show_version,
+    tier_name,
+)
+from agentcost.cli_output import (
+    DEFAULT_SIMULATION_RUNS,
+    Output,
+    calibration_summary,
+    simulated,
+    write_report,
+)
 from agentcost.errors import InputError, one_line
 from agentcost.render.output import Format
-from agentcost.scenario.model import MAX_BUDGET_USD
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
-    from agentcost.loop.estimate import Estimate
-    from agentcost.prices.user import UserPrices
-    from agentcost.render.simulation import SimulatedReport
-    from agentcost.report.estimate import Report
     from agentcost.report.gates import Gate
 
 app = typer.Typer(
@@ -48,83 +66,7 @@ _ClickException: type[Exception] = next(
 )
 
 EXIT_GATE = 1
-DEFAULT_SIMULATION_RUNS = 10_000  # --at without --simulate
 EXIT_BUG = 3
-
-# Options shared by the commands that read scenarios. Typer reads them from these aliases.
-FormatOpt = Annotated[
-    Format,
-    typer.Option("--format", "-f", help="Output format: table (default), json, markdown, csv or svg."),
-]
-OutputOpt = Annotated[
-    Path | None,
-    typer.Option("--output", "-o", help="Write the report to this file (atomically) instead of stdout."),
-]
-SummaryOpt = Annotated[
-    bool,
-    typer.Option("--summary", help="Also append the Markdown report to $GITHUB_STEP_SUMMARY."),
-]
-QuietOpt = Annotated[
-    bool, typer.Option("--quiet", "-q", help="Print only the total in dollars (one number), for scripts.")
-]
-ChartOpt = Annotated[
-    bool, typer.Option("--chart", help="Add a per-request bar chart of cached, uncached and output tokens.")
-]
-SetOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        help="Override a scenario field, e.g. --set limits.max_rounds=40 (repeatable).",
-    ),
-]
-AsOfOpt = Annotated[
-    str | None, typer.Option("--as-of", help="Price date (ISO date or datetime, UTC). Default: today.")
-]
-BudgetOpt = Annotated[
-    str | None,
-    typer.Option(help="Gate: exit 1 when a scenario's estimate is over this many dollars per run."),
-]
-
-
-class ServiceTier(StrEnum):
-    standard = "standard"
-    batch = "batch"
-    flex = "flex"
-    priority = "priority"
-
-
-class ListFormat(StrEnum):
-    table = "table"
-    json = "json"
-
-
-ServiceTierOpt = Annotated[
-    ServiceTier | None,
-    typer.Option(
-        "--service-tier",
-        help="Price at this service tier instead of the scenario's service_tier (refused where the model"
-        " does not offer it).",
-    ),
-]
-PricesOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--prices",
-        help="A YAML file of your own prices, overriding or adding models (see docs/prices.md).",
-    ),
-]
-ListFormatOpt = Annotated[
-    ListFormat, typer.Option("--format", "-f", help="Output format: table (default) or json.")
-]
-
-
-@dataclass(frozen=True)
-class Output:
-    format: Format
-    path: Path | None
-    summary: bool
-    quiet: bool
-    chart: bool
 
 
 def _fail(message: str) -> typer.Exit:
@@ -132,144 +74,10 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
-def _parse_usd(value: str | None, key: str, *, allow_zero: bool = False) -> Decimal | None:
-    """A dollar amount from an option (``0.05`` or ``$0.05``), at most MAX_BUDGET_USD."""
-    if value is None:
-        return None
-    try:
-        amount = Decimal(value.strip().lstrip("$"))
-    except InvalidOperation:
-        raise InputError(f"not a dollar amount: {value!r}", key=key, hint=f"e.g. {key} 0.05") from None
-    if not amount.is_finite() or amount < 0 or (amount == 0 and not allow_zero) or amount > MAX_BUDGET_USD:
-        lowest = "0 or more" if allow_zero else "above 0"
-        raise InputError(
-            f"must be a dollar amount {lowest} and at most {MAX_BUDGET_USD:,}, got {value!r}", key=key
-        )
-    return amount
-
-
-def _parse_budget(value: str | None) -> Decimal | None:
-    return _parse_usd(value, "--budget")
-
-
 def _emit(report: object, gates: Sequence[Gate], out: Output) -> None:
     """Write the report as asked, report tripped gates, and exit 1 if any tripped."""
-    from agentcost.render import output
-
-    if out.quiet:
-        text = output.quiet_total(report)
-    elif out.format is Format.table and out.path is None and sys.stdout.isatty():
-        text = ""
-        from rich.console import Console
-
-        Console().print(output.renderable(report, chart=out.chart))
-    else:
-        width = 110 if out.path is not None else _terminal_width()
-        text = output.render_text(report, out.format, gates=gates, chart=out.chart, width=width)
-    if out.path is not None:
-        if out.path.is_dir():  # else the rename says "Device or resource busy" or "Is a directory"
-            raise InputError(
-                "is a directory, not a file", file=out.path, key="--output", hint="give a file name"
-            )
-        try:
-            output.write_atomic(out.path, text)
-        except OSError as err:
-            raise InputError(
-                f"cannot write the report: {err.strerror}", file=out.path, key="--output"
-            ) from None
-    elif text:
-        sys.stdout.write(text)
-    if out.summary:
-        markdown = output.render_text(report, Format.markdown, gates=gates)
-        if output.append_step_summary(markdown) is None:
-            typer.echo(
-                "agentcost: note: --summary: GITHUB_STEP_SUMMARY is not set; nothing appended", err=True
-            )
-    tripped = [g for g in gates if g.tripped]
-    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
-    for gate in tripped:
-        typer.echo(f"agentcost: gate failed: {one_line(gate.message)}", err=True)
-        if in_actions:
-            typer.echo(output.annotation(gate), err=True)
-    if tripped:
+    if write_report(report, gates, out):
         raise typer.Exit(code=EXIT_GATE)
-
-
-def _simulated(
-    report: Report,
-    est: Estimate,
-    runs: int | None,
-    seed: int,
-    at: str | None,
-    when: datetime,
-    tier: str | None,
-    user_prices: UserPrices | None,
-    quiet: bool,
-) -> tuple[SimulatedReport, tuple[Gate, ...]]:
-    """``estimate --simulate N [--seed S] [--at LABEL]``: the report with a Simulation section and
-    its gates (the budget read at ``--at`` when given)."""
-    from agentcost.loop.simulate import Context, parse_at, simulate
-    from agentcost.render.simulation import SimulatedReport
-    from agentcost.report.gates import simulation_gates
-
-    label = None if at is None else parse_at(at)
-    if label is not None and report.budget is None:
-        raise InputError(
-            f"--at {label} gates a budget, and there is none",
-            key="--at",
-            hint="give --budget DOLLARS or limits.budget_usd in the scenario",
-        )
-    if not 0 <= seed < 2**63:
-        raise InputError(f"must be a whole number from 0 to 2**63 - 1, got {seed}", key="--seed")
-    context = Context(est, when, tier, user_prices)
-    n = runs if runs is not None else DEFAULT_SIMULATION_RUNS
-    with _progress(enabled=not quiet) as progress:
-        sim = simulate(
-            context,
-            n,
-            seed=seed,
-            budget_usd=None if report.budget is None else report.budget.limit_usd,
-            at=() if label is None else (label,),
-            progress=progress,
-        )
-    return SimulatedReport(report, sim, label), simulation_gates(report, sim, label)
-
-
-@contextmanager
-def _progress(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar on stderr for long simulations, when stderr is a terminal."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("simulating", total=None)
-
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield update
-
-
-def _user_prices(path: Path | None) -> UserPrices | None:
-    """Load a --prices file (InputError with its file, line and key when it is wrong)."""
-    if path is None:
-        return None
-    from agentcost.prices.user import load_user_prices
-
-    return load_user_prices(path)
-
-
-def _tier(value: ServiceTier | None) -> str | None:
-    return None if value is None else value.value
-
-
-def _terminal_width() -> int:
-    import shutil
-
-    return shutil.get_terminal_size((110, 24)).columns
 
 
 @app.command()
@@ -330,10 +138,10 @@ def estimate(
     overrides = tuple(set_ or ())
     try:
         when = parse_as_of(as_of)
-        limit = _parse_budget(budget)
-        user_prices = _user_prices(prices)
-        tier = _tier(service_tier)
-        if len(scenarios) == 1 and not _is_project(scenarios[0]):
+        limit = parse_budget(budget)
+        user_prices = read_user_prices(prices)
+        tier = tier_name(service_tier)
+        if len(scenarios) == 1 and not is_project(scenarios[0]):
             from agentcost.loop.estimate import estimate as run_estimate
             from agentcost.report.estimate import build_report
             from agentcost.report.gates import estimate_gates
@@ -352,7 +160,7 @@ def estimate(
             simulating = simulate is not None or at is not None
             if output is None and not summary and not (simulating and sys.stderr.isatty()):
                 # the output depends only on the inputs (agentcost.launch; a progress bar is not replayed)
-                from agentcost.launch import allow_replay
+                from agentcost.replayable import allow_replay
 
                 allow_replay()
             if simulate is not None or at is not None:
@@ -362,7 +170,7 @@ def estimate(
                         key="--simulate",
                         hint="run them one at a time",
                     )
-                report, gates = _simulated(report, est, simulate, seed, at, when, tier, user_prices, quiet)  # type: ignore[assignment]
+                report, gates = simulated(report, est, simulate, seed, at, when, tier, user_prices, quiet)  # type: ignore[assignment]
             elif explain:
                 from agentcost.loop.insights import explain as run_explain
                 from agentcost.render.insights import ExplainedReport
@@ -434,8 +242,8 @@ def compare(
     out = Output(format_, output, summary, quiet, chart=False)
     try:
         when = parse_as_of(as_of)
-        user_prices = _user_prices(prices)
-        tier = _tier(service_tier)
+        user_prices = read_user_prices(prices)
+        tier = tier_name(service_tier)
         loaded = load_scenario(scenario, overrides=tuple(set_ or ()))
         names = expand_models(
             model or [],
@@ -446,7 +254,7 @@ def compare(
         )
         report = compare_models(loaded, names, as_of=when, service_tier=tier, user_prices=user_prices)
         if output is None and not summary:  # the output depends only on the inputs (agentcost.launch)
-            from agentcost.launch import allow_replay
+            from agentcost.replayable import allow_replay
 
             allow_replay()
         _emit(report, compare_gates(report), out)
@@ -489,7 +297,8 @@ def diff(
 
     --quiet prints the change of the total in dollars.
     """
-    from agentcost.commands.diff import diff_gates, diff_paths
+    from agentcost.commands.diff import diff_gates
+    from agentcost.commands.diff_read import diff_paths
     from agentcost.loop.estimate import parse_as_of
     from agentcost.report.gates import IncreaseLimits, parse_increase
 
@@ -500,8 +309,8 @@ def diff(
                 "needs HEAD, or --base-ref REF to compare BASE with its version at REF", key="diff"
             )
         limits = IncreaseLimits(
-            fraction=_parse_option(parse_increase, max_increase, "--max-increase"),
-            usd=_parse_usd(max_increase_usd, "--max-increase-usd", allow_zero=True),
+            fraction=parse_option(parse_increase, max_increase, "--max-increase"),
+            usd=parse_usd(max_increase_usd, "--max-increase-usd", allow_zero=True),
         )
         reader = None
         if base_ref is not None:
@@ -515,28 +324,13 @@ def diff(
             overrides=tuple(set_ or ()),
             base_reader=reader,
             limits=limits,
-            budget_usd=_parse_budget(budget),
-            service_tier=_tier(service_tier),
-            user_prices=_user_prices(prices),
+            budget_usd=parse_budget(budget),
+            service_tier=tier_name(service_tier),
+            user_prices=read_user_prices(prices),
         )
         _emit(report, diff_gates(report), out)
     except InputError as err:
         raise _fail(str(err)) from None
-
-
-def _parse_option(parse: Callable[[str], Decimal], value: str | None, key: str) -> Decimal | None:
-    if value is None:
-        return None
-    try:
-        return parse(value)
-    except ValueError as err:
-        raise InputError(str(err), key=key) from None
-
-
-def _is_project(path: Path) -> bool:
-    from agentcost.scenario.cache import is_project_file  # the answer cached by the file's bytes
-
-    return is_project_file(path)
 
 
 @app.command()
@@ -551,11 +345,11 @@ def models(
 ) -> None:
     """List the models agentcost can price, newest first: rates, context window, tiers, count accuracy."""
     from agentcost.loop.estimate import parse_as_of
-    from agentcost.prices.lookup import list_models, newest_first
+    from agentcost.prices.listing import list_models, newest_first
 
     try:
         when = parse_as_of(as_of)
-        found = newest_first(list_models(as_of=when, pattern=pattern, user_prices=_user_prices(prices)))
+        found = newest_first(list_models(as_of=when, pattern=pattern, user_prices=read_user_prices(prices)))
     except InputError as err:
         raise _fail(str(err)) from None
     if not found:
@@ -617,7 +411,7 @@ def prices(
         when = parse_as_of(as_of)
         example = None
         if any(v is not None for v in given):
-            from agentcost.prices.lookup import Usage
+            from agentcost.prices.model import Usage
 
             example = Usage(
                 input_tokens=10_000 if input_tokens is None else input_tokens,
@@ -628,8 +422,8 @@ def prices(
         sheet = price_sheet(
             model,
             as_of=when,
-            service_tier=_tier(service_tier) or "standard",
-            user_prices=_user_prices(prices_file),
+            service_tier=tier_name(service_tier) or "standard",
+            user_prices=read_user_prices(prices_file),
             example=example,
         )
     except InputError as err:
@@ -646,17 +440,6 @@ def prices(
     from agentcost.render.prices import render_price_sheet
 
     Console().print(render_price_sheet(sheet))
-
-
-# Options shared by the commands that read a recorded run (replay, calibrate).
-FormatInOpt = Annotated[
-    str | None,
-    typer.Option("--format-in", help="The log's format (default: detected), e.g. claude-code."),
-]
-TraceModelOpt = Annotated[str | None, typer.Option(help="The model of the run, when the log does not say.")]
-RunConfigOpt = Annotated[
-    Path | None, typer.Option("--config", help="The run's config naming the model (SWE-agent args.yaml).")
-]
 
 
 @app.command()
@@ -695,7 +478,7 @@ def replay(
     out = Output(format_, output, summary, quiet, chart=False)
     try:
         when = parse_as_of(as_of)
-        user_prices = _user_prices(prices)
+        user_prices = read_user_prices(prices)
         loaded = load_trace(
             trace, format_in=format_in, model=model, config=config, tools=tools, system=system
         )
@@ -725,7 +508,7 @@ def calibrate(
 
     try:
         when = parse_as_of(as_of)
-        user_prices = _user_prices(prices)
+        user_prices = read_user_prices(prices)
         if output is not None and output.exists() and not force:
             raise InputError(
                 "the file exists", key="--output", file=output, hint="pass --force to overwrite it"
@@ -736,25 +519,7 @@ def calibrate(
             sys.stdout.write(result.text)
         else:
             write_log_calibration(result, output, trace_path=trace, force=force)
-        error = f"{result.error * 100:+.2f}%" if result.error is not None else "n/a"
-        where = f"wrote {output}" if output is not None else "calibrated"
-        if result.scenarios:
-            names = ", ".join(str(path) for path, _ in result.scenarios)
-            if output is None:
-                typer.echo(
-                    f"the log holds {len(result.scenarios)} separate conversations: printed the project "
-                    f"file; pass -o FILE to write the scenarios it lists ({names}) beside FILE",
-                    err=True,
-                )
-            else:
-                where += f" (project) and {names}"
-        typer.echo(
-            f"{where}: {result.requests} requests; replayed ${result.replayed_usd}, "
-            f"re-estimated ${result.estimated_usd} ({error})",
-            err=True,
-        )
-        for note in result.notes:
-            typer.echo(f"note: {note}", err=True)
+        calibration_summary(result, output)
     except InputError as err:
         raise _fail(str(err)) from None
 
@@ -778,16 +543,10 @@ def schema(
     sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
 
 
-def _version_callback(value: bool) -> None:
-    if value:
-        typer.echo(f"agentcost {__version__}")
-        raise typer.Exit()
-
-
 @app.callback()
 def _root(
     version: Annotated[
-        bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Show the version.")
+        bool, typer.Option("--version", callback=show_version, is_eager=True, help="Show the version.")
     ] = False,
 ) -> None:
     """Estimate what an LLM tool-using agent loop will cost before it runs."""
@@ -810,7 +569,7 @@ def run(argv: list[str] | None = None) -> int:
 
 
 def _warm_up_o200k() -> None:
-    from agentcost.tokens.count import warm_up_encoding
+    from agentcost.tokens.encodings import warm_up_encoding
 
     warm_up_encoding("o200k_base")
 

@@ -18,9 +18,9 @@ everything that can change it:
 
 A replay writes the same standard output and error and exits with the same code, without importing
 typer, rich, pydantic, tiktoken or genai-prices. Only runs the CLI marks as replayable are stored
-(:func:`allow_replay`: one scenario, no ``--output`` or ``--summary``, no progress bar), and only
-when they end with exit 0 or 1; errors and bugs always run for real. ``AGENTCOST_CACHE=off`` turns
-this off with the rest of the cache.
+(:func:`agentcost.replayable.allow_replay`: one scenario, no ``--output`` or ``--summary``, no
+progress bar), and only when they end with exit 0 or 1; errors and bugs always run for real.
+``AGENTCOST_CACHE=off`` turns this off with the rest of the cache.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TextIO
+
+from agentcost.replayable import replay_allowed
 
 KIND = "result/1"
 PACKAGES = frozenset(
@@ -68,14 +70,6 @@ ENV_NAMES = frozenset(
 )
 ENV_PREFIXES = ("AGENTCOST_", "PYTHON", "PYDANTIC_", "_TYPER")
 
-_replayable = False
-
-
-def allow_replay() -> None:
-    """Called by the CLI on a path whose output depends only on the key and the files read."""
-    global _replayable
-    _replayable = True
-
 
 def main() -> None:
     """The console script (and ``python -m agentcost``)."""
@@ -94,7 +88,7 @@ def main() -> None:
 
     with _capture() as (out, err), files.recording() as reads:
         code = _run_cli()
-    if _replayable and code in (0, 1):
+    if replay_allowed() and code in (0, 1):
         entry = {"out": "".join(out), "err": "".join(err), "code": code, "files": reads}
         store.put_blob(KIND, key, json.dumps(entry).encode("utf-8", "surrogatepass"))
     sys.exit(code)

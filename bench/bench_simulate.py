@@ -32,17 +32,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("AGENTCOST_CACHE", "off")  # measure the work, not the disk cache
 
+from agentcost.loop.engines import Context, Draws, PerRunEngine, VectorEngine  # noqa: E402
 from agentcost.loop.estimate import estimate_scenario  # noqa: E402
-from agentcost.loop.simulate import (  # noqa: E402
-    Context,
-    Draws,
-    PerRunEngine,
-    VectorEngine,
-    _Streams,
-    simulate,
-    slot_counts,
-)
-from agentcost.scenario.load import load_scenario  # noqa: E402
+from agentcost.loop.simulate import _Streams, simulate, slot_counts  # noqa: E402
+from agentcost.scenario.load import read_scenario as load_scenario  # noqa: E402
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 SCENARIO = """version: 1

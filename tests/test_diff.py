@@ -24,14 +24,15 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from agentcost.commands.diff import DiffReport, diff_gates, diff_paths
+from agentcost.commands.diff import DiffReport, diff_gates
+from agentcost.commands.diff_read import diff_paths
 from agentcost.errors import InputError
 from agentcost.render import output
 from agentcost.render.diff import COLUMNS, JSON_SCHEMA
 from agentcost.render.output import Format
 from agentcost.render.schema import report_schema
 from agentcost.report.gates import IncreaseLimits, parse_increase
-from agentcost.tokens.count import count_text
+from agentcost.tokens.memo import count_text
 from tests.conftest import GoldenCheck
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)

@@ -26,22 +26,19 @@ from hypothesis import strategies as st
 
 from agentcost.cli import run
 from agentcost.errors import InputError
+from agentcost.loop.engines import Context, PerRunEngine, VectorEngine, realize, task_totals
 from agentcost.loop.estimate import Estimate, estimate_scenario
 from agentcost.loop.simulate import (
-    Context,
-    PerRunEngine,
-    VectorEngine,
     _simulate,
     _Streams,
     nearest_rank,
     parse_at,
-    realize,
     simulate,
     slot_counts,
 )
 from agentcost.report.estimate import build_report
 from agentcost.scenario.dists import describe, median, normal_ppf, normal_ppf_fast, sample, upper
-from agentcost.scenario.load import load_scenario
+from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Dist
 
 pytestmark = pytest.mark.usefixtures("no_ctok")
@@ -418,6 +415,49 @@ def test_what_the_vectorized_engine_does_not_model_runs_per_run(tmp_path: Path) 
     assert (sim.engine, sim.engine_note) == ("per run", "pauses longer than the cache TTL (cache expiry)")
 
 
+NESTED_SUBAGENTS = """version: 1
+model: claude-sonnet-4-5
+task: {tokens: 300}
+rounds:
+  - tool: delegate
+    call_tokens: 50
+    repeat: 2
+    subagent:
+      model: claude-haiku-4-5
+      task: {tokens: 200}
+      rounds:
+        - tool: deeper
+          call_tokens: 30
+          subagent:
+            model: gpt-4o
+            task: {tokens: 100}
+            rounds:
+              - {tool: web_search, call_tokens: 30, result: 1200, repeat: 2}
+            final: {tokens: 80}
+      final: {tokens: 180}
+      caching: conversation
+final: 400
+caching: conversation
+"""
+
+
+@pytest.mark.parametrize("nested", [False, True], ids=["subagent-research", "nested"])
+def test_a_subagents_totals_are_its_reports_totals(tmp_path: Path, nested: bool) -> None:
+    """The per-run engine takes a subagent's cost, requests and input tokens from its estimate
+    (task_totals, layer 5), equal to the report's totals (build_report), subagents' own included."""
+    path = write(tmp_path, NESTED_SUBAGENTS) if nested else SCENARIOS / "subagent-research.yaml"
+    est = estimate_file(path)
+    subs = list(est.subagents.values())
+    assert subs and (not nested or all(sub.subagents for sub in subs))
+    for e in (est, *subs, *(s for sub in subs for s in sub.subagents.values())):
+        t = build_report(e).totals
+        assert task_totals(e) == (t.cost_usd, t.requests, t.input_tokens)
+    t = build_report(est).totals
+    assert t.subagent_requests > 0 and t.cost_usd > est.ledger.totals.cost_usd
+    cost, requests, tokens, _, _ = PerRunEngine(Context(est, AS_OF)).one(est.scenario)
+    assert (cost, requests, tokens) == (t.cost_usd, t.requests, t.input_tokens)
+
+
 def test_one_run_is_the_scenario_with_its_drawn_values() -> None:
     s = load_scenario(SCENARIOS / "uncertain-steps.yaml")
     one = realize(s, [2, 1, 0], [{("result", 0): [111, 222], ("call", 0): [5, 6], ("thinking", 0): [0, 9]},
@@ -591,15 +631,15 @@ def test_markdown_and_csv_reports(capsys: pytest.CaptureFixture[str], golden: An
 
 
 def test_a_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentcost import cli as cli_module
+    from agentcost import cli_output
 
-    with cli_module._progress(enabled=True) as progress:  # pytest's stderr is not a terminal
+    with cli_output.progress_bar(enabled=True) as progress:  # pytest's stderr is not a terminal
         assert progress is None
-    monkeypatch.setattr(cli_module.sys.stderr, "isatty", lambda: True)
-    with cli_module._progress(enabled=True) as progress:
+    monkeypatch.setattr(cli_output.sys.stderr, "isatty", lambda: True)
+    with cli_output.progress_bar(enabled=True) as progress:
         assert progress is not None
         progress(5, 10)
-    with cli_module._progress(enabled=False) as progress:
+    with cli_output.progress_bar(enabled=False) as progress:
         assert progress is None
 
 

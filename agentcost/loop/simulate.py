@@ -6,19 +6,10 @@ PCG64 stream per (item, size, call), seeded from ``(seed, item, size, call)``, s
 not depend on how many runs there are, on the chunk size, or on which other inputs are uncertain;
 holding one input at its median (for the sensitivity list) leaves every other draw unchanged.
 
-Two engines give the same numbers (tests check they agree run by run):
-
-* **vectorized**: tokens are counted once, for the scenario with every uncertain item at its largest
-  round count; how each round's tokens move with each size is measured by recounting with the sizes
-  raised (the counting rules are affine in a stated size; the engine checks it), and the loop is
-  then run for a chunk of runs at once with numpy, one step per round slot, in whole numbers. The
-  prices are read off the pricer the same way (exact fractions per token, per long-context tier,
-  checked against the pricer on a mixed request) and every run's cost is an exact integer of
-  ``1 / scale`` dollars.
-* **per run**: builds each run's scenario and estimates it with the accountant, for what the
-  vectorized engine does not model (subagents, routing, retries, deferred tools, trimming, context
-  editing, ``max_budget_usd`` stops, cache expiry, Gemini explicit caches, two cache TTLs, server-tool
-  continuations). Exact, and about a thousand times slower.
+Two engines give the same numbers (:mod:`agentcost.loop.engines`): the **vectorized** one runs a
+chunk of runs at once with numpy; the **per run** one estimates each run's scenario with the
+accountant, for what the vectorized engine does not model. This module draws the runs, picks the
+engine, and turns the runs' costs into statistics, a histogram and the sensitivity list.
 
 Percentiles are nearest-rank: the p-th percentile is the cost of the ``ceil(p/100 * N)``-th cheapest
 run, so it is always a cost some run had, exact to the cent's fraction.
@@ -28,36 +19,34 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
-from agentcost.loop.accountant import RequestUsage, request_gaps, run_accountant
+from agentcost.loop.engines import (
+    MAX_SIZE,
+    Chunk,
+    Context,
+    Draws,
+    NotVectorizable,
+    PerRunEngine,
+    VectorEngine,
+)
 from agentcost.scenario.dists import describe, median, upper
-from agentcost.scenario.model import Content, Dist, Round, Scenario, SizeField
+from agentcost.scenario.model import Dist, Scenario, SizeField
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from agentcost.loop.accountant import CachePolicy, Pricer
-    from agentcost.loop.estimate import Estimate
-    from agentcost.prices.lookup import ModelPrices
-    from agentcost.prices.user import UserPrices
-    from agentcost.tokens.counts import TokenCounts
-
     Ints = npt.NDArray[np.int64]
 
 MAX_RUNS = 10_000_000
-MAX_SIZE = 1_000_000_000  # a drawn size is capped here (a lognormal tail is unbounded)
 PERCENTILES = (50, 90, 99)
 HISTOGRAM_BINS = 16
 SENSITIVITY_RUNS = 20_000  # runs per input held at its median (the first runs of the simulation)
 SENSITIVITY_RUNS_PER_RUN = 500  # the same with the per-run engine
-_BUMP = 1_000  # how far sizes are raised to measure the counting rules' slopes
 _CELLS_PER_CHUNK = 4_000_000  # runs x round slots held in memory at once
 _FIELDS = ("result", "call", "text", "thinking", "user")
 _MEAN_USD = Decimal("1E-10")  # means are rounded half up to these places (percentiles are exact)
@@ -170,18 +159,7 @@ def nearest_rank(sorted_values: Sequence[int] | Ints, q: Decimal) -> int:
     return min(max(rank, 1), n) - 1
 
 
-# --- run values and the scenario of one run ------------------------------------------------------------
-
-
-@dataclass
-class Draws:
-    """The drawn values of a chunk of runs: per spread its round count (n,) and, per (field, call),
-    sizes (n, slots); the final answer's size and thinking (n,) or None when fixed."""
-
-    counts: list[Ints]
-    sizes: list[dict[tuple[SizeField, int], Ints]]
-    final: Ints | None
-    final_thinking: Ints | None
+# --- run values -----------------------------------------------------------------------------------------
 
 
 class _Streams:
@@ -233,53 +211,6 @@ class _Streams:
             else self._draw(s.final_thinking_dist, self.final_thinking, (n,))
         )
         return Draws(counts, sizes, final, thinking)
-
-
-def _sized(r: Round, values: dict[tuple[SizeField, int], int]) -> Round:
-    """``r`` with the given sizes stated in tokens."""
-    if not values:
-        return r
-    calls = list(r.calls)
-    for (f, j), v in values.items():
-        if f == "result":
-            calls[j] = replace(calls[j], result=Content(tokens=v))
-        elif f == "call":
-            calls[j] = replace(calls[j], input=Content(tokens=v))
-    changes: dict[str, Any] = {"calls": tuple(calls)}
-    for f, key in (("text", "text"), ("user", "user")):
-        if (f, 0) in values:
-            changes[key] = Content(tokens=values[(f, 0)])
-    if ("thinking", 0) in values:
-        changes["thinking"] = values[("thinking", 0)]
-    return replace(r, **changes)
-
-
-def realize(
-    scenario: Scenario,
-    counts: Sequence[int],
-    sizes: Sequence[dict[tuple[SizeField, int], Sequence[int]]],
-    final: int | None = None,
-    final_thinking: int | None = None,
-) -> Scenario:
-    """The scenario of one run: item ``i`` of ``scenario.spreads`` yields ``counts[i]`` rounds, the
-    ``c``-th with sizes ``sizes[i][(field, call)][c]``; no distributions are left in it."""
-    rounds: list[Round] = []
-    pos = 0
-    for sp, k, sz in zip(scenario.spreads, counts, sizes, strict=True):
-        rounds.extend(scenario.rounds[pos : sp.first])
-        for c in range(k):
-            rounds.append(_sized(sp.round, {key: int(v[c]) for key, v in sz.items()}))
-        pos = sp.first + sp.count
-    rounds.extend(scenario.rounds[pos:])
-    return replace(
-        scenario,
-        rounds=tuple(rounds),
-        final=scenario.final if final is None else Content(tokens=final),
-        final_thinking=scenario.final_thinking if final_thinking is None else final_thinking,
-        spreads=(),
-        final_dist=None,
-        final_thinking_dist=None,
-    )
 
 
 def inputs(scenario: Scenario) -> tuple[Input, ...]:
@@ -347,413 +278,6 @@ def _check_largest_run(scenario: Scenario, slots: Sequence[int]) -> None:
         key=None if dist is None else dist.where,
         hint="lower the distribution's maximum, or set limits.max_rounds (runs are cut there)",
     )
-
-
-# --- the engines ----------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Chunk:
-    cost_units: Ints  # per run, in 1/scale dollars
-    requests: Ints
-    input_tokens: Ints
-    truncated: npt.NDArray[np.bool_]
-    budget_stopped: npt.NDArray[np.bool_]
-
-
-@dataclass(frozen=True)
-class Context:
-    """What the runs share: the estimate at the medians and how it was made."""
-
-    est: Estimate
-    as_of: datetime
-    service_tier: str | None = None
-    user_prices: UserPrices | None = None
-
-
-class PerRunEngine:
-    """Builds and estimates each run's scenario (the accountant, exact, slow)."""
-
-    name = "per run"
-
-    def __init__(self, ctx: Context) -> None:
-        from agentcost.loop.estimate import cache_policy, pricer_for
-
-        self.ctx = ctx
-        self.prices: ModelPrices = ctx.est.prices
-        self.pricer = pricer_for(self.prices)
-        self.policy, _ = cache_policy(ctx.est.scenario, self.prices)
-        self.subs: dict[int, tuple[Decimal, int, int]] = {}
-        self.scale = 10**18  # Decimal dollars of the accountant, as whole units
-
-    def _sub(self, sub: Scenario) -> tuple[Decimal, int, int]:
-        if id(sub) not in self.subs:
-            from agentcost.loop.estimate import estimate_scenario
-            from agentcost.report.estimate import build_report
-
-            est = estimate_scenario(
-                sub, as_of=self.ctx.as_of, user_prices=self.ctx.user_prices, compare=False
-            )
-            t = build_report(est).totals
-            self.subs[id(sub)] = (t.cost_usd, t.requests, t.input_tokens)
-        return self.subs[id(sub)]
-
-    def one(self, scenario: Scenario) -> tuple[Decimal, int, int, bool, bool]:
-        """(cost, requests, input tokens, cut by max_rounds, stopped by max_budget_usd) of a run."""
-        from agentcost.loop.estimate import _routes
-        from agentcost.tokens.count import count_tokens
-
-        p = self.prices
-        counts = count_tokens(scenario, provider=p.provider, model_id=p.rules_id)
-        routes = _routes(scenario, p, self.ctx.as_of, self.ctx.service_tier, self.ctx.user_prices)
-        counts = replace(counts, routes=routes)
-        ledger = run_accountant(
-            counts,
-            self.pricer,
-            self.policy,
-            max_rounds=scenario.limits.max_rounds,
-            gaps=request_gaps(scenario),
-            max_budget_usd=scenario.limits.max_budget_usd,
-        )
-        t = ledger.totals
-        cost, requests, tokens = t.cost_usd, t.requests, t.input_tokens
-        for row in ledger.rows:
-            if row.round is None or row.continuation:
-                continue
-            for call in scenario.rounds[row.round].calls:
-                if call.subagent is not None:
-                    usd, n, inp = self._sub(call.subagent)
-                    cost, requests, tokens = cost + usd, requests + n, tokens + inp
-        return (
-            cost,
-            requests,
-            tokens,
-            ledger.truncated and ledger.budget_stop is None,
-            ledger.budget_stop is not None,
-        )
-
-    def run(self, draws: Draws, n: int) -> _Chunk:
-        import numpy as np
-
-        s = self.ctx.est.scenario
-        out = np.zeros((3, n), dtype=object)
-        flags = np.zeros((2, n), dtype=bool)
-        for r in range(n):
-            run = realize(
-                s,
-                [int(c[r]) for c in draws.counts],
-                [{key: v[r] for key, v in sz.items()} for sz in draws.sizes],
-                None if draws.final is None else int(draws.final[r]),
-                None if draws.final_thinking is None else int(draws.final_thinking[r]),
-            )
-            cost, requests, tokens, cut, stopped = self.one(run)
-            units = cost * self.scale
-            if units != units.to_integral_value():
-                raise ArithmeticError(f"a run's cost {cost} is finer than 1/{self.scale} dollars")
-            out[:, r] = (int(units), requests, tokens)
-            flags[:, r] = (cut, stopped)
-        return _Chunk(out[0], out[1], out[2], flags[0], flags[1])
-
-
-class NotVectorizable(Exception):
-    """The scenario uses something the vectorized engine does not model (the message says what)."""
-
-
-def _probe_prices(
-    pricer: Pricer, thresholds: Sequence[int], policy: CachePolicy
-) -> list[dict[str, Fraction]]:
-    """Per long-context tier, the exact price of one token of each kind (input, cache read, cache
-    write 5m / 1h, output), read off the pricer and checked on a mixed request."""
-    tiers: list[dict[str, Fraction]] = []
-    for t in range(len(thresholds) + 1):
-        level = 1_000 if t == 0 else thresholds[t - 1] + 1
-        if t == 0 and thresholds:
-            level = min(level, thresholds[0])
-        if t < len(thresholds) and level > thresholds[t]:
-            raise NotVectorizable("long-context tiers too close together")
-        if level < 4:
-            raise NotVectorizable("a long-context tier below 4 tokens")
-
-        def total(level: int = level, **kw: int) -> Fraction:
-            return Fraction(pricer(RequestUsage(input_tokens=level, **kw)).total_usd)
-
-        base = total(output_tokens=0)
-        p = {"input": base / level, "output": (total(output_tokens=level) - base) / level}
-        if policy.mode != "none":
-            p["read"] = total(output_tokens=0, cache_read_tokens=level) / level
-            if policy.bills_writes or policy.style == "explicit":
-                p["write"] = total(output_tokens=0, cache_write_tokens=level) / level
-                if policy.ttl == "1h":
-                    p["write_1h"] = total(output_tokens=0, cache_write_1h_tokens=level) / level
-        # a mixed request must cost the sum of its parts
-        mix = {"cache_read_tokens": level // 4 if "read" in p else 0}
-        mix["cache_write_tokens"] = level // 3 if "write" in p else 0
-        plain = level - mix["cache_read_tokens"] - mix["cache_write_tokens"]
-        want = (
-            plain * p["input"]
-            + mix["cache_read_tokens"] * p.get("read", Fraction(0))
-            + mix["cache_write_tokens"] * p.get("write", Fraction(0))
-            + 777 * p["output"]
-        )
-        if total(output_tokens=777, **mix) != want:
-            raise NotVectorizable("the prices are not linear in the tokens")
-        tiers.append(p)
-    return tiers
-
-
-def _fee(pricer: Pricer, uses: Sequence[tuple[str, int]]) -> Fraction:
-    """What a response's server-tool uses cost on their own."""
-    from agentcost.loop.accountant import _server_uses
-
-    kw = _server_uses(uses)
-    with_uses = Fraction(pricer(RequestUsage(input_tokens=1, output_tokens=0, **kw)).total_usd)
-    return with_uses - Fraction(pricer(RequestUsage(input_tokens=1, output_tokens=0)).total_usd)
-
-
-_KEYS = ("output", "appended", "transient", "inline")
-
-
-def _vector(r: Any) -> tuple[int, int, int, int]:
-    return (r.output, r.appended, r.transient, r.inline)
-
-
-class VectorEngine:
-    """The loop for a chunk of runs at once (see the module docstring)."""
-
-    name = "vectorized"
-
-    def __init__(self, ctx: Context, slots: Sequence[int]) -> None:
-        import numpy as np
-
-        from agentcost.loop.estimate import pricer_for
-
-        est, s = ctx.est, ctx.est.scenario
-        self.why_not(est)
-        self.ctx, self.slots = ctx, list(slots)
-        p = est.prices
-        self.policy = est.ledger.policy
-        pricer = pricer_for(p)
-
-        def count(
-            sizes_at: Callable[[int, SizeField, int, Dist], int], fin: int | None, fin_th: int
-        ) -> TokenCounts:
-            from agentcost.tokens.count import count_tokens
-
-            scn = realize(
-                s,
-                self.slots,
-                [
-                    {(f, j): [sizes_at(i, f, j, d)] * self.slots[i] for f, j, d in sp.sizes}
-                    for i, sp in enumerate(s.spreads)
-                ],
-                fin,
-                fin_th,
-            )
-            return count_tokens(scn, provider=p.provider, model_id=p.rules_id)
-
-        fin0 = None if s.final_dist is None else median(s.final_dist)
-        th0 = s.final_thinking
-        ref = count(lambda i, f, j, d: median(d), fin0, th0)
-        if any(r.inserted or r.continuations or r.model for r in ref.rounds) or ref.routes:
-            raise NotVectorizable("the rounds insert requests (retries, tool search or continuations)")
-        self.ref = ref
-        self.base = np.array([_vector(r) for r in ref.rounds], dtype=np.int64).reshape(-1, 4)
-        # slopes: how the slot's tokens move per token of each size
-        self.slopes: dict[tuple[SizeField, int], Ints] = {}
-        keys = sorted({(f, j) for sp in s.spreads for f, j, _ in sp.sizes})
-        for key in keys:
-
-            def bumped(k: int, key: tuple[SizeField, int] = key) -> TokenCounts:
-                return count(lambda i, f, j, d: median(d) + (k * _BUMP if (f, j) == key else 0), fin0, th0)
-
-            up1, up2 = bumped(1), bumped(2)
-            d1 = np.array([_vector(r) for r in up1.rounds], dtype=np.int64).reshape(-1, 4) - self.base
-            d2 = np.array([_vector(r) for r in up2.rounds], dtype=np.int64).reshape(-1, 4) - self.base
-            fixed_parts = (ref.tools, ref.system, ref.task, ref.per_request, ref.final_output)
-            same = fixed_parts == (up1.tools, up1.system, up1.task, up1.per_request, up1.final_output)
-            if not same or (d2 != 2 * d1).any() or (d1 % _BUMP).any():
-                raise NotVectorizable(f"the token count is not linear in {key[0]} sizes")
-            self.slopes[key] = d1 // _BUMP
-        self.final_slope = [0, 0]
-        for which, dist in ((0, s.final_dist), (1, s.final_thinking_dist)):
-            if dist is None:
-                continue
-            a: tuple[int | None, int] = ((fin0 or 0) + _BUMP, th0) if which == 0 else (fin0, th0 + _BUMP)
-            b: tuple[int | None, int] = (
-                ((fin0 or 0) + 2 * _BUMP, th0) if which == 0 else (fin0, th0 + 2 * _BUMP)
-            )
-            f1 = count(lambda i, f, j, d: median(d), *a).final_output - ref.final_output
-            f2 = count(lambda i, f, j, d: median(d), *b).final_output - ref.final_output
-            if f2 != 2 * f1 or f1 % _BUMP:
-                raise NotVectorizable("the final answer's token count is not linear in its size")
-            self.final_slope[which] = f1 // _BUMP
-        # which slots belong to which item; the other slots always run
-        self.owner: list[tuple[int, int] | None] = []
-        pos = 0
-        for i, sp in enumerate(s.spreads):
-            self.owner.extend([None] * (sp.first - pos))
-            self.owner.extend((i, c) for c in range(self.slots[i]))
-            pos = sp.first + sp.count
-        self.owner.extend([None] * (len(s.rounds) - pos))
-        self.centre = [{(f, j): median(d) for f, j, d in sp.sizes} for sp in s.spreads]
-        self.final_centre = (fin0 or 0, th0)  # the final answer's size and thinking counted in ref
-        assert len(self.owner) == len(ref.rounds)
-        # prices in whole units of 1/scale dollars per token, per tier
-        thresholds = tuple(p.tier_thresholds)
-        tiers = _probe_prices(pricer, thresholds, self.policy)
-        fees = [_fee(pricer, r.server_uses) if r.server_uses else Fraction(0) for r in ref.rounds]
-        values = [v for t in tiers for v in t.values()] + fees
-        scale = 1
-        for v in values:
-            scale = scale * v.denominator // math.gcd(scale, v.denominator)
-        self.scale = scale
-        self.thresholds = np.array(thresholds, dtype=np.int64)
-
-        def column(name: str) -> Ints:
-            return np.array([int(t.get(name, Fraction(0)) * scale) for t in tiers], dtype=np.int64)
-
-        self.price = {name: column(name) for name in ("input", "output", "read", "write", "write_1h")}
-        self.fees = np.array([int(f * scale) for f in fees], dtype=np.int64)
-        self._check_overflow(s)
-
-    @staticmethod
-    def why_not(est: Estimate) -> None:
-        s, policy = est.scenario, est.ledger.policy
-        reasons = [
-            (est.subagents or any(c.subagent for r in s.rounds for c in r.calls), "subagents"),
-            (any(r.model for r in s.rounds), "routing"),
-            (s.context_editing is not None, "context editing"),
-            (s.trim is not None, "trim"),
-            (bool(s.retries.share or s.retries.count), "retries"),
-            (any(t.defer_loading for t in s.tools), "deferred tools"),
-            (s.limits.max_budget_usd is not None, "max_budget_usd"),
-            (policy.mode != "none" and policy.style == "stored", "a Gemini explicit cache"),
-            (policy.mode != "none" and policy.prefix_ttl is not None, "two cache TTLs"),
-        ]
-        for hit, what in reasons:
-            if hit:
-                raise NotVectorizable(what)
-        if policy.mode != "none" and policy.ttl_seconds is not None:
-            gaps = request_gaps(s)
-            longest = max(
-                (g for sp in s.spreads for g in request_gaps(replace(s, rounds=(sp.round,)))), default=0
-            )
-            if max((*gaps, longest), default=0) > policy.ttl_seconds:
-                raise NotVectorizable("pauses longer than the cache TTL (cache expiry)")
-
-    def _check_overflow(self, s: Scenario) -> None:
-        """Refuse sizes whose costs could overflow 64-bit integers (then the per-run engine runs)."""
-        most_price = max(int(v.max()) for v in self.price.values()) + 1
-        slots = len(self.owner) + 1
-        biggest = int(self.base.max(initial=0)) + 1
-        for sp in s.spreads:
-            for f, j, d in sp.sizes:
-                top = upper(d)
-                slope = int(abs(self.slopes[(f, j)]).max(initial=0))
-                biggest += slope * (MAX_SIZE if top is None else top)
-        per_request = self.ref.prefix + self.ref.task + self.ref.per_request + biggest * slots
-        if per_request * slots * most_price * 4 + int(self.fees.sum()) >= 2**62:
-            raise NotVectorizable("sizes too large for 64-bit arithmetic")
-
-    def run(self, draws: Draws, n: int) -> _Chunk:
-        import numpy as np
-
-        s, ref, policy = self.ctx.est.scenario, self.ref, self.policy
-        cap = s.limits.max_rounds
-        prefix = ref.prefix
-        stable = prefix + ref.task
-        mode, style, minimum = policy.mode, policy.style, policy.min_tokens
-        step = max(policy.increment, 1)
-        pre_val = prefix if prefix >= minimum and prefix > 0 else 0
-
-        def hit(x: Ints) -> Ints:
-            return np.where((x >= minimum) & (x > 0), minimum + (x - minimum) // step * step, 0)
-
-        pre_hit = int(hit(np.array([prefix]))[0]) if mode != "none" else 0
-        zeros = np.zeros(n, dtype=np.int64)
-        cacheable = zeros + stable
-        pending = zeros.copy()
-        cached = zeros.copy()
-        prev = zeros - 1
-        pos = zeros.copy()
-        cost = zeros.copy()
-        requests = zeros.copy()
-        tokens = zeros.copy()
-        active_total = zeros.copy()
-        price = self.price
-
-        def request(sent: npt.NDArray[np.bool_], out: Ints, inline: Ints | int, fee: int) -> None:
-            nonlocal cached, prev, cost, requests, tokens
-            inp = cacheable + pending + inline + ref.per_request
-            if mode == "none":
-                read = write = write_1h = zeros
-            elif style == "explicit":
-                if mode == "prefix":
-                    target = zeros + pre_val
-                else:
-                    target = np.where((cacheable >= minimum) & (cacheable > 0), cacheable, pre_val)
-                read = np.where(cached <= cacheable, cached, 0)
-                write = np.maximum(target - read, 0)
-                cached = np.where(sent, np.maximum(read, target), cached)
-                write_1h = write if policy.ttl == "1h" else zeros
-            else:
-                if mode == "prefix":
-                    read = np.where(prev < 0, 0, pre_hit)
-                    reach = zeros + pre_hit
-                else:
-                    read = np.where(prev < 0, 0, hit(np.maximum(prev, 0)))
-                    reach = hit(cacheable)
-                write = np.maximum(reach - read, 0) if policy.bills_writes else zeros
-                write_1h = zeros
-            tier = np.searchsorted(self.thresholds, inp, side="left") if len(self.thresholds) else 0
-            write_5m = write - write_1h
-            units = (
-                (inp - read - write) * price["input"][tier]
-                + read * price["read"][tier]
-                + write_5m * price["write"][tier]
-                + write_1h * price["write_1h"][tier]
-                + out * price["output"][tier]
-                + fee
-            )
-            cost += np.where(sent, units, 0)
-            requests += sent
-            tokens += np.where(sent, inp, 0)
-            prev = np.where(sent, cacheable, prev)
-
-        always = np.ones(n, dtype=bool)
-        for slot, owner in enumerate(self.owner):
-            vals: list[Any] = [int(b) for b in self.base[slot]]  # a number, or an array per run
-            if owner is None:
-                active: npt.NDArray[np.bool_] = always
-            else:
-                i, c = owner
-                active = draws.counts[i] > c
-                for key, x in draws.sizes[i].items():
-                    slope = self.slopes[key][slot]
-                    if slope.any():
-                        delta = x[:, c] - self.centre[i][key]
-                        for k in range(4):
-                            if slope[k]:
-                                vals[k] = vals[k] + int(slope[k]) * delta
-            active_total += active
-            sent = active if cap is None else active & (pos < cap)
-            out, appended, transient, inline = vals
-            request(sent, out, inline, int(self.fees[slot]))
-            if sent is always:
-                pending = zeros + transient
-                cacheable = cacheable + appended
-            else:
-                pending = np.where(sent, transient, pending)
-                cacheable = cacheable + np.where(sent, appended, 0)
-            pos = pos + sent
-        truncated = active_total > cap if cap is not None else np.zeros(n, dtype=bool)
-        final = zeros + ref.final_output
-        if draws.final is not None:
-            final = final + self.final_slope[0] * (draws.final - self.final_centre[0])
-        if draws.final_thinking is not None:
-            final = final + self.final_slope[1] * (draws.final_thinking - self.final_centre[1])
-        request(~truncated, final, 0, 0)
-        return _Chunk(cost, requests, tokens, truncated, np.zeros(n, dtype=bool))
 
 
 # --- the simulation ---------------------------------------------------------------------------------
@@ -842,7 +366,7 @@ def _simulate(
     streams = _Streams(ctx.est.scenario, seed, slots, fixed)
     cells = max(1, sum(slots) + len(ctx.est.scenario.rounds))
     chunk = max(1, min(runs, _CELLS_PER_CHUNK // cells)) if isinstance(engine, VectorEngine) else 200
-    parts: list[_Chunk] = []
+    parts: list[Chunk] = []
     start = 0
     while start < runs:
         n = min(chunk, runs - start)
@@ -941,17 +465,12 @@ def _p90(units: Any, scale: int) -> Decimal:
 
 
 __all__ = [
-    "Context",
-    "Draws",
     "Input",
-    "NotVectorizable",
-    "PerRunEngine",
     "Sensitivity",
     "Simulation",
     "Stat",
-    "VectorEngine",
     "inputs",
     "parse_at",
-    "realize",
     "simulate",
+    "slot_counts",
 ]

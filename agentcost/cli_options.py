@@ -1,0 +1,155 @@
+"""The options the CLI's commands share, and the parsing of their values (the CLI words their errors).
+
+Typer reads the options from these ``Annotated`` aliases. The parsers raise :class:`InputError`
+naming the flag (``--budget``, ``--max-increase``...), which :mod:`agentcost.cli` reports with
+exit 2. Also: whether a scenarios argument is a project file, and the ``--version`` callback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from agentcost import __version__
+from agentcost.errors import InputError
+from agentcost.render.output import Format
+from agentcost.scenario.model import MAX_BUDGET_USD
+
+if TYPE_CHECKING:
+    from agentcost.prices.user import UserPrices
+
+# Options shared by the commands that read scenarios. Typer reads them from these aliases.
+FormatOpt = Annotated[
+    Format,
+    typer.Option("--format", "-f", help="Output format: table (default), json, markdown, csv or svg."),
+]
+OutputOpt = Annotated[
+    Path | None,
+    typer.Option("--output", "-o", help="Write the report to this file (atomically) instead of stdout."),
+]
+SummaryOpt = Annotated[
+    bool,
+    typer.Option("--summary", help="Also append the Markdown report to $GITHUB_STEP_SUMMARY."),
+]
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Print only the total in dollars (one number), for scripts.")
+]
+ChartOpt = Annotated[
+    bool, typer.Option("--chart", help="Add a per-request bar chart of cached, uncached and output tokens.")
+]
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        help="Override a scenario field, e.g. --set limits.max_rounds=40 (repeatable).",
+    ),
+]
+AsOfOpt = Annotated[
+    str | None, typer.Option("--as-of", help="Price date (ISO date or datetime, UTC). Default: today.")
+]
+BudgetOpt = Annotated[
+    str | None,
+    typer.Option(help="Gate: exit 1 when a scenario's estimate is over this many dollars per run."),
+]
+
+
+class ServiceTier(StrEnum):
+    standard = "standard"
+    batch = "batch"
+    flex = "flex"
+    priority = "priority"
+
+
+class ListFormat(StrEnum):
+    table = "table"
+    json = "json"
+
+
+ServiceTierOpt = Annotated[
+    ServiceTier | None,
+    typer.Option(
+        "--service-tier",
+        help="Price at this service tier instead of the scenario's service_tier (refused where the model"
+        " does not offer it).",
+    ),
+]
+PricesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--prices",
+        help="A YAML file of your own prices, overriding or adding models (see docs/prices.md).",
+    ),
+]
+ListFormatOpt = Annotated[
+    ListFormat, typer.Option("--format", "-f", help="Output format: table (default) or json.")
+]
+
+
+# Options shared by the commands that read a recorded run (replay, calibrate).
+FormatInOpt = Annotated[
+    str | None,
+    typer.Option("--format-in", help="The log's format (default: detected), e.g. claude-code."),
+]
+TraceModelOpt = Annotated[str | None, typer.Option(help="The model of the run, when the log does not say.")]
+RunConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="The run's config naming the model (SWE-agent args.yaml).")
+]
+
+
+def parse_usd(value: str | None, key: str, *, allow_zero: bool = False) -> Decimal | None:
+    """A dollar amount from an option (``0.05`` or ``$0.05``), at most MAX_BUDGET_USD."""
+    if value is None:
+        return None
+    try:
+        amount = Decimal(value.strip().lstrip("$"))
+    except InvalidOperation:
+        raise InputError(f"not a dollar amount: {value!r}", key=key, hint=f"e.g. {key} 0.05") from None
+    if not amount.is_finite() or amount < 0 or (amount == 0 and not allow_zero) or amount > MAX_BUDGET_USD:
+        lowest = "0 or more" if allow_zero else "above 0"
+        raise InputError(
+            f"must be a dollar amount {lowest} and at most {MAX_BUDGET_USD:,}, got {value!r}", key=key
+        )
+    return amount
+
+
+def parse_budget(value: str | None) -> Decimal | None:
+    return parse_usd(value, "--budget")
+
+
+def parse_option(parse: Callable[[str], Decimal], value: str | None, key: str) -> Decimal | None:
+    if value is None:
+        return None
+    try:
+        return parse(value)
+    except ValueError as err:
+        raise InputError(str(err), key=key) from None
+
+
+def read_user_prices(path: Path | None) -> UserPrices | None:
+    """Load a --prices file (InputError with its file, line and key when it is wrong)."""
+    if path is None:
+        return None
+    from agentcost.prices.user import load_user_prices
+
+    return load_user_prices(path)
+
+
+def tier_name(value: ServiceTier | None) -> str | None:
+    return None if value is None else value.value
+
+
+def is_project(path: Path) -> bool:
+    from agentcost.scenario.cache import is_project_file  # the answer cached by the file's bytes
+
+    return is_project_file(path)
+
+
+def show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"agentcost {__version__}")
+        raise typer.Exit()

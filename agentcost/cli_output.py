@@ -1,0 +1,172 @@
+"""What the CLI's commands do with a report: write it as the output options say and report its
+gates; ``estimate --simulate``'s run with its progress bar; ``calibrate``'s summary on stderr.
+
+:func:`write_report` says whether a gate tripped; :mod:`agentcost.cli` turns that into exit 1 (the
+exit codes live there). Heavy modules are imported inside the functions, as in the CLI.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from agentcost.errors import InputError, one_line
+from agentcost.render.output import Format
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from agentcost.commands.conversations import LogCalibration
+    from agentcost.loop.estimate import Estimate
+    from agentcost.prices.user import UserPrices
+    from agentcost.render.simulation import SimulatedReport
+    from agentcost.report.estimate import Report
+    from agentcost.report.gates import Gate
+
+DEFAULT_SIMULATION_RUNS = 10_000  # --at without --simulate
+
+
+@dataclass(frozen=True)
+class Output:
+    format: Format
+    path: Path | None
+    summary: bool
+    quiet: bool
+    chart: bool
+
+
+def write_report(report: object, gates: Sequence[Gate], out: Output) -> bool:
+    """Write the report as asked and report tripped gates; True if any tripped (the CLI exits 1)."""
+    from agentcost.render import output
+
+    if out.quiet:
+        text = output.quiet_total(report)
+    elif out.format is Format.table and out.path is None and sys.stdout.isatty():
+        text = ""
+        from rich.console import Console
+
+        Console().print(output.renderable(report, chart=out.chart))
+    else:
+        width = 110 if out.path is not None else terminal_width()
+        text = output.render_text(report, out.format, gates=gates, chart=out.chart, width=width)
+    if out.path is not None:
+        if out.path.is_dir():  # else the rename says "Device or resource busy" or "Is a directory"
+            raise InputError(
+                "is a directory, not a file", file=out.path, key="--output", hint="give a file name"
+            )
+        try:
+            output.write_atomic(out.path, text)
+        except OSError as err:
+            raise InputError(
+                f"cannot write the report: {err.strerror}", file=out.path, key="--output"
+            ) from None
+    elif text:
+        sys.stdout.write(text)
+    if out.summary:
+        markdown = output.render_text(report, Format.markdown, gates=gates)
+        if output.append_step_summary(markdown) is None:
+            typer.echo(
+                "agentcost: note: --summary: GITHUB_STEP_SUMMARY is not set; nothing appended", err=True
+            )
+    tripped = [g for g in gates if g.tripped]
+    in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
+    for gate in tripped:
+        typer.echo(f"agentcost: gate failed: {one_line(gate.message)}", err=True)
+        if in_actions:
+            typer.echo(output.annotation(gate), err=True)
+    return bool(tripped)
+
+
+def simulated(
+    report: Report,
+    est: Estimate,
+    runs: int | None,
+    seed: int,
+    at: str | None,
+    when: datetime,
+    tier: str | None,
+    user_prices: UserPrices | None,
+    quiet: bool,
+) -> tuple[SimulatedReport, tuple[Gate, ...]]:
+    """``estimate --simulate N [--seed S] [--at LABEL]``: the report with a Simulation section and
+    its gates (the budget read at ``--at`` when given)."""
+    from agentcost.loop.engines import Context
+    from agentcost.loop.simulate import parse_at, simulate
+    from agentcost.render.simulation import SimulatedReport
+    from agentcost.report.gates import simulation_gates
+
+    label = None if at is None else parse_at(at)
+    if label is not None and report.budget is None:
+        raise InputError(
+            f"--at {label} gates a budget, and there is none",
+            key="--at",
+            hint="give --budget DOLLARS or limits.budget_usd in the scenario",
+        )
+    if not 0 <= seed < 2**63:
+        raise InputError(f"must be a whole number from 0 to 2**63 - 1, got {seed}", key="--seed")
+    context = Context(est, when, tier, user_prices)
+    n = runs if runs is not None else DEFAULT_SIMULATION_RUNS
+    with progress_bar(enabled=not quiet) as progress:
+        sim = simulate(
+            context,
+            n,
+            seed=seed,
+            budget_usd=None if report.budget is None else report.budget.limit_usd,
+            at=() if label is None else (label,),
+            progress=progress,
+        )
+    return SimulatedReport(report, sim, label), simulation_gates(report, sim, label)
+
+
+@contextmanager
+def progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr for long simulations, when stderr is a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("simulating", total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update
+
+
+def calibration_summary(result: LogCalibration, output: Path | None) -> None:
+    """``calibrate``'s lines on stderr: what was written, the replayed and re-estimated totals, notes."""
+    error = f"{result.error * 100:+.2f}%" if result.error is not None else "n/a"
+    where = f"wrote {output}" if output is not None else "calibrated"
+    if result.scenarios:
+        names = ", ".join(str(path) for path, _ in result.scenarios)
+        if output is None:
+            typer.echo(
+                f"the log holds {len(result.scenarios)} separate conversations: printed the project "
+                f"file; pass -o FILE to write the scenarios it lists ({names}) beside FILE",
+                err=True,
+            )
+        else:
+            where += f" (project) and {names}"
+    typer.echo(
+        f"{where}: {result.requests} requests; replayed ${result.replayed_usd}, "
+        f"re-estimated ${result.estimated_usd} ({error})",
+        err=True,
+    )
+    for note in result.notes:
+        typer.echo(f"note: {note}", err=True)
+
+
+def terminal_width() -> int:
+    import shutil
+
+    return shutil.get_terminal_size((110, 24)).columns
