@@ -86,6 +86,13 @@ class CompareResult:
     gates: tuple[Gate, ...]
 
     @property
+    def costs_usd(self) -> dict[str, Decimal]:
+        """Each model's total, by model id, in the report's order (cheapest first)."""
+        from agentcost.report.fmt import exact
+
+        return {row.report.model_id: Decimal(exact(row.report.totals.cost_usd)) for row in self.report.rows}
+
+    @property
     def passed(self) -> bool:
         return not any(g.tripped for g in self.gates)
 

@@ -179,19 +179,21 @@ def floor_spec(path: str, out: Path) -> Path:
     """The texts an estimate of ``path`` tokenizes, for the floor process (counted here once)."""
     from agentcost.loop.estimate import parse_as_of
     from agentcost.prices.lookup import resolve_model
-    from agentcost.scenario.load import load_scenario
+    from agentcost.scenario.load import read_scenario as load_scenario
     from agentcost.tokens import count as T
+    from agentcost.tokens import encodings as E
+    from agentcost.tokens.memo import TokenMemo
 
     scenario = load_scenario(ROOT / path)
     prices = resolve_model(scenario.model, provider=scenario.provider, as_of=parse_as_of(None))
-    memo = T.TokenMemo(persistent=False)
+    memo = TokenMemo(persistent=False)
     T.count_tokens(scenario, provider=prices.provider, model_id=prices.rules_id, memo=memo, use_ctok=False)
     texts = sorted(memo._counts.get("o200k_base", {}))
     out.write_text(
         json.dumps(
             {
-                "pat_str": T._PAT_STR["o200k_base"],
-                "special_tokens": T._SPECIAL_TOKENS["o200k_base"],
+                "pat_str": E._PAT_STR["o200k_base"],
+                "special_tokens": E._SPECIAL_TOKENS["o200k_base"],
                 "texts": texts,
             }
         )
@@ -208,7 +210,7 @@ import json, os, statistics, sys, time
 temperature, cache_base, repeats, paths = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
 os.environ["XDG_CACHE_HOME"] = cache_base + "-warm"
 from agentcost.infra import diskcache
-from agentcost.tokens import count as tokens
+from agentcost.tokens import encodings, memo
 from agentcost.loop.estimate import estimate
 from agentcost.report.estimate import build_report
 from agentcost.render.output import Format, render_text
@@ -219,13 +221,13 @@ def once(path):
     return time.perf_counter() - start
 
 estimate("scenarios/bugfix.yaml")  # imports, genai-prices data and the encoding: not timed
-tokens.get_encoding("o200k_base")
+encodings.get_encoding("o200k_base")
 times = {p: [] for p in paths}
 for r in range(repeats + 1):  # round 0 is not timed: first-use costs (and, warm, filling the cache)
     for p in paths:
         if temperature == "cold":  # nothing of this scenario cached, on disk or in memory
             os.environ["XDG_CACHE_HOME"] = f"{cache_base}-cold-{r}-{os.path.basename(p)}"
-            tokens.DEFAULT_MEMO.clear()
+            memo.DEFAULT_MEMO.clear()
         t = once(p)
         if r:
             times[p].append(t)
@@ -295,7 +297,9 @@ def store_startup(base: Path, repeats: int) -> dict[str, float]:
 def twenty_models() -> list[str]:
     """20 models across the three providers, newest first (OpenAI 8, Anthropic 6, Google 6)."""
     from agentcost.loop.estimate import parse_as_of
-    from agentcost.prices.lookup import known_model_ids, newest_first, resolve_model
+    from agentcost.prices.genai import known_model_ids
+    from agentcost.prices.listing import newest_first
+    from agentcost.prices.lookup import resolve_model
 
     when = parse_as_of(None)
     picked: list[str] = []

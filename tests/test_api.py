@@ -99,8 +99,8 @@ def test_a_loaded_scenario_estimates_on_other_models() -> None:
     assert isinstance(scenario, agentcost.Scenario)
     on_gpt = agentcost.estimate(scenario, as_of=AS_OF, model="gpt-5")
     compared = agentcost.compare(BUGFIX, ["gpt-5", "claude-sonnet-4-5"], as_of=AS_OF)
-    costs = {row.report.model_id: row.report.totals.cost_usd for row in compared.report.rows}
-    assert costs == {"gpt-5": on_gpt.totals.cost_usd, "claude-sonnet-4-5": Decimal("0.0312129")}
+    assert compared.costs_usd == {"claude-sonnet-4-5": Decimal("0.0312129"), "gpt-5": on_gpt.total_cost_usd}
+    assert list(compared.costs_usd) == ["gpt-5", "claude-sonnet-4-5"]  # cheapest first
     assert '"kind": "compare"' in compared.to_json()
 
 

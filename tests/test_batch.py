@@ -36,7 +36,8 @@ from agentcost.render.output import Format, quiet_total, render_text
 from agentcost.render.schema import ESTIMATE, GATE, report_schema
 from agentcost.report.estimate import build_report
 from agentcost.report.gates import Gate
-from agentcost.scenario.load import OverrideError, load_scenario
+from agentcost.scenario.load import OverrideError
+from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.project import load_project
 from tests.conftest import ROOT, GoldenCheck
 

@@ -24,7 +24,7 @@ from agentcost.infra import diskcache
 from agentcost.prices import lookup as P
 from agentcost.scenario import cache as scenariocache
 from agentcost.scenario.model import Content, Round, Scenario, ToolUse
-from agentcost.tokens import count as T
+from agentcost.tokens import memo as T
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
@@ -432,7 +432,7 @@ def test_the_size_bound_drops_least_recently_used_entries(monkeypatch: pytest.Mo
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
 def test_every_shipped_scenario_survives_the_codec(path: Path) -> None:
-    from agentcost.scenario.load import load_scenario
+    from agentcost.scenario.load import read_scenario as load_scenario
 
     scenario = load_scenario(path)
     assert diskcache.decode(diskcache.encode(scenario)) == scenario

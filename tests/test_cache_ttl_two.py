@@ -17,7 +17,7 @@ from agentcost.errors import InputError
 from agentcost.loop.accountant import TTL_SECONDS, CachePolicy, Ledger, run_accountant, ttl_options
 from agentcost.loop.estimate import estimate_scenario, pricer_for
 from agentcost.prices.lookup import resolve_model
-from agentcost.scenario.load import load_scenario
+from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.tokens.counts import RoundTokens, TokenCounts
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)

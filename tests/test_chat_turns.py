@@ -16,12 +16,15 @@ import pytest
 import yaml
 
 import agentcost.tokens.count as T
+import agentcost.tokens.memo as M
+import agentcost.tokens.rules as R
 from agentcost.commands.diff import input_changes
 from agentcost.errors import InputError
 from agentcost.loop.estimate import estimate_scenario
 from agentcost.render.jsonfmt import envelope, report_dict
 from agentcost.report.estimate import build_report
-from agentcost.scenario.load import json_schema, load_scenario
+from agentcost.scenario.format import json_schema
+from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Content, Round, Scenario, ServerToolUse, ToolUse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,7 +201,7 @@ TURN = Round(calls=(), thinking=100, text=Content(tokens=40), user=Content(token
 
 
 def test_anthropic_chat_turn() -> None:
-    rules = T.AnthropicRules("claude-sonnet-4-5", memo=T.TokenMemo(), use_ctok=False)
+    rules = R.AnthropicRules("claude-sonnet-4-5", memo=M.TokenMemo(), use_ctok=False)
     counted = rules.round(TURN)
     # output: 3 (output framing) + 40 + 100 thinking; echo: 3 (message) + 40; result: 3 + 12
     assert (counted.output, counted.echo, counted.result) == (143, 43, 15)
@@ -209,7 +212,7 @@ def test_anthropic_chat_turn() -> None:
 
 
 def test_openai_chat_turn() -> None:
-    rules = T.OpenAIRules("gpt-4o", memo=T.TokenMemo())
+    rules = R.OpenAIRules("gpt-4o", memo=M.TokenMemo())
     counted = rules.round(TURN)
     # output: 40 + 100 (no framing, as the final answer); echo: 3 + "assistant" 1 + 40;
     # result: 3 + "user" 1 + 12
@@ -226,7 +229,7 @@ def test_openai_chat_turn() -> None:
 
 
 def test_gemini_chat_turn() -> None:
-    rules = T.GeminiRules("gemini-2.5-flash", memo=T.TokenMemo())
+    rules = R.GeminiRules("gemini-2.5-flash", memo=M.TokenMemo())
     counted = rules.round(TURN)
     # no per-message framing: the bodies only
     assert (counted.output, counted.echo, counted.result, counted.reply) == (140, 40, 12, True)
@@ -234,7 +237,7 @@ def test_gemini_chat_turn() -> None:
 
 def test_a_round_without_calls_or_user_is_not_a_chat_turn() -> None:
     """``Round(calls=())`` without a user message (used to count answers alone) adds no result."""
-    rules = T.AnthropicRules("claude-sonnet-4-5", memo=T.TokenMemo(), use_ctok=False)
+    rules = R.AnthropicRules("claude-sonnet-4-5", memo=M.TokenMemo(), use_ctok=False)
     counted = rules.round(Round(calls=(), text=Content(tokens=40)))
     assert (counted.output, counted.echo, counted.result, counted.reply) == (43, 43, 0, False)
 
@@ -245,7 +248,7 @@ def test_count_tokens_prefetches_and_counts_user_messages(tmp_path: Path) -> Non
         BASE.replace("claude-sonnet-4-5", "gpt-4o")
         + "rounds:\n  - {reply: 40, user: 'Thanks, that works.'}\n",
     )
-    counts = T.count_tokens(s, provider="openai", model_id="gpt-4o", memo=T.TokenMemo())
+    counts = T.count_tokens(s, provider="openai", model_id="gpt-4o", memo=M.TokenMemo())
     assert counts.rounds[0].result == 3 + 1 + 5 and counts.rounds[0].output == 40 and counts.rounds[0].reply
 
 

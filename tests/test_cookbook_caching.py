@@ -57,8 +57,9 @@ import pytest
 from agentcost.loop.accountant import Ledger, RequestUsage
 from agentcost.loop.estimate import Estimate, estimate_scenario, pricer_for
 from agentcost.prices.lookup import resolve_model
-from agentcost.scenario.load import load_scenario
-from agentcost.tokens.count import ANTHROPIC_MESSAGE_FRAMING, ANTHROPIC_OUTPUT_FRAMING, AnthropicRules
+from agentcost.scenario.load import read_scenario as load_scenario
+from agentcost.tokens.anthropic import ANTHROPIC_MESSAGE_FRAMING, ANTHROPIC_OUTPUT_FRAMING
+from agentcost.tokens.rules import AnthropicRules
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT.parent / "shared" / "validation" / "anthropic-cookbook" / "usage-examples.json"

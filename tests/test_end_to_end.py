@@ -29,8 +29,9 @@ import pytest
 from agentcost.loop.accountant import LedgerRow, RequestUsage
 from agentcost.loop.estimate import Estimate, estimate
 from agentcost.report.estimate import build_report
-from agentcost.scenario.load import load_scenario
-from agentcost.tokens.count import count_text, num_tokens_for_tools
+from agentcost.scenario.load import read_scenario as load_scenario
+from agentcost.tokens.memo import count_text
+from agentcost.tokens.openai import num_tokens_for_tools
 
 pytestmark = pytest.mark.usefixtures("no_ctok")
 

@@ -27,7 +27,7 @@ from agentcost.render.schema import report_schema
 from agentcost.render.table import render_table
 from agentcost.report.estimate import build_report
 from agentcost.tokens.context import TOOL_SEARCH_TOOL_TOKENS
-from agentcost.tokens.count import count_text
+from agentcost.tokens.memo import count_text
 
 pytestmark = pytest.mark.usefixtures("no_ctok")
 

@@ -35,7 +35,7 @@ from agentcost.render.insights import ExplainedReport
 from agentcost.render.output import Format, render_text
 from agentcost.render.schema import report_schema
 from agentcost.report.estimate import build_report
-from agentcost.scenario.load import load_scenario
+from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import ResultTrim, Retries, Scenario
 
 pytestmark = pytest.mark.usefixtures("no_ctok")

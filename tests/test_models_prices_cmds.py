@@ -11,7 +11,9 @@ import jsonschema
 import pytest
 
 from agentcost.cli import run
-from agentcost.prices.lookup import Usage, known_model_ids, list_models, newest_first, release_key
+from agentcost.prices.genai import known_model_ids
+from agentcost.prices.listing import list_models, newest_first, release_key
+from agentcost.prices.model import Usage
 from agentcost.render.prices import count_accuracy, price_sheet
 from agentcost.render.schema import report_schema
 

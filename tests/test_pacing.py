@@ -29,7 +29,7 @@ from agentcost.loop.accountant import (
 )
 from agentcost.loop.estimate import AUTOMATIC_IDLE_SECONDS, Estimate, estimate_scenario, pricer_for
 from agentcost.prices.lookup import resolve_model
-from agentcost.scenario.load import load_scenario
+from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.tokens.counts import RoundTokens, TokenCounts
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)

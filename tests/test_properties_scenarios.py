@@ -37,10 +37,11 @@ from hypothesis import strategies as st
 
 from agentcost.loop.accountant import CachePolicy, Ledger
 from agentcost.loop.estimate import Estimate, estimate_scenario
-from agentcost.prices.lookup import ModelPrices, resolve_model
+from agentcost.prices.lookup import resolve_model
+from agentcost.prices.model import ModelPrices
 from agentcost.render.jsonfmt import render_json
 from agentcost.report.estimate import build_report
-from agentcost.scenario.load import load_scenario
+from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Scenario
 from agentcost.tokens.counts import TokenCounts
 

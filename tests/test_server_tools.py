@@ -21,7 +21,9 @@ from agentcost import facts
 from agentcost.errors import InputError
 from agentcost.loop.accountant import RequestUsage
 from agentcost.loop.estimate import Estimate, estimate_scenario, pricer_for
-from agentcost.prices.lookup import Usage, known_model_ids, resolve_model
+from agentcost.prices.genai import known_model_ids
+from agentcost.prices.lookup import resolve_model
+from agentcost.prices.model import Usage
 from agentcost.scenario.model import Content, Round, Scenario, ServerToolName, ServerToolUse, ToolUse
 from agentcost.tokens.count import count_tokens
 

@@ -17,7 +17,7 @@ from tests.conftest import ROOT
 PROBE = textwrap.dedent(
     """
     import sys
-    from agentcost.tokens.count import warm_up_encoding
+    from agentcost.tokens.encodings import warm_up_encoding
     assert "tiktoken" not in sys.modules
     warm_up_encoding("o200k_base")
     # the thread has only just started (reading and parsing the BPE file takes ~0.3 s): the modules

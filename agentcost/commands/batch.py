@@ -62,7 +62,8 @@ def load_entry_scenario(
 
     An error in one of the entry's own overrides points at its line in the project file.
     """
-    from agentcost.scenario.load import OverrideError, load_scenario
+    from agentcost.scenario.load import OverrideError
+    from agentcost.scenario.load import read_scenario as load_scenario
 
     try:
         return load_scenario(entry.path, overrides=(*entry.overrides, *overrides), reader=reader)

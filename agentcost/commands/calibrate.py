@@ -136,7 +136,7 @@ def _estimate_text(
     given as text."""
     from agentcost.infra.yamlread import read_file
     from agentcost.loop.estimate import estimate_scenario
-    from agentcost.scenario.load import load_scenario
+    from agentcost.scenario.load import read_scenario as load_scenario
 
     data = text.encode("utf-8")
     here = Path(os.path.abspath(path))

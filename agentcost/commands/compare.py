@@ -104,7 +104,8 @@ def expand_models(
 def _glob(
     selector: str, as_of: datetime, user_prices: UserPrices | None = None, service_tier: str | None = None
 ) -> list[str]:
-    from agentcost.prices.lookup import SUPPORTED_PROVIDERS, known_model_ids, list_models
+    from agentcost.prices.genai import SUPPORTED_PROVIDERS, known_model_ids
+    from agentcost.prices.listing import list_models
 
     provider, slash, pattern = selector.rpartition("/")
     provider = provider.strip().lower()

@@ -26,14 +26,14 @@ from agentcost.loop.accountant import (
     run_accountant,
     ttl_options,
 )
-from agentcost.prices.lookup import ModelPrices, Usage
-from agentcost.scenario.model import CacheTTL, CachingMode, Scenario
-from agentcost.tokens.context import (
+from agentcost.loop.context import (
     ContextEditingEffect,
     ToolSearchEffect,
     context_editing_effect,
     tool_search_effect,
 )
+from agentcost.prices.model import ModelPrices, Usage
+from agentcost.scenario.model import CacheTTL, CachingMode, Scenario
 from agentcost.tokens.counts import TokenCounts
 
 if TYPE_CHECKING:
@@ -299,7 +299,7 @@ def estimate_scenario(
             ) from None
         raise err.located(file=scenario.path, line=scenario.model_line, key="model") from None
     counts = count_tokens(scenario, provider=prices.provider, model_id=prices.rules_id)
-    counts = replace(counts, routes=_routes(scenario, prices, as_of, service_tier, user_prices))
+    counts = replace(counts, routes=model_routes(scenario, prices, as_of, service_tier, user_prices))
     policy, is_default = cache_policy(scenario, prices)
     pricer = pricer_for(prices)
 
@@ -335,7 +335,11 @@ def estimate_scenario(
         from agentcost.loop.subagents import estimate_subagents
 
         # each on its own model, with the same date and price file
-        subagents = estimate_subagents(scenario, ledger.rounds_run, as_of=as_of, user_prices=user_prices)
+        subagents = estimate_subagents(
+            scenario,
+            ledger.rounds_run,
+            lambda sub: estimate_scenario(sub, as_of=as_of, user_prices=user_prices),
+        )
     return Estimate(
         scenario,
         prices,
@@ -436,7 +440,7 @@ class DynamicsEffect:
         return None if self.sequential_usd is None else self.sequential_usd - self.cost_usd
 
 
-def _routes(
+def model_routes(
     scenario: Scenario,
     prices: ModelPrices,
     as_of: datetime,

@@ -329,7 +329,7 @@ _SMALL_MODEL_RULES: dict[str, tuple[tuple[str, str], ...]] = {
 
 def cheaper_sibling(est: Estimate) -> str | None:
     """The small model of the estimate's model family, if it exists and is cheaper (see docs)."""
-    from agentcost.prices.lookup import known_model_ids
+    from agentcost.prices.genai import known_model_ids
 
     prices = est.prices
     if prices.base_id is not None:  # a --prices model: no family to route within

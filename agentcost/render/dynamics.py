@@ -1,13 +1,13 @@
 """Report lines and JSON of agent dynamics (agentcost.tokens.dynamics: parallel calls, retries, routing,
-max_budget_usd), context editing and deferred tools (agentcost.tokens.context)."""
+max_budget_usd), context editing and deferred tools (agentcost.loop.context and agentcost.tokens.context)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
 from agentcost.report import fmt
 from agentcost.report.estimate import Report
-from agentcost.tokens.context import ContextEditingEffect, ToolSearchEffect
 
 
 def _versus(saving: Any, baseline: Any, what: str) -> str:

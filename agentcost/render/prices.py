@@ -20,7 +20,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from agentcost.prices.lookup import ModelPrices, Rate, Usage, resolve_model, tier_name
+from agentcost.prices.lookup import resolve_model
+from agentcost.prices.model import ModelPrices, Usage
+from agentcost.prices.rates import Rate, tier_name
 from agentcost.render.jsonfmt import dumps, envelope
 from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
 from agentcost.report.fmt import exact
@@ -43,8 +45,8 @@ MODELS_ORDER = (
 def count_accuracy(provider: str, model_id: str) -> str:
     """``exact`` where agentcost reproduces the provider's tokenizer (OpenAI, tiktoken), else
     ``approximate`` (Claude and Gemini: o200k_base x a measured ratio). By the model's maker, as
-    :func:`agentcost.tokens.count.rules_for` chooses the rules (``claude-*`` on any provider is Claude)."""
-    from agentcost.tokens.count import AnthropicRules, GeminiRules, OpenAIRules
+    :func:`agentcost.tokens.rules.rules_for` chooses the rules (``claude-*`` on any provider is Claude)."""
+    from agentcost.tokens.rules import AnthropicRules, GeminiRules, OpenAIRules
 
     maker = provider
     if model_id.startswith("claude-"):

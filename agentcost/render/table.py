@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from agentcost.prices.lookup import ModelPrices
+from agentcost.prices.model import ModelPrices
 from agentcost.render.dynamics import dynamics_lines
 from agentcost.report import fmt
 from agentcost.report.estimate import Report, all_subagents, cheapest_ttl
@@ -163,7 +163,7 @@ def render_models(models: list[ModelPrices]) -> RenderableType:
     (marked *, as in estimates)."""
     from decimal import Decimal
 
-    from agentcost.prices.lookup import tier_name
+    from agentcost.prices.rates import tier_name
     from agentcost.render.prices import MODELS_ORDER, count_accuracy
 
     def per_mtok(d: Decimal | None) -> str:

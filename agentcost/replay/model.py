@@ -18,7 +18,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agentcost.errors import InputError
-from agentcost.prices.lookup import ModelPrices, Usage, resolve_model
+from agentcost.prices.lookup import resolve_model
+from agentcost.prices.model import ModelPrices, Usage
 
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices
@@ -190,7 +191,8 @@ class _Counter:
     """Counts a recorded request's messages and a response's text with the model's rules."""
 
     def __init__(self, model: str, prices: ModelPrices) -> None:
-        from agentcost.tokens.count import maker_of, openai_encoding_name, rules_for
+        from agentcost.tokens.openai import openai_encoding_name
+        from agentcost.tokens.rules import maker_of, rules_for
 
         self.maker = maker_of(prices.provider, prices.rules_id)
         self.notes: list[str] = []
@@ -209,7 +211,7 @@ class _Counter:
             self.approximate = self.rules.approximate
 
     def text(self, text: str) -> int:
-        from agentcost.tokens.count import count_text
+        from agentcost.tokens.memo import count_text
 
         if self.maker == "openai":
             return count_text(text, self.encoding)
@@ -226,7 +228,7 @@ class _Counter:
         from agentcost.scenario.model import Content
 
         if self.maker == "openai":
-            from agentcost.tokens.count import num_tokens_for_tools, num_tokens_from_messages
+            from agentcost.tokens.openai import num_tokens_for_tools, num_tokens_from_messages
 
             rows: list[dict[str, str]] = []
             for m in messages:

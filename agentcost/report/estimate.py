@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
 from agentcost.loop.estimate import DynamicsEffect, Estimate
-from agentcost.prices.lookup import PRICE_SOURCE_NAME
-from agentcost.tokens.context import ContextEditingEffect, ToolSearchEffect
+from agentcost.prices.genai import PRICE_SOURCE_NAME
 
 REPORT_VERSION = 1
 
