@@ -12,7 +12,8 @@ A scenario is a path, a mapping (the parsed YAML; the files it names are read re
 ``base_dir``) or a :class:`~agentcost.scenario.model.Scenario` from :func:`load_scenario`. Options are
 keyword-only; ``as_of`` takes a date, an aware or naive datetime (naive means UTC), an ISO text or
 ``None`` (today, UTC). Bad input raises :class:`~agentcost.errors.InputError`, whose text is the line
-the CLI prints.
+the CLI prints, except that an option is named as its keyword argument (``as_of: not a usable date:
+'soon'``) where the CLI names its flag (``--as-of``).
 """
 
 from __future__ import annotations
@@ -137,18 +138,14 @@ def estimate(
     (``--set``), applied before validation.
     """
     from agentcost.loop.estimate import estimate_scenario
+    from agentcost.loop.options import PricingOptions
     from agentcost.report.estimate import build_report
     from agentcost.report.gates import estimate_gates
 
     loaded = _scenario(scenario, overrides, base_dir)
-    est = estimate_scenario(
-        loaded,
-        as_of=_as_of(as_of),
-        model=model,
-        budget_usd=_usd(budget_usd, "budget_usd"),
-        service_tier=service_tier,
-        user_prices=_user_prices(prices),
-    )
+    when, budget = _as_of(as_of), _usd(budget_usd, "budget_usd")
+    options = PricingOptions(when, service_tier=service_tier, user_prices=_user_prices(prices), model=model)
+    est = estimate_scenario(loaded, options=options, budget_usd=budget)
     report = build_report(est)
     return EstimateResult(report, est, estimate_gates(report))
 
@@ -212,15 +209,12 @@ def _mapping_source(scenario: Mapping[str, Any], base_dir: PathLike | None) -> t
 
 def _as_of(value: DateInput) -> datetime:
     """A price date: naive datetimes are UTC, dates are midnight UTC, texts are ISO dates or times."""
-    from agentcost.loop.estimate import parse_as_of, today
+    from agentcost.loop.options import parse_as_of, today
 
     if value is None:
         return today()
     if isinstance(value, str):
-        try:
-            return parse_as_of(value)
-        except InputError as err:
-            raise InputError(err.message, key="as_of", hint=err.hint) from None
+        return parse_as_of(value)
     if isinstance(value, datetime):
         return value.astimezone(UTC) if value.tzinfo is not None else value.replace(tzinfo=UTC)
     if isinstance(value, date):

@@ -30,6 +30,7 @@ from agentcost.cli_options import (
     SetOpt,
     SummaryOpt,
     TraceModelOpt,
+    flagged,
     is_project,
     parse_budget,
     parse_option,
@@ -69,7 +70,11 @@ EXIT_GATE = 1
 EXIT_BUG = 3
 
 
-def _fail(message: str) -> typer.Exit:
+def _fail(message: str | InputError, *options: str) -> typer.Exit:
+    """Print the one-line error; exit 2. ``options``: the neutral keys of the command's options
+    (``as_of``, ``model``...), named in the line by the command's flags (``--as-of``, ``--model``)."""
+    if isinstance(message, InputError):
+        message = str(flagged(message, options))
     typer.echo(f"agentcost: error: {one_line(message)}", err=True)
     return typer.Exit(code=2)
 
@@ -132,7 +137,7 @@ def estimate(
 
     Several scenarios (or a project file) give one summary row per scenario and a grand total.
     """
-    from agentcost.loop.estimate import parse_as_of
+    from agentcost.loop.options import parse_as_of
 
     out = Output(format_, output, summary, quiet, chart)
     overrides = tuple(set_ or ())
@@ -170,13 +175,12 @@ def estimate(
                         key="--simulate",
                         hint="run them one at a time",
                     )
-                report, gates = simulated(report, est, simulate, seed, at, when, tier, user_prices, quiet)  # type: ignore[assignment]
+                report, gates = simulated(report, est, simulate, seed, at, quiet)  # type: ignore[assignment]
             elif explain:
                 from agentcost.loop.insights import explain as run_explain
                 from agentcost.render.insights import ExplainedReport
 
-                found = run_explain(est, as_of=when, model=model, service_tier=tier, user_prices=user_prices)
-                report = ExplainedReport(report, found)  # type: ignore[assignment]
+                report = ExplainedReport(report, run_explain(est))  # type: ignore[assignment]
         elif simulate is not None or at is not None:
             raise InputError(
                 "simulates one scenario file at a time",
@@ -204,7 +208,7 @@ def estimate(
             report, gates = batch, batch_gates(batch)  # type: ignore[assignment]
         _emit(report, gates, out)
     except InputError as err:
-        raise _fail(str(err)) from None
+        raise _fail(err, "as_of", "model", "service_tier", "at", "runs") from None
 
 
 @app.command()
@@ -236,7 +240,7 @@ def compare(
     --quiet prints the cheapest model's total.
     """
     from agentcost.commands.compare import compare_gates, compare_models, expand_models
-    from agentcost.loop.estimate import parse_as_of
+    from agentcost.loop.options import parse_as_of
     from agentcost.scenario.cache import load_scenario  # the validated scenario, cached on disk
 
     out = Output(format_, output, summary, quiet, chart=False)
@@ -259,7 +263,7 @@ def compare(
             allow_replay()
         _emit(report, compare_gates(report), out)
     except InputError as err:
-        raise _fail(str(err)) from None
+        raise _fail(err, "as_of", "model", "service_tier", "models_file") from None
 
 
 @app.command()
@@ -299,7 +303,7 @@ def diff(
     """
     from agentcost.commands.diff import diff_gates
     from agentcost.commands.diff_read import diff_paths
-    from agentcost.loop.estimate import parse_as_of
+    from agentcost.loop.options import parse_as_of
     from agentcost.report.gates import IncreaseLimits, parse_increase
 
     out = Output(format_, output, summary, quiet, chart=False)
@@ -330,7 +334,7 @@ def diff(
         )
         _emit(report, diff_gates(report), out)
     except InputError as err:
-        raise _fail(str(err)) from None
+        raise _fail(err, "as_of", "service_tier") from None
 
 
 @app.command()
@@ -344,14 +348,14 @@ def models(
     prices: PricesOpt = None,
 ) -> None:
     """List the models agentcost can price, newest first: rates, context window, tiers, count accuracy."""
-    from agentcost.loop.estimate import parse_as_of
+    from agentcost.loop.options import parse_as_of
     from agentcost.prices.listing import list_models, newest_first
 
     try:
         when = parse_as_of(as_of)
         found = newest_first(list_models(as_of=when, pattern=pattern, user_prices=read_user_prices(prices)))
     except InputError as err:
-        raise _fail(str(err)) from None
+        raise _fail(err, "as_of") from None
     if not found:
         raise _fail(f"no known model matches {pattern!r} (try a shorter filter, or none)")
     if format_ is ListFormat.json:
@@ -403,7 +407,7 @@ def prices(
 ) -> None:
     """Show exactly which rates apply to MODEL and where each comes from, with one example request
     worked out line by line."""
-    from agentcost.loop.estimate import parse_as_of
+    from agentcost.loop.options import parse_as_of
     from agentcost.render.prices import price_sheet
 
     given = (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
@@ -426,10 +430,8 @@ def prices(
             user_prices=read_user_prices(prices_file),
             example=example,
         )
-    except InputError as err:
-        if err.key == "service_tier":
-            err = InputError(err.message, key="--service-tier", hint=err.hint)
-        raise _fail(str(err)) from None
+    except InputError as err:  # MODEL is an argument: its errors keep the key model
+        raise _fail(err, "as_of", "service_tier") from None
     if format_ is ListFormat.json:
         from agentcost.render.prices import render_price_sheet_json
 
@@ -471,7 +473,7 @@ def replay(
     prices: PricesOpt = None,
 ) -> None:
     """Replay a recorded run: our count of every request beside the reported usage, and its cost."""
-    from agentcost.loop.estimate import parse_as_of
+    from agentcost.loop.options import parse_as_of
     from agentcost.replay import load_trace
     from agentcost.replay import replay as replay_trace
 
@@ -483,8 +485,8 @@ def replay(
             trace, format_in=format_in, model=model, config=config, tools=tools, system=system
         )
         _emit(replay_trace(loaded, as_of=when, user_prices=user_prices), (), out)
-    except InputError as err:
-        raise _fail(str(err)) from None
+    except InputError as err:  # --model is the run's model: its errors keep the key model
+        raise _fail(err, "as_of") from None
 
 
 @app.command()
@@ -503,7 +505,7 @@ def calibrate(
 ) -> None:
     """Write a scenario that reproduces a recorded run; re-estimating it lands on the replayed total."""
     from agentcost.commands.conversations import calibrate_log, write_log_calibration
-    from agentcost.loop.estimate import parse_as_of
+    from agentcost.loop.options import parse_as_of
     from agentcost.replay import load_trace
 
     try:
@@ -521,7 +523,7 @@ def calibrate(
             write_log_calibration(result, output, trace_path=trace, force=force)
         calibration_summary(result, output)
     except InputError as err:
-        raise _fail(str(err)) from None
+        raise _fail(err, "as_of", "output") from None
 
 
 @app.command()

@@ -2,12 +2,14 @@
 
 Typer reads the options from these ``Annotated`` aliases. The parsers raise :class:`InputError`
 naming the flag (``--budget``, ``--max-increase``...), which :mod:`agentcost.cli` reports with
-exit 2. Also: whether a scenarios argument is a project file, and the ``--version`` callback.
+exit 2. The library names the options it takes by neutral keys (``as_of``, ``model``...):
+:func:`flagged` words its errors with the CLI's flags. Also: whether a scenarios argument is a
+project file, and the ``--version`` callback.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from pathlib import Path
@@ -99,6 +101,29 @@ TraceModelOpt = Annotated[str | None, typer.Option(help="The model of the run, w
 RunConfigOpt = Annotated[
     Path | None, typer.Option("--config", help="The run's config naming the model (SWE-agent args.yaml).")
 ]
+
+
+# The library's neutral keys for the options it takes -> the CLI's flags for them.
+OPTION_FLAGS: dict[str, str] = {
+    "as_of": "--as-of",
+    "model": "--model",
+    "service_tier": "--service-tier",
+    "at": "--at",
+    "runs": "--simulate",
+    "output": "--output",
+    "models_file": "--models",
+}
+_FILE_OPTIONS = frozenset({"output", "models_file"})  # options that are a file: their errors name that file
+
+
+def flagged(err: InputError, options: Collection[str]) -> InputError:
+    """``err`` worded for the command line: a neutral key among ``options`` (the command's options,
+    e.g. ``as_of``) becomes the flag (``--as-of``). An error with a file is about a key of that file
+    (a scenario's ``model:``) and keeps its key, unless the option is that file (``--output``)."""
+    key = err.key
+    if key is None or key not in options or (err.file is not None and key not in _FILE_OPTIONS):
+        return err
+    return InputError(err.message, file=err.file, line=err.line, key=OPTION_FLAGS[key], hint=err.hint)
 
 
 def parse_usd(value: str | None, key: str, *, allow_zero: bool = False) -> Decimal | None:

@@ -21,11 +21,8 @@ from agentcost.errors import InputError, one_line
 from agentcost.render.output import Format
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from agentcost.commands.conversations import LogCalibration
     from agentcost.loop.estimate import Estimate
-    from agentcost.prices.user import UserPrices
     from agentcost.render.simulation import SimulatedReport
     from agentcost.report.estimate import Report
     from agentcost.report.gates import Gate
@@ -90,14 +87,10 @@ def simulated(
     runs: int | None,
     seed: int,
     at: str | None,
-    when: datetime,
-    tier: str | None,
-    user_prices: UserPrices | None,
     quiet: bool,
 ) -> tuple[SimulatedReport, tuple[Gate, ...]]:
     """``estimate --simulate N [--seed S] [--at LABEL]``: the report with a Simulation section and
-    its gates (the budget read at ``--at`` when given)."""
-    from agentcost.loop.engines import Context
+    its gates (the budget read at ``--at`` when given). The runs are priced as ``est`` was."""
     from agentcost.loop.simulate import parse_at, simulate
     from agentcost.render.simulation import SimulatedReport
     from agentcost.report.gates import simulation_gates
@@ -111,11 +104,10 @@ def simulated(
         )
     if not 0 <= seed < 2**63:
         raise InputError(f"must be a whole number from 0 to 2**63 - 1, got {seed}", key="--seed")
-    context = Context(est, when, tier, user_prices)
     n = runs if runs is not None else DEFAULT_SIMULATION_RUNS
     with progress_bar(enabled=not quiet) as progress:
         sim = simulate(
-            context,
+            est,
             n,
             seed=seed,
             budget_usd=None if report.budget is None else report.budget.limit_usd,

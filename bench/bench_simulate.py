@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("AGENTCOST_CACHE", "off")  # measure the work, not the disk cache
 
-from agentcost.loop.engines import Context, Draws, PerRunEngine, VectorEngine  # noqa: E402
+from agentcost.loop.engines import Draws, PerRunEngine, VectorEngine  # noqa: E402
 from agentcost.loop.estimate import estimate_scenario  # noqa: E402
 from agentcost.loop.simulate import _Streams, simulate, slot_counts  # noqa: E402
 from agentcost.scenario.load import read_scenario as load_scenario  # noqa: E402
@@ -131,7 +131,7 @@ def main() -> None:
         path = Path(tmp) / "fifty.yaml"
         path.write_text(SCENARIO)
         est = estimate_scenario(load_scenario(path), as_of=AS_OF)
-    ctx = Context(est, AS_OF)
+    ctx = est
     slots = slot_counts(est.scenario)
     fast, exact = VectorEngine(ctx, slots), PerRunEngine(ctx)
     n, small, tiny = args.runs, 5_000, 300

@@ -104,16 +104,16 @@ def test_selector_errors_name_the_option_or_the_file_line(tmp_path: Path) -> Non
             expand_models(selectors, as_of=AS_OF, models_file=models_file)
         return str(caught.value)
 
-    assert error(["gpt-6"]).startswith("--model: unknown model 'gpt-6' (did you mean: gpt-5")
+    assert error(["gpt-6"]).startswith("model: unknown model 'gpt-6' (did you mean: gpt-5")
     no_match = error(["claud-sonnet-*"])
     assert no_match.startswith(
-        "--model: no known model matches 'claud-sonnet-*' (did you mean: claude-sonnet-"
+        "model: no known model matches 'claud-sonnet-*' (did you mean: claude-sonnet-"
     )
     assert no_match.endswith("run 'agentcost models' to list known models)")
     assert error(["azure/*"]) == (
-        "--model: unsupported provider 'azure' in 'azure/*' (supported providers: anthropic, openai, google)"
+        "model: unsupported provider 'azure' in 'azure/*' (supported providers: anthropic, openai, google)"
     )
-    assert error([]) == "--model: no models to compare (e.g. --model gpt-5 --model 'anthropic/*')"
+    assert error([]) == "model: no models to compare (e.g. --model gpt-5 --model 'anthropic/*')"
     bad = tmp_path / "models.txt"
     bad.write_text("gpt-5\n# next\ngtp-4o\n", encoding="utf-8")
     assert error([], bad).startswith(f"{bad}:3: unknown model 'gtp-4o' (did you mean: gpt-4o")
@@ -122,8 +122,8 @@ def test_selector_errors_name_the_option_or_the_file_line(tmp_path: Path) -> Non
     assert error([], nested).startswith(f"{nested}:2: expected a model name, got a nested list or mapping")
     empty = tmp_path / "empty.txt"
     empty.write_text("# nothing yet\n", encoding="utf-8")
-    assert error([], empty) == f"{empty}: --models: the file names no models (one model name per line)"
-    assert error([], tmp_path / "missing.txt") == f"{tmp_path / 'missing.txt'}: --models: file not found"
+    assert error([], empty) == f"{empty}: models_file: the file names no models (one model name per line)"
+    assert error([], tmp_path / "missing.txt") == f"{tmp_path / 'missing.txt'}: models_file: file not found"  # the CLI says --models
 
 
 # ---------------------------------------------------------------------------------------------

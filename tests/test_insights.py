@@ -160,14 +160,14 @@ def verify(est: Estimate, insights: Insights, **options: Any) -> None:
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
 def test_every_lever_of_the_shipped_scenarios_is_a_fresh_estimate(path: Path) -> None:
     est = estimate_scenario(load_scenario(path), as_of=AS_OF)
-    insights = explain(est, as_of=AS_OF)
+    insights = explain(est)
     verify(est, insights)
     assert insights.levers  # every shipped model offers batch at least
 
 
 def test_every_lever_of_a_crafted_scenario_is_a_fresh_estimate(tmp_path: Path) -> None:
     est = estimate_scenario(load_scenario(write(tmp_path, CRAFTED)), as_of=AS_OF)
-    insights = explain(est, as_of=AS_OF)
+    insights = explain(est)
     verify(est, insights)
     names = [lv.name for lv in insights.levers]
     # prefix -> conversation caching and dropping the kept thinking both save; batch comes last
@@ -178,12 +178,12 @@ def test_every_lever_of_a_crafted_scenario_is_a_fresh_estimate(tmp_path: Path) -
 def test_levers_are_priced_with_the_same_options_as_the_estimate(tmp_path: Path) -> None:
     scenario = load_scenario(write(tmp_path, CRAFTED))
     est = estimate_scenario(scenario, as_of=AS_OF, model="gpt-5")
-    insights = explain(est, as_of=AS_OF, model="gpt-5")
+    insights = explain(est)
     verify(est, insights, model="gpt-5")
     assert insights.base_usd == total(scenario, model="gpt-5")
     # --service-tier fixes the tier for the run: no batch lever then
     flex = estimate_scenario(scenario, as_of=AS_OF, model="gpt-5", service_tier="flex")
-    found = explain(flex, as_of=AS_OF, model="gpt-5", service_tier="flex")
+    found = explain(flex)
     verify(flex, found, model="gpt-5", service_tier="flex")
     assert "service_tier_batch" not in [lv.name for lv in found.levers]
 
@@ -203,7 +203,7 @@ def test_a_lever_of_a_one_hour_ttl_by_hand(tmp_path: Path) -> None:
     # 1h: 1: 5,103 x 6 = 30,618 + 12 + 1,455 -> 32,085
     #     2: read 5,103 x 0.30 = 1,530.9 + write 1,020 x 6 = 6,120 + 12 + 1,455 -> 9,117.9
     #     3: read 6,123 x 0.30 = 1,836.9 + 6,120 + 12 + 3,045 -> 11,013.9; total 52,216.8 µ$
-    [ttl] = [lv for lv in explain(est, as_of=AS_OF).levers if lv.name == "cache_ttl_1h"]
+    [ttl] = [lv for lv in explain(est).levers if lv.name == "cache_ttl_1h"]
     assert ttl.cost_usd == Decimal("0.0522168")
     assert ttl.saved_usd == Decimal("0.02265795")  # 74,874.75 - 52,216.8 µ$
     assert ttl.description == "1h cache TTL instead of 5m"
@@ -212,7 +212,7 @@ def test_a_lever_of_a_one_hour_ttl_by_hand(tmp_path: Path) -> None:
 def test_five_minutes_instead_of_one_hour_on_a_fast_loop(tmp_path: Path) -> None:
     fast = PACED.replace("round_seconds: 400", "round_seconds: 20") + "cache_ttl: 1h\n"
     est = estimate_scenario(load_scenario(write(tmp_path, fast)), as_of=AS_OF)
-    insights = explain(est, as_of=AS_OF)
+    insights = explain(est)
     verify(est, insights)
     assert insights.levers[0].name == "cache_ttl_5m"  # nothing expires: 1h writes only cost more
 
@@ -221,7 +221,7 @@ def test_turning_caching_on(tmp_path: Path) -> None:
     est = estimate_scenario(
         load_scenario(write(tmp_path, PACED + "caching: none\n"), overrides=["pacing="]), as_of=AS_OF
     )
-    insights = explain(est, as_of=AS_OF)
+    insights = explain(est)
     verify(est, insights)
     assert insights.levers[0].name == "caching_conversation"
     assert insights.levers[0].description == "turn on conversation caching"
@@ -269,7 +269,7 @@ def test_every_candidate_is_one_change(tmp_path: Path) -> None:
 
 def test_levers_the_estimator_does_not_price_yet_are_not_shown(tmp_path: Path) -> None:
     est = estimate_scenario(load_scenario(write(tmp_path, CRAFTED)), as_of=AS_OF)
-    shown = {lv.name for lv in explain(est, as_of=AS_OF).levers}
+    shown = {lv.name for lv in explain(est).levers}
     for candidate in _candidates(est):
         saves = total(candidate.scenario) < est.total_usd
         assert (candidate.name in shown) == saves, candidate.name
@@ -333,7 +333,7 @@ def test_server_tool_fees_are_a_check(tmp_path: Path) -> None:
     est = estimate_scenario(load_scenario(write(tmp_path, searching)), as_of=AS_OF)
     # Anthropic web search: $10 per 1,000 searches -> 3 x $0.01
     assert checks(est).fees_usd == est.ledger.totals.fees_usd == Decimal("0.03")
-    verify(est, explain(est, as_of=AS_OF))
+    verify(est, explain(est))
 
 
 # --- output ------------------------------------------------------------------------------------------
@@ -341,7 +341,7 @@ def test_server_tool_fees_are_a_check(tmp_path: Path) -> None:
 
 def explained(tmp_path: Path, text: str) -> ExplainedReport:
     est = estimate_scenario(load_scenario(write(tmp_path, text)), as_of=AS_OF)
-    return ExplainedReport(build_report(est), explain(est, as_of=AS_OF))
+    return ExplainedReport(build_report(est), explain(est))
 
 
 def test_json_has_an_insights_object_and_matches_the_schema(tmp_path: Path) -> None:
@@ -408,7 +408,7 @@ def test_an_impossible_change_is_skipped(tmp_path: Path) -> None:
     est = estimate_scenario(
         load_scenario(write(tmp_path, PACED.replace("claude-sonnet-4-5", "claude-3-haiku"))), as_of=AS_OF
     )
-    names = {lv.name for lv in explain(est, as_of=AS_OF).levers}
+    names = {lv.name for lv in explain(est).levers}
     assert "service_tier_batch" not in names and "cache_ttl_1h" in names
     with pytest.raises(InputError):
         total(dataclasses.replace(est.scenario, service_tier="batch"))
@@ -422,7 +422,7 @@ def test_failed_attempts_are_a_check_and_strict_schemas_a_lever(tmp_path: Path) 
     failed_rows = [rows for r, rows in ran_rounds(est) if r.failed]
     assert c.retry_usd == sum((row.cost.total_usd for rows in failed_rows for row in rows), Decimal(0)) > 0
     assert c.retry_share == c.retry_usd / est.total_usd
-    insights = explain(est, as_of=AS_OF)
+    insights = explain(est)
     verify(est, insights)
     [strict] = [lv for lv in insights.levers if lv.name == "no_retries"]
     # without the failed attempts the run is exactly the crafted scenario's
@@ -433,7 +433,7 @@ def test_failed_attempts_are_a_check_and_strict_schemas_a_lever(tmp_path: Path) 
 
 def test_deferring_unused_tools_is_shown_when_it_saves(tmp_path: Path) -> None:
     est = estimate_scenario(load_scenario(ROOT / "scenarios" / "mcp-40-tools.yaml"), as_of=AS_OF)
-    insights = explain(est, as_of=AS_OF)
+    insights = explain(est)
     verify(est, insights)
     [defer] = [lv for lv in insights.levers if lv.name == "defer_unused_tools"]
     called = {c.tool for r in est.scenario.rounds for c in r.calls}

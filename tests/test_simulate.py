@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from agentcost.cli import run
 from agentcost.errors import InputError
-from agentcost.loop.engines import Context, PerRunEngine, VectorEngine, realize, task_totals
+from agentcost.loop.engines import PerRunEngine, VectorEngine, realize, task_totals
 from agentcost.loop.estimate import Estimate, estimate_scenario
 from agentcost.loop.simulate import (
     _simulate,
@@ -259,7 +259,7 @@ def test_closed_form_percentiles_mean_and_shares(closed: tuple[Path, Estimate, l
     _, est, costs = closed
     n = 20_000
     limit = costs[8]  # runs with 10, 11 or 12 rounds are over: 3 in 12
-    sim = simulate(Context(est, AS_OF), n, seed=3, budget_usd=limit, at=("p75",), sensitivity=False)
+    sim = simulate(est, n, seed=3, budget_usd=limit, at=("p75",), sensitivity=False)
     assert sim.engine == "vectorized"
     # nearest rank: P(K <= 10) = 0.833 < 0.9 <= P(K <= 11); P(K <= 11) = 0.917 < 0.99
     assert sim.cost.p90 == costs[10] and sim.cost.p99 == costs[11] and sim.cost.max == costs[11]
@@ -278,7 +278,7 @@ def test_runs_over_max_rounds_are_cut_and_counted(closed: tuple[Path, Estimate, 
     path, _, costs = closed
     est = estimate_file(path, ("limits.max_rounds=9",))
     n = 20_000
-    sim = simulate(Context(est, AS_OF), n, seed=4, sensitivity=False)
+    sim = simulate(est, n, seed=4, sensitivity=False)
     share = sim.hit_max_rounds / n
     assert abs(share - 0.25) < 4 * math.sqrt(0.25 * 0.75 / n)
     # a cut run sends 9 requests and no final answer: its cost is the first 9 requests of costs[8]'s run
@@ -299,7 +299,7 @@ def test_every_example_with_fixed_distributions_simulates_to_its_estimate(name: 
     est = estimate_file(SCENARIOS / name, overrides)
     assert est.scenario.uncertain
     totals = build_report(est).totals
-    sim = simulate(Context(est, AS_OF), 12, sensitivity=False)
+    sim = simulate(est, 12, sensitivity=False)
     for stat in (sim.cost,):
         assert stat.min == stat.max == stat.p50 == stat.mean == est.total_usd
     assert sim.requests.min == sim.requests.max == totals.requests
@@ -323,7 +323,7 @@ def test_the_uncertain_example_at_fixed_medians_is_its_estimate() -> None:
         ),
         final_dist=Dist("fixed", (Decimal(s.final.tokens or 0),), "final"),
     )
-    sim = simulate(Context(replace(est, scenario=fixed), AS_OF), 50, sensitivity=False)
+    sim = simulate(replace(est, scenario=fixed), 50, sensitivity=False)
     assert sim.cost.min == sim.cost.max == est.total_usd
 
 
@@ -395,9 +395,8 @@ limits: {max_rounds: 5}
 @pytest.mark.parametrize("name", sorted(ENGINE_CASES))
 def test_the_vectorized_engine_matches_the_accountant_run_by_run(tmp_path: Path, name: str) -> None:
     est = estimate_file(write(tmp_path, ENGINE_CASES[name]))
-    ctx = Context(est, AS_OF)
     slots = slot_counts(est.scenario)
-    fast, exact = VectorEngine(ctx, slots), PerRunEngine(ctx)
+    fast, exact = VectorEngine(est, slots), PerRunEngine(est)
     draws = _Streams(est.scenario, 11, slots, None).next(60)
     a, b = fast.run(draws, 60), exact.run(draws, 60)
     costs_a = [Decimal(int(u)) / fast.scale for u in a.cost_units]
@@ -411,7 +410,7 @@ def test_the_vectorized_engine_matches_the_accountant_run_by_run(tmp_path: Path,
 def test_what_the_vectorized_engine_does_not_model_runs_per_run(tmp_path: Path) -> None:
     text = ENGINE_CASES["no-caching-max-rounds"].replace("caching: none\n", "pacing: {round_seconds: 400}\n")
     est = estimate_file(write(tmp_path, text))
-    sim = simulate(Context(est, AS_OF), 30, sensitivity=False)
+    sim = simulate(est, 30, sensitivity=False)
     assert (sim.engine, sim.engine_note) == ("per run", "pauses longer than the cache TTL (cache expiry)")
 
 
@@ -454,7 +453,7 @@ def test_a_subagents_totals_are_its_reports_totals(tmp_path: Path, nested: bool)
         assert task_totals(e) == (t.cost_usd, t.requests, t.input_tokens)
     t = build_report(est).totals
     assert t.subagent_requests > 0 and t.cost_usd > est.ledger.totals.cost_usd
-    cost, requests, tokens, _, _ = PerRunEngine(Context(est, AS_OF)).one(est.scenario)
+    cost, requests, tokens, _, _ = PerRunEngine(est).one(est.scenario)
     assert (cost, requests, tokens) == (t.cost_usd, t.requests, t.input_tokens)
 
 
@@ -479,19 +478,18 @@ def uncertain() -> Estimate:
 
 
 def test_the_same_seed_gives_the_same_numbers(uncertain: Estimate) -> None:
-    a = simulate(Context(uncertain, AS_OF), 3_000, seed=9)
-    b = simulate(Context(uncertain, AS_OF), 3_000, seed=9)
-    c = simulate(Context(uncertain, AS_OF), 3_000, seed=10)
+    a = simulate(uncertain, 3_000, seed=9)
+    b = simulate(uncertain, 3_000, seed=9)
+    c = simulate(uncertain, 3_000, seed=10)
     assert a == b
     assert a.cost != c.cost
 
 
 def test_runs_do_not_depend_on_how_many_there_are(uncertain: Estimate) -> None:
-    ctx = Context(uncertain, AS_OF)
     slots = slot_counts(uncertain.scenario)
-    engine = VectorEngine(ctx, slots)
-    short = _simulate(ctx, engine, 500, 1, slots)
-    long = _simulate(ctx, engine, 5_000, 1, slots)
+    engine = VectorEngine(uncertain, slots)
+    short = _simulate(uncertain, engine, 500, 1, slots)
+    long = _simulate(uncertain, engine, 5_000, 1, slots)
     assert short.units.tolist() == long.units[:500].tolist()
 
 
@@ -508,7 +506,7 @@ def test_holding_one_input_leaves_the_other_draws_alone(uncertain: Estimate) -> 
 
 def test_seed_zero_numbers_are_pinned(uncertain: Estimate) -> None:
     """The same numbers on every machine: PCG64's doubles and our own transforms only."""
-    sim = simulate(Context(uncertain, AS_OF), 2_000, seed=0, sensitivity=False)
+    sim = simulate(uncertain, 2_000, seed=0, sensitivity=False)
     assert (sim.cost.p50, sim.cost.p90, sim.cost.p99) == PINNED
 
 
@@ -516,7 +514,7 @@ PINNED = (Decimal("0.28548225"), Decimal("0.417948"), Decimal("0.56719605"))
 
 
 def test_sensitivity_ranks_the_long_tailed_sizes_first(uncertain: Estimate) -> None:
-    sim = simulate(Context(uncertain, AS_OF), 5_000, seed=0)
+    sim = simulate(uncertain, 5_000, seed=0)
     ranked = [x.input.where for x in sim.sensitivity]
     assert ranked[0] == "rounds[0].result"
     assert set(ranked) == {i.where for i in sim.inputs} and len(ranked) == 8
@@ -711,9 +709,8 @@ def random_scenario(draw: st.DrawFn) -> str:
 @given(text=random_scenario(), seed=st.integers(0, 2**32))
 def test_engines_agree_on_random_scenarios(tmp_path: Path, text: str, seed: int) -> None:
     est = estimate_file(write(tmp_path, text))
-    ctx = Context(est, AS_OF)
     slots = slot_counts(est.scenario)
-    fast, exact = VectorEngine(ctx, slots), PerRunEngine(ctx)
+    fast, exact = VectorEngine(est, slots), PerRunEngine(est)
     draws = _Streams(est.scenario, seed, slots, None).next(15)
     a, b = fast.run(draws, 15), exact.run(draws, 15)
     assert [Decimal(int(u)) / fast.scale for u in a.cost_units] == [

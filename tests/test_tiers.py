@@ -243,7 +243,7 @@ def test_service_tier_from_the_scenario_and_errors_where_it_was_set(tmp_path: Pa
     assert by_set.value.override == "service_tier=priority"
     with pytest.raises(InputError) as by_option:
         estimate(path, as_of=AS_OF, service_tier="flex")
-    assert by_option.value.key == "--service-tier"
+    assert by_option.value.key == "service_tier"  # the CLI words it --service-tier
 
 
 def test_service_tier_option_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -333,9 +333,9 @@ def write_scenario(text: str, output: Path, *, trace_path: Path, force: bool = F
     import tempfile
 
     if output.exists() and trace_path.exists() and output.resolve() == trace_path.resolve():
-        raise InputError("refusing to write over the trace", key="--output", file=output)
+        raise InputError("refusing to write over the trace", key="output", file=output)
     if output.exists() and not force:
-        raise InputError("the file exists", key="--output", file=output, hint="pass --force to overwrite it")
+        raise InputError("the file exists", key="output", file=output, hint="pass --force to overwrite it")
     directory = output.parent if str(output.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=directory)
     try:

@@ -70,7 +70,7 @@ def expand_models(
         entries += read_models_file(models_file)
     if not entries:
         raise InputError(
-            "no models to compare", key="--model", hint="e.g. --model gpt-5 --model 'anthropic/*'"
+            "no models to compare", key="model", hint="e.g. --model gpt-5 --model 'anthropic/*'"
         )
     firsts: dict[str, int | None] = {}  # the same selector again selects the same models
     for selector, line in entries:
@@ -82,7 +82,7 @@ def expand_models(
             f"more than {MAX_SELECTORS:,} model selectors",
             file=models_file if where is not None else None,
             line=where,
-            key=None if where is not None else "--model",
+            key=None if where is not None else "model",
             hint="globs such as 'anthropic/*' select many models in one line",
         )
     found: list[str] = []
@@ -95,7 +95,7 @@ def expand_models(
                 ids = [f"{prices.provider}/{prices.model_id}"]
         except InputError as err:
             if line is None:  # a --model option
-                raise InputError(err.message, key="--model", hint=err.hint) from None
+                raise InputError(err.message, key="model", hint=err.hint) from None
             raise InputError(err.message, file=models_file, line=line, hint=err.hint) from None
         found.extend(model for model in ids if model not in found)
     return found
@@ -123,7 +123,7 @@ def _glob(
         if not offering:
             raise InputError(
                 f"no model matching {selector!r} offers the {service_tier} service tier",
-                key="--service-tier",
+                key="service_tier",
                 hint="drop --service-tier, or compare other models",
             )
         matched = offering
@@ -150,7 +150,7 @@ def read_models_file(path: Path) -> list[tuple[str, int]]:
     try:
         text = read_text(path)
     except Unreadable as e:
-        raise InputError(e.reason, file=path, line=e.line, key="--models") from None
+        raise InputError(e.reason, file=path, line=e.line, key="models_file") from None
     try:
         root: Any = compose(text)
     except yaml.YAMLError:
@@ -177,7 +177,7 @@ def read_models_file(path: Path) -> list[tuple[str, int]]:
                 entries.append((name, number))
     if not entries:
         raise InputError(
-            "the file names no models", file=path, key="--models", hint="one model name per line"
+            "the file names no models", file=path, key="models_file", hint="one model name per line"
         )
     return entries
 
@@ -245,7 +245,7 @@ def compare_models(
     file.
     """
     if not models:
-        raise InputError("no models to compare", key="--model", hint="e.g. --model gpt-5")
+        raise InputError("no models to compare", key="model", hint="e.g. --model gpt-5")
     reports: list[tuple[str, Report]] = []
     seen: set[tuple[str, str]] = set()
     for model in models:

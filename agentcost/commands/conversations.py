@@ -204,10 +204,8 @@ def write_log_calibration(
     files = [*result.scenarios, (output, result.text)]
     for path, _ in files:
         if path.exists() and trace_path.exists() and path.resolve() == trace_path.resolve():
-            raise InputError("refusing to write over the trace", key="--output", file=path)
+            raise InputError("refusing to write over the trace", key="output", file=path)
         if path.exists() and not force:
-            raise InputError(
-                "the file exists", key="--output", file=path, hint="pass --force to overwrite it"
-            )
+            raise InputError("the file exists", key="output", file=path, hint="pass --force to overwrite it")
     for path, text in files:
         write_scenario(text, path, trace_path=trace_path, force=force)

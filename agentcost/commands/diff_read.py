@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING
 from agentcost.commands.diff import NO_LIMITS, DiffReport, Pair, build_diff
 from agentcost.errors import InputError
 from agentcost.loop.estimate import Estimate, estimate_scenario
+from agentcost.loop.options import PricingOptions
 from agentcost.report.gates import IncreaseLimits
 
 if TYPE_CHECKING:
@@ -78,14 +78,13 @@ def diff_paths(
             base_label = str(base)
     if head_label is None:
         head_label = "working tree" if base_reader is not None else str(head)
-    pricing = _Pricing(service_tier, user_prices)
+    pricing = PricingOptions(as_of, service_tier=service_tier, user_prices=user_prices)
     if head_is_project:
         return _diff_projects(
             base,
             head,
             base_reader,
             base_missing,
-            as_of,
             tuple(overrides),
             budget_usd,
             base_label=base_label,
@@ -93,10 +92,8 @@ def diff_paths(
             limits=limits,
             pricing=pricing,
         )
-    base_est = (
-        None if base_missing else _estimate(base, base_reader, tuple(overrides), as_of, budget_usd, pricing)
-    )
-    head_est = _estimate(head, None, tuple(overrides), as_of, budget_usd, pricing)
+    base_est = None if base_missing else _estimate(base, base_reader, tuple(overrides), budget_usd, pricing)
+    head_est = _estimate(head, None, tuple(overrides), budget_usd, pricing)
     return build_diff(
         [Pair(str(head), base_est, head_est)], base_label=base_label, head_label=head_label, limits=limits
     )
@@ -115,29 +112,14 @@ def _estimate(
     path: Path,
     reader: Reader | None,
     overrides: tuple[str, ...],
-    as_of: datetime,
     budget_usd: Decimal | None,
-    pricing: _Pricing,
+    pricing: PricingOptions,
 ) -> Estimate:
     from agentcost.commands.batch import load_entry_scenario
     from agentcost.scenario.project import ProjectEntry
 
     scenario = load_entry_scenario(ProjectEntry(path=path), overrides=overrides, reader=reader)
-    return estimate_scenario(
-        scenario,
-        as_of=as_of,
-        budget_usd=budget_usd,
-        service_tier=pricing.service_tier,
-        user_prices=pricing.user_prices,
-    )
-
-
-@dataclass(frozen=True)
-class _Pricing:
-    """``--service-tier`` and ``--prices``, the same for both sides."""
-
-    service_tier: str | None = None
-    user_prices: UserPrices | None = None
+    return estimate_scenario(scenario, options=pricing, budget_usd=budget_usd)
 
 
 def _diff_projects(
@@ -145,21 +127,20 @@ def _diff_projects(
     head: Path,
     base_reader: Reader | None,
     base_missing: bool,
-    as_of: datetime,
     overrides: tuple[str, ...],
     budget_usd: Decimal | None,
     *,
     base_label: str,
     head_label: str,
     limits: IncreaseLimits,
-    pricing: _Pricing,
+    pricing: PricingOptions,
 ) -> DiffReport:
     from agentcost.commands.batch import Batch, BatchItem, batch_gates, build_batch_report, estimate_batch
     from agentcost.scenario.project import load_project
 
     head_batch = estimate_batch(
         load_project(head),
-        as_of=as_of,
+        as_of=pricing.as_of,
         budget_usd=budget_usd,
         overrides=overrides,
         service_tier=pricing.service_tier,
@@ -169,7 +150,7 @@ def _diff_projects(
     if not base_missing:
         base_batch = estimate_batch(
             load_project(base, reader=base_reader),
-            as_of=as_of,
+            as_of=pricing.as_of,
             budget_usd=budget_usd,
             overrides=overrides,
             reader=base_reader,

@@ -22,12 +22,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from agentcost.loop.accountant import RequestUsage, request_gaps, run_accountant
+from agentcost.loop.accountant import RequestUsage, request_gaps
 from agentcost.scenario.dists import median, upper
 from agentcost.scenario.model import Content, Dist, Round, Scenario, SizeField
 
@@ -37,8 +36,6 @@ if TYPE_CHECKING:
 
     from agentcost.loop.accountant import CachePolicy, Pricer
     from agentcost.loop.estimate import Estimate
-    from agentcost.prices.model import ModelPrices
-    from agentcost.prices.user import UserPrices
     from agentcost.tokens.counts import TokenCounts
 
     Ints = npt.NDArray[np.int64]
@@ -120,28 +117,18 @@ class Chunk:
     budget_stopped: npt.NDArray[np.bool_]
 
 
-@dataclass(frozen=True)
-class Context:
-    """What the runs share: the estimate at the medians and how it was made."""
-
-    est: Estimate
-    as_of: datetime
-    service_tier: str | None = None
-    user_prices: UserPrices | None = None
-
-
 class PerRunEngine:
-    """Builds and estimates each run's scenario (the accountant, exact, slow)."""
+    """Builds and estimates each run's scenario (the accountant, exact, slow), on the models and
+    with the options of the estimate at the medians (``est.options``)."""
 
     name = "per run"
 
-    def __init__(self, ctx: Context) -> None:
-        from agentcost.loop.estimate import cache_policy, pricer_for
+    def __init__(self, est: Estimate) -> None:
+        from agentcost.loop.estimate import PricedModel, cache_policy, pricer_for
 
-        self.ctx = ctx
-        self.prices: ModelPrices = ctx.est.prices
-        self.pricer = pricer_for(self.prices)
-        self.policy, _ = cache_policy(ctx.est.scenario, self.prices)
+        self.est = est
+        policy, _ = cache_policy(est.scenario, est.prices)
+        self.own = PricedModel(est.prices, pricer_for(est.prices), policy)
         self.subs: dict[int, tuple[Decimal, int, int]] = {}
         self.scale = 10**18  # Decimal dollars of the accountant, as whole units
 
@@ -149,29 +136,18 @@ class PerRunEngine:
         if id(sub) not in self.subs:
             from agentcost.loop.estimate import estimate_scenario
 
-            est = estimate_scenario(
-                sub, as_of=self.ctx.as_of, user_prices=self.ctx.user_prices, compare=False
-            )
+            est = estimate_scenario(sub, options=self.est.options.for_subagent(), compare=False)
             self.subs[id(sub)] = task_totals(est)
         return self.subs[id(sub)]
 
     def one(self, scenario: Scenario) -> tuple[Decimal, int, int, bool, bool]:
         """(cost, requests, input tokens, cut by max_rounds, stopped by max_budget_usd) of a run."""
-        from agentcost.loop.estimate import model_routes
-        from agentcost.tokens.count import count_tokens
+        from agentcost.loop.estimate import counter, model_routes, run_ledger
 
-        p = self.prices
-        counts = count_tokens(scenario, provider=p.provider, model_id=p.rules_id)
-        routes = model_routes(scenario, p, self.ctx.as_of, self.ctx.service_tier, self.ctx.user_prices)
-        counts = replace(counts, routes=routes)
-        ledger = run_accountant(
-            counts,
-            self.pricer,
-            self.policy,
-            max_rounds=scenario.limits.max_rounds,
-            gaps=request_gaps(scenario),
-            max_budget_usd=scenario.limits.max_budget_usd,
-        )
+        count = counter(scenario)
+        counts = count(self.own.prices)
+        counts = replace(counts, routes=model_routes(scenario, self.est.routed, count))
+        ledger = run_ledger(scenario, counts, self.own)
         t = ledger.totals
         cost, requests, tokens = t.cost_usd, t.requests, t.input_tokens
         for row in ledger.rows:
@@ -192,7 +168,7 @@ class PerRunEngine:
     def run(self, draws: Draws, n: int) -> Chunk:
         import numpy as np
 
-        s = self.ctx.est.scenario
+        s = self.est.scenario
         out = np.zeros((3, n), dtype=object)
         flags = np.zeros((2, n), dtype=bool)
         for r in range(n):
@@ -279,14 +255,14 @@ class VectorEngine:
 
     name = "vectorized"
 
-    def __init__(self, ctx: Context, slots: Sequence[int]) -> None:
+    def __init__(self, est: Estimate, slots: Sequence[int]) -> None:
         import numpy as np
 
         from agentcost.loop.estimate import pricer_for
 
-        est, s = ctx.est, ctx.est.scenario
+        s = est.scenario
         self.why_not(est)
-        self.ctx, self.slots = ctx, list(slots)
+        self.est, self.slots = est, list(slots)
         p = est.prices
         self.policy = est.ledger.policy
         pricer = pricer_for(p)
@@ -415,7 +391,7 @@ class VectorEngine:
     def run(self, draws: Draws, n: int) -> Chunk:
         import numpy as np
 
-        s, ref, policy = self.ctx.est.scenario, self.ref, self.policy
+        s, ref, policy = self.est.scenario, self.ref, self.policy
         cap = s.limits.max_rounds
         prefix = ref.prefix
         stable = prefix + ref.task
@@ -536,7 +512,6 @@ def task_totals(est: Estimate) -> tuple[Decimal, int, int]:
 
 __all__ = [
     "Chunk",
-    "Context",
     "Draws",
     "NotVectorizable",
     "PerRunEngine",

@@ -1,13 +1,14 @@
 """The pipeline: scenario file -> scenario -> token counts -> ledger, with the assumptions it used.
 
 This is the library entry point (``agentcost.loop.estimate``); the CLI calls it like any other caller.
+An estimate carries the options it was priced with (:class:`~agentcost.loop.options.PricingOptions`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +33,7 @@ from agentcost.loop.context import (
     context_editing_effect,
     tool_search_effect,
 )
+from agentcost.loop.options import PricingOptions, today
 from agentcost.prices.model import ModelPrices, Usage
 from agentcost.scenario.model import CacheTTL, CachingMode, Scenario
 from agentcost.tokens.counts import TokenCounts
@@ -76,12 +78,15 @@ class Estimate:
     ledger: Ledger
     caching_is_default: bool
     budget: Budget | None
+    options: PricingOptions  # how it was priced: what re-estimating it (levers, runs) must reuse
     ttl_comparison: tuple[TtlOption, ...] = ()  # none / 5m / 1h costs for the pacing (Anthropic)
     # the subagents the run starts, by (round index, call index), 0-based (agentcost.loop.subagents)
     subagents: Mapping[tuple[int, int], Estimate] = field(default_factory=dict)
     context_editing: ContextEditingEffect | None = None  # clearing old tool results vs not clearing
     tool_search: ToolSearchEffect | None = None  # deferred tools vs every tool loaded up front
     dynamics: DynamicsEffect | None = None  # parallel calls and routing vs their baselines
+    # routing: the models rounds name, priced (the run's own model left out), in first-use order
+    routed: tuple[tuple[str, PricedModel], ...] = field(default=(), repr=False, compare=False)
 
     @property
     def subagents_usd(self) -> Decimal:
@@ -239,90 +244,43 @@ def pricer_for(prices: ModelPrices) -> Pricer:
     return price
 
 
-def today() -> datetime:
-    """The default ``--as-of``: the start of today (UTC). Prices are dated by day (genai-prices'
-    price changes start on a date), so the whole day prices alike and its runs print alike."""
-    now = datetime.now(tz=UTC)
-    return datetime(now.year, now.month, now.day, tzinfo=UTC)
-
-
-def parse_as_of(value: str | None) -> datetime:
-    """``--as-of``: an ISO date or datetime (UTC when no zone is given); default :func:`today`."""
-    if value is None:
-        return today()
-    try:
-        parsed = datetime.fromisoformat(value)
-        return parsed.astimezone(UTC) if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
-    except (ValueError, OverflowError):  # OverflowError: a zone offset pushes it past year 1..9999
-        raise InputError(
-            f"not a usable date: {value!r}", key="--as-of", hint="use an ISO date such as 2026-11-30"
-        ) from None
-
-
 def estimate_scenario(
     scenario: Scenario,
     *,
-    as_of: datetime,
+    options: PricingOptions | None = None,
+    as_of: datetime | None = None,
     model: str | None = None,
     budget_usd: Decimal | None = None,
     service_tier: str | None = None,
     user_prices: UserPrices | None = None,
     compare: bool = True,
 ) -> Estimate:
-    """Estimate an already-loaded scenario. ``model`` overrides the scenario's model, ``service_tier``
-    (``--service-tier``) its ``service_tier``; ``user_prices`` is a loaded ``--prices`` file.
-    ``compare``: also re-estimate the baselines of parallel calls and routing (``Estimate.dynamics``)."""
-    from agentcost.prices.lookup import resolve_model
-    from agentcost.tokens.count import count_tokens
-
-    if model is not None and not model.strip():
-        raise InputError("must name a model", key="--model", hint="e.g. --model gpt-5")
-    try:
-        prices = resolve_model(
-            model if model is not None else scenario.model,
-            provider=None if model is not None else scenario.provider,
-            as_of=as_of,
-            service_tier=service_tier if service_tier is not None else scenario.service_tier,
-            user_prices=user_prices,
-        )
-    except InputError as err:
-        if err.key == "service_tier":
-            raise _service_tier_error(err, scenario, service_tier is not None) from None
-        if model is not None:  # the option, not the scenario's model: key, is what to fix
-            raise InputError(err.message, key="--model", hint=err.hint) from None
-        setter = _override_of(scenario, "model")
-        if setter is not None:  # the model came from --set model=..., so point there
-            from agentcost.scenario.load import OverrideError
-
-            raise OverrideError(
-                err.message, file=scenario.path, override=setter, key="model", hint=err.hint
-            ) from None
-        raise err.located(file=scenario.path, line=scenario.model_line, key="model") from None
-    counts = count_tokens(scenario, provider=prices.provider, model_id=prices.rules_id)
-    counts = replace(counts, routes=model_routes(scenario, prices, as_of, service_tier, user_prices))
+    """Estimate an already-loaded scenario, priced as ``options`` say, or as the keyword arguments
+    say (``as_of``; ``model`` overrides the scenario's model, ``service_tier`` its ``service_tier``;
+    ``user_prices`` is a loaded price file). ``budget_usd`` replaces the scenario's budget.
+    ``compare``: also price the baselines of parallel calls and routing (``Estimate.dynamics``)."""
+    opts = _options(options, as_of, model, service_tier, user_prices)
+    prices = _resolve(scenario, opts)
+    count = counter(scenario)
+    counts = count(prices)
+    routed, routes = _routes(scenario, prices, opts, count)
+    counts = replace(counts, routes=routes)
     policy, is_default = cache_policy(scenario, prices)
-    pricer = pricer_for(prices)
+    own = PricedModel(prices, pricer_for(prices), policy)
 
     def rerun(other: TokenCounts) -> Ledger:  # the run on these counts (baselines: on others), same stops
-        return run_accountant(
-            other,
-            pricer,
-            policy,
-            max_rounds=scenario.limits.max_rounds,
-            gaps=request_gaps(scenario),
-            max_budget_usd=scenario.limits.max_budget_usd,
-        )
+        return run_ledger(scenario, other, own)
 
     ledger = rerun(counts)
-    ttls = ttl_comparison(scenario, prices, counts, policy, pricer)
+    ttls = ttl_comparison(scenario, prices, counts, policy, own.pricer)
     editing = context_editing_effect(counts, ledger, rerun)
-    searching = tool_search_effect(
-        scenario,
-        counts,
-        ledger,
-        lambda other: count_tokens(other, provider=prices.provider, model_id=prices.rules_id),
-        rerun,
-    )
+
+    def recount(other: Scenario) -> TokenCounts:
+        from agentcost.tokens.count import count_tokens
+
+        return count_tokens(other, provider=prices.provider, model_id=prices.rules_id)
+
+    searching = tool_search_effect(scenario, counts, ledger, recount, rerun)
     budget: Budget | None = None
     if budget_usd is not None:
         budget = Budget(budget_usd, "--budget")
@@ -334,11 +292,10 @@ def estimate_scenario(
     if any(call.subagent is not None for round_ in scenario.rounds for call in round_.calls):
         from agentcost.loop.subagents import estimate_subagents
 
-        # each on its own model, with the same date and price file
-        subagents = estimate_subagents(
+        subagents = estimate_subagents(  # each on its own model, with the same date and price file
             scenario,
             ledger.rounds_run,
-            lambda sub: estimate_scenario(sub, as_of=as_of, user_prices=user_prices),
+            lambda sub: estimate_scenario(sub, options=opts.for_subagent()),
         )
     return Estimate(
         scenario,
@@ -347,30 +304,68 @@ def estimate_scenario(
         ledger,
         is_default,
         budget,
+        opts,
         ttls,
         subagents,
         context_editing=editing,
         tool_search=searching,
-        dynamics=(
-            dynamics_effect(
-                scenario,
-                ledger.totals.cost_usd,
-                routed=tuple(name for name, _ in counts.routes),
-                as_of=as_of,
-                model=model,
-                service_tier=service_tier,
-                user_prices=user_prices,
-            )
-            if compare
-            else None
-        ),
+        dynamics=dynamics_effect(scenario, counts, ledger, own, routed, opts) if compare else None,
+        routed=routed,
     )
 
 
+def _options(
+    options: PricingOptions | None,
+    as_of: datetime | None,
+    model: str | None,
+    service_tier: str | None,
+    user_prices: UserPrices | None,
+) -> PricingOptions:
+    """``options``, or the options the keyword arguments give (one or the other)."""
+    if options is not None:
+        if any(v is not None for v in (as_of, model, service_tier, user_prices)):
+            raise TypeError("give options, or as_of, model, service_tier and user_prices, not both")
+        return options
+    if as_of is None:
+        raise TypeError("estimate_scenario needs options or as_of")
+    return PricingOptions(as_of, service_tier=service_tier, user_prices=user_prices, model=model)
+
+
+def _resolve(scenario: Scenario, options: PricingOptions) -> ModelPrices:
+    """The prices of the model the run is on: ``options.model``, else the scenario's. An error points
+    at the option (neutral keys: ``model``, ``service_tier``), a ``--set`` override or the line."""
+    from agentcost.prices.lookup import resolve_model
+
+    model, service_tier = options.model, options.service_tier
+    if model is not None and not model.strip():
+        raise InputError("must name a model", key="model", hint="e.g. --model gpt-5")
+    try:
+        return resolve_model(
+            model if model is not None else scenario.model,
+            provider=None if model is not None else scenario.provider,
+            as_of=options.as_of,
+            service_tier=service_tier if service_tier is not None else scenario.service_tier,
+            user_prices=options.user_prices,
+        )
+    except InputError as err:
+        if err.key == "service_tier":
+            raise _service_tier_error(err, scenario, service_tier is not None) from None
+        if model is not None:  # the option, not the scenario's model: key, is what to fix
+            raise InputError(err.message, key="model", hint=err.hint) from None
+        setter = _override_of(scenario, "model")
+        if setter is not None:  # the model came from --set model=..., so point there
+            from agentcost.scenario.load import OverrideError
+
+            raise OverrideError(
+                err.message, file=scenario.path, override=setter, key="model", hint=err.hint
+            ) from None
+        raise err.located(file=scenario.path, line=scenario.model_line, key="model") from None
+
+
 def _service_tier_error(err: InputError, scenario: Scenario, from_option: bool) -> InputError:
-    """A tier the model does not offer: point at --service-tier, --set service_tier=... or the line."""
+    """A tier the model does not offer: point at the option, --set service_tier=... or the line."""
     if from_option:
-        return InputError(err.message, key="--service-tier", hint=err.hint)
+        return InputError(err.message, key="service_tier", hint=err.hint)
     setter = _override_of(scenario, "service_tier")
     if setter is not None:
         from agentcost.scenario.load import OverrideError
@@ -419,6 +414,51 @@ def estimate(
 
 
 # ---------------------------------------------------------------------------------------------
+# Models, counts and ledgers, each made once and shared by the run and its baselines
+
+
+@dataclass(frozen=True)
+class PricedModel:
+    """A model requests run on: its prices, and its pricer and cache policy for the scenario."""
+
+    prices: ModelPrices
+    pricer: Pricer
+    policy: CachePolicy
+
+
+Counter = Callable[[ModelPrices], TokenCounts]
+"""The token counts of one scenario under a model's counting rules (:func:`counter`)."""
+
+
+def counter(scenario: Scenario) -> Counter:
+    """Counts ``scenario`` for a model, once per counting scheme: models with the same provider and
+    rules id (a model and a ``--prices`` model based on it...) share one count."""
+    from agentcost.tokens.count import count_tokens
+
+    made: dict[tuple[str, str], TokenCounts] = {}
+
+    def count(prices: ModelPrices) -> TokenCounts:
+        key = (prices.provider, prices.rules_id)
+        if key not in made:
+            made[key] = count_tokens(scenario, provider=prices.provider, model_id=prices.rules_id)
+        return made[key]
+
+    return count
+
+
+def run_ledger(scenario: Scenario, counts: TokenCounts, model: PricedModel) -> Ledger:
+    """The accountant's run of ``counts`` on ``model``, with the scenario's pacing and stops."""
+    return run_accountant(
+        counts,
+        model.pricer,
+        model.policy,
+        max_rounds=scenario.limits.max_rounds,
+        gaps=request_gaps(scenario),
+        max_budget_usd=scenario.limits.max_budget_usd,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # Agent dynamics: routing and the baselines of parallel calls and routing (agentcost.tokens.dynamics)
 
 
@@ -440,33 +480,31 @@ class DynamicsEffect:
         return None if self.sequential_usd is None else self.sequential_usd - self.cost_usd
 
 
-def model_routes(
-    scenario: Scenario,
-    prices: ModelPrices,
-    as_of: datetime,
-    service_tier: str | None,
-    user_prices: UserPrices | None,
-) -> tuple[tuple[str, Route], ...]:
-    """A route for every model rounds name (a model that resolves to the run's own needs none)."""
+def _routes(
+    scenario: Scenario, prices: ModelPrices, options: PricingOptions, count: Counter
+) -> tuple[tuple[tuple[str, PricedModel], ...], tuple[tuple[str, Route], ...]]:
+    """The models rounds name, priced (a model that resolves to the run's own needs none), and a
+    route for each: the scenario counted with its rules."""
     from agentcost.prices.lookup import resolve_model
-    from agentcost.tokens.count import count_tokens
     from agentcost.tokens.dynamics import routed_models
 
+    tier = options.service_tier if options.service_tier is not None else scenario.service_tier
+    routed: list[tuple[str, PricedModel]] = []
     routes: list[tuple[str, Route]] = []
     for name in routed_models(scenario):
         line = next((r.line for r in scenario.rounds if r.model == name), None)
         try:
             other = resolve_model(
                 name,
-                as_of=as_of,
-                service_tier=service_tier if service_tier is not None else scenario.service_tier,
-                user_prices=user_prices,
+                as_of=options.as_of,
+                service_tier=tier,
+                user_prices=options.user_prices,
             )
         except InputError as err:
             raise err.located(file=scenario.path, line=line, key="model") from None
         if other.model_id == prices.model_id:
             continue
-        counts = count_tokens(scenario, provider=other.provider, model_id=other.rules_id)
+        counts = count(other)
         policy, _ = cache_policy(scenario, other)
         if policy.style == "stored":
             raise InputError(
@@ -476,38 +514,61 @@ def model_routes(
                 key="model",
                 hint="use caching: conversation or prefix, or remove the round's model",
             )
-        routes.append((name, Route(counts, pricer_for(other), policy)))
-    return tuple(routes)
+        model = PricedModel(other, pricer_for(other), policy)
+        routed.append((name, model))
+        routes.append((name, Route(counts, model.pricer, model.policy)))
+    return tuple(routed), tuple(routes)
+
+
+def model_routes(
+    scenario: Scenario, routed: Sequence[tuple[str, PricedModel]], count: Counter
+) -> tuple[tuple[str, Route], ...]:
+    """A route for every model the rounds of ``scenario`` name, from models already priced
+    (``Estimate.routed`` of a scenario with the same routing, e.g. one run of it)."""
+    from agentcost.tokens.dynamics import routed_models
+
+    priced = dict(routed)
+    return tuple(
+        (name, Route(count(priced[name].prices), priced[name].pricer, priced[name].policy))
+        for name in routed_models(scenario)
+        if name in priced
+    )
 
 
 def dynamics_effect(
     scenario: Scenario,
-    cost_usd: Decimal,
-    *,
-    routed: tuple[str, ...],
-    as_of: datetime,
-    model: str | None,
-    service_tier: str | None,
-    user_prices: UserPrices | None,
+    counts: TokenCounts,
+    ledger: Ledger,
+    own: PricedModel,
+    routed: Sequence[tuple[str, PricedModel]],
+    options: PricingOptions,
 ) -> DynamicsEffect | None:
-    """Re-estimate the scenario with its parallel batches made one call per round, and with every
-    request on one model (the scenario's, then each of the ``routed`` models: those with a route).
-    None: neither applies."""
-    from agentcost.tokens.dynamics import has_parallel_calls, sequential_equivalent, without_routing
+    """The run (``counts`` and ``ledger``, on ``own`` and the ``routed`` models) against the scenario
+    with its parallel batches made one call per round, and with every request on one model (the
+    scenario's, then each routed model). None: neither applies.
 
+    Only a baseline's ledger total is used, so each is one accountant run on what the run already
+    has: its models' prices and cache policies, and its token counts (every request on one model is
+    the run's counts, or a route's, with no routes). Only the one-call-per-round scenario is counted
+    again, once per counting scheme.
+    """
+    from agentcost.tokens.dynamics import has_parallel_calls, sequential_equivalent
+
+    cost_usd = ledger.totals.cost_usd
     if not routed and not has_parallel_calls(scenario):
         return None
-
-    def cost(other: Scenario, on: str | None = model) -> Decimal:
-        again = estimate_scenario(
-            other, as_of=as_of, model=on, service_tier=service_tier, user_prices=user_prices, compare=False
-        )
-        return again.ledger.totals.cost_usd
-
-    sequential = cost(sequential_equivalent(scenario)) if has_parallel_calls(scenario) else None
+    sequential = None
+    if has_parallel_calls(scenario):
+        split = sequential_equivalent(scenario)
+        count = counter(split)
+        split_counts = replace(count(own.prices), routes=model_routes(split, routed, count))
+        sequential = run_ledger(split, split_counts, own).totals.cost_usd
     baselines: list[tuple[str, Decimal]] = []
-    if routed:
-        own = model if model is not None else scenario.model
-        baselines.append((own, cost(without_routing(scenario))))
-        baselines.extend((name, cost(without_routing(scenario), name)) for name in routed)
+    if routed:  # a request on a model with no route runs on the counts' own model
+        name = options.model if options.model is not None else scenario.model
+        baselines.append((name, run_ledger(scenario, replace(counts, routes=()), own).totals.cost_usd))
+        on = dict(counts.routes)
+        for name, model in routed:
+            alone = replace(on[name].counts, routes=())
+            baselines.append((name, run_ledger(scenario, alone, model).totals.cost_usd))
     return DynamicsEffect(cost_usd, sequential, tuple(baselines))

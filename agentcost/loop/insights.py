@@ -3,8 +3,9 @@ would make the run cheaper, each priced by re-running the estimate with one chan
 
 The checks never re-estimate: they are derived from the ``Estimate`` (its counts and ledger). A lever
 is a :func:`dataclasses.replace` of the ``Scenario`` with one field changed, estimated again by
-:func:`agentcost.loop.estimate.estimate_scenario` with the same options (``--model``, ``--service-tier``,
-``--prices``, ``--as-of``); its cost is that estimate's total, never a formula. A lever that saves
+:func:`agentcost.loop.estimate.estimate_scenario` with the options the estimate was made with
+(``Estimate.options``: model, service tier, price file, date); its cost is that estimate's total,
+never a formula. A lever that saves
 nothing (or that the estimator does not model yet, so the total does not move) is not shown.
 """
 
@@ -14,18 +15,13 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
 from agentcost.loop.accountant import LedgerRow
 from agentcost.loop.estimate import DEFAULT_CACHING, Estimate, estimate_scenario
 from agentcost.scenario.model import ResultTrim, Retries, Round, Scenario, ToolDef
 from agentcost.tokens.counts import RoundTokens
-
-if TYPE_CHECKING:
-    from agentcost.prices.user import UserPrices
 
 TOP_LEVERS = 5  # levers shown, best first (the batch lever, a different product, comes after them)
 
@@ -89,21 +85,14 @@ class _Candidate:
 Rerun = Callable[[Scenario], Estimate]
 
 
-def explain(
-    est: Estimate,
-    *,
-    as_of: datetime,
-    model: str | None = None,
-    service_tier: str | None = None,
-    user_prices: UserPrices | None = None,
-) -> Insights:
-    """The checks and the levers of ``est``. Pass the options ``est`` was made with (``model``,
-    ``service_tier``, ``user_prices``, ``as_of``) so that every lever is priced the same way."""
+def explain(est: Estimate) -> Insights:
+    """The checks and the levers of ``est``, every lever priced with the options ``est`` was made
+    with (``est.options``)."""
+    options = est.options
+    service_tier = options.service_tier
 
     def rerun(scenario: Scenario, tier: str | None = service_tier) -> Estimate:
-        return estimate_scenario(
-            scenario, as_of=as_of, model=model, service_tier=tier, user_prices=user_prices
-        )
+        return estimate_scenario(scenario, options=dataclasses.replace(options, service_tier=tier))
 
     base = est.total_usd  # subagents included: what the task costs
     levers: list[Lever] = []
@@ -113,7 +102,7 @@ def explain(
             levers.append(lever)
     levers.sort(key=lambda lv: (-lv.saved_usd, lv.name))
     shown = levers[:TOP_LEVERS]
-    if service_tier is None:  # --service-tier fixes the tier for the whole run: no batch lever then
+    if service_tier is None:  # a service tier option fixes the tier for the whole run: no batch lever
         batch = _batch(est)
         if batch is not None:
             priced = _price(batch, base, lambda s: rerun(s, None))

@@ -24,21 +24,15 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
-from agentcost.loop.engines import (
-    MAX_SIZE,
-    Chunk,
-    Context,
-    Draws,
-    NotVectorizable,
-    PerRunEngine,
-    VectorEngine,
-)
+from agentcost.loop.engines import MAX_SIZE, Chunk, Draws, NotVectorizable, PerRunEngine, VectorEngine
 from agentcost.scenario.dists import describe, median, upper
 from agentcost.scenario.model import Dist, Scenario, SizeField
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    from agentcost.loop.estimate import Estimate
 
     Ints = npt.NDArray[np.int64]
 
@@ -136,7 +130,7 @@ class Simulation:
 
 
 def parse_at(value: str) -> str:
-    """``--at``: ``mean``, ``max`` or a percentile ``p1``..``p99.9`` (returned normalised)."""
+    """A statistic to read: ``mean``, ``max`` or a percentile ``p1``..``p99.9`` (returned normalised)."""
     text = value.strip().lower()
     if text in ("mean", "max"):
         return text
@@ -147,7 +141,7 @@ def parse_at(value: str) -> str:
         q = Decimal(-1)
     if not number or not q.is_finite() or not 0 < q < 100:
         raise InputError(
-            f"not a percentile: {value!r}", key="--at", hint="mean, max, or p50, p90, p99 (any p1 to p99.9)"
+            f"not a percentile: {value!r}", key="at", hint="mean, max, or p50, p90, p99 (any p1 to p99.9)"
         )
     return f"p{q.normalize():f}"
 
@@ -343,15 +337,15 @@ class _Totals:
     scale: int
 
 
-def _engine(ctx: Context, slots: Sequence[int]) -> tuple[VectorEngine | PerRunEngine, str | None]:
+def _engine(est: Estimate, slots: Sequence[int]) -> tuple[VectorEngine | PerRunEngine, str | None]:
     try:
-        return VectorEngine(ctx, slots), None
+        return VectorEngine(est, slots), None
     except NotVectorizable as why:
-        return PerRunEngine(ctx), str(why)
+        return PerRunEngine(est), str(why)
 
 
 def _simulate(
-    ctx: Context,
+    est: Estimate,
     engine: VectorEngine | PerRunEngine,
     runs: int,
     seed: int,
@@ -363,8 +357,8 @@ def _simulate(
 ) -> _Totals:
     import numpy as np
 
-    streams = _Streams(ctx.est.scenario, seed, slots, fixed)
-    cells = max(1, sum(slots) + len(ctx.est.scenario.rounds))
+    streams = _Streams(est.scenario, seed, slots, fixed)
+    cells = max(1, sum(slots) + len(est.scenario.rounds))
     chunk = max(1, min(runs, _CELLS_PER_CHUNK // cells)) if isinstance(engine, VectorEngine) else 200
     parts: list[Chunk] = []
     start = 0
@@ -391,7 +385,7 @@ def _sum(values: Any) -> int:
 
 
 def simulate(
-    ctx: Context,
+    est: Estimate,
     runs: int,
     *,
     seed: int = 0,
@@ -401,19 +395,20 @@ def simulate(
     progress: Progress | None = None,
     per_run: bool = False,
 ) -> Simulation:
-    """``runs`` runs of the scenario of ``ctx.est``. ``budget_usd``: count runs over it;
-    ``at``: further percentile labels (``p95``) to report; ``per_run``: force the per-run engine."""
+    """``runs`` runs of the scenario of ``est``, priced as ``est`` was (``est.options``).
+    ``budget_usd``: count runs over it; ``at``: further percentile labels (``p95``) to report;
+    ``per_run``: force the per-run engine."""
     import numpy as np
 
     if not 1 <= runs <= MAX_RUNS:
-        raise InputError(f"must be from 1 to {MAX_RUNS:,} runs, got {runs:,}", key="--simulate")
-    s = ctx.est.scenario
+        raise InputError(f"must be from 1 to {MAX_RUNS:,} runs, got {runs:,}", key="runs")
+    s = est.scenario
     slots = slot_counts(s)
-    engine, note = (PerRunEngine(ctx), "asked for") if per_run else _engine(ctx, slots)
+    engine, note = (PerRunEngine(est), "asked for") if per_run else _engine(est, slots)
     found = inputs(s)
     sens_runs = min(runs, SENSITIVITY_RUNS if isinstance(engine, VectorEngine) else SENSITIVITY_RUNS_PER_RUN)
     work = runs + (len(found) * sens_runs if sensitivity and len(found) > 1 else 0)
-    main = _simulate(ctx, engine, runs, seed, slots, progress=progress, total=work)
+    main = _simulate(est, engine, runs, seed, slots, progress=progress, total=work)
     scale = main.scale
     cost = _stat(main.units, _sum(main.units), runs, scale)
     ranked: list[Sensitivity] = []
@@ -421,7 +416,7 @@ def simulate(
         base_p90 = _p90(main.units[:sens_runs], scale)
         done = runs
         for item in found:
-            held = _simulate(ctx, engine, sens_runs, seed, slots, item.where, progress, done, work)
+            held = _simulate(est, engine, sens_runs, seed, slots, item.where, progress, done, work)
             done += sens_runs
             p90 = _p90(held.units, scale)
             ranked.append(Sensitivity(item, p90, base_p90 - p90))
@@ -452,7 +447,7 @@ def simulate(
         over_budget=over,
         histogram=_histogram(main.units, scale),
         sensitivity=tuple(ranked),
-        deterministic_usd=ctx.est.total_usd,
+        deterministic_usd=est.total_usd,
         percentile_usd=tuple(extra),
     )
 

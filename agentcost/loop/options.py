@@ -1,0 +1,56 @@
+"""The options an estimate is priced with: the price date, and what replaces the scenario's own model,
+service tier and prices.
+
+Every :class:`~agentcost.loop.estimate.Estimate` carries its :class:`PricingOptions`, so that what
+estimates it again (insights' levers, the simulation's runs, diff) prices it alike without being
+told again. Errors name options by their neutral keys (``as_of``, ``model``, ``service_tier``); the
+CLI shows its flags instead (:mod:`agentcost.cli_options`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from agentcost.errors import InputError
+
+if TYPE_CHECKING:
+    from agentcost.prices.user import UserPrices
+
+
+@dataclass(frozen=True)
+class PricingOptions:
+    """How a run is priced: at ``as_of``, on ``model`` instead of the scenario's (None: its own), at
+    ``service_tier`` instead of the scenario's ``service_tier`` (None: its own), with the models of a
+    loaded price file (``user_prices``) added to the catalog's."""
+
+    as_of: datetime
+    service_tier: str | None = None
+    user_prices: UserPrices | None = None
+    model: str | None = None
+
+    def for_subagent(self) -> PricingOptions:
+        """A subagent runs on its own model: the same date and price file, never the parent's model or
+        service tier."""
+        return PricingOptions(self.as_of, user_prices=self.user_prices)
+
+
+def today() -> datetime:
+    """The default ``as_of``: the start of today (UTC). Prices are dated by day (genai-prices'
+    price changes start on a date), so the whole day prices alike and its runs print alike."""
+    now = datetime.now(tz=UTC)
+    return datetime(now.year, now.month, now.day, tzinfo=UTC)
+
+
+def parse_as_of(value: str | None) -> datetime:
+    """An ISO date or datetime (UTC when no zone is given); default :func:`today`."""
+    if value is None:
+        return today()
+    try:
+        parsed = datetime.fromisoformat(value)
+        return parsed.astimezone(UTC) if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    except (ValueError, OverflowError):  # OverflowError: a zone offset pushes it past year 1..9999
+        raise InputError(
+            f"not a usable date: {value!r}", key="as_of", hint="use an ISO date such as 2026-11-30"
+        ) from None
