@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -11,8 +12,10 @@ import jsonschema
 import pytest
 
 from agentcost.cli import run
+from agentcost.errors import InputError
 from agentcost.prices.genai import known_model_ids
 from agentcost.prices.listing import list_models, newest_first, release_key
+from agentcost.prices.lookup import resolve_model
 from agentcost.prices.model import Usage
 from agentcost.render.prices import count_accuracy, price_sheet
 from agentcost.render.schema import report_schema
@@ -169,6 +172,43 @@ def test_price_sheet_over_the_tier() -> None:
         (1_000, Decimal("15"), Decimal("0.015")),
     ]
     assert sheet.example.total_usd == sheet.example.genai_prices_usd == Decimal("0.64")
+
+
+ITEMISED = (
+    Usage(10_000, 1_000),
+    Usage(10_000, 1_000, cache_read_tokens=2_000, cache_write_tokens=1_000),
+    Usage(250_000, 3_000, cache_read_tokens=5_000, cache_write_tokens=3_000),
+)
+
+
+def test_the_example_is_the_price_itself_on_every_model() -> None:
+    """``ModelPrices.itemise`` (the worked example) shows the parts ``ModelPrices.cost`` sums: its
+    lines add up to the price estimates use, on every model; without a PriceTable (genai-prices'
+    price object prices the request) the lines from the rates are the same."""
+    for m in list_models(as_of=AS_OF):
+        for usage in ITEMISED:
+            worked = m.itemise(usage)
+            assert worked.cost == m.cost(usage), m.model_id
+            assert worked.total_usd == worked.cost.total_usd, (m.model_id, usage)
+            assert sum(line.tokens for line in worked.lines) == usage.input_tokens + usage.output_tokens
+            if m.table is not None and m.source.kind == "genai-prices":
+                genai = dataclasses.replace(m, table=None).itemise(usage)
+                assert genai.lines == worked.lines and genai.cost == worked.cost, m.model_id
+
+
+def test_the_example_with_one_hour_cache_writes() -> None:
+    prices = resolve_model("claude-sonnet-4-5", as_of=AS_OF)
+    worked = prices.itemise(Usage(10_000, 1_000, cache_write_tokens=1_000, cache_write_1h_tokens=2_000))
+    # 7,000 x $3 = $0.021; 1,000 x $3.75 = $0.00375; 2,000 x $6 = $0.012; 1,000 x $15 = $0.015
+    assert [(line.label, line.tokens, line.usd) for line in worked.lines] == [
+        ("uncached input", 7_000, Decimal("0.021")),
+        ("cache write 5m", 1_000, Decimal("0.00375")),
+        ("cache write 1h", 2_000, Decimal("0.012")),
+        ("output", 1_000, Decimal("0.015")),
+    ]
+    assert worked.total_usd == worked.cost.total_usd == Decimal("0.05175")
+    with pytest.raises(InputError, match="gpt-5 has no 1-hour cache-write price"):
+        resolve_model("gpt-5", as_of=AS_OF).itemise(Usage(10_000, 1_000, cache_write_1h_tokens=1))
 
 
 def test_prices_table(capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,7 +4,8 @@
 fixed: exact Decimals, long-context tiers applied per request (crossing a tier reprices ALL tokens
 of that request), no clock; from :class:`PriceTable`, the resolved price row as plain data (no
 genai-prices needed, so a row read from the cache prices requests too), else with genai-prices'
-own price object.
+own price object. ``ModelPrices.itemise`` shows the same computation line by line (the example
+request of ``agentcost prices``): the parts ``PriceTable.cost`` sums, never a second arithmetic.
 
 Usage semantics are genai-prices': ``input_tokens`` counts EVERY prompt token; cache reads and writes
 are parts of it. Cache writes on a model without a cache-write price are billed at the plain input
@@ -14,6 +15,7 @@ rate (no write premium: OpenAI before GPT-5.6, Gemini implicit caching). 1-hour 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property
@@ -91,6 +93,62 @@ class PricedUnit:
 
 
 @dataclass(frozen=True)
+class PricedPart:
+    """One priced unit of one request, as :meth:`PriceTable.cost` sums it: ``count`` (the unit's leaf
+    usage: its usage less that of the more specific priced units inside it) at ``price`` (the
+    request's long-context tier's, where it crosses one) per ``per`` tokens or uses."""
+
+    key: str  # the price key, e.g. "cache_read_mtok"
+    usage_key: str  # the usage it prices, e.g. "cache_read_tokens"
+    direction: str | None  # "input", "output", or None (a per-use fee)
+    count: int
+    price: Decimal
+    per: int
+    usd: Decimal  # price x count / per, exact
+
+
+def _cost_of(parts: Iterable[tuple[PricedUnit, str | None, int, Decimal, Decimal]]) -> Cost:
+    """The :class:`Cost` of a request's priced parts, (unit, direction, count, rate, dollars): the
+    total, and the input and output sums by direction (in the parts' order, as genai-prices sums them)."""
+    input_usd = output_usd = total_usd = Decimal(0)
+    for _, direction, _, _, amount in parts:
+        total_usd += amount
+        if direction == "input":
+            input_usd += amount
+        elif direction == "output":
+            output_usd += amount
+    return Cost(input_usd=input_usd, output_usd=output_usd, total_usd=total_usd)
+
+
+@dataclass(frozen=True)
+class CostLine:
+    """One line of a request's price worked out (``agentcost prices``' example request):
+    ``tokens`` x ``per_mtok_usd`` / 1,000,000 = ``usd``, exact."""
+
+    label: str  # "uncached input", "cache read", "cache write 5m", "cache write 1h", "output"
+    tokens: int
+    per_mtok_usd: Decimal
+    usd: Decimal
+    note: str | None = None  # e.g. "no such price: billed as input"
+
+
+@dataclass(frozen=True)
+class Itemised:
+    """A request's price line by line, and what :meth:`ModelPrices.cost` gives for it."""
+
+    lines: tuple[CostLine, ...]
+    total_usd: Decimal  # the sum of the lines
+    cost: Cost  # ModelPrices.cost(usage): the parts the lines show, summed as the accountant sums them
+
+
+NO_PRICE = "no such price: billed as input"
+
+
+def _line(label: str, tokens: int, price: Decimal, per: int, note: str | None = None) -> CostLine:
+    return CostLine(label, tokens, price, price * Decimal(tokens) / per, note)
+
+
+@dataclass(frozen=True)
 class PriceTable:
     """A resolved price row as plain data: everything :meth:`ModelPrices.cost` needs to price a
     request exactly as genai-prices' ``ModelPrice.calc_price`` does, without genai-prices.
@@ -107,6 +165,21 @@ class PriceTable:
         """genai-prices' arithmetic: each priced unit's leaf count (its usage less the usage of the
         more specific priced units inside it) times its rate over ``per``; a tiered rate is chosen
         by the request's whole input (a cliff); input and output sums by the unit's direction."""
+        return _cost_of(self._priced(usage))
+
+    def parts(self, usage: Usage) -> tuple[tuple[PricedPart, ...], Cost]:
+        """The request's price unit by unit, in genai-prices' order, and their :class:`Cost`: the
+        computation of :meth:`cost`, with its parts kept."""
+        priced = self._priced(usage)
+        parts = tuple(
+            PricedPart(unit.key, unit.usage_key, direction, count, price, unit.per, usd)
+            for unit, direction, count, price, usd in priced
+        )
+        return parts, _cost_of(priced)
+
+    def _priced(self, usage: Usage) -> list[tuple[PricedUnit, str | None, int, Decimal, Decimal]]:
+        """(unit, direction, leaf count, rate, dollars) of every priced unit: the one computation
+        behind :meth:`cost` and :meth:`parts`."""
         values: dict[str, int] = {
             "input_tokens": usage.input_tokens,
             "output_tokens": usage.output_tokens,
@@ -119,7 +192,7 @@ class PriceTable:
         }
         counts = self._leaf_counts(values)
         total_input = usage.input_tokens if self._tiered else 0
-        input_usd = output_usd = total_usd = Decimal(0)
+        priced = []
         for unit, direction in self._directions:
             price = unit.base
             if unit.tiered:
@@ -127,13 +200,9 @@ class PriceTable:
                     if total_input > start:
                         price = tier_price
                         break
-            amount = price * Decimal(counts[unit.usage_key]) / unit.per
-            total_usd += amount
-            if direction == "input":
-                input_usd += amount
-            elif direction == "output":
-                output_usd += amount
-        return Cost(input_usd=input_usd, output_usd=output_usd, total_usd=total_usd)
+            count = counts[unit.usage_key]
+            priced.append((unit, direction, count, price, price * Decimal(count) / unit.per))
+        return priced
 
     @cached_property
     def _tiered(self) -> bool:
@@ -259,17 +328,95 @@ class ModelPrices:
         """Price one request at the prices in force at ``source.as_of``: with :class:`PriceTable`
         (our Decimal arithmetic, equal to genai-prices' to the last digit: tests/test_cache.py
         compares them on every model), else with genai-prices' price object."""
-        if usage.cache_write_1h_tokens and self.cache_write_1h_mtok is None:
-            raise InputError(
-                f"{self.model_id} has no 1-hour cache-write price",
-                hint="1-hour cache writes are an Anthropic feature; use 5-minute writes",
-            )
+        self._check_1h(usage)
         if self.table is not None:
             try:
                 return self.table.cost(usage)
             except ValueError as error:
                 raise InputError(f"cannot price {self.model_id}: {error}") from None
         return self.genai_cost(usage)
+
+    def itemise(self, usage: Usage) -> Itemised:
+        """One request's price line by line (``agentcost prices``' example): uncached input, cache
+        reads, cache writes (5-minute, 1-hour), output, each at the rate the request pays (its
+        long-context tier's where it crosses one). The lines are the parts :meth:`cost` sums
+        (:meth:`PriceTable.parts`), so the example and the price are one computation; a cached part
+        without a price of its own is billed in the input part, and is shown as its own line at the
+        input rate, saying so. Without a PriceTable (genai-prices' price object prices the request)
+        the lines come from :meth:`rates`. Per-use fees are not lines."""
+        self._check_1h(usage)
+        if self.table is not None:
+            try:
+                parts, cost = self.table.parts(usage)
+            except ValueError as error:
+                raise InputError(f"cannot price {self.model_id}: {error}") from None
+        else:
+            parts = self._rate_parts(usage)
+            cost = self.genai_cost(usage)
+        lines = self._lines(parts, usage)
+        return Itemised(lines, sum((line.usd for line in lines), Decimal(0)), cost)
+
+    def _lines(self, parts: tuple[PricedPart, ...], usage: Usage) -> tuple[CostLine, ...]:
+        by_usage = {p.usage_key: p for p in parts}
+        plain = by_usage["input_tokens"]
+        write = by_usage.get("cache_write_5m_tokens") or by_usage.get("cache_write_tokens")
+        cached: list[CostLine] = []
+        folded = 0  # cached tokens without a price of their own: the input part bills them
+        for label, tokens, part in (
+            ("cache read", usage.cache_read_tokens, by_usage.get("cache_read_tokens")),
+            (
+                "cache write 5m" if self.provider == "anthropic" else "cache write",
+                usage.cache_write_tokens,
+                write,
+            ),
+            ("cache write 1h", usage.cache_write_1h_tokens, by_usage.get("cache_write_1h_tokens")),
+        ):
+            if not tokens:
+                continue
+            if part is None:
+                folded += tokens
+                cached.append(_line(label, tokens, plain.price, plain.per, NO_PRICE))
+            else:
+                cached.append(CostLine(label, part.count, part.price, part.usd))
+        if folded:
+            uncached = _line("uncached input", plain.count - folded, plain.price, plain.per)
+        else:
+            uncached = CostLine("uncached input", plain.count, plain.price, plain.usd)
+        out = by_usage["output_tokens"]
+        return (uncached, *cached, CostLine("output", out.count, out.price, out.usd))
+
+    def _rate_parts(self, usage: Usage) -> tuple[PricedPart, ...]:
+        """Without a PriceTable: the token parts at :meth:`rates` (the request's tier), a cached part
+        without a price of its own left in the input part (as genai-prices bills it)."""
+        rates = {r.key: r for r in self.rates()}
+        n = usage.input_tokens
+
+        def part(key: str, usage_key: str, direction: str, count: int) -> PricedPart:
+            rate = rates[key]
+            price = rate.at(n)
+            return PricedPart(
+                key, usage_key, direction, count, price, rate.per, price * Decimal(count) / rate.per
+            )
+
+        write_key = "cache_write_mtok" if "cache_write_mtok" in rates else "cache_write_5m_mtok"
+        cached = [
+            part(key, usage_key, "input", count)
+            for key, usage_key, count in (
+                ("cache_read_mtok", "cache_read_tokens", usage.cache_read_tokens),
+                (write_key, "cache_write_tokens", usage.cache_write_tokens),
+                ("cache_write_1h_mtok", "cache_write_1h_tokens", usage.cache_write_1h_tokens),
+            )
+            if key in rates
+        ]
+        plain = part("input_mtok", "input_tokens", "input", n - sum(p.count for p in cached))
+        return (plain, *cached, part("output_mtok", "output_tokens", "output", usage.output_tokens))
+
+    def _check_1h(self, usage: Usage) -> None:
+        if usage.cache_write_1h_tokens and self.cache_write_1h_mtok is None:
+            raise InputError(
+                f"{self.model_id} has no 1-hour cache-write price",
+                hint="1-hour cache writes are an Anthropic feature; use 5-minute writes",
+            )
 
     def genai_cost(self, usage: Usage) -> Cost:
         """Price one request with genai-prices' own ``calc_price`` (the reference :meth:`cost` is

@@ -26,7 +26,7 @@ def _bar(cached: int, uncached: int, output: int, scale: float) -> Text:
 
 
 def render_chart(report: Report, width: int = BAR_WIDTH) -> RenderableType:
-    biggest = max((r.input_tokens + r.output_tokens for r in report.requests), default=0)
+    biggest = max((r.total_tokens for r in report.requests), default=0)
     scale = width / biggest if biggest else 0.0
     table = Table.grid(padding=(0, 1))
     table.add_column(justify="right")
@@ -35,8 +35,8 @@ def render_chart(report: Report, width: int = BAR_WIDTH) -> RenderableType:
     for r in report.requests:
         table.add_row(
             str(r.index),
-            _bar(r.cache_read_tokens, r.input_tokens - r.cache_read_tokens, r.output_tokens, scale),
-            fmt.tokens(r.input_tokens + r.output_tokens),
+            _bar(r.cache_read_tokens, r.uncached_input_tokens, r.output_tokens, scale),
+            fmt.tokens(r.total_tokens),
         )
     legend = Text()
     legend.append(f"{CACHED} input read from cache  ", style="green")

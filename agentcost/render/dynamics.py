@@ -13,7 +13,7 @@ from agentcost.report.estimate import Report
 def _versus(saving: Any, baseline: Any, what: str) -> str:
     if saving >= 0:
         return f"saves {fmt.usd(saving, 6)} against {what} ({fmt.usd(baseline, 6)})"
-    return f"costs {fmt.usd(-saving, 6)} more than {what} ({fmt.usd(baseline, 6)})"
+    return f"costs {fmt.usd(abs(saving), 6)} more than {what} ({fmt.usd(baseline, 6)})"
 
 
 def editing_line(e: ContextEditingEffect) -> str:
@@ -51,10 +51,8 @@ def agent_lines(report: Report) -> list[str]:
     lines: list[str] = []
     d = report.agent_dynamics
     if d is not None and d.sequential_usd is not None:
-        saving = d.sequential_usd - d.cost_usd
-        lines.append(
-            f"Parallel calls: {_versus(saving, d.sequential_usd, 'the same calls made one per round')}."
-        )
+        versus = _versus(d.parallel_saving_usd, d.sequential_usd, "the same calls made one per round")
+        lines.append(f"Parallel calls: {versus}.")
     if report.failed_requests:
         attempts = "attempt" if report.failed_requests == 1 else "attempts"
         lines.append(
@@ -101,10 +99,11 @@ def agent_dict(report: Report) -> dict[str, Any] | None:
     if d is None and not report.failed_requests and report.budget_stop is None:
         return None
     parallel = None
-    if d is not None and d.sequential_usd is not None:
+    saving = None if d is None else d.parallel_saving_usd
+    if d is not None and d.sequential_usd is not None and saving is not None:
         parallel = {
             "sequential_usd": fmt.exact(d.sequential_usd),
-            "saving_usd": fmt.exact(d.sequential_usd - d.cost_usd),
+            "saving_usd": fmt.exact(saving),
         }
     retries = None
     if report.failed_requests:

@@ -66,12 +66,13 @@ def check_lines(c: Checks) -> list[tuple[str, str]]:
     ]
 
 
-def lever_text(lever: Lever) -> str:
-    """``defer 31 unused tools: −$0.0410 per task (−22.0%), $0.1452 instead of $0.1862``."""
-    base = lever.cost_usd + lever.saved_usd
+def lever_text(lever: Lever, base_usd: Decimal) -> str:
+    """``defer 31 unused tools: −$0.0410 per task (−22.0%), $0.1452 instead of $0.1862``: the lever's
+    total instead of the run's (``Insights.base_usd``, which ``saved_usd`` is measured from)."""
     text = (
         f"{lever.description}: {MINUS}{fmt.usd(lever.saved_usd)} per task"
-        f" ({MINUS}{fmt.percent(lever.saved_fraction)}), {fmt.usd(lever.cost_usd)} instead of {fmt.usd(base)}"
+        f" ({MINUS}{fmt.percent(lever.saved_fraction)}), {fmt.usd(lever.cost_usd)}"
+        f" instead of {fmt.usd(base_usd)}"
     )
     if lever.tradeoff:
         text += f" [{lever.tradeoff}]"
@@ -123,7 +124,9 @@ def render_insights_markdown(insights: Insights) -> str:
     else:
         lines.append("Levers, each re-estimated with one change, best first:")
         lines.append("")
-        lines += [f"{n}. {lever_text(lever)}" for n, lever in enumerate(insights.levers, 1)]
+        lines += [
+            f"{n}. {lever_text(lever, insights.base_usd)}" for n, lever in enumerate(insights.levers, 1)
+        ]
     return "\n".join(lines) + "\n"
 
 

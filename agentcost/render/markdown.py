@@ -16,7 +16,7 @@ def _cache_lines(report: Report) -> list[str]:
     t, s, lines = report.totals, report.cache_storage, []
     if s is not None:
         lines.append(
-            f"Explicit cache: {s.tokens:,} tokens, {fmt.usd(s.creation_usd + s.storage_usd)} for"
+            f"Explicit cache: {s.tokens:,} tokens, {fmt.usd(s.total_usd)} for"
             f" creation and {fmt.exact(s.hours)} h of storage."
         )
     if t.cache_expiries:

@@ -4,8 +4,9 @@
 file) has for it (long-context tiers, cache writes and reads, per-use fees), the same rates in the
 other service tiers the model offers, the price changes scheduled after the date, the billing facts
 agentcost keeps itself (``facts.yaml``: tool-use system prompt, minimum cacheable prompt, token
-ratio) with their sources and read dates, and the line-by-line arithmetic of one example request,
-checked against genai-prices' own total. The renderers only format.
+ratio) with their sources and read dates, and one example request worked out line by line
+(:meth:`agentcost.prices.model.ModelPrices.itemise`: the parts the accountant's own pricing sums).
+The renderers only format.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentcost.prices.lookup import resolve_model
-from agentcost.prices.model import ModelPrices, Usage
+from agentcost.prices.model import CostLine, ModelPrices, Usage
 from agentcost.prices.rates import Rate, tier_name
 from agentcost.render.jsonfmt import dumps, envelope
 from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
@@ -30,7 +31,6 @@ from agentcost.report.fmt import exact
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices
 
-MILLION = Decimal(1_000_000)
 MODELS_ORDER = (
     "by provider, then newest first by the version number in the model id (genai-prices has no"
     " release dates), then by id"
@@ -77,19 +77,10 @@ class FactLine:
 
 
 @dataclass(frozen=True)
-class ArithmeticLine:
-    label: str  # "uncached input", "cache read", ...
-    tokens: int
-    per_mtok_usd: Decimal
-    usd: Decimal  # tokens x per_mtok_usd / 1,000,000, exact
-    note: str | None = None  # e.g. "no cache-read price: billed as input"
-
-
-@dataclass(frozen=True)
 class Example:
     usage: Usage
     tier: str | None  # the long-context tier the example crosses
-    lines: tuple[ArithmeticLine, ...]
+    lines: tuple[CostLine, ...]  # ModelPrices.itemise: the parts ModelPrices.cost sums
     total_usd: Decimal  # the sum of the lines
     genai_prices_usd: Decimal  # ModelPrices.cost(usage).total_usd: the figure estimates use
 
@@ -194,38 +185,13 @@ def _facts(prices: ModelPrices) -> tuple[FactLine, ...]:
 
 
 def _example(prices: ModelPrices, usage: Usage) -> Example:
-    rates = {r.key: r for r in prices.rates()}
-    n = usage.input_tokens
-    input_rate = rates["input_mtok"].at(n)
-
-    def rate_of(key: str) -> tuple[Decimal, str | None]:
-        rate = rates.get(key)
-        if rate is None:
-            return input_rate, "no such price: billed as input"
-        return rate.at(n), None
-
-    write_key = "cache_write_mtok" if "cache_write_mtok" in rates else "cache_write_5m_mtok"
-    cached = usage.cache_read_tokens + usage.cache_write_tokens + usage.cache_write_1h_tokens
-    parts: list[tuple[str, int, Decimal, str | None]] = [("uncached input", n - cached, input_rate, None)]
-    if usage.cache_read_tokens:
-        parts.append(("cache read", usage.cache_read_tokens, *rate_of("cache_read_mtok")))
-    if usage.cache_write_tokens:
-        label = "cache write 5m" if prices.provider == "anthropic" else "cache write"
-        parts.append((label, usage.cache_write_tokens, *rate_of(write_key)))
-    if usage.cache_write_1h_tokens:
-        parts.append(("cache write 1h", usage.cache_write_1h_tokens, *rate_of("cache_write_1h_mtok")))
-    parts.append(("output", usage.output_tokens, rates["output_mtok"].at(n), None))
-    lines = tuple(
-        ArithmeticLine(label, tokens, rate, tokens * rate / MILLION, note)
-        for label, tokens, rate, note in parts
-    )
-    check = prices.cost(usage).total_usd
+    worked = prices.itemise(usage)
     return Example(
         usage=usage,
-        tier=prices.tier_label(n),
-        lines=lines,
-        total_usd=sum((line.usd for line in lines), Decimal(0)),
-        genai_prices_usd=check,
+        tier=prices.tier_label(usage.input_tokens),
+        lines=worked.lines,
+        total_usd=worked.total_usd,
+        genai_prices_usd=worked.cost.total_usd,
     )
 
 

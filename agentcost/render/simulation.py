@@ -56,9 +56,8 @@ def limit_lines(s: Simulation) -> list[str]:
             f"stopped by max_budget_usd: {s.stopped_by_budget:,} runs ({_share(s.stopped_by_budget, s.runs)})"
         )
     if s.over_budget is not None and s.budget_usd is not None:
-        lines.append(
-            f"over budget ({fmt.usd(s.budget_usd)}): {s.over_budget:,} runs ({_share(s.over_budget, s.runs)})"
-        )
+        share = fmt.percent(s.over_budget_share)
+        lines.append(f"over budget ({fmt.usd(s.budget_usd)}): {s.over_budget:,} runs ({share})")
     for label, value in s.percentile_usd:
         lines.append(f"cost at {label}: {fmt.usd(value)}")
     return lines
@@ -101,7 +100,7 @@ def sensitivity_lines(s: Simulation) -> list[str]:
     out = []
     for n, x in enumerate(s.sensitivity, 1):
         line = f" (line {x.input.line})" if x.input.line else ""
-        change = f"{MINUS}{fmt.usd(x.drop_usd)}" if x.drop_usd >= 0 else f"+{fmt.usd(-x.drop_usd)}"
+        change = f"{MINUS}{fmt.usd(x.drop_usd)}" if x.drop_usd >= 0 else f"+{fmt.usd(abs(x.drop_usd))}"
         out.append(
             f"{n}. {x.input.where}{line}, {x.input.text}: p90 {fmt.usd(x.p90_usd)} when held at "
             f"{x.input.median:,} ({change})"

@@ -60,7 +60,7 @@ def _assumptions(report: Report) -> Text:
     t = report.totals
     fees = f" + server-tool fees {fmt.usd(t.fees_usd, 6)}" if t.fees_usd else ""
     if report.cache_storage is not None:
-        fees += f" + explicit cache {fmt.usd(t.cache_creation_usd + t.storage_usd, 6)}"
+        fees += f" + explicit cache {fmt.usd(t.explicit_cache_usd, 6)}"
     lines.append(
         f"Total {fmt.usd(t.cost_usd, 6)} = input {fmt.usd(t.input_usd, 6)}"
         f" + output {fmt.usd(t.output_usd, 6)}{fees};"

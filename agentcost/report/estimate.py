@@ -36,6 +36,16 @@ class RequestLine:
     model: str | None = None  # routing: the model this request ran on, when not the scenario's
 
     @property
+    def uncached_input_tokens(self) -> int:
+        """Input not read from cache (cache writes included)."""
+        return self.input_tokens - self.cache_read_tokens
+
+    @property
+    def total_tokens(self) -> int:
+        """Input and output tokens of the request."""
+        return self.input_tokens + self.output_tokens
+
+    @property
     def label(self) -> str:
         expired = " (cache expired)" if self.cache_expired else ""
         if self.kind == "final":
@@ -64,6 +74,11 @@ class Totals:
     subagents_usd: Decimal = Decimal(0)  # what subagents cost, part of cost_usd (and of the other sums)
     subagent_requests: int = 0  # requests made by subagents, part of requests
 
+    @property
+    def explicit_cache_usd(self) -> Decimal:
+        """Gemini explicit-cache creation and storage, part of cost_usd."""
+        return self.cache_creation_usd + self.storage_usd
+
 
 @dataclass(frozen=True)
 class TtlChoice:
@@ -85,6 +100,11 @@ class CacheStorageLine:
     usd_per_mtok_hour: Decimal
     creation_usd: Decimal
     storage_usd: Decimal
+
+    @property
+    def total_usd(self) -> Decimal:
+        """Creation and storage."""
+        return self.creation_usd + self.storage_usd
 
 
 @dataclass(frozen=True)
