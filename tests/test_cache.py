@@ -5,13 +5,14 @@ Every test runs with its own empty XDG_CACHE_HOME (tests/conftest.py ``private_c
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from agentcost.errors import InputError
-from agentcost.infra import diskcache
+from agentcost.infra import cachecodec, diskcache
 from agentcost.prices import lookup as P
 from agentcost.scenario import cache as scenariocache
 from agentcost.scenario.model import Content, Round, Scenario, ToolUse
@@ -312,8 +313,8 @@ def test_crafted_entries_build_only_agentcost_dataclasses() -> None:
         b'["q",1]',
         b"[1",
     ):
-        with pytest.raises(diskcache.CodecError):
-            diskcache.decode(data)
+        with pytest.raises(cachecodec.CodecError):
+            cachecodec.decode(data)
 
 
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="needs a non-root POSIX user")
@@ -435,7 +436,7 @@ def test_every_shipped_scenario_survives_the_codec(path: Path) -> None:
     from agentcost.scenario.load import read_scenario as load_scenario
 
     scenario = load_scenario(path)
-    assert diskcache.decode(diskcache.encode(scenario)) == scenario
+    assert cachecodec.decode(cachecodec.encode(scenario)) == scenario
 
 
 def test_the_codec_keeps_types_and_shares_repeats() -> None:
@@ -451,12 +452,12 @@ def test_the_codec_keeps_types_and_shares_repeats() -> None:
         Content(text=text),
         float("inf"),
     )
-    data = diskcache.encode(value)
-    again = diskcache.decode(data)
+    data = cachecodec.encode(value)
+    again = cachecodec.decode(data)
     assert again == value and str(again[0]) == "1.50" and isinstance(again[3], Path)
     assert data.count(b"xxxxxxxxxx") == 50  # the long text stored once
-    with pytest.raises(diskcache.CodecError):
-        diskcache.encode(object())
+    with pytest.raises(cachecodec.CodecError):
+        cachecodec.encode(object())
 
 
 def test_unrolled_rounds_are_stored_once() -> None:
@@ -465,8 +466,8 @@ def test_unrolled_rounds_are_stored_once() -> None:
         path=Path("s.yaml"), model="gpt-5", model_line=None, provider=None, system=None, tools=(),
         tool_choice="auto", task=Content(text="t"), rounds=(one,) * 1000, final=Content(text="f"),
     )  # fmt: skip
-    data = diskcache.encode(scenario)
-    assert len(data) < 30_000 and diskcache.decode(data) == scenario
+    data = cachecodec.encode(scenario)
+    assert len(data) < 30_000 and cachecodec.decode(data) == scenario
 
 
 def copy_bugfix(tmp_path: Path) -> Path:
@@ -566,3 +567,224 @@ def test_a_locked_database_is_left_alone(tmp_path: Path, monkeypatch: pytest.Mon
         holder.execute("COMMIT")
     assert holder.execute("SELECT x FROM other").fetchall() == [(1,)]
     holder.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# One key for every layer: agentcost's source and every dependency
+# ---------------------------------------------------------------------------------------------
+
+
+class Missed(Exception):
+    """The layer did its work again: the cache missed."""
+
+
+def missed(*args: object, **kwargs: object) -> object:
+    raise Missed
+
+
+def layer_tokens(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
+    texts = ["one key for every layer", "and every dependency in it"]
+    T.TokenMemo().prefetch_tiktoken("o200k_base", texts)
+
+    def hit() -> bool:
+        memo = T.TokenMemo()
+        memo.prefetch_tiktoken("o200k_base", texts)
+        return memo.stats("o200k_base").disk_hits == len(texts)
+
+    return hit
+
+
+def layer_scenario(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
+    path = ROOT / "scenarios" / "bugfix.yaml"
+    first = scenariocache.load_scenario(path)
+
+    def hit() -> bool:
+        with monkeypatch.context() as m:
+            m.setattr(scenariocache, "_load", missed)
+            try:
+                return scenariocache.load_scenario(path) == first
+            except Missed:
+                return False
+
+    return hit
+
+
+def layer_project_file(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
+    path = ROOT / "scenarios" / "agentcost.yml"
+    assert scenariocache.is_project_file(path)
+
+    def hit() -> bool:
+        with monkeypatch.context() as m:
+            m.setattr(scenariocache, "_is_project", missed)
+            try:
+                return scenariocache.is_project_file(path)
+            except Missed:
+                return False
+
+    return hit
+
+
+def layer_price(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
+    P.resolve_model("gpt-5", as_of=WHEN)
+
+    def hit() -> bool:
+        return P.resolve_model("gpt-5", as_of=WHEN)._price is None  # no genai-prices object: cached
+
+    return hit
+
+
+def layer_facts(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
+    from agentcost import facts
+
+    facts._rows.cache_clear()
+    facts._rows()
+    facts._rows.cache_clear()
+
+    def hit() -> bool:
+        facts._rows.cache_clear()
+        with monkeypatch.context() as m:
+            m.setattr(facts, "_parse", missed)
+            try:
+                return bool(facts._rows())
+            except Missed:
+                return False
+            finally:
+                facts._rows.cache_clear()
+
+    return hit
+
+
+def layer_tiktoken_model(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
+    from agentcost.tokens import openai
+
+    monkeypatch.setattr(openai, "_MODEL_ENCODINGS", {})
+    openai.openai_encoding_name("gpt-4.1")
+
+    def hit() -> bool:
+        with monkeypatch.context() as m:
+            m.setattr(openai, "_MODEL_ENCODINGS", {})
+            m.setattr(openai, "_openai_encoding_uncached", missed)
+            try:
+                return openai.openai_encoding_name("gpt-4.1")[0] == "o200k_base"
+            except Missed:
+                return False
+
+    return hit
+
+
+def layer_replay(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
+    from agentcost import launch
+
+    store = diskcache.get_cache()
+    assert store is not None
+    key = launch._key(["estimate", "scenarios/bugfix.yaml"])
+    entry = {"out": "", "err": "", "code": 0, "files": []}
+    store.put_blob(launch.KIND, key, json.dumps(entry).encode())
+
+    def hit() -> bool:
+        return launch._replay(store, key) == 0
+
+    return hit
+
+
+LAYERS: dict[str, Callable[[pytest.MonkeyPatch], Callable[[], bool]]] = {
+    "tokens": layer_tokens,
+    "scenario": layer_scenario,
+    "project-file": layer_project_file,
+    "price": layer_price,
+    "facts": layer_facts,
+    "tiktoken-model": layer_tiktoken_model,
+    "replay": layer_replay,
+}
+CHANGES = ("agentcost's source", *sorted(diskcache.DEPENDENCIES), "python")
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_every_layer_misses_when_agentcost_or_a_dependency_changes(
+    layer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hit = LAYERS[layer](monkeypatch)
+    diskcache.flush()
+    assert hit(), f"{layer}: the entry just stored is not found"
+    real = diskcache.dependency_fingerprint
+    for change in CHANGES:
+        with monkeypatch.context() as m:
+            if change == "agentcost's source":
+                m.setattr(diskcache, "source_digest", lambda: "an edited checkout")
+            elif change == "python":
+                m.setattr(sys, "version", sys.version + " (another build)")
+            else:
+                m.setattr(
+                    diskcache,
+                    "dependency_fingerprint",
+                    lambda name, changed=change: "upgraded" if name == changed else real(name),
+                )
+            assert not hit(), f"{layer}: still used after a change of {change}"
+    assert hit(), f"{layer}: the entry is lost once everything is back"
+
+
+def test_a_dependency_fingerprint_follows_installs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wheel: its dist-info's RECORD (rewritten by every install); development mode or no
+    dist-info at all: the package's own files."""
+    site = tmp_path / "site"
+    package = site / "fakedep"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("x = 1\n")
+    info = site / "FakeDep-1.0.dist-info"
+    info.mkdir()
+    (info / "RECORD").write_text("fakedep/__init__.py,,\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setitem(diskcache.DEPENDENCIES, "fakedep", ("fakedep",))
+
+    def fingerprint() -> str:
+        monkeypatch.setattr(diskcache, "_FINGERPRINTS", {})
+        monkeypatch.setattr(diskcache, "_DIST_INFOS", None)
+        return diskcache.dependency_fingerprint("fakedep")
+
+    wheel = fingerprint()
+    os.utime(info / "RECORD", ns=(1, 1))  # reinstalled
+    assert fingerprint() != wheel
+    reinstalled = fingerprint()
+    (package / "__init__.py").write_text("x = 2  # edited in place\n")
+    assert fingerprint() == reinstalled  # a wheel's files are taken as its RECORD says
+    (info / "direct_url.json").write_text('{"url": "file:///src", "dir_info": {"editable": true}}')
+    editable = fingerprint()
+    assert editable != reinstalled
+    os.utime(package / "__init__.py", ns=(2, 2))  # edited in development mode
+    assert fingerprint() != editable
+    shutil.rmtree(info)
+    bare = fingerprint()  # on sys.path without a dist-info
+    os.utime(package / "__init__.py", ns=(3, 3))
+    assert fingerprint() != bare
+
+
+def test_the_dependency_list_covers_every_distribution_a_run_imports(tmp_path: Path) -> None:
+    """Cold runs of each kind of command import no third-party distribution the key leaves out
+    (beyond what Python's own start-up imports, such as site hooks)."""
+    from importlib.metadata import packages_distributions
+
+    def top_level(args: Sequence[str]) -> set[str]:
+        cmd = [sys.executable, "-X", "importtime", *args]
+        env = dict(os.environ, AGENTCOST_CACHE="off", COLUMNS="100")
+        done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
+        assert done.returncode in (0, 1), done.stderr[-2000:]
+        return {m.split(".")[0] for m in imported(done.stderr)}
+
+    start_up = top_level(["-c", "pass"])
+    used: set[str] = set()
+    for args in (
+        ("estimate", "scenarios/research.yaml", "--explain", "-f", "markdown"),
+        ("estimate", "scenarios/uncertain-steps.yaml", "--simulate", "200", "-f", "json"),
+        ("estimate", "scenarios/agentcost.yml", "-f", "csv"),
+        ("compare", "scenarios/bugfix.yaml", "-m", "gpt-5", "-m", "gemini-2.5-pro", "-m", "claude-opus-4-1"),
+        ("diff", "scenarios/bugfix.yaml", "scenarios/research.yaml"),
+    ):
+        used |= top_level(["-m", "agentcost", *args]) - start_up
+    owners = packages_distributions()
+    distributions = {diskcache_name(d) for m in used for d in owners.get(m, ())}
+    assert "numpy" in distributions and "pyyaml" in distributions  # the check itself works
+    assert distributions - {"agentcost_estimate"} <= set(diskcache.DEPENDENCIES)
+
+
+def diskcache_name(distribution: str) -> str:
+    return distribution.lower().replace("-", "_").replace(".", "_")

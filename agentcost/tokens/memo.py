@@ -34,7 +34,8 @@ class TokenMemo:
     concurrent writers may count a text twice (harmless).
 
     ``persistent``: also look counts up in, and add them to, the on-disk cache
-    (:mod:`agentcost.infra.diskcache`, keyed by scheme id and sha256 of the text), so that a later process
+    (:mod:`agentcost.infra.diskcache`: the store's key of the scheme id, which adds agentcost's code and
+    every dependency, and the sha256 of the text), so that a later process
     need not load the encoding at all. Counts are written when :func:`agentcost.infra.diskcache.flush`
     runs (``count_tokens`` calls it) or at exit.
     """
