@@ -14,12 +14,17 @@ keyword-only; ``as_of`` takes a date, an aware or naive datetime (naive means UT
 ``None`` (today, UTC). Bad input raises :class:`~agentcost.errors.InputError`, whose text is the line
 the CLI prints, except that an option is named as its keyword argument (``as_of: not a usable date:
 'soon'``) where the CLI names its flag (``--as-of``).
+
+Files named inside a scenario are read only from its directory and its git work tree, as by the
+CLI; ``allow_paths=`` adds directories (``--allow-path``) and ``max_input_bytes=`` bounds the text
+one call may tokenize (``--max-input-bytes``; docs/limits.md).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
@@ -106,18 +111,22 @@ def load_scenario(
     *,
     overrides: Sequence[str] = (),
     base_dir: PathLike | None = None,
+    allow_paths: Sequence[PathLike] = (),
+    max_input_bytes: int | None = None,
 ) -> Scenario:
-    """Read and validate a scenario file (or a parsed mapping), with ``--set``-style ``overrides``."""
+    """Read and validate a scenario file (or a parsed mapping), with ``--set``-style ``overrides``.
+    ``allow_paths``: more directories the files it names may be in (``--allow-path``)."""
     if isinstance(overrides, str):
         raise TypeError("overrides is a sequence of PATH=VALUE texts, not one text")
     from agentcost.scenario.cache import load_scenario as load
 
-    if isinstance(scenario, Mapping):
-        path, reader = _mapping_source(scenario, base_dir)
-        return load(path, overrides=tuple(overrides), reader=reader)
-    if base_dir is not None:
-        scenario = Path(base_dir, scenario)
-    return load(Path(scenario), overrides=tuple(overrides))
+    with _policy(allow_paths, max_input_bytes):
+        if isinstance(scenario, Mapping):
+            path, reader = _mapping_source(scenario, base_dir)
+            return load(path, overrides=tuple(overrides), reader=reader)
+        if base_dir is not None:
+            scenario = Path(base_dir, scenario)
+        return load(Path(scenario), overrides=tuple(overrides), reader=_uncached_under_allowed_roots())
 
 
 def estimate(
@@ -130,22 +139,28 @@ def estimate(
     service_tier: str | None = None,
     prices: PathLike | None = None,
     base_dir: PathLike | None = None,
+    allow_paths: Sequence[PathLike] = (),
+    max_input_bytes: int | None = None,
 ) -> EstimateResult:
     """Estimate one scenario: what ``agentcost estimate SCENARIO`` computes.
 
     ``model`` replaces the scenario's model, ``budget_usd`` its budget (``--budget``), ``service_tier``
     its tier; ``prices`` is a price file (``--prices``); ``overrides`` are ``PATH=VALUE`` texts
-    (``--set``), applied before validation.
+    (``--set``), applied before validation; ``allow_paths`` and ``max_input_bytes`` as
+    ``--allow-path`` and ``--max-input-bytes``.
     """
     from agentcost.loop.estimate import estimate_scenario
     from agentcost.loop.options import PricingOptions
     from agentcost.report.estimate import build_report
     from agentcost.report.gates import estimate_gates
 
-    loaded = _scenario(scenario, overrides, base_dir)
-    when, budget = _as_of(as_of), _usd(budget_usd, "budget_usd")
-    options = PricingOptions(when, service_tier=service_tier, user_prices=_user_prices(prices), model=model)
-    est = estimate_scenario(loaded, options=options, budget_usd=budget)
+    with _policy(allow_paths, max_input_bytes):
+        loaded = _scenario(scenario, overrides, base_dir)
+        when, budget = _as_of(as_of), _usd(budget_usd, "budget_usd")
+        pricing = PricingOptions(
+            when, service_tier=service_tier, user_prices=_user_prices(prices), model=model
+        )
+        est = estimate_scenario(loaded, options=pricing, budget_usd=budget)
     report = build_report(est)
     return EstimateResult(report, est, estimate_gates(report))
 
@@ -159,22 +174,50 @@ def compare(
     service_tier: str | None = None,
     prices: PathLike | None = None,
     base_dir: PathLike | None = None,
+    allow_paths: Sequence[PathLike] = (),
+    max_input_bytes: int | None = None,
 ) -> CompareResult:
     """Estimate one scenario on each of ``models`` (names, ``provider/model`` or globs, as ``-m`` takes)."""
     if isinstance(models, str):
         raise TypeError("models is a sequence of model names, not one name")
     from agentcost.commands.compare import compare_gates, compare_models, expand_models
 
-    loaded = _scenario(scenario, overrides, base_dir)
-    when = _as_of(as_of)
-    user_prices = _user_prices(prices)
-    names = expand_models(models, as_of=when, user_prices=user_prices, service_tier=service_tier)
-    report = compare_models(loaded, names, as_of=when, service_tier=service_tier, user_prices=user_prices)
+    with _policy(allow_paths, max_input_bytes):
+        loaded = _scenario(scenario, overrides, base_dir)
+        when = _as_of(as_of)
+        user_prices = _user_prices(prices)
+        names = expand_models(models, as_of=when, user_prices=user_prices, service_tier=service_tier)
+        report = compare_models(loaded, names, as_of=when, service_tier=service_tier, user_prices=user_prices)
     return CompareResult(report, tuple(compare_gates(report)))
 
 
 # ---------------------------------------------------------------------------------------------
 # Inputs
+
+
+@contextmanager
+def _policy(allow_paths: Sequence[PathLike], max_input_bytes: int | None) -> Iterator[None]:
+    """The call's input policy: the one in force (a caller's, or the default) with ``allow_paths``
+    added and ``max_input_bytes`` in place of its budget."""
+    from agentcost.infra.policy import InputPolicy, current_policy, using_policy
+
+    if isinstance(allow_paths, str | os.PathLike):
+        raise TypeError("allow_paths is a sequence of directories, not one directory")
+    if not allow_paths and max_input_bytes is None:
+        yield
+        return
+    for given in allow_paths:
+        if not os.path.isdir(given):
+            raise InputError(f"not a directory: {os.fspath(given)}", key="allow_paths")
+    if max_input_bytes is not None and (type(max_input_bytes) is not int or max_input_bytes < 1):
+        raise InputError(
+            f"must be a whole number of 1 or more, got {max_input_bytes!r}", key="max_input_bytes"
+        )
+    base = current_policy()
+    roots = base.allowed_roots + tuple(Path(os.path.realpath(given)) for given in allow_paths)
+    most = base.max_input_bytes if max_input_bytes is None else max_input_bytes
+    with using_policy(InputPolicy(roots, most)):
+        yield
 
 
 def _scenario(scenario: ScenarioInput, overrides: Sequence[str], base_dir: PathLike | None) -> Scenario:
@@ -185,6 +228,15 @@ def _scenario(scenario: ScenarioInput, overrides: Sequence[str], base_dir: PathL
             raise TypeError("overrides apply while a scenario is read: pass a path or a mapping")
         return scenario
     return load_scenario(scenario, overrides=overrides, base_dir=base_dir)
+
+
+def _uncached_under_allowed_roots() -> Any:
+    """The plain file reader (no scenario cache: an entry does not record the directories its load
+    was allowed to read) when the policy allows more directories; else None, the cached load."""
+    from agentcost.infra.files import read_file
+    from agentcost.infra.policy import current_policy
+
+    return read_file if current_policy().allowed_roots else None
 
 
 def _mapping_source(scenario: Mapping[str, Any], base_dir: PathLike | None) -> tuple[Path, Any]:

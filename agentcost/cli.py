@@ -15,13 +15,20 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from agentcost.cli_options import (
+    AllowPathOpt,
     AsOfOpt,
     BudgetOpt,
     ChartOpt,
+    ExampleCacheReadOpt,
+    ExampleCacheWriteOpt,
+    ExampleInputOpt,
+    ExampleOutputOpt,
+    ExplainOpt,
     FormatInOpt,
     FormatOpt,
     ListFormat,
     ListFormatOpt,
+    MaxInputBytesOpt,
     OutputOpt,
     PricesOpt,
     QuietOpt,
@@ -31,11 +38,14 @@ from agentcost.cli_options import (
     SummaryOpt,
     TraceModelOpt,
     flagged,
+    from_stdin,
     is_project,
     parse_budget,
     parse_option,
     parse_usd,
     read_user_prices,
+    scenario_reader,
+    set_input_policy,
     show_version,
     tier_name,
 )
@@ -87,6 +97,7 @@ def _emit(report: object, gates: Sequence[Gate], out: Output) -> None:
 
 @app.command()
 def estimate(
+    ctx: typer.Context,
     scenarios: Annotated[
         list[Path],
         typer.Argument(
@@ -104,14 +115,7 @@ def estimate(
     model: Annotated[str | None, typer.Option(help="Price a different model than the scenario's.")] = None,
     service_tier: ServiceTierOpt = None,
     prices: PricesOpt = None,
-    explain: Annotated[
-        bool,
-        typer.Option(
-            "--explain",
-            help="Add Insights: six checks and the levers that save most, each re-estimated"
-            " (one scenario only; see docs/insights.md).",
-        ),
-    ] = False,
+    explain: ExplainOpt = False,
     simulate: Annotated[
         int | None,
         typer.Option(
@@ -132,6 +136,8 @@ def estimate(
             f" (simulates {DEFAULT_SIMULATION_RUNS:,} runs unless --simulate says).",
         ),
     ] = None,
+    allow_path: AllowPathOpt = None,
+    max_input_bytes: MaxInputBytesOpt = None,
 ) -> None:
     """Estimate scenarios: a row per billed request, totals, and the assumptions behind them.
 
@@ -142,28 +148,26 @@ def estimate(
     out = Output(format_, output, summary, quiet, chart)
     overrides = tuple(set_ or ())
     try:
+        set_input_policy(ctx, allow_path, max_input_bytes)
         when = parse_as_of(as_of)
         limit = parse_budget(budget)
         user_prices = read_user_prices(prices)
         tier = tier_name(service_tier)
         if len(scenarios) == 1 and not is_project(scenarios[0]):
-            from agentcost.loop.estimate import estimate as run_estimate
+            from agentcost.loop.estimate import estimate_scenario
             from agentcost.report.estimate import build_report
             from agentcost.report.gates import estimate_gates
+            from agentcost.scenario.cache import load_scenario  # the validated scenario, cached on disk
 
-            est = run_estimate(
-                scenarios[0],
-                as_of=when,
-                model=model,
-                budget_usd=limit,
-                overrides=overrides,
-                service_tier=tier,
-                user_prices=user_prices,
+            loaded = load_scenario(scenarios[0], overrides=overrides, reader=scenario_reader(scenarios[0]))
+            est = estimate_scenario(
+                loaded, as_of=when, model=model, budget_usd=limit, service_tier=tier, user_prices=user_prices
             )
             report = build_report(est)
             gates = estimate_gates(report)
             simulating = simulate is not None or at is not None
-            if output is None and not summary and not (simulating and sys.stderr.isatty()):
+            replayable = not from_stdin(scenarios[0])  # standard input differs from run to run
+            if replayable and output is None and not summary and not (simulating and sys.stderr.isatty()):
                 # the output depends only on the inputs (agentcost.launch; a progress bar is not replayed)
                 from agentcost.replayable import allow_replay
 
@@ -213,6 +217,7 @@ def estimate(
 
 @app.command()
 def compare(
+    ctx: typer.Context,
     scenario: Annotated[Path, typer.Argument(help="A scenario YAML file.")],
     model: Annotated[
         list[str] | None,
@@ -234,6 +239,8 @@ def compare(
     as_of: AsOfOpt = None,
     service_tier: ServiceTierOpt = None,
     prices: PricesOpt = None,
+    allow_path: AllowPathOpt = None,
+    max_input_bytes: MaxInputBytesOpt = None,
 ) -> None:
     """Estimate one scenario on several models: a row per model, cheapest first.
 
@@ -245,10 +252,11 @@ def compare(
 
     out = Output(format_, output, summary, quiet, chart=False)
     try:
+        set_input_policy(ctx, allow_path, max_input_bytes)
         when = parse_as_of(as_of)
         user_prices = read_user_prices(prices)
         tier = tier_name(service_tier)
-        loaded = load_scenario(scenario, overrides=tuple(set_ or ()))
+        loaded = load_scenario(scenario, overrides=tuple(set_ or ()), reader=scenario_reader(scenario))
         names = expand_models(
             model or [],
             as_of=when,
@@ -257,7 +265,7 @@ def compare(
             service_tier=tier if tier is not None else loaded.service_tier,
         )
         report = compare_models(loaded, names, as_of=when, service_tier=tier, user_prices=user_prices)
-        if output is None and not summary:  # the output depends only on the inputs (agentcost.launch)
+        if output is None and not summary and not from_stdin(scenario):  # only on the input files
             from agentcost.replayable import allow_replay
 
             allow_replay()
@@ -268,6 +276,7 @@ def compare(
 
 @app.command()
 def diff(
+    ctx: typer.Context,
     base: Annotated[Path, typer.Argument(help="The scenario or project file before the change.")],
     head: Annotated[
         Path | None,
@@ -296,6 +305,8 @@ def diff(
     as_of: AsOfOpt = None,
     service_tier: ServiceTierOpt = None,
     prices: PricesOpt = None,
+    allow_path: AllowPathOpt = None,
+    max_input_bytes: MaxInputBytesOpt = None,
 ) -> None:
     """Compare the cost before and after a change: per scenario, per request, and what changed.
 
@@ -308,6 +319,7 @@ def diff(
 
     out = Output(format_, output, summary, quiet, chart=False)
     try:
+        set_input_policy(ctx, allow_path, max_input_bytes)
         if head is None and base_ref is None:
             raise InputError(
                 "needs HEAD, or --base-ref REF to compare BASE with its version at REF", key="diff"
@@ -339,6 +351,7 @@ def diff(
 
 @app.command()
 def models(
+    ctx: typer.Context,
     pattern: Annotated[
         str | None,
         typer.Argument(help="Filter: a substring, a glob such as 'claude-*', or 'openai/*'."),
@@ -346,12 +359,15 @@ def models(
     as_of: AsOfOpt = None,
     format_: ListFormatOpt = ListFormat.table,
     prices: PricesOpt = None,
+    allow_path: AllowPathOpt = None,
+    max_input_bytes: MaxInputBytesOpt = None,
 ) -> None:
     """List the models agentcost can price, newest first: rates, context window, tiers, count accuracy."""
     from agentcost.loop.options import parse_as_of
     from agentcost.prices.listing import list_models, newest_first
 
     try:
+        set_input_policy(ctx, allow_path, max_input_bytes)
         when = parse_as_of(as_of)
         found = newest_first(list_models(as_of=when, pattern=pattern, user_prices=read_user_prices(prices)))
     except InputError as err:
@@ -363,47 +379,26 @@ def models(
 
         sys.stdout.write(render_models_json(found, as_of=when))
         return
-    from rich.console import Console
-
+    from agentcost.render.output import print_rich
     from agentcost.render.table import render_models
 
-    Console().print(render_models(found))
+    print_rich(render_models(found))
 
 
 @app.command()
 def prices(
+    ctx: typer.Context,
     model: Annotated[str, typer.Argument(help="A model id, e.g. claude-sonnet-4-5 or openai/gpt-5.")],
     as_of: AsOfOpt = None,
     service_tier: ServiceTierOpt = None,
     prices_file: PricesOpt = None,
     format_: ListFormatOpt = ListFormat.table,
-    input_tokens: Annotated[
-        int | None,
-        typer.Option(
-            "--input-tokens", min=0, help="Example request: input tokens, cached ones included (10,000)."
-        ),
-    ] = None,
-    output_tokens: Annotated[
-        int | None, typer.Option("--output-tokens", min=0, help="Example request: output tokens (1,000).")
-    ] = None,
-    cache_read_tokens: Annotated[
-        int | None,
-        typer.Option(
-            "--cache-read-tokens",
-            min=0,
-            help="Example request: input tokens read from cache (2,000 where the model has a cache-read"
-            " price and no token option is given, else 0).",
-        ),
-    ] = None,
-    cache_write_tokens: Annotated[
-        int | None,
-        typer.Option(
-            "--cache-write-tokens",
-            min=0,
-            help="Example request: input tokens written to cache (1,000 where the model has a"
-            " cache-write price and no token option is given, else 0).",
-        ),
-    ] = None,
+    input_tokens: ExampleInputOpt = None,
+    output_tokens: ExampleOutputOpt = None,
+    cache_read_tokens: ExampleCacheReadOpt = None,
+    cache_write_tokens: ExampleCacheWriteOpt = None,
+    allow_path: AllowPathOpt = None,
+    max_input_bytes: MaxInputBytesOpt = None,
 ) -> None:
     """Show exactly which rates apply to MODEL and where each comes from, with one example request
     worked out line by line."""
@@ -412,6 +407,7 @@ def prices(
 
     given = (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
     try:
+        set_input_policy(ctx, allow_path, max_input_bytes)
         when = parse_as_of(as_of)
         example = None
         if any(v is not None for v in given):
@@ -437,15 +433,15 @@ def prices(
 
         sys.stdout.write(render_price_sheet_json(sheet))
         return
-    from rich.console import Console
-
+    from agentcost.render.output import print_rich
     from agentcost.render.prices import render_price_sheet
 
-    Console().print(render_price_sheet(sheet))
+    print_rich(render_price_sheet(sheet))
 
 
 @app.command()
 def replay(
+    ctx: typer.Context,
     trace: Annotated[
         Path,
         typer.Argument(help="A recorded run: SWE-agent .traj, Anthropic/OpenAI API log, Claude Code log."),
@@ -471,6 +467,8 @@ def replay(
     quiet: QuietOpt = False,
     as_of: AsOfOpt = None,
     prices: PricesOpt = None,
+    allow_path: AllowPathOpt = None,
+    max_input_bytes: MaxInputBytesOpt = None,
 ) -> None:
     """Replay a recorded run: our count of every request beside the reported usage, and its cost."""
     from agentcost.loop.options import parse_as_of
@@ -479,6 +477,7 @@ def replay(
 
     out = Output(format_, output, summary, quiet, chart=False)
     try:
+        set_input_policy(ctx, allow_path, max_input_bytes)
         when = parse_as_of(as_of)
         user_prices = read_user_prices(prices)
         loaded = load_trace(
@@ -491,6 +490,7 @@ def replay(
 
 @app.command()
 def calibrate(
+    ctx: typer.Context,
     trace: Annotated[Path, typer.Argument(help="A recorded run (see `agentcost replay`).")],
     output: Annotated[
         Path | None,
@@ -502,6 +502,8 @@ def calibrate(
     config: RunConfigOpt = None,
     as_of: AsOfOpt = None,
     prices: PricesOpt = None,
+    allow_path: AllowPathOpt = None,
+    max_input_bytes: MaxInputBytesOpt = None,
 ) -> None:
     """Write a scenario that reproduces a recorded run; re-estimating it lands on the replayed total."""
     from agentcost.commands.conversations import calibrate_log, write_log_calibration
@@ -509,6 +511,7 @@ def calibrate(
     from agentcost.replay import load_trace
 
     try:
+        set_input_policy(ctx, allow_path, max_input_bytes)
         when = parse_as_of(as_of)
         user_prices = read_user_prices(prices)
         if output is not None and output.exists() and not force:

@@ -3,12 +3,14 @@
 Typer reads the options from these ``Annotated`` aliases. The parsers raise :class:`InputError`
 naming the flag (``--budget``, ``--max-increase``...), which :mod:`agentcost.cli` reports with
 exit 2. The library names the options it takes by neutral keys (``as_of``, ``model``...):
-:func:`flagged` words its errors with the CLI's flags. Also: whether a scenarios argument is a
-project file, and the ``--version`` callback.
+:func:`flagged` words its errors with the CLI's flags. Also: the run's input policy
+(``--allow-path``, ``--max-input-bytes``: :func:`set_input_policy`), whether a scenarios argument
+is a project file, standard input (``-``), and the ``--version`` callback.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
@@ -23,6 +25,7 @@ from agentcost.render.output import Format
 from agentcost.scenario.model import MAX_BUDGET_USD
 
 if TYPE_CHECKING:
+    from agentcost.infra.files import Reader
     from agentcost.prices.user import UserPrices
 
 # Options shared by the commands that read scenarios. Typer reads them from these aliases.
@@ -59,6 +62,15 @@ BudgetOpt = Annotated[
     typer.Option(help="Gate: exit 1 when a scenario's estimate is over this many dollars per run."),
 ]
 
+ExplainOpt = Annotated[
+    bool,
+    typer.Option(
+        "--explain",
+        help="Add Insights: six checks and the levers that save most, each re-estimated"
+        " (one scenario only; see docs/insights.md).",
+    ),
+]
+
 
 class ServiceTier(StrEnum):
     standard = "standard"
@@ -89,6 +101,57 @@ PricesOpt = Annotated[
 ]
 ListFormatOpt = Annotated[
     ListFormat, typer.Option("--format", "-f", help="Output format: table (default) or json.")
+]
+
+# Options of every command that reads input files (scenarios, projects, price files, traces).
+AllowPathOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--allow-path",
+        metavar="DIR",
+        help="Also let files named inside input files ({file: ...}, tools, subagents...) be read from"
+        " DIR (repeatable; see docs/limits.md).",
+    ),
+]
+MaxInputBytesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-input-bytes",
+        metavar="N",
+        min=1,
+        help="Most characters of text one run may tokenize, after aliases, files and repeats"
+        " (default 67,108,864: 64 MiB; see docs/limits.md).",
+    ),
+]
+
+
+# The example request of `agentcost prices`.
+ExampleInputOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--input-tokens", min=0, help="Example request: input tokens, cached ones included (10,000)."
+    ),
+]
+ExampleOutputOpt = Annotated[
+    int | None, typer.Option("--output-tokens", min=0, help="Example request: output tokens (1,000).")
+]
+ExampleCacheReadOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--cache-read-tokens",
+        min=0,
+        help="Example request: input tokens read from cache (2,000 where the model has a cache-read"
+        " price and no token option is given, else 0).",
+    ),
+]
+ExampleCacheWriteOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--cache-write-tokens",
+        min=0,
+        help="Example request: input tokens written to cache (1,000 where the model has a"
+        " cache-write price and no token option is given, else 0).",
+    ),
 ]
 
 
@@ -164,11 +227,48 @@ def read_user_prices(path: Path | None) -> UserPrices | None:
     return load_user_prices(path)
 
 
+def set_input_policy(ctx: typer.Context, allow_path: list[Path] | None, max_input_bytes: int | None) -> None:
+    """The run's :class:`~agentcost.infra.policy.InputPolicy`, from ``--allow-path`` (each an existing
+    directory, kept as its real path) and ``--max-input-bytes``, in force until the command ends."""
+    from agentcost.infra.policy import DEFAULT_MAX_INPUT_BYTES, InputPolicy, using_policy
+
+    roots: list[Path] = []
+    for given in allow_path or ():
+        if not given.is_dir():
+            raise InputError(
+                f"not a directory: {given}", key="--allow-path", hint="give a directory that exists"
+            )
+        roots.append(Path(os.path.realpath(given)))
+    most = max_input_bytes if max_input_bytes is not None else DEFAULT_MAX_INPUT_BYTES
+    ctx.with_resource(using_policy(InputPolicy(tuple(roots), most)))
+
+
+def from_stdin(path: Path) -> bool:
+    """Whether a scenario argument is ``-``, standard input."""
+    from agentcost.infra.files import is_stdin
+
+    return is_stdin(path)
+
+
+def scenario_reader(path: Path) -> Reader | None:
+    """The plain file reader, which keeps the load out of the scenario cache, for standard input
+    (the cache is keyed by files on disk) and under ``--allow-path`` (an entry does not record the
+    directories its load was allowed to read); else None: the cached load."""
+    from agentcost.infra.files import read_file
+    from agentcost.infra.policy import current_policy
+
+    return read_file if from_stdin(path) or current_policy().allowed_roots else None
+
+
 def tier_name(value: ServiceTier | None) -> str | None:
     return None if value is None else value.value
 
 
 def is_project(path: Path) -> bool:
+    if from_stdin(path):  # standard input: no file's bytes to cache the answer by
+        from agentcost.scenario.project import is_project_file as uncached
+
+        return uncached(path)
     from agentcost.scenario.cache import is_project_file  # the answer cached by the file's bytes
 
     return is_project_file(path)

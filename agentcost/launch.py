@@ -31,6 +31,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 from agentcost.replayable import replay_allowed
@@ -109,10 +110,13 @@ def _replay(store: Any, key: str) -> int | None:
         return None
     try:
         entry = json.loads(raw.decode("utf-8", "surrogatepass"))
+        from agentcost.infra.files import read_file
+
         for path, digest in entry["files"]:
-            with open(path, "rb") as handle:
-                if hashlib.sha256(handle.read()).hexdigest() != digest:
-                    return None
+            # bounded and regular files only: a recorded file swapped for a 3 GB file or a FIFO
+            # is refused (the run then goes for real and says why), never read whole or waited on
+            if hashlib.sha256(read_file(Path(path))).hexdigest() != digest:
+                return None
         out, err, code = entry["out"], entry["err"], entry["code"]
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -210,6 +210,13 @@ def test_a_project_over_its_total_budget_trips_its_gate(tmp_path: Path) -> None:
 
 
 def test_entry_overrides_apply_first_then_the_set_option(tmp_path: Path) -> None:
+    from agentcost.infra.policy import InputPolicy, using_policy
+
+    with using_policy(InputPolicy(allowed_roots=(ROOT / "scenarios",))):  # r.yaml names files there
+        _entry_overrides_apply_first(tmp_path)
+
+
+def _entry_overrides_apply_first(tmp_path: Path) -> None:
     research = (ROOT / "scenarios" / "research.yaml").read_text(encoding="utf-8")
     write(tmp_path, research.replace("file: research/", f"file: {ROOT}/scenarios/research/"), "r.yaml")
     project = load_project(

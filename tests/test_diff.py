@@ -512,6 +512,7 @@ def test_json_validates_against_the_fragment_and_the_published_schema(pair: tupl
 
 def test_project_json_validates_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()  # a checkout: its projects may name scenarios anywhere in it
     (tmp_path / "a.yaml").write_text(BASE, encoding="utf-8")
     (tmp_path / "b.yaml").write_text(HEAD, encoding="utf-8")
     _project(tmp_path / "x", "  - {path: ../a.yaml, runs_per_day: 2.5}\n")

@@ -82,6 +82,24 @@ def test_a_changed_file_runs_for_real(tmp_path: Path) -> None:
     assert changed.stdout != first.stdout and "typer" in imported(changed.stderr)
 
 
+def test_a_recorded_file_swapped_for_a_fifo_is_not_waited_on(tmp_path: Path) -> None:
+    """Issue 13, groups 1 and 4: the replay check reads recorded files like every other read, bounded
+    and regular files only. A file swapped for a FIFO no one writes once hung the check forever; now
+    the run goes for real and refuses it (exit 2)."""
+    (tmp_path / "result.txt").write_text("short result")
+    (tmp_path / "s.yaml").write_text(
+        "version: 1\nmodel: gpt-4o\ntask: Go.\nrounds:\n  - tool: t\n    call_tokens: 5\n"
+        "    result: {file: result.txt}\nfinal: 5\n"
+    )
+    args = ("estimate", "s.yaml", "--as-of", "2026-11-30", "-q")
+    assert agentcost(*args, cwd=tmp_path).returncode == 0  # stored
+    (tmp_path / "result.txt").unlink()
+    os.mkfifo(tmp_path / "result.txt")
+    cmd = [sys.executable, "-m", "agentcost", *args]
+    done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2 and "result.txt" in done.stderr and "FIFO" in done.stderr.upper()
+
+
 def test_errors_and_side_effects_always_run(tmp_path: Path) -> None:
     bad = ("estimate", "no-such.yaml")
     for _ in range(2):

@@ -545,7 +545,18 @@ def test_a_directory_at_the_revision(repo: Path) -> None:
 
 def test_a_file_outside_the_repository(repo: Path, tmp_path: Path) -> None:
     write(tmp_path, "outside", "outside.txt")
-    with pytest.raises(InputError, match=r"file not found at HEAD: it is outside the git repository"):
+    with pytest.raises(InputError, match=r"outside.txt, outside the allowed directories"):
+        read_scenario(
+            repo / "sc/s.yaml",
+            reader=git_reader("HEAD"),
+            overrides=["rounds[0].result.file=../../outside.txt"],
+        )
+    from agentcost.infra.policy import InputPolicy, using_policy
+
+    with (
+        using_policy(InputPolicy(allowed_roots=(tmp_path,))),
+        pytest.raises(InputError, match=r"file not found at HEAD: it is outside the git repository"),
+    ):
         read_scenario(
             repo / "sc/s.yaml",
             reader=git_reader("HEAD"),

@@ -1,5 +1,10 @@
 """Reading input files as bytes and as UTF-8 text, with size limits and one-line reasons.
 
+Only regular files are read: a FIFO, a device, a socket or a directory is refused by ``stat`` before
+it is opened, and opening does not block (``O_NONBLOCK``), so no input can hang a run. ``-`` is
+standard input (read once, with the same limit). :class:`SharedReads` reads each file of one load
+once, however often and under whatever names it is named.
+
 The standard library only, so that a run whose scenario is already cached (agentcost.scenario.cache)
 reads its files without importing the YAML parser or pydantic. :mod:`agentcost.infra.yamlread` re-exports
 all of it.
@@ -11,6 +16,7 @@ import functools
 import hashlib
 import os
 import stat
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,10 +24,15 @@ from pathlib import Path
 __all__ = [
     "LIMITS_DOC",
     "MAX_FILE_BYTES",
+    "STDIN",
     "FileTooLarge",
+    "NotAFile",
     "Reader",
+    "SharedReads",
     "Unreadable",
+    "is_stdin",
     "read_file",
+    "read_stdin",
     "read_text",
     "recording",
     "text_reader",
@@ -29,8 +40,11 @@ __all__ = [
 
 MAX_FILE_BYTES = 10_000_000
 """Largest input file read (scenario, project, tool, ``{file: ...}``, price and ``--models`` files):
-checked with ``fstat`` before reading, and by reading at most one byte more (a pipe or device)."""
+checked with ``fstat`` before reading, and by reading at most one byte more (a file that grows, and
+standard input)."""
 LIMITS_DOC = "see docs/limits.md"
+STDIN = "-"
+"""The file name that means standard input (a scenario, project or trace given as ``-``)."""
 
 _RECORDING: list[list[str]] | None = None
 
@@ -78,17 +92,61 @@ class FileTooLarge(OSError):
         return f"file too large: {size}over the limit of {self.limit:,} bytes ({LIMITS_DOC})"
 
 
+class NotAFile(OSError):
+    """Not a regular file (a FIFO, a device, a socket...): refused before it is opened, since reading
+    one can block forever or never end. ``reason`` says what it is."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)  # a file swapped for a FIFO after the stat cannot block the open
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+# What shells hand a program for `<(command)` and a redirected standard input: paths to pipes.
+_PIPE_NAMES = ("/dev/fd/", "/dev/stdin", "/proc/self/fd/", "/proc/thread-self/fd/")
+_KINDS = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _check_regular(path: Path | str, mode: int) -> None:
+    """Refuse anything but a regular file, saying what it is."""
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(21, "Is a directory", str(path))
+    if stat.S_ISFIFO(mode):
+        name = os.fspath(path)
+        if name.startswith(_PIPE_NAMES) or (name.startswith("/proc/") and "/fd/" in name):
+            raise NotAFile(
+                "is a pipe, not a regular file (for standard input, give - as the file name: "
+                "cat FILE | agentcost estimate -)"
+            )
+        raise NotAFile("is a named pipe (FIFO), not a regular file")
+    for test, kind in _KINDS:
+        if test(mode):
+            raise NotAFile(f"is {kind}, not a regular file")
+    raise NotAFile("is not a regular file")
+
+
 def read_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The default :data:`Reader`: the file on disk, at most ``limit`` bytes (else
-    :class:`FileTooLarge`). A regular file is refused by its size before a byte is read; anything
-    else (a pipe, ``/dev/zero``) by reading at most one byte more than the limit."""
-    with open(path, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if stat.S_ISDIR(info.st_mode):  # open() succeeds on a directory on some systems
-            raise IsADirectoryError(21, "Is a directory", str(path))
-        if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+    """The default :data:`Reader`: the regular file on disk (symlinks followed), at most ``limit``
+    bytes (else :class:`FileTooLarge`), refused by its size before a byte is read. Anything else (a
+    FIFO, ``/dev/zero``, a socket, a directory) is refused by ``stat`` before it is opened
+    (:class:`NotAFile`, :class:`IsADirectoryError`), and the open itself never blocks."""
+    _check_regular(path, os.stat(path).st_mode)
+    fd = os.open(path, _OPEN_FLAGS)
+    with open(fd, "rb") as handle:  # closes fd
+        info = os.fstat(fd)
+        _check_regular(path, info.st_mode)  # swapped between the stat and the open
+        if info.st_size > limit:
             raise FileTooLarge(info.st_size, limit)
-        data = handle.read(limit + 1)
+        data = handle.read(limit + 1)  # a file that grows after the fstat: still bounded
     if len(data) > limit:
         raise FileTooLarge(None, limit)
     if _RECORDING is not None:
@@ -96,15 +154,49 @@ def read_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     return data
 
 
+def is_stdin(path: Path | str) -> bool:
+    """Whether ``path`` is ``-``, standard input."""
+    return os.fspath(path) == STDIN
+
+
+_STDIN_READ: tuple[object, bytes, bool] | None = None  # (the stream, its bytes so far, all of it read)
+_STDIN_RECORD = "\x00<stdin>"  # recorded for standard input: a path no file has, so no replay matches
+
+
+def read_stdin(limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of standard input, at most ``limit`` (else :class:`FileTooLarge`). Read once and
+    kept: a scenario given as ``-`` is read by several steps (is it a project? the load)."""
+    global _STDIN_READ
+    stream = sys.stdin
+    if stream is None:
+        raise OSError("standard input is closed")
+    known = _STDIN_READ if _STDIN_READ is not None and _STDIN_READ[0] is stream else None
+    data, done = (known[1], known[2]) if known is not None else (b"", False)
+    if not done and len(data) <= limit:
+        chunk = getattr(stream, "buffer", stream).read(limit + 1 - len(data))
+        data += chunk.encode("utf-8", "surrogateescape") if isinstance(chunk, str) else chunk
+        done = len(data) <= limit
+        _STDIN_READ = (stream, data, done)
+    if len(data) > limit:
+        raise FileTooLarge(None, limit)
+    if _RECORDING is not None:
+        _RECORDING.append([_STDIN_RECORD, hashlib.sha256(data).hexdigest()])
+    return data
+
+
 def read_text(path: Path, reader: Reader = read_file, *, limit: int = MAX_FILE_BYTES) -> str:
     """The UTF-8 text of a file read by ``reader`` (a leading BOM dropped), or :class:`Unreadable`:
-    also for a file over ``limit`` bytes, or with a NUL character (binary data, or UTF-16)."""
+    also for a file over ``limit`` bytes, or with a NUL character (binary data, or UTF-16). ``-`` is
+    standard input, whatever the reader."""
     absolute = Path(os.path.abspath(path))  # unlike resolve(), never touches the file system
     try:
-        data = read_file(absolute, limit) if reader is read_file else reader(absolute)
+        if is_stdin(path):
+            data = read_stdin(limit)
+        else:
+            data = read_file(absolute, limit) if reader is read_file else reader(absolute)
         if len(data) > limit:  # another reader (e.g. git's) read it all: still refused
             raise FileTooLarge(len(data), limit)
-    except FileTooLarge as e:
+    except (FileTooLarge, NotAFile) as e:
         raise Unreadable(e.reason) from None
     except FileNotFoundError as e:
         raise Unreadable(_reason(e, "file not found")) from None
@@ -136,3 +228,30 @@ def _reason(error: OSError, default: str) -> str:
 def text_reader(reader: Reader | None) -> Callable[[Path], str]:
     """The function that reads each file's text for one load."""
     return read_text if reader is None else functools.partial(read_text, reader=reader)
+
+
+class SharedReads:
+    """The text reader of one load that reads each file once: the same file (the same real path and
+    identity), named by many rounds, by subagents or through several symlinks, is read once and
+    its one text shared. Standard input and paths that cannot be resolved go to ``read_text`` as
+    they are."""
+
+    def __init__(self, read_text: Callable[[Path], str]) -> None:
+        self.read_text = read_text
+        self.texts: dict[tuple[str, int, int], str] = {}
+
+    def __call__(self, path: Path) -> str:
+        if is_stdin(path):
+            return self.read_text(path)
+        try:
+            real = os.path.realpath(path)
+        except ValueError:  # a NUL in the path: the reader says so
+            return self.read_text(path)
+        try:
+            info = os.stat(real)
+            key = (real, info.st_dev, info.st_ino)
+        except OSError:  # not on disk (a file at a git revision): its real path alone
+            key = (real, -1, -1)
+        if key not in self.texts:
+            self.texts[key] = self.read_text(path)
+        return self.texts[key]

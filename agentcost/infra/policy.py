@@ -4,15 +4,36 @@ CI runs agentcost on files a stranger's pull request controls (docs/security.md)
 once per run, by the CLI from ``--allow-path`` and ``--max-input-bytes`` or by the Python API from its
 keyword arguments, and read wherever a file named inside another file is opened or text is about to
 be tokenized. A context variable, so that threads and nested runs see the policy they were given.
+
+Confinement (:func:`confine`): a file named inside an input file (``{file: ...}``, a tools file, a
+subagent, an ``empirical`` file, a project's ``path:``) must resolve, symlinks followed, inside the
+directory of the file naming it, the directory of the load's top file (the one the command line or
+the caller gave), the project root (the git work tree holding that top file: the nearest directory
+above it with a ``.git`` entry, found without running git) or one of the policy's
+``allowed_roots``. Files given on the command line itself are trusted: the CI workflow wrote them.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
+
+__all__ = [
+    "ALLOW_OPTION",
+    "DEFAULT_MAX_INPUT_BYTES",
+    "InputPolicy",
+    "OutsideRoots",
+    "confine",
+    "current_policy",
+    "project_root",
+    "using_policy",
+]
+
+ALLOW_OPTION = "--allow-path"
 
 DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024
 """Characters of text that may reach the tokenizer in one run (after aliases, includes and repeats)."""
@@ -44,3 +65,59 @@ def using_policy(policy: InputPolicy) -> Iterator[InputPolicy]:
         yield policy
     finally:
         _POLICY.reset(token)
+
+
+class OutsideRoots(Exception):
+    """A named file that resolves outside every allowed directory: ``message`` and ``hint`` for the
+    error at the key that names it."""
+
+    def __init__(self, shown: Path | str, real: str) -> None:
+        self.shown = str(shown)
+        self.real = real
+        self.message = f"{self.shown} resolves to {real}, outside the allowed directories"
+        self.hint = (
+            "a file named in an input file must be inside that file's directory, the directory of the "
+            f"file given on the command line or its git work tree; pass {ALLOW_OPTION} DIR to allow another"
+        )
+        super().__init__(self.message)
+
+
+def project_root(path: Path | str) -> Path | None:
+    """The git work tree holding the file ``path``: the nearest directory above its real path with a
+    ``.git`` entry (a directory, or a file in a worktree or submodule); None outside any."""
+    here = os.path.dirname(os.path.realpath(path))
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return Path(here)
+        up = os.path.dirname(here)
+        if up == here:
+            return None
+        here = up
+
+
+def _inside(real: str, root: str) -> bool:
+    real, root = os.path.normcase(real), os.path.normcase(root)
+    return real == root or real.startswith(root if root.endswith(os.sep) else root + os.sep)
+
+
+def confine(target: Path, naming_file: Path, top: Path | None = None) -> Path:
+    """The real path of ``target``, a file named inside ``naming_file`` during a load whose top file
+    is ``top`` (default: ``naming_file``), if it is inside a directory the policy allows (see the
+    module's docstring); else :class:`OutsideRoots`. A path the file system cannot take (a NUL in
+    it) comes back as it is, for the reader to refuse."""
+    try:
+        real = os.path.realpath(target)
+        roots = [os.path.realpath(os.path.dirname(os.path.abspath(naming_file)))]
+        top = naming_file if top is None else top
+        roots.append(os.path.realpath(os.path.dirname(os.path.abspath(top))))
+        if any(_inside(real, root) for root in roots):
+            return Path(real)
+        found = project_root(top)
+    except ValueError:
+        return target
+    if found is not None:
+        roots.append(str(found))
+    roots += [os.path.realpath(root) for root in current_policy().allowed_roots]
+    if any(_inside(real, root) for root in roots):
+        return Path(real)
+    raise OutsideRoots(target, real)

@@ -1,7 +1,9 @@
 """Validated scenario file -> the spec dataclasses of :mod:`agentcost.scenario.model`.
 
 The validated file is the pydantic models of :mod:`agentcost.scenario.format`; :class:`ScenarioBuilder`
-reads the files the scenario names (each once), normalises the tool definitions, builds the
+reads the files the scenario names (each once in the whole load, subagents' too:
+:class:`~agentcost.infra.files.SharedReads`; only inside the directories the run's policy allows:
+:func:`~agentcost.infra.policy.confine`), normalises the tool definitions, builds the
 distributions, applies ``defaults`` and unrolls ``repeat``; the subagents a call names are loaded by
 :mod:`agentcost.scenario.subagents`.
 """
@@ -16,8 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentcost.errors import InputError
+from agentcost.infra.files import SharedReads
 from agentcost.infra.jsontext import dump_json
-from agentcost.infra.yamlread import Doc, KeyPath, Unreadable, closest, key_text, parse
+from agentcost.infra.policy import OutsideRoots, confine
+from agentcost.infra.yamlread import Doc, KeyPath, Unreadable, closest, key_text, parse, shown
 from agentcost.scenario.format import (
     CacheTTLSpec,
     CallSpec,
@@ -99,9 +103,10 @@ class ScenarioBuilder:
         self.doc = doc
         self.spec = spec
         self.base = doc.path.parent
-        self.read_text = read_text
+        # one reader for the whole load, subagents included: each file is read once
+        self.read_text = read_text if isinstance(read_text, SharedReads) else SharedReads(read_text)
         self.from_doc = from_doc  # builds a subagent's scenario (agentcost.scenario.load.scenario_from_doc)
-        self.texts: dict[Path, str] = {}  # each file is read once
+        self.texts: dict[Path, str] = {}  # by the path as named: no second confinement check
         self.depth = depth  # 0: the scenario given; 1: a subagent of it; ...
         self.dists: dict[KeyPath, Dist] = {}  # each distribution is built once (defaults are shared)
         self.spreads: list[Spread] = []
@@ -293,7 +298,7 @@ class ScenarioBuilder:
             for word in line.split("#", 1)[0].replace(",", " ").split():
                 if not word.isascii() or not word.isdigit() or int(word) > 1_000_000_000:
                     raise InputError(
-                        f"not a whole number from 0 to 1,000,000,000: {word[:40]!r}",
+                        f"not a whole number from 0 to 1,000,000,000: {shown(word, quote=False)}",
                         file=file,
                         line=n,
                         hint=f"observed values for {key_text(path)}, one or more per line",
@@ -339,12 +344,23 @@ class ScenarioBuilder:
     def file_path(self, name: str) -> Path:
         return self.base / name
 
+    def named(self, file: Path, path: KeyPath) -> Path:
+        """The real path of ``file``, named at ``path`` of this file, if the run may read it there
+        (else the error at ``path``, naming the path it resolves to and ``--allow-path``)."""
+        from agentcost.scenario.subagents import top_file
+
+        try:
+            return confine(file, self.doc.path, top_file(self.doc.path))
+        except OutsideRoots as e:
+            raise self.doc.error(path, e.message, e.hint) from None
+
     def read(self, name: str, path: KeyPath) -> str:
         file = self.file_path(name)
         key = Path(os.path.abspath(file))  # unlike resolve(), never touches the file system
         if key not in self.texts:
+            real = self.named(file, path)
             try:
-                self.texts[key] = self.read_text(file)
+                self.texts[key] = self.read_text(real)
             except Unreadable as e:
                 raise self.doc.error(path, f"cannot read {file}: {e.reason}") from None
         return self.texts[key]
@@ -373,12 +389,13 @@ class ScenarioBuilder:
         if not isinstance(item, ToolFile):
             return [(item, _Origin(self.doc, path))]
         file = self.file_path(item.file)
+        real = self.named(file, (*path, "file"))
         try:
-            text = self.read_text(file)
+            text = self.read_text(real)
         except Unreadable as e:
             raise self.doc.error((*path, "file"), f"cannot read {file}: {e.reason}") from None
         hint = f"tool file named at {self.doc.where(path)}"
-        tool_doc = parse(Doc(file, hint=hint), text)
+        tool_doc = parse(Doc(file, hint=hint, quotes=False), text)
         return [(model, _Origin(tool_doc, where)) for model, where in tool_file_models(tool_doc)]
 
     def check_tool_choice(self, spec: ScenarioFile, has_tools: bool) -> None:

@@ -17,12 +17,14 @@ It is read the way scenario files are (``agentcost.scenario.load``): composed wi
 numbers, numbers with a fraction become ``Decimal`` from their text, validated by strict pydantic
 models, and every problem is one :class:`~agentcost.errors.InputError` naming the file, the 1-based
 line and the key path. The scenario files themselves are read later, by ``load_scenario``; here
-they are only checked to be readable, so that a wrong path points at the project file's line.
+they are only checked to be readable and inside the directories the run allows
+(:func:`agentcost.infra.policy.confine`), so that a wrong path points at the project file's line.
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -34,6 +36,8 @@ from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, WithJso
 from pydantic_core import PydanticCustomError
 
 from agentcost.errors import InputError
+from agentcost.infra.files import is_stdin
+from agentcost.infra.policy import OutsideRoots, confine
 from agentcost.infra.yamlread import (
     Doc,
     OverrideError,
@@ -243,7 +247,9 @@ def _is_project_node(root: yaml.Node | None) -> bool:
 
 def _check_top_level(doc: Doc) -> None:
     if not isinstance(doc.value, dict):
-        raise doc.error((), f"expected a mapping of project keys at the top level, got {shown(doc.value)}")
+        raise doc.error(
+            (), f"expected a mapping of project keys at the top level, got {shown(doc.value, quote=False)}"
+        )
     version = doc.value.get("version")
     if "version" not in doc.value:
         raise doc.error(
@@ -276,8 +282,14 @@ def _sibling_hint(path: Path) -> str | None:
 def _entry(doc: Doc, i: int, item: ProjectScenarioSpec, reader: Reader | None) -> ProjectEntry:
     at = ("scenarios", i)
     scenario_path = doc.path.parent / item.path
+    if is_stdin(scenario_path):  # a file named "-" beside the project, never standard input
+        scenario_path = Path(os.path.abspath(scenario_path))
     try:
-        text = text_reader(reader)(scenario_path)
+        real = confine(scenario_path, doc.path)
+    except OutsideRoots as e:
+        raise doc.error((*at, "path"), e.message, e.hint) from None
+    try:
+        text = text_reader(reader)(real)
     except Unreadable as e:
         hint = _sibling_hint(scenario_path) if reader is None and e.reason == "file not found" else None
         raise doc.error((*at, "path"), f"cannot read {scenario_path}: {e.reason}", hint) from None

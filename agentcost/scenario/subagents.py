@@ -11,7 +11,8 @@ counted with the parent's rules, a stated count used as is; the subagent's outpu
 Loading (:func:`load_subagent`) is called by the scenario builder for each ``subagent:`` value.
 Subagents may name subagents down to :data:`MAX_SUBAGENT_DEPTH` levels below the top scenario; a
 chain of scenario files that comes back to one of its own files is an error naming the chain
-(``a.yaml -> b.yaml -> a.yaml``). ``--set`` overrides apply to the top scenario only.
+(``a.yaml -> b.yaml -> a.yaml``). ``--set`` overrides apply to the top scenario only. A subagent
+file must be inside the directories the run allows (:func:`agentcost.infra.policy.confine`).
 
 Estimating them is :mod:`agentcost.loop.subagents`.
 """
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agentcost.errors import InputError
+from agentcost.infra.policy import OutsideRoots, confine
 from agentcost.infra.yamlread import Doc, KeyPath, Unreadable, key_text, parse
 from agentcost.scenario.model import SCENARIO_VERSION, Scenario
 
@@ -50,6 +52,13 @@ class _Chain:
 
 
 _CHAIN: contextvars.ContextVar[_Chain | None] = contextvars.ContextVar("agentcost_subagents", default=None)
+
+
+def top_file(default: Path) -> Path:
+    """The top scenario file of the load in progress: ``default`` (the file being built) unless a
+    subagent is being loaded."""
+    chain = _CHAIN.get()
+    return chain.files[0] if chain is not None and chain.files else default
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -137,7 +146,11 @@ def _from_file(
             "a subagent cannot run a scenario that is already running it",
         )
     try:
-        text = reader(path)
+        real = confine(path, parent_path, chain.files[0] if chain.files else parent_path)
+    except OutsideRoots as e:
+        raise fail(("file",), e.message, e.hint) from None
+    try:
+        text = reader(real)
     except Unreadable as e:
         raise fail(("file",), f"cannot read {path}: {e.reason}", None) from None
     where = f"{parent_path}:{line}" if line is not None else str(parent_path)
