@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentcost.infra.text import plain
+
 __all__ = ["InputError", "one_line"]
 
 
 def one_line(text: str) -> str:
     """``text`` as one line of plain text: each run of whitespace (newlines too) becomes one space, and
-    any other control character (NUL, ESC...) is shown escaped (``\\x00``), so that nothing a file or
-    an option holds can break the line or send commands to the terminal."""
-    text = " ".join(text.split())
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    anything else unprintable (NUL, ESC, bidi overrides...) is shown escaped (``\\x00``) as
+    :func:`agentcost.infra.text.plain` shows it, so that nothing a file or an option holds can break
+    the line, send commands to the terminal or start a GitHub workflow command."""
+    return plain(" ".join(text.split()))
 
 
 class InputError(Exception):

@@ -8,7 +8,6 @@ total of one run of every scenario.
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import Any
 
@@ -17,6 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from agentcost.commands.batch import DAYS_PER_MONTH, BatchReport, BatchRow
+from agentcost.infra.text import CsvWriter, markdown_code, plain, rich
+from agentcost.infra.text import markdown as escape_md
 from agentcost.render.jsonfmt import report_dict
 from agentcost.render.output import Renderers
 from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
@@ -67,8 +68,9 @@ def _project_budget_sentence(report: BatchReport, *, markdown: bool = False) -> 
         return None
     b = info.budget
     verdict = ("**over budget**" if markdown else "OVER budget") if b.over else "within budget"
+    path = escape_md(info.path) if markdown else info.path
     return (
-        f"Project budget {fmt.usd(b.limit_usd)} for one run of every scenario ({info.path}):"
+        f"Project budget {fmt.usd(b.limit_usd)} for one run of every scenario ({path}):"
         f" {verdict}, headroom {fmt.usd(b.headroom_usd)}."
     )
 
@@ -90,7 +92,9 @@ def render_batch_table(report: BatchReport) -> RenderableType:
     """A row per scenario: its name, file, model and requests stacked in the first cell (so that the
     table fits 110 columns), then tokens and dollars; a totals row; the assumptions below."""
     t = report.totals
-    table = Table(title=report.title, title_justify="left", show_footer=True, header_style="bold")
+    table = Table(
+        title=rich(report.title, "table.title"), title_justify="left", show_footer=True, header_style="bold"
+    )
     table.add_column(
         "scenario", footer=f"total: {t.scenarios} scenarios\n{t.requests} requests", overflow="fold"
     )
@@ -109,9 +113,9 @@ def render_batch_table(report: BatchReport) -> RenderableType:
         table.add_column(name, justify="right", footer=footer, no_wrap=True)
     for r in report.rows:
         star = _mark(r, "*")
-        scenario = Text(r.name + "\n") if r.name != r.path else Text()
-        scenario.append(r.path + "\n", style="dim")
-        scenario.append(r.model_id, style="cyan")
+        scenario = Text(plain(r.name) + "\n") if r.name != r.path else Text()
+        scenario.append(plain(r.path) + "\n", style="dim")
+        scenario.append(plain(r.model_id), style="cyan")
         scenario.append(f" · {r.requests} requests")
         cells: list[str | Text] = [
             scenario,
@@ -161,7 +165,7 @@ def _assumptions(report: BatchReport) -> Text:
         lines.append(f"Token counts marked * are approximate ({models}); the others are exact.")
     lines.append("Each scenario's requests and assumptions: agentcost estimate PATH, or --format json.")
     lines.extend(f"Warning: {w}" for w in report.warnings)
-    return Text("\n".join(lines))
+    return Text("\n".join(map(plain, lines)))  # names from files in them: one line each, shown escaped
 
 
 # --------------------------------------------------------------------------------------------
@@ -169,13 +173,9 @@ def _assumptions(report: BatchReport) -> Text:
 # --------------------------------------------------------------------------------------------
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def render_batch_markdown(report: BatchReport) -> str:
     t = report.totals
-    lines = [f"#### agentcost: {_cell(report.title)}", "", _totals_sentence(report, bold=True)]
+    lines = [f"#### agentcost: {escape_md(report.title)}", "", _totals_sentence(report, bold=True)]
     project = _project_budget_sentence(report, markdown=True)
     if project is not None:
         lines.append(project)
@@ -190,8 +190,8 @@ def render_batch_markdown(report: BatchReport) -> str:
     for r in report.rows:
         star = _mark(r, "\\*")
         cells = [
-            _cell(r.name),
-            f"`{r.model_id}`",
+            escape_md(r.name),
+            markdown_code(r.model_id, table=True),
             str(r.requests),
             fmt.tokens(r.input_tokens) + star,
             fmt.percent(r.cached_share),
@@ -218,14 +218,14 @@ def render_batch_markdown(report: BatchReport) -> str:
     ]
     lines.append("| " + " | ".join(totals) + " |")
     lines.append("")
-    notes = [f"Prices: {report.price_label} as of {report.as_of[:10]}"]
+    notes = [f"Prices: {escape_md(report.price_label)} as of {report.as_of[:10]}"]
     if report.approximate:
         notes.append("\\* approximate token counts")
     if t.cost_per_day_usd is not None:
         notes.append(f"month = {DAYS_PER_MONTH} days")
     lines.append("<sub>" + "; ".join(notes) + ".</sub>")
     for w in report.warnings:
-        lines.append(f"> [!WARNING]\n> {_cell(w)}")
+        lines.append(f"> [!WARNING]\n> {escape_md(w)}")
     return "\n".join(lines) + "\n"
 
 
@@ -256,7 +256,7 @@ CSV_COLUMNS = (
 def render_batch_csv(report: BatchReport) -> str:
     """A row per scenario, then a ``total`` row (the project's budget and verdict, if it has one)."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = CsvWriter(out)
     writer.writerow(CSV_COLUMNS)
     for r in report.rows:
         writer.writerow(

@@ -10,6 +10,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from agentcost.infra.text import rich
 from agentcost.report import fmt
 from agentcost.report.estimate import Report
 
@@ -42,4 +43,4 @@ def render_chart(report: Report, width: int = BAR_WIDTH) -> RenderableType:
     legend.append(f"{CACHED} input read from cache  ", style="green")
     legend.append(f"{UNCACHED} input not cached  ", style="yellow")
     legend.append(f"{OUTPUT} output", style="magenta")
-    return Group(Text(f"Tokens per request · {report.model_id}", style="bold"), table, legend)
+    return Group(rich(f"Tokens per request · {report.model_id}", "bold"), table, legend)

@@ -8,7 +8,6 @@ total.
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import Any
 
@@ -17,6 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from agentcost.commands.compare import CompareReport, CompareRow
+from agentcost.infra.text import CsvWriter, markdown_code, plain, rich
+from agentcost.infra.text import markdown as escape_md
 from agentcost.render.jsonfmt import report_dict
 from agentcost.render.output import Renderers
 from agentcost.render.schema import COUNT, USD, object_schema
@@ -46,16 +47,17 @@ def _requests(report: CompareReport) -> str:
 
 def _summary(report: CompareReport, *, markdown: bool = False) -> str:
     cheapest = report.cheapest
-    code = "`" if markdown else ""
+    code = markdown_code if markdown else plain
+    name = escape_md if markdown else plain
     bold = "**" if markdown else ""
     text = (
-        f"Cheapest of {len(report.rows)} models: {bold}{code}{cheapest.model_id}{code}{bold}"
-        f" ({cheapest.provider}) at {bold}{fmt.usd(cheapest.cost_usd)}{bold} per run"
+        f"Cheapest of {len(report.rows)} models: {bold}{code(cheapest.model_id)}{bold}"
+        f" ({name(cheapest.provider)}) at {bold}{fmt.usd(cheapest.cost_usd)}{bold} per run"
         f" of {_requests(report)} requests"
     )
     priciest = report.rows[-1]
     if len(report.rows) > 1 and priciest.ratio_to_cheapest is not None:
-        text += f"; the most expensive, {code}{priciest.model_id}{code}, costs {_ratio(priciest)} as much"
+        text += f"; the most expensive, {code(priciest.model_id)}, costs {_ratio(priciest)} as much"
     return text + "."
 
 
@@ -68,7 +70,7 @@ def render_compare_table(report: CompareReport) -> RenderableType:
     """A row per model, cheapest first. The request count is the same for every model, so it is
     stated once below the table rather than in a column."""
     table = Table(
-        title=f"{_title(report)} · {len(report.rows)} models",
+        title=rich(f"{_title(report)} · {len(report.rows)} models", "table.title"),
         title_justify="left",
         header_style="bold",
     )
@@ -77,8 +79,8 @@ def render_compare_table(report: CompareReport) -> RenderableType:
         table.add_column(name, justify="right", no_wrap=True)
     for r in report.rows:
         star = "*" if r.approximate else ""
-        model = Text(r.model_id, style="bold" if r.cheapest else "")
-        model.append(f"\n{r.provider}", style="dim")
+        model = Text(plain(r.model_id), style="bold" if r.cheapest else "")
+        model.append(f"\n{plain(r.provider)}", style="dim")
         if r.cheapest:
             model.append(" · cheapest", style="bold green")
         window = Text(fmt.tokens(r.context_window))
@@ -117,7 +119,7 @@ def _assumptions(report: CompareReport) -> Text:
             " each distinct text was tokenized once per encoding."
         )
     lines.extend(f"Warning: {w}" for w in report.warnings)
-    return Text("\n".join(lines))
+    return Text("\n".join(map(plain, lines)))  # names from files in them: one line each, shown escaped
 
 
 # --------------------------------------------------------------------------------------------
@@ -125,13 +127,9 @@ def _assumptions(report: CompareReport) -> Text:
 # --------------------------------------------------------------------------------------------
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def render_compare_markdown(report: CompareReport) -> str:
     lines = [
-        f"#### agentcost compare: {_cell(_title(report))}",
+        f"#### agentcost compare: {escape_md(_title(report))}",
         "",
         _summary(report, markdown=True),
         "",
@@ -141,12 +139,13 @@ def render_compare_markdown(report: CompareReport) -> str:
     ]
     for r in report.rows:
         star = "\\*" if r.approximate else ""
-        model = f"**`{r.model_id}`** (cheapest)" if r.cheapest else f"`{r.model_id}`"
+        model = markdown_code(r.model_id, table=True)
+        model = f"**{model}** (cheapest)" if r.cheapest else model
         total = f"**{fmt.usd(r.cost_usd)}**" if r.cheapest else fmt.usd(r.cost_usd)
         fits = {None: "-", True: "yes", False: "**no**"}[r.fits_context]
         cells = [
             model,
-            r.provider,
+            escape_md(r.provider),
             str(r.requests),
             fmt.tokens(r.input_tokens) + star,
             fmt.percent(r.cached_share),
@@ -160,14 +159,14 @@ def render_compare_markdown(report: CompareReport) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     notes = [
-        f"Scenario `{_cell(report.scenario_path)}`",
-        f"prices: {report.price_label} as of {report.as_of[:10]}",
+        f"Scenario {markdown_code(report.scenario_path)}",
+        f"prices: {escape_md(report.price_label)} as of {report.as_of[:10]}",
     ]
     if report.approximate:
         notes.append("\\* approximate token counts")
     lines.append("<sub>" + "; ".join(notes) + ".</sub>")
     for w in report.warnings:
-        lines.append(f"> [!WARNING]\n> {_cell(w)}")
+        lines.append(f"> [!WARNING]\n> {escape_md(w)}")
     return "\n".join(lines) + "\n"
 
 
@@ -198,7 +197,7 @@ CSV_COLUMNS = (
 def render_compare_csv(report: CompareReport) -> str:
     """A row per model, cheapest first; unknown values are empty cells."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = CsvWriter(out)
     writer.writerow(CSV_COLUMNS)
     for r in report.rows:
         writer.writerow(

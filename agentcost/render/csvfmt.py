@@ -3,9 +3,9 @@ then a totals row. Dollars are exact decimal strings."""
 
 from __future__ import annotations
 
-import csv
 import io
 
+from agentcost.infra.text import CsvWriter
 from agentcost.report.estimate import Report
 from agentcost.report.fmt import exact
 
@@ -26,7 +26,7 @@ COLUMNS = (
 
 def render_csv(report: Report) -> str:
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = CsvWriter(out)
     writer.writerow(COLUMNS)
     for r in report.requests:
         writer.writerow(

@@ -8,12 +8,12 @@ figure, change and verdict comes from :mod:`agentcost.commands.diff`.
 
 from __future__ import annotations
 
-import csv
 import io
 from decimal import Decimal
 from typing import Any
 
 from agentcost.commands.diff import Amounts, DiffReport, PerDay
+from agentcost.infra.text import CsvWriter
 from agentcost.render.diff_text import render_diff_markdown, render_diff_table
 from agentcost.render.output import Renderers
 from agentcost.render.schema import COUNT, USD, USD_OR_NULL
@@ -71,7 +71,7 @@ def render_diff_csv(report: DiffReport) -> str:
     """A row per scenario per request, a ``total`` row per scenario, then the grand ``total`` row.
     A side that does not exist is an empty cell; dollars are exact decimal strings."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = CsvWriter(out)
     writer.writerow(COLUMNS)
     for s in report.scenarios:
         models = [_model(s.base), _model(s.head)]

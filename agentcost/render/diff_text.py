@@ -24,6 +24,8 @@ from agentcost.commands.diff import (
     signed_tokens,
     signed_usd,
 )
+from agentcost.infra.text import html, markdown_code, plain, rich
+from agentcost.infra.text import markdown as escape_md
 from agentcost.report import fmt
 from agentcost.report.estimate import RequestLine, Totals
 from agentcost.report.gates import Gate
@@ -187,9 +189,9 @@ def render_diff_table(report: DiffReport) -> RenderableType:
     gates = diff_gates(report)
     if gates:
         gate_lines = [("✗ FAILED " if g.tripped else "✓ ok ") + _gate_text(g) for g in gates]
-        parts.append(Text("\nGates:\n" + "\n".join(gate_lines)))
+        parts.append(Text("\nGates:\n" + "\n".join(map(plain, gate_lines))))
     tail = [_footer(report), *(f"Warning: {w}" for w in report.warnings)]
-    parts.append(Text("\n".join(tail)))
+    parts.append(Text("\n".join(map(plain, tail))))  # names from files in them: shown escaped
     return Group(*parts)
 
 
@@ -198,7 +200,7 @@ def _summary_table(report: DiffReport) -> Table:
     several = t.scenarios > 1
     per_month = t.per_day is not None or any(s.per_day is not None for s in report.scenarios)
     table = Table(
-        title=f"agentcost diff: {report.base_label} {ARROW} {report.head_label}",
+        title=rich(f"agentcost diff: {report.base_label} {ARROW} {report.head_label}", "table.title"),
         title_justify="left",
         show_footer=several,
         header_style="bold",
@@ -213,9 +215,9 @@ def _summary_table(report: DiffReport) -> Table:
         footer = signed_usd(t.per_day.change_per_month_usd, 2) if t.per_day is not None else "-"
         table.add_column("per month", justify="right", footer=footer)
     for s in report.scenarios:
-        row = [
-            s.path,
-            s.model.replace("->", ARROW),
+        row: list[str | Text] = [
+            rich(s.path),
+            rich(s.model.replace("->", ARROW)),
             fmt.usd(s.before_usd),
             fmt.usd(s.after_usd),
             _change_usd(s.change.cost_usd),
@@ -233,11 +235,11 @@ def _delta(n: int) -> str:
 
 def _wide_cells(
     index: str,
-    label: str,
+    label: str | Text,
     before: RequestLine | Totals | None,
     after: RequestLine | Totals | None,
     change: Amounts,
-) -> list[str]:
+) -> list[str | Text]:
     """Rich's per-request row: the head side's value beside each change (blank when none), and the
     cost before and after."""
 
@@ -290,17 +292,14 @@ def _scenario_section(report: DiffReport, s: ScenarioDiff) -> RenderableType:
         else:
             table.add_column(name, justify="right", footer=footer, no_wrap=True)
     for r in s.requests:
-        table.add_row(*_wide_cells(str(r.index), r.label.replace("->", ARROW), r.before, r.after, r.change))
-    return Group(Text("\n".join(lines)), table)
+        label = rich(r.label.replace("->", ARROW))
+        table.add_row(*_wide_cells(str(r.index), label, r.before, r.after, r.change))
+    return Group(Text("\n".join(map(plain, lines))), table)
 
 
 # --------------------------------------------------------------------------------------------
 # Markdown
 # --------------------------------------------------------------------------------------------
-
-
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _md_row(cells: list[str]) -> str:
@@ -314,7 +313,7 @@ def render_diff_markdown(report: DiffReport) -> str:
     mark = "\\*" if report.approximate else ""
     change, rest = _headline(report)
     lines = [
-        f"#### agentcost diff: `{_md(report.base_label)}` {ARROW} `{_md(report.head_label)}`",
+        f"#### agentcost diff: {markdown_code(report.base_label)} {ARROW} {markdown_code(report.head_label)}",
         "",
         f"**{change}**{rest}",
     ]
@@ -326,8 +325,8 @@ def render_diff_markdown(report: DiffReport) -> str:
     lines += ["", _md_row(header), "|---|---|" + "--:|" * (len(header) - 2)]
     for s in report.scenarios:
         cells = [
-            f"`{_md(s.path)}`",
-            _md(s.model.replace("->", ARROW)),
+            markdown_code(s.path, table=True),
+            escape_md(s.model.replace("->", ARROW)),
             fmt.usd(s.before_usd),
             fmt.usd(s.after_usd),
             f"**{_change_usd(s.change.cost_usd)}**"
@@ -354,32 +353,34 @@ def render_diff_markdown(report: DiffReport) -> str:
     if changed_inputs:
         lines += ["", "**What changed in the inputs**", ""]
         for s in changed_inputs:
-            lines.append(f"- `{_md(s.path)}`: " + "; ".join(_md(c.text) for c in s.inputs))
+            lines.append(f"- {markdown_code(s.path)}: " + "; ".join(escape_md(c.text) for c in s.inputs))
     for s in report.changed:
         if s.status != "changed":  # added or removed: one side only, as `agentcost estimate` shows it
             continue
         lines += [
             "",
-            f"<details><summary>Per request: <code>{_md(s.path)}</code> ({s.status})</summary>",
+            f"<details><summary>Per request: <code>{html(s.path)}</code> ({s.status})</summary>",
             "",
             _md_row(["#", "model did", f"input{mark}", "cache read", f"output{mark}", "cost"]),
             "|--:|---|--:|--:|--:|--:|",
         ]
         for r in s.requests:
-            lines.append(_md_row([_md(c) for c in _request_cells(r)]))
+            cells = _request_cells(r)
+            cells[1] = escape_md(cells[1])  # the tools it called; the other cells are figures
+            lines.append(_md_row(cells))
         total = _totals_cells(s)
         total[1] = "**total**"
-        lines.append(_md_row([_md(c) for c in total]))
+        lines.append(_md_row(total))
         lines += ["", "</details>"]
     lines += _md_gates(diff_gates(report))
     accuracy = "approximate (\\*)" if report.approximate else "exact tokenizer"
     lines += [
         "",
-        f"<sub>Both sides priced with {report.price_label} as of"
+        f"<sub>Both sides priced with {escape_md(report.price_label)} as of"
         f" {report.as_of[:10]}; token counts: {accuracy}.</sub>",
     ]
     for w in report.warnings:
-        lines.append(f"> [!WARNING]\n> {_md(w)}")
+        lines.append(f"> [!WARNING]\n> {escape_md(w)}")
     return "\n".join(lines) + "\n"
 
 
@@ -391,11 +392,11 @@ def _md_gates(gates: tuple[Gate, ...]) -> list[str]:
     passed = [g for g in gates if not g.tripped]
     if tripped:
         lines = ["", f"**Gates: ❌ {len(tripped)} of {len(gates)} failed**", ""]
-        lines += ["- ❌ " + _md(_gate_text(g)) for g in tripped]
+        lines += ["- ❌ " + escape_md(_gate_text(g)) for g in tripped]
     else:
         lines = ["", f"**Gates: ✅ all {len(gates)} passed**"]
     if passed:
         lines += ["", f"<details><summary>✅ {len(passed)} passed</summary>", ""]
-        lines += ["- ✅ " + _md(_gate_text(g)) for g in passed]
+        lines += ["- ✅ " + escape_md(_gate_text(g)) for g in passed]
         lines += ["", "</details>"]
     return lines

@@ -3,8 +3,10 @@ max_budget_usd), context editing and deferred tools (agentcost.loop.context and 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from agentcost.infra.text import plain
 from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
 from agentcost.report import fmt
 from agentcost.report.estimate import Report
@@ -31,11 +33,12 @@ def editing_line(e: ContextEditingEffect) -> str:
     )
 
 
-def tool_search_line(t: ToolSearchEffect) -> str:
+def tool_search_line(t: ToolSearchEffect, show: Callable[[str], str] = plain) -> str:
+    """``show``: how a tool name is written (:func:`agentcost.infra.text.plain` or ``markdown``)."""
     tools = "tool" if len(t.deferred) == 1 else "tools"
     loaded = (
         f"{len(t.loaded)} loaded by {t.searches} tool-search request{'' if t.searches == 1 else 's'}"
-        f" ({', '.join(t.loaded)})"
+        f" ({', '.join(map(show, t.loaded))})"
         if t.loaded
         else "none loaded"
     )
@@ -46,8 +49,9 @@ def tool_search_line(t: ToolSearchEffect) -> str:
     )
 
 
-def agent_lines(report: Report) -> list[str]:
-    """Parallel calls vs one call per round, failed attempts' share, routing vs one model."""
+def agent_lines(report: Report, show: Callable[[str], str] = plain) -> list[str]:
+    """Parallel calls vs one call per round, failed attempts' share, routing vs one model (``show``:
+    how a model name is written)."""
     lines: list[str] = []
     d = report.agent_dynamics
     if d is not None and d.sequential_usd is not None:
@@ -60,22 +64,23 @@ def agent_lines(report: Report) -> list[str]:
             f" {fmt.usd(report.failed_usd, 6)}, {fmt.percent(report.failed_share)} of this run's cost."
         )
     if d is not None and d.baselines:
-        shown = ", ".join(f"all on {model} {fmt.usd(usd, 6)}" for model, usd in d.baselines)
+        shown = ", ".join(f"all on {show(model)} {fmt.usd(usd, 6)}" for model, usd in d.baselines)
         lines.append(
             f"Routing: {fmt.usd(d.cost_usd, 6)} routed; {shown} (a model switch writes the cache again)."
         )
     return lines
 
 
-def dynamics_lines(report: Report) -> list[str]:
+def dynamics_lines(report: Report, show: Callable[[str], str] = plain) -> list[str]:
     """The agent-dynamics lines of a report (parallel calls, retries, routing), then context editing
     and deferred tools; none when nothing of that is used. The table and Markdown both show them
-    (a ``max_budget_usd`` stop is a warning of the report, shown with the other warnings)."""
-    lines: list[str] = agent_lines(report)
+    (a ``max_budget_usd`` stop is a warning of the report, shown with the other warnings);
+    ``show`` writes the names in them (:func:`agentcost.infra.text.plain` or ``markdown``)."""
+    lines: list[str] = agent_lines(report, show)
     if report.context_editing is not None:
         lines.append(editing_line(report.context_editing))
     if report.tool_search is not None:
-        lines.append(tool_search_line(report.tool_search))
+        lines.append(tool_search_line(report.tool_search, show))
     return lines
 
 

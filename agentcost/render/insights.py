@@ -8,15 +8,16 @@ its JSON is the estimate's with an ``insights`` object (JSON kind ``estimate``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from agentcost.infra.text import markdown, plain, rich
 from agentcost.loop.insights import Checks, Insights, Lever
 from agentcost.render.output import with_section
 from agentcost.report import fmt
@@ -35,8 +36,8 @@ class ExplainedReport:
 # --- text shared by the formats ----------------------------------------------------------------------
 
 
-def check_lines(c: Checks) -> list[tuple[str, str]]:
-    """The six checks as (name, value) pairs."""
+def check_lines(c: Checks, show: Callable[[str], str] = plain) -> list[tuple[str, str]]:
+    """The six checks as (name, value) pairs; ``show`` writes the tool names in them."""
     steps = f"{c.requests} requests, {c.tool_rounds} tool rounds"
     for n, what in (
         (c.chat_turns, "chat turn"),
@@ -50,7 +51,7 @@ def check_lines(c: Checks) -> list[tuple[str, str]]:
         definitions += f", {fmt.percent(c.definition_share)} of all input"
     results = (
         ", ".join(
-            f"{r.tool} {fmt.tokens(r.tokens)} ({r.calls} call{'' if r.calls == 1 else 's'})"
+            f"{show(r.tool)} {fmt.tokens(r.tokens)} ({r.calls} call{'' if r.calls == 1 else 's'})"
             for r in c.result_tokens
         )
         or "none"
@@ -66,16 +67,17 @@ def check_lines(c: Checks) -> list[tuple[str, str]]:
     ]
 
 
-def lever_text(lever: Lever, base_usd: Decimal) -> str:
+def lever_text(lever: Lever, base_usd: Decimal, show: Callable[[str], str] = plain) -> str:
     """``defer 31 unused tools: −$0.0410 per task (−22.0%), $0.1452 instead of $0.1862``: the lever's
-    total instead of the run's (``Insights.base_usd``, which ``saved_usd`` is measured from)."""
+    total instead of the run's (``Insights.base_usd``, which ``saved_usd`` is measured from); ``show``
+    writes its description, which may name models and tools."""
     text = (
-        f"{lever.description}: {MINUS}{fmt.usd(lever.saved_usd)} per task"
+        f"{show(lever.description)}: {MINUS}{fmt.usd(lever.saved_usd)} per task"
         f" ({MINUS}{fmt.percent(lever.saved_fraction)}), {fmt.usd(lever.cost_usd)}"
         f" instead of {fmt.usd(base_usd)}"
     )
     if lever.tradeoff:
-        text += f" [{lever.tradeoff}]"
+        text += f" [{show(lever.tradeoff)}]"
     return text
 
 
@@ -90,7 +92,7 @@ def render_insights_rich(insights: Insights) -> RenderableType:
     checks.add_column("check")
     checks.add_column("per task")
     for name, value in check_lines(insights.checks):
-        checks.add_row(name, escape(value))
+        checks.add_row(name, rich(value))
     if not insights.levers:
         return Group(checks, Text(_NO_LEVERS))
     levers = Table(
@@ -107,7 +109,7 @@ def render_insights_rich(insights: Insights) -> RenderableType:
         change = lever.description + (f" [{lever.tradeoff}]" if lever.tradeoff else "")
         levers.add_row(
             str(n),
-            escape(change),
+            rich(change),
             f"{MINUS}{fmt.usd(lever.saved_usd)}",
             f"{MINUS}{fmt.percent(lever.saved_fraction)}",
             fmt.usd(lever.cost_usd),
@@ -117,7 +119,7 @@ def render_insights_rich(insights: Insights) -> RenderableType:
 
 def render_insights_markdown(insights: Insights) -> str:
     lines = ["##### Insights", ""]
-    lines += [f"- **{name}**: {value}" for name, value in check_lines(insights.checks)]
+    lines += [f"- **{name}**: {value}" for name, value in check_lines(insights.checks, markdown)]
     lines.append("")
     if not insights.levers:
         lines.append(_NO_LEVERS)
@@ -125,7 +127,8 @@ def render_insights_markdown(insights: Insights) -> str:
         lines.append("Levers, each re-estimated with one change, best first:")
         lines.append("")
         lines += [
-            f"{n}. {lever_text(lever, insights.base_usd)}" for n, lever in enumerate(insights.levers, 1)
+            f"{n}. {lever_text(lever, insights.base_usd, markdown)}"
+            for n, lever in enumerate(insights.levers, 1)
         ]
     return "\n".join(lines) + "\n"
 

@@ -160,7 +160,12 @@ def envelope(kind: str, body: dict[str, Any], gates: Sequence[Gate] = ()) -> dic
 
 
 def dumps(data: dict[str, Any]) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    """JSON text, non-ASCII as itself; DEL, C1 and bidi controls, line separators and ``##[``
+    written as ``\\u`` escapes (the same string to a JSON reader), so that the text is safe to
+    print in a terminal or a CI log (:func:`agentcost.infra.text.guard`)."""
+    from agentcost.infra.text import guard
+
+    return guard(json.dumps(data, indent=2, ensure_ascii=False) + "\n", "json")
 
 
 def render_json(report: Report, gates: Sequence[Gate] = ()) -> str:

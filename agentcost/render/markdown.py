@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
+from agentcost.infra.text import markdown, markdown_code
 from agentcost.render.dynamics import dynamics_lines
 from agentcost.report import fmt
 from agentcost.report.estimate import Report, all_subagents, cheapest_ttl
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _cache_lines(report: Report) -> list[str]:
@@ -38,9 +35,10 @@ def render_markdown(report: Report) -> str:
     mark = "\\*" if report.approximate else ""
     name = report.scenario_name or report.scenario_path
     lines = [
-        f"#### agentcost: {_cell(name)}",
+        f"#### agentcost: {markdown(name)}",
         "",
-        f"**{fmt.usd(t.cost_usd)}** per run on `{report.model_id}` ({report.provider}):"
+        f"**{fmt.usd(t.cost_usd)}** per run on {markdown_code(report.model_id)}"
+        f" ({markdown(report.provider)}):"
         f" {t.requests} requests, {fmt.tokens(t.input_tokens)} input tokens{mark}"
         f" ({fmt.percent(t.cached_share)} cached), {fmt.tokens(t.output_tokens)} output tokens{mark}.",
     ]
@@ -53,9 +51,9 @@ def render_markdown(report: Report) -> str:
     if report.budget is not None:
         b = report.budget
         verdict = "**over budget**" if b.over else "within budget"
-        lines.append(f"Budget {fmt.usd(b.limit_usd)} ({b.source}): {verdict}.")
+        lines.append(f"Budget {fmt.usd(b.limit_usd)} ({markdown(b.source)}): {verdict}.")
     lines.extend(_cache_lines(report))
-    lines.extend(dynamics_lines(report))  # parallel calls, retries, routing, context editing, deferred tools
+    lines.extend(dynamics_lines(report, markdown))  # parallel calls, retries, routing, context editing...
     lines += [
         "",
         "<details><summary>Per request</summary>",
@@ -66,7 +64,7 @@ def render_markdown(report: Report) -> str:
     for r in report.requests:
         cells = [
             str(r.index),
-            _cell(r.label + (f" [{r.tier}]" if r.tier else "")),
+            markdown(r.label) + (f" [{r.tier}]" if r.tier else ""),
             fmt.tokens(r.input_tokens),
             fmt.tokens(r.cache_read_tokens),
             fmt.tokens(r.cache_write_tokens),
@@ -79,7 +77,7 @@ def render_markdown(report: Report) -> str:
             st = sub.report.totals
             cells = [
                 "",
-                _cell("↳ " + sub.text),
+                "↳ " + markdown(sub.text),
                 fmt.tokens(st.input_tokens),
                 fmt.tokens(st.cache_read_tokens),
                 fmt.tokens(st.cache_write_tokens),
@@ -104,9 +102,9 @@ def render_markdown(report: Report) -> str:
     accuracy = "approximate (\\*)" if report.approximate else "exact tokenizer"
     tier = f", {report.service_tier} service tier" if report.service_tier != "standard" else ""
     lines.append(
-        f"<sub>Prices: {report.price_label} as of {report.as_of[:10]}{tier};"
+        f"<sub>Prices: {markdown(report.price_label)} as of {report.as_of[:10]}{tier};"
         f" caching: {report.caching_mode}{default}; token counts: {accuracy}.</sub>"
     )
     for w in report.warnings:
-        lines.append(f"> [!WARNING]\n> {_cell(w)}")
+        lines.append(f"> [!WARNING]\n> {markdown(w)}")
     return "\n".join(lines) + "\n"

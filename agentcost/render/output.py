@@ -166,16 +166,19 @@ def render_text(
     chart: bool = False,
     width: int = 110,
 ) -> str:
-    """The report as text in ``fmt`` (for the table: plain text without colours)."""
+    """The report as text in ``fmt`` (for the table: plain text without colours). Renderers show data
+    through :mod:`agentcost.infra.text`; the whole text then passes its :func:`~agentcost.infra.text.guard`:
+    no control or bidi character, and no line that could start a GitHub workflow command."""
+    from agentcost.infra.text import guard
     from agentcost.render.jsonfmt import dumps, envelope
 
     r = renderers_for(report)
     if fmt is Format.json:
-        return dumps(envelope(r.kind, r.body(report), gates))
+        return dumps(envelope(r.kind, r.body(report), gates))  # dumps guards its text
     if fmt is Format.markdown:
-        return r.markdown(report)
+        return guard(r.markdown(report), "markdown")
     if fmt is Format.csv:
-        return r.csv(report)
+        return guard(r.csv(report), "csv")
     console = Console(
         file=io.StringIO(),
         width=width,
@@ -185,8 +188,22 @@ def render_text(
     )
     console.print(renderable(report, chart=chart or fmt is Format.svg))
     if fmt is Format.svg:
-        return console.export_svg(title="agentcost")
-    return console.export_text()
+        return guard(console.export_svg(title="agentcost"), "svg")
+    return guard(console.export_text(), "text")
+
+
+def print_rich(renderable: RenderableType) -> None:
+    """Print to standard output as ``Console().print`` does (colours on a terminal), through
+    :func:`agentcost.infra.text.guard`: a line Rich wrapped cannot start a workflow command in a CI log.
+    For output written straight to the console (``agentcost models``, ``agentcost prices``)."""
+    import sys
+
+    from agentcost.infra.text import guard
+
+    console = Console()
+    with console.capture() as captured:
+        console.print(renderable)
+    sys.stdout.write(guard(captured.get(), "terminal"))
 
 
 def quiet_total(report: object) -> str:
@@ -220,21 +237,16 @@ def append_step_summary(markdown: str) -> Path | None:
     return path
 
 
-def _escape_data(text: str) -> str:
-    # GitHub workflow-command escaping for the message part
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def annotation(gate: Gate) -> str:
-    """A GitHub Actions ``::error`` line for a tripped gate, pointing at the scenario file."""
+    """A GitHub Actions ``::error`` line for a tripped gate, pointing at the scenario file; its parts
+    escaped by GitHub's rules (:func:`agentcost.infra.text.workflow_data`), so that one line is one
+    annotation whatever the names in it hold."""
+    from agentcost.infra.text import workflow_data, workflow_property
+
     props = []
     if gate.file is not None:
-        props.append(f"file={_escape_property(gate.file)}")
+        props.append(f"file={workflow_property(gate.file)}")
         if gate.line is not None:
             props.append(f"line={gate.line}")
-    props.append(f"title={_escape_property('agentcost ' + gate.name.replace('_', ' '))}")
-    return f"::error {','.join(props)}::{_escape_data(gate.message)}"
+    props.append(f"title={workflow_property('agentcost ' + gate.name.replace('_', ' '))}")
+    return f"::error {','.join(props)}::{workflow_data(gate.message)}"

@@ -21,6 +21,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from agentcost.infra.text import plain, rich
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.model import CostLine, ModelPrices, Usage
 from agentcost.prices.rates import Rate, tier_name
@@ -212,7 +213,7 @@ def render_price_sheet(sheet: PriceSheet) -> RenderableType:
     p = sheet.prices
     day = p.source.as_of.date().isoformat()
     tier = "" if p.service_tier == "standard" else f", {p.service_tier} tier"
-    title = Text(f"{p.model_id} · {p.name} ({p.provider}): prices in force on {day}{tier}")
+    title = rich(f"{p.model_id} · {p.name} ({p.provider}): prices in force on {day}{tier}")
     table = Table(header_style="bold")
     table.add_column("rate")
     for tier, _ in sheet.service_tiers:
@@ -224,7 +225,7 @@ def render_price_sheet(sheet: PriceSheet) -> RenderableType:
             keys.setdefault(r.key, r.label)
     by_tier = [{r.key: r for r in rates} for _, rates in sheet.service_tiers]
     for key, label in keys.items():
-        table.add_row(label, *(_cell(rates.get(key)) for rates in by_tier))
+        table.add_row(rich(label), *(_cell(rates.get(key)) for rates in by_tier))
 
     lines: list[str] = [
         "Token rates are USD per million tokens (MTok); fees are USD per 1,000 uses."
@@ -263,7 +264,7 @@ def render_price_sheet(sheet: PriceSheet) -> RenderableType:
     lines.append("")
     lines.extend(_example_lines(sheet))
     lines.extend(f"Warning: {w}" for w in p.warnings)
-    return Group(title, table, Text("\n".join(lines)))
+    return Group(title, table, Text("\n".join(map(plain, lines))))  # a --prices file's names: escaped
 
 
 def _example_lines(sheet: PriceSheet) -> list[str]:

@@ -7,15 +7,16 @@ JSON body for the published report schema. Formatting only: every figure comes f
 
 from __future__ import annotations
 
-import csv
 import io
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
-from rich.text import Text
 
+from agentcost.infra.text import CsvWriter, markdown_code, plain, rich
+from agentcost.infra.text import markdown as escape_md
 from agentcost.render.output import Renderers
 from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
 from agentcost.replay import FORMATS
@@ -69,14 +70,15 @@ def _total_row(report: ReplayReport) -> list[str]:
     ]
 
 
-def _summary(report: ReplayReport) -> list[tuple[str, str]]:
+def _summary(report: ReplayReport, show: Callable[[str], str] = plain) -> list[tuple[str, str]]:
+    """(what, value) lines below the table; ``show`` writes the names from the log in them."""
     t, p = report.totals, report.prices
     rates = f"{fmt.rate(p.input_mtok)} in, {fmt.rate(p.output_mtok)} out"
     share = "not recorded" if report.cached_share is None else fmt.percent(report.cached_share)
     lines = [
-        ("log", f"{report.path} ({report.format}, {t.requests} requests)"),
-        ("model", f"{report.model} → {p.model_id} ({rates})"),
-        ("counted with", report.counting + (" (approximate)" if report.approximate else "")),
+        ("log", f"{show(report.path)} ({report.format}, {t.requests} requests)"),
+        ("model", f"{show(report.model)} → {show(p.model_id)} ({rates})"),
+        ("counted with", show(report.counting) + (" (approximate)" if report.approximate else "")),
         (
             "input tokens",
             f"ours {fmt.tokens(t.counted_input)}, reported {fmt.tokens(t.reported_input)}"
@@ -107,50 +109,54 @@ def _summary(report: ReplayReport) -> list[tuple[str, str]]:
 
 
 def render_replay_table(report: ReplayReport) -> RenderableType:
-    table = Table(title=f"Replay of {report.path}", title_justify="left")
+    table = Table(title=rich(f"Replay of {report.path}", "table.title"), title_justify="left")
     for i, h in enumerate(HEADERS):
         table.add_column(h, justify="left" if i in (2, 9) else "right", no_wrap=i >= 10, min_width=None)
     for r in report.requests:
-        table.add_row(*_row(r))
+        table.add_row(*map(rich, _row(r)))
     table.add_section()
     table.add_row(*_total_row(report), style="bold")
     summary = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
     summary.add_column(style="bold")
     summary.add_column()
     for k, v in _summary(report):
-        summary.add_row(k, v)
+        summary.add_row(k, rich(v))
     parts: list[RenderableType] = [table, summary]
     if report.tools:
         tools = Table(title="Result tokens per tool", title_justify="left")
         for h in ("tool", "calls", "result tokens", "mean"):
             tools.add_column(h, justify="left" if h == "tool" else "right")
         for t in report.tools:
-            tools.add_row(t.tool, str(t.calls), f"{t.result_tokens:,}", f"{t.mean:,.1f}")
+            tools.add_row(rich(t.tool), str(t.calls), f"{t.result_tokens:,}", f"{t.mean:,.1f}")
         parts.append(tools)
     for w in report.warnings:
-        parts.append(Text(f"warning: {w}", style="yellow"))
+        parts.append(rich(f"warning: {w}", "yellow"))
     for n in report.notes:
-        parts.append(Text(f"note: {n}", style="dim"))
+        parts.append(rich(f"note: {n}", "dim"))
     return Group(*parts)
 
 
 def render_replay_markdown(report: ReplayReport) -> str:
-    out = [f"### Replay of `{report.path}`", ""]
+    out = [f"### Replay of {markdown_code(report.path)}", ""]
     out.append("| " + " | ".join(HEADERS) + " |")
     out.append("|" + "|".join("---" if i in (2, 9) else "---:" for i in range(len(HEADERS))) + "|")
     for r in report.requests:
-        out.append("| " + " | ".join(_row(r)) + " |")
+        cells = _row(r)
+        cells[2] = escape_md(cells[2])  # the tool; the other cells are figures
+        out.append("| " + " | ".join(cells) + " |")
     out.append("| " + " | ".join(f"**{c}**" if c else "" for c in _total_row(report)) + " |")
     out.append("")
-    for k, v in _summary(report):
+    for k, v in _summary(report, escape_md):
         out.append(f"- **{k}**: {v}")
     if report.tools:
         out += ["", "| tool | calls | result tokens | mean |", "|---|---:|---:|---:|"]
-        out += [f"| {t.tool} | {t.calls} | {t.result_tokens:,} | {t.mean:,.1f} |" for t in report.tools]
+        out += [
+            f"| {escape_md(t.tool)} | {t.calls} | {t.result_tokens:,} | {t.mean:,.1f} |" for t in report.tools
+        ]
     if report.warnings or report.notes:
         out.append("")
-        out += [f"> **warning**: {w}" for w in report.warnings]
-        out += [f"- note: {n}" for n in report.notes]
+        out += [f"> **warning**: {escape_md(w)}" for w in report.warnings]
+        out += [f"- note: {escape_md(n)}" for n in report.notes]
     return "\n".join(out) + "\n"
 
 
@@ -169,7 +175,7 @@ def _cell(v: object) -> str:
 
 def render_replay_csv(report: ReplayReport) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = CsvWriter(buf)
     w.writerow(CSV_HEADERS)
     for r in report.requests:
         w.writerow(

@@ -11,10 +11,10 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from agentcost.infra.text import markdown_code, plain, rich
 from agentcost.loop.simulate import Simulation, Stat
 from agentcost.render.output import with_section
 from agentcost.report import fmt
@@ -130,15 +130,13 @@ def render_simulation_rich(s: Simulation) -> RenderableType:
     inputs.add_column("distribution")
     inputs.add_column("median", justify="right")
     for i in s.inputs:
-        inputs.add_row(
-            escape(i.where), "" if i.line is None else str(i.line), escape(i.text), f"{i.median:,}"
-        )
+        inputs.add_row(rich(i.where), "" if i.line is None else str(i.line), rich(i.text), f"{i.median:,}")
     parts.append(inputs)
     parts.append(Text("Cost per run", style="bold"))
     parts.append(Text("\n".join(histogram_lines(s))))
     if s.sensitivity:
         parts.append(Text(_SENSITIVITY_TITLE, style="bold"))
-        parts.append(Text("\n".join(sensitivity_lines(s))))
+        parts.append(Text("\n".join(map(plain, sensitivity_lines(s)))))
     return Group(*parts)
 
 
@@ -151,7 +149,9 @@ def render_simulation_markdown(s: Simulation) -> str:
     lines += [f"- {line}" for line in limit_lines(s)]
     lines += ["", "Uncertain inputs:", ""]
     lines += [
-        f"- `{i.where}`" + (f" (line {i.line})" if i.line else "") + f": {i.text}, median {i.median:,}"
+        f"- {markdown_code(i.where)}"
+        + (f" (line {i.line})" if i.line else "")
+        + f": {i.text}, median {i.median:,}"
         for i in s.inputs
     ]
     lines += ["", "Cost per run:", "", "```text", *histogram_lines(s), "```"]

@@ -6,15 +6,16 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from agentcost.infra.text import plain, rich
 from agentcost.prices.model import ModelPrices
 from agentcost.render.dynamics import dynamics_lines
 from agentcost.report import fmt
 from agentcost.report.estimate import Report, all_subagents, cheapest_ttl
 
 
-def _title(report: Report) -> str:
+def _title(report: Report) -> Text:
     name = report.scenario_name or report.scenario_path
-    return f"{name} · {report.model_id} ({report.provider})"
+    return rich(f"{name} · {report.model_id} ({report.provider})", "table.title")
 
 
 def render_table(report: Report) -> RenderableType:
@@ -32,7 +33,7 @@ def render_table(report: Report) -> RenderableType:
     for r in report.requests:
         table.add_row(
             str(r.index),
-            r.label + (f" [{r.tier}]" if r.tier else ""),
+            rich(r.label + (f" [{r.tier}]" if r.tier else "")),
             fmt.tokens(r.input_tokens),
             fmt.tokens(r.cache_read_tokens),
             fmt.tokens(r.cache_write_tokens),
@@ -44,7 +45,7 @@ def render_table(report: Report) -> RenderableType:
             st = sub.report.totals
             table.add_row(
                 "",
-                "↳ " + sub.text,
+                rich("↳ " + sub.text),
                 fmt.tokens(st.input_tokens),
                 fmt.tokens(st.cache_read_tokens),
                 fmt.tokens(st.cache_write_tokens),
@@ -107,7 +108,7 @@ def _assumptions(report: Report) -> Text:
     lines.append(f"Token counts ({accuracy}): {report.count_method}.")
     lines.extend(f"Note: {n}" for n in report.count_notes)
     lines.extend(f"Warning: {w}" for w in report.warnings)
-    return Text("\n".join(lines))
+    return Text("\n".join(map(plain, lines)))  # names from files in them: one line each, shown escaped
 
 
 def _subagents_line(report: Report) -> str:
@@ -184,7 +185,7 @@ def render_models(models: list[ModelPrices]) -> RenderableType:
             fmt.tokens(m.context_window),
             " ".join(tiers) or "-",
         ]
-        rows.append((m.provider, cells))
+        rows.append((m.provider, [plain(c) for c in cells]))
 
     table = Table(header_style="bold")
     longest = max((len(cells[0]) for _, cells in rows), default=5)
@@ -198,8 +199,8 @@ def render_models(models: list[ModelPrices]) -> RenderableType:
             if provider is not None:
                 table.add_section()
             provider = pid
-            table.add_row(Text(pid, style="bold"))
-        table.add_row(*cells)
+            table.add_row(rich(pid, "bold"))
+        table.add_row(*map(rich, cells))
 
     sources: dict[str, None] = {}
     for m in models:
@@ -222,4 +223,4 @@ def render_models(models: list[ModelPrices]) -> RenderableType:
     if user:
         lines.append("† from " + "; ".join(dict.fromkeys(m.source.label for m in user)) + ".")
     lines.extend(f"Warning: {w}" for w in dict.fromkeys(w for m in models for w in m.warnings))
-    return Group(table, Text("\n".join(lines)))
+    return Group(table, Text("\n".join(map(plain, lines))))
