@@ -636,13 +636,13 @@ CATALOGUE = [
         "negative usage",
         {"run.jsonl": ANTHROPIC.format("[]").replace('"input_tokens": 8', '"input_tokens": -8')},
         "replay run.jsonl",
-        "run.jsonl:1: usage.input_tokens must be a whole number >= 0, got -8",
+        "run.jsonl:1: usage.input_tokens: must be a whole number from 0 to 1,000,000,000, got -8",
     ),
     case(
         "tool schema not an object",
         {"run.jsonl": ANTHROPIC.format('[{"name": "Read", "input_schema": [1, 2]}]')},
         "replay run.jsonl",
-        "run.jsonl:1: request.tools: tool 'Read': 'input_schema' must be a JSON object, got an array",
+        "run.jsonl:1: request.tools: a tool's 'input_schema' must be a JSON object, got an array",
     ),
     case(
         "unknown --format-in",

@@ -218,7 +218,7 @@ def test_a_bad_value_in_a_file_of_observed_values_names_its_line(tmp_path: Path)
     with pytest.raises(InputError) as caught:
         load_scenario(path)
     assert str(caught.value) == (
-        f"{tmp_path / 'runs.txt'}:2: not a whole number from 0 to 1,000,000,000: 'x8' "
+        f"{tmp_path / 'runs.txt'}:2: not a whole number from 0 to 1,000,000,000: text (2 characters) "
         "(observed values for rounds[0].repeat.empirical, one or more per line)"
     )
     (tmp_path / "runs.txt").write_text("# nothing yet\n")

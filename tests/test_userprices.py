@@ -306,19 +306,19 @@ BAD = [
     (
         H
         + "  - id: a\n    provider: openai\n    base: gpt-5x\n    input_mtok: 1\n    output_mtok: 2\n    source: x\n",
-        "bad.yaml:5: models[0].base: unknown openai model 'gpt-5x' (did you mean: gpt-5, gpt-5.5, gpt-5.4?"
+        "bad.yaml:5: models[0].base: unknown openai model (did you mean: gpt-5, gpt-5.5, gpt-5.4?"
         " run 'agentcost models' to list known models)",
     ),
     (
         H
         + "  - id: a\n    provider: anthropic\n    base: gpt-5\n    input_mtok: 1\n    output_mtok: 2\n    source: x\n",
-        "bad.yaml:5: models[0].base: 'gpt-5' belongs to provider 'openai', not 'anthropic'"
+        "bad.yaml:5: models[0].base: the base model belongs to provider 'openai', not 'anthropic'"
         " (base: must be a model of the same provider)",
     ),
     (
         H + "  - {id: a, provider: openai, input_mtok: 1, output_mtok: 2, source: x}\n"
         "  - {id: A, provider: google, input_mtok: 1, output_mtok: 2, source: y}\n",
-        "bad.yaml:4: models[1].id: duplicate model id 'A' (first at line 3)",
+        "bad.yaml:4: models[1].id: duplicate model id (first at line 3)",
     ),
     (
         H + "  - {id: a, provider: openai, base: gpt-5, discount: 0.2, source: x}\n",
@@ -346,16 +346,16 @@ BAD = [
     ),
     (
         H + "  - {id: a, provider: openai, input_mtok: '1', output_mtok: 2, source: x}\n",
-        "bad.yaml:3: models[0].input_mtok: expected a number, got text '1'",
+        "bad.yaml:3: models[0].input_mtok: expected a number, got text (1 character)",
     ),
     (
         H + "  - {id: openai/a, provider: openai, input_mtok: 1, output_mtok: 2, source: x}\n",
-        "bad.yaml:3: models[0].id: a model id has no '/' and no surrounding spaces, got 'openai/a'"
+        "bad.yaml:3: models[0].id: a model id has no '/' and no surrounding spaces, got text (8 characters)"
         " (give the provider in provider:)",
     ),
     (
         H + "  - {id: a, provider: mistral, input_mtok: 1, output_mtok: 2, source: x}\n",
-        "bad.yaml:3: models[0].provider: must be one of anthropic, openai, google; got text 'mistral'",
+        "bad.yaml:3: models[0].provider: must be one of anthropic, openai, google; got text (7 characters)",
     ),
     (
         H + "  - {id: a, provider: openai, input_mtok: 1, output_mtok: 2, source: ''}\n",

@@ -145,7 +145,7 @@ def read_models_file(path: Path) -> list[tuple[str, int]]:
     """
     import yaml
 
-    from agentcost.infra.yamlread import Unreadable, compose, read_text
+    from agentcost.infra.yamlread import Unreadable, bounded, compose, read_text
 
     try:
         text = read_text(path)
@@ -160,7 +160,8 @@ def read_models_file(path: Path) -> list[tuple[str, int]]:
         for item in root.value:
             line = item.start_mark.line + 1
             if not isinstance(item, yaml.ScalarNode) or item.tag != "tag:yaml.org,2002:str" or not item.value:
-                shown = item.value if isinstance(item, yaml.ScalarNode) else "a nested list or mapping"
+                scalar = isinstance(item, yaml.ScalarNode)
+                shown = bounded(str(item.value)) if scalar else "a nested list or mapping"
                 raise InputError(
                     f"expected a model name, got {shown}",
                     file=path,

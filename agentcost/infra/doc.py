@@ -14,8 +14,20 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
+from agentcost.infra.text import plain
 
-__all__ = ["Doc", "KeyPath", "Override", "OverrideError", "Step", "joined", "key_text"]
+__all__ = [
+    "MAX_SHOWN",
+    "Doc",
+    "KeyPath",
+    "Override",
+    "OverrideError",
+    "Step",
+    "bounded",
+    "cut",
+    "joined",
+    "key_text",
+]
 
 KeyPath = tuple[str | int, ...]
 """A key path in a file: keys and list indexes from the root, e.g. ``("rounds", 3, "result")``."""
@@ -35,6 +47,10 @@ class Doc:
     lines: dict[KeyPath, int] = field(default_factory=dict)
     hint: str | None = None  # added to every error about this file
     overrides: dict[KeyPath, Override] = field(default_factory=dict)  # what --set set, by key path
+    quotes: bool = True
+    """Whether errors may echo this file's values (bounded and escaped): True for the files a user
+    writes as agentcost input (scenarios, projects, ``--set``); False for files whose text is
+    data named by them (tools files, price files): their values are named by type and size only."""
 
     def line(self, path: KeyPath) -> int | None:
         """Line of ``path``, or of its nearest ancestor that has one; None for a value set by --set."""
@@ -89,14 +105,53 @@ def joined(*hints: str | None) -> str | None:
 
 
 def key_text(path: Sequence[str | int | None]) -> str:
-    """``("rounds", 3, "result")`` -> ``rounds[3].result``; None (in an override's path) is ``[*]``."""
+    """``("rounds", 3, "result")`` -> ``rounds[3].result``; None (in an override's path) is ``[*]``.
+
+    A key of more than :data:`MAX_SHOWN` characters, or with a character
+    that is not printable, is shown bounded and escaped (:func:`bounded`)."""
     text = ""
     for part in path:
         if part is None or isinstance(part, int):
             text += "[*]" if part is None else f"[{part}]"
         else:
+            part = bounded(part)
             text += f".{part}" if text else part
     return text
+
+
+# --------------------------------------------------------------------------------------------
+# Values in messages: bounded and escaped
+# --------------------------------------------------------------------------------------------
+
+MAX_SHOWN = 40
+"""Most characters of a value a message shows (escapes included; then ``...`` and its length)."""
+
+
+def cut(text: str, limit: int) -> tuple[str, bool]:
+    """``text`` escaped as :func:`agentcost.infra.text.plain` escapes it (control characters, bidi
+    overrides...), cut to at most ``limit`` characters with room for ``...`` when it does not fit;
+    and whether it was cut."""
+    if len(text) <= limit and text.isprintable():
+        return text, False
+    pieces = [plain(char) for char in text[: limit + 1]]
+    size = sum(map(len, pieces))
+    if len(text) <= limit and size <= limit:
+        return "".join(pieces), False
+    while pieces and size > limit - 3:
+        size -= len(pieces.pop())
+    return "".join(pieces), True
+
+
+def bounded(text: str, limit: int = MAX_SHOWN) -> str:
+    """``text`` as a message shows it: escaped (control characters, bidi overrides and other
+    characters that are not printable as ``\\x1b``, ``\\u202e``) and, when longer than ``limit``
+    characters, cut to its start, ``...`` and its length: ``abc... (5,000 characters)``.
+
+    The one rule for echoing what a user wrote (values, keys, names); the text of a file the user
+    does not write (a tools file, a trace, a price file...) is never echoed: see
+    :func:`agentcost.infra.validate.shown`."""
+    head, was_cut = cut(text, limit)
+    return f"{head}... ({len(text):,} characters)" if was_cut else head
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,7 +3,11 @@
 * :class:`Spec`: the strict pydantic base of every mapping (``extra="forbid"``, strict types);
 * :func:`validate`: validate plain values with a pydantic model and turn the first error (by line)
   into one :class:`~agentcost.errors.InputError` with ``file:line: key: message (hint)``;
-* :class:`SchemaGenerator`: the JSON Schema generator of the published schemas.
+* :class:`SchemaGenerator`: the JSON Schema generator of the published schemas;
+* :func:`shown`, :func:`quoted`, :func:`bounded`: the one rule for echoing a value in a message
+  (bounded and escaped, and never the text of a file the user does not write: docs/limits.md);
+* :func:`numeral`, :func:`whole_number`, :func:`int_to_decimal`: the numbers rule for sizes, counts
+  and amounts written as text (``1e3``, ``9k``; ``010`` and ``1:30`` refused: docs/scenario.md).
 """
 
 from __future__ import annotations
@@ -20,17 +24,24 @@ from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import PydanticCustomError
 
 from agentcost.errors import InputError
-from agentcost.infra.doc import Doc, KeyPath
+from agentcost.infra.doc import MAX_SHOWN, Doc, KeyPath, bounded, cut
 
 __all__ = [
+    "MAX_SHOWN",
     "ErrorHints",
+    "Numeral",
     "SchemaGenerator",
     "Spec",
     "allowed_hint",
+    "bounded",
     "closest",
     "int_to_decimal",
+    "numeral",
+    "numeral_problem",
+    "quoted",
     "shown",
     "validate",
+    "whole_number",
 ]
 
 T = TypeVar("T")
@@ -72,17 +83,170 @@ class Spec(BaseModel):
         return data
 
 
-def int_to_decimal(value: Any) -> Any:
-    """An ``int`` as a ``Decimal``, anything else as it is (a ``BeforeValidator`` for money fields:
-    strict validation refuses an ``int`` where a ``Decimal`` is expected)."""
-    return Decimal(value) if type(value) is int else value
-
-
 class SchemaGenerator(GenerateJsonSchema):
     """The generator of the published JSON Schemas: without field titles."""
 
     def field_title_should_be_set(self, schema: Any) -> bool:
         return False  # titles like "Call Tokens" add nothing to the descriptions
+
+
+# --------------------------------------------------------------------------------------------
+# The numbers rule: sizes, counts and amounts written as text (docs/scenario.md#numbers)
+# --------------------------------------------------------------------------------------------
+
+_NUMERAL = re.compile(
+    r"(?P<sign>[-+]?)(?:"
+    r"(?P<radix>0[xXbBoO][0-9a-fA-F_]+)"
+    r"|(?P<sexagesimal>[0-9][0-9_]*(?::[0-9_]+)+(?:\.[0-9_]*)?)"
+    r"|(?P<grouped>[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?)"
+    r"|(?P<mantissa>[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)"
+    r"(?:[eE](?P<exponent>[-+]?[0-9]+))?(?P<suffix>[kKmMgGbBtT])?"
+    r")"
+)
+_SUFFIXES = {"k": 3, "K": 3, "M": 6}
+_RADIXES = {"x": ("hexadecimal", 16), "b": ("binary", 2), "o": ("octal", 8)}
+_LONGEST_NUMERAL = 100  # characters: a longer text that looks like a number has no size worth reading
+
+
+@dataclass(frozen=True)
+class Numeral:
+    """A text that looks like a number, as the numbers rule reads it (:func:`numeral`)."""
+
+    value: Decimal | None
+    """Its value, when it has one plain meaning (``1e3``, ``9k``, ``1_000``, ``12``)."""
+    problem: str | None = None
+    """Why it is not read as a number: it means different numbers to different readers (``010``,
+    ``1:30``, ``1,500``), is not written in decimal (``0x10``) or has an unknown suffix (``5m``)."""
+    human: bool = False
+    """Written in a form YAML reads as text, not as a number: an exponent (``1e3``), a ``k`` or
+    ``M`` suffix (``9k``, ``1.5M``) or ``_`` between digits."""
+    readings: tuple[int, ...] = ()
+    """The whole numbers it may mean (for hints), when it has a problem."""
+
+
+def numeral(text: str) -> Numeral | None:
+    """``text`` read as a number by the numbers rule, or None when it does not look like one.
+
+    A size, a count or an amount may be written ``1500``, ``1_500``, ``1.5e3``, ``1.5k`` (``k`` is
+    a thousand, ``M`` a million); ``010`` (octal to YAML 1.1, ten to people), ``1:30`` (base 60 to
+    YAML 1.1), ``1,500``, ``0x10`` and other suffixes (``5m``: minutes, milli or million?) are
+    refused, each with what it may mean."""
+    match = _NUMERAL.fullmatch(text)
+    if match is None:
+        return None
+    negative = match["sign"] == "-"
+    readings: tuple[int, ...]
+    if len(text) > _LONGEST_NUMERAL:
+        return Numeral(None, f"more than {_LONGEST_NUMERAL} characters long")
+    if match["radix"]:
+        name, base = _RADIXES[match["radix"][1].lower()]
+        digits = match["radix"][2:].replace("_", "")
+        try:
+            readings = (-int(digits, base) if negative else int(digits, base),)
+        except ValueError:  # e.g. 0b12: not binary at all
+            readings = ()
+        return Numeral(None, f"written in {name}", readings=readings)
+    if match["sexagesimal"]:
+        whole, _, fraction = match["sexagesimal"].replace("_", "").partition(".")
+        reading = 0
+        for part in whole.split(":"):
+            reading = reading * 60 + int(part or "0")
+        readings = () if fraction.strip("0") else (-reading if negative else reading,)
+        return Numeral(None, "YAML 1.1 reads ':' as base 60", readings=readings)
+    if match["grouped"]:
+        grouped = match["grouped"]
+        readings = () if "." in grouped else (int(grouped.replace(",", "")),)
+        return Numeral(
+            None, "',' separates thousands in some languages and decimals in others", readings=readings
+        )
+    mantissa, exponent, suffix = match["mantissa"], match["exponent"], match["suffix"]
+    if re.match(r"0[0-9_]", mantissa):
+        digits = mantissa.replace("_", "")
+        found: list[int] = []
+        if "." not in digits:
+            found = [int(digits, 8)] if set(digits) <= set("01234567") else []
+            found.append(int(digits))
+        readings = tuple(dict.fromkeys(-r if negative else r for r in found))
+        return Numeral(None, "a leading 0 makes it octal in YAML 1.1", readings=readings)
+    human = bool(exponent or suffix or "_" in mantissa)
+    if suffix and suffix not in _SUFFIXES:
+        return Numeral(None, "the only suffixes read are k (thousand) and M (million)", human=human)
+    _, digits, places = Decimal(mantissa.replace("_", "")).as_tuple()
+    assert isinstance(places, int)  # a finite number
+    shift = int(exponent or "0") + _SUFFIXES.get(suffix or "", 0)
+    return Numeral(Decimal((int(negative), digits, places + shift)), human=human)
+
+
+def _whole(value: Decimal) -> bool:
+    return value.is_finite() and value == value.to_integral_value()
+
+
+def whole_number(value: Any, most: int) -> Any:
+    """A value given where a whole number is expected (a pydantic ``BeforeValidator``): an integer,
+    a whole ``Decimal`` (``12.0``, ``1.5e+3``) or a text in a human form (``1e3``, ``9k``) as an
+    ``int``; a text by the numbers rule refused; anything else as it is (strict validation refuses
+    it). ``most`` is the largest allowed value: a larger one is refused before it becomes an int."""
+    if type(value) is int:
+        return value
+    if isinstance(value, Decimal):
+        number = value
+    elif isinstance(value, str):
+        read = numeral(value)
+        if read is None or not (read.human or read.problem):
+            return value  # not a number, or plain digits a user quoted: text
+        if read.value is None or not _whole(read.value):
+            raise PydanticCustomError("numeral", "not a number", {"text": value, "where": "count"})
+        number = read.value
+    else:
+        return value
+    if not _whole(number):
+        return value
+    if number > most:
+        raise PydanticCustomError("less_than_equal", "must be <= {le}", {"le": most})
+    return int(number)
+
+
+def int_to_decimal(value: Any) -> Any:
+    """A value given where an amount is expected (a pydantic ``BeforeValidator`` for money, seconds,
+    rates): an ``int`` or a text in a human form (``1e3``, ``1.5k``) as a ``Decimal``; a text by
+    the numbers rule refused; anything else as it is (strict validation refuses an ``int`` where a
+    ``Decimal`` is expected)."""
+    if type(value) is int:
+        return Decimal(value)
+    if isinstance(value, str):
+        read = numeral(value)
+        if read is not None and read.problem:
+            raise PydanticCustomError("numeral", "not a number", {"text": value, "where": "number"})
+        if read is not None and read.human and read.value is not None:
+            return read.value
+    return value
+
+
+def numeral_problem(text: str, where: str, *, quote: bool = True) -> tuple[str, str | None]:
+    """The message and hint for a text refused by the numbers rule, given ``where`` it is: a
+    ``count`` (a whole number), a ``number`` (an amount), a ``content`` value (a size in tokens or
+    a text) or a ``yaml`` value (anywhere in a file: YAML 1.1 read it as a number)."""
+    read = numeral(text) or Numeral(None, "not a decimal number")
+    what = quoted(text) if quote else "a number"
+    readings = read.readings or ((int(read.value),) if read.value is not None and _whole(read.value) else ())
+    sizes = " or ".join(str(r) for r in readings if abs(r) < 10**15)
+    if where == "content":
+        as_text = f'{{text: "{text}"}}' if quote and len(text) <= MAX_SHOWN else '{text: "..."}'
+        size = f"write {sizes}" if sizes else "write a whole number"
+        return (
+            f"ambiguous: {what} could be a size or a text",
+            f"{size} for a size in tokens, or {as_text} for the text",
+        )
+    if read.problem is None:
+        assert read.value is not None
+        number = f"{read.value:f}" if abs(read.value.adjusted()) < 20 else None
+        return f"not a whole number: {what}" + (f" is {number}" if number and quote else ""), None
+    message = f"ambiguous number {what}: {read.problem}"
+    digits = f"write {sizes}" if sizes else "write the number in plain digits"
+    if where == "yaml":
+        as_text = f'{{text: "{text}"}}' if quote and len(text) <= MAX_SHOWN else "{text: ...}"
+        return message, f"{digits} for a number, or quote it for text ({as_text} for a content value)"
+    return message, digits
 
 
 # --------------------------------------------------------------------------------------------
@@ -149,7 +313,7 @@ def _convert(error: Any, doc: Doc, value: Any, at: KeyPath, hints: ErrorHints) -
         parent = next((part for part in hints.parents if part in loc), None)
         hint = hints.missing.get(f"{parent}.{name}" if parent else name)
         return doc.error((*at, *path, name), "required key is missing", hint)
-    message, hint = _describe(kind, given, ctx, error["msg"], hints)
+    message, hint = _describe(kind, given, ctx, error["msg"], hints, quote=doc.quotes)
     if hints.mapping_problem is not None and isinstance(given, dict) and given:
         problem = hints.mapping_problem(kind, path, given)
         if problem is not None:
@@ -187,28 +351,34 @@ _DEFAULT_HINTS = ErrorHints()
 
 
 def _describe(
-    kind: str, given: Any, ctx: dict[str, Any], default: str, hints: ErrorHints
+    kind: str, given: Any, ctx: dict[str, Any], default: str, hints: ErrorHints, *, quote: bool
 ) -> tuple[str, str | None]:
-    """Message and hint for a pydantic error that is about a value."""
-    hint = _value_hint(kind, given)
+    """Message and hint for a pydantic error that is about a value (``quote``: the file's values may
+    be echoed, see :func:`shown`)."""
+    if kind == "numeral":  # a text refused by the numbers rule (whole_number, int_to_decimal...)
+        return numeral_problem(ctx["text"], ctx["where"], quote=quote)
+    hint = _value_hint(kind, given, quote=quote)
+    got = shown(given, quote=quote)
+    if isinstance(given, str) and quote and kind.startswith(("greater", "less")):
+        got = bounded(given)  # a number written as text (1e12, 9M), out of range: as written
     if kind in _EXPECTED:
-        return f"expected {_EXPECTED[kind]}, got {shown(given)}", hint
+        return f"expected {_EXPECTED[kind]}, got {got}", hint
     if kind in hints.expected:
-        return f"expected {hints.expected[kind]}, got {shown(given)}", hint
+        return f"expected {hints.expected[kind]}, got {got}", hint
     if kind in ("greater_than_equal", "greater_than"):
         sign = ">=" if kind == "greater_than_equal" else ">"
-        return f"must be {sign} {ctx.get('ge', ctx.get('gt'))}, got {shown(given)}", hint
+        return f"must be {sign} {ctx.get('ge', ctx.get('gt'))}, got {got}", hint
     if kind in ("less_than_equal", "less_than"):
         sign = "<=" if kind == "less_than_equal" else "<"
         bound = str(ctx.get("le", ctx.get("lt")))  # pydantic gives e.g. "Decimal('1000000000')"
         digits = re.fullmatch(r"(?:Decimal\(')?(\d+)(?:'\))?", bound)
         limit = f"{int(digits.group(1)):,}" if digits else bound
-        return f"must be {sign} {limit}, got {shown(given)}", hint
+        return f"must be {sign} {limit}, got {got}", hint
     if kind == "string_too_short":
         return "must not be empty", None
     if kind == "literal_error":
         choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
-        message = f"must be one of {', '.join(choices)}; got {shown(given)}"
+        message = f"must be one of {', '.join(choices)}; got {got}"
         close = closest(given, choices) if isinstance(given, str) else None
         if close:
             hint = f"did you mean {close!r}?"
@@ -218,26 +388,54 @@ def _describe(
     return default[:1].lower() + default[1:], hint
 
 
-def _value_hint(kind: str, given: Any) -> str | None:
+def _value_hint(kind: str, given: Any, *, quote: bool) -> str | None:
     if isinstance(given, bool):
         return "YAML reads yes/no/on/off/true/false as booleans; quote the value if it is text"
     if kind == "string_type" and isinstance(given, int | Decimal):
-        return f"quote it if it is text: '{given}'"
+        return f"quote it if it is text: '{bounded(str(given))}'" if quote else "quote it if it is text"
     if kind == "list_type" and isinstance(given, dict):
         return "start each item with '- '"
     return None
 
 
-def shown(value: Any) -> str:
-    """A value as an error message names it: ``the boolean true``, ``text 'abc'``, ``a list``..."""
+# --------------------------------------------------------------------------------------------
+# Values in messages: bounded, escaped, and never the text of a file the user does not write
+# --------------------------------------------------------------------------------------------
+
+_SHORT_NUMBER = 12
+"""Most characters of a number shown from a file whose text is never quoted: too few for a secret."""
+
+
+def quoted(text: str) -> str:
+    """``text`` in quotes as a message shows it (a name, a key, a value): ``'abc'``, or bounded and
+    escaped as :func:`bounded` does: ``'abc...' (5,000 characters)``."""
+    if len(text) <= MAX_SHOWN and text.isprintable():
+        return repr(text)
+    head, was_cut = cut(text, MAX_SHOWN)
+    head = head.replace("'", "\\'")
+    return f"'{head}...' ({len(text):,} characters)" if was_cut else f"'{head}'"
+
+
+def shown(value: Any, *, quote: bool = True) -> str:
+    """A value as an error message names it: ``the boolean true``, ``text 'abc'``, ``a list``...
+
+    With ``quote`` (a value the user wrote in a scenario, a project file or ``--set``), text is
+    shown bounded and escaped (:func:`quoted`) and numbers bounded; without it (a value read from
+    a file the user does not write: a tools file, a price file, a trace...) text is named by its
+    length only (``text (12 characters)``) and a number only when it is short."""
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
     if value is None:
         return "nothing (null)"
-    if isinstance(value, int | Decimal):
-        return str(value)
+    if isinstance(value, int | Decimal | float):
+        number = repr(value) if isinstance(value, float) else str(value)
+        if quote or len(number) <= _SHORT_NUMBER:
+            return bounded(number).replace(" characters)", " digits)")
+        return f"a number of {len(number):,} characters"
     if isinstance(value, str):
-        return "text " + repr(value if len(value) <= 40 else value[:37] + "...")
+        if not quote:
+            return f"text ({len(value):,} character{'s' if len(value) != 1 else ''})"
+        return "text " + quoted(value)
     if isinstance(value, dict):
         return "a mapping"
     if isinstance(value, list):

@@ -30,7 +30,7 @@ from typing import Any, NoReturn
 import yaml
 
 from agentcost.errors import InputError
-from agentcost.infra.doc import Doc, KeyPath, Override, OverrideError, Step, joined, key_text
+from agentcost.infra.doc import Doc, KeyPath, Override, OverrideError, Step, bounded, joined, key_text
 from agentcost.infra.files import (
     LIMITS_DOC,
     MAX_FILE_BYTES,
@@ -48,8 +48,12 @@ from agentcost.infra.validate import (
     allowed_hint,
     closest,
     int_to_decimal,
+    numeral,
+    numeral_problem,
+    quoted,
     shown,
     validate,
+    whole_number,
 )
 
 # With the names of agentcost.infra.files, .doc and .validate it uses: the file formats
@@ -70,19 +74,23 @@ __all__ = [
     "Spec",
     "Unreadable",
     "allowed_hint",
+    "bounded",
     "check_plain",
     "closest",
     "compose",
     "int_to_decimal",
     "joined",
     "key_text",
+    "numeral",
     "parse",
     "parse_override",
+    "quoted",
     "read_file",
     "read_text",
     "shown",
     "text_reader",
     "validate",
+    "whole_number",
 ]
 
 MAX_VALUES = 2_000_000
@@ -150,6 +158,7 @@ class _Builder:
         if self.count > MAX_VALUES:  # never, after _check_nodes: a second line of defence
             self.fail(node, f"the file expands to more than {MAX_VALUES:,} values", LIMITS_DOC, key=path)
         self.doc.lines.setdefault(path, node.start_mark.line + 1)
+        self.check_tag(node, path)
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node, path)
         if id(node) in self.open_nodes:
@@ -186,18 +195,37 @@ class _Builder:
     def merge_source(self, node: yaml.Node, path: KeyPath) -> dict[str, Any]:
         sources = node.value if isinstance(node, yaml.SequenceNode) else [node]
         result: dict[str, Any] = {}
+        self.check_tag(node, path)
         for source in sources:
             if not isinstance(source, yaml.MappingNode):
                 self.fail(source, "a YAML merge (<<) needs a mapping or a list of mappings", key=path)
+            self.check_tag(source, path)
             for key, value in self.mapping(source, path).items():
                 result.setdefault(key, value)
         return result
 
     def key(self, node: yaml.Node, path: KeyPath) -> str:
+        self.check_tag(node, path)
         if isinstance(node, yaml.ScalarNode) and node.tag == _YAML + "str":
             return str(node.value)
-        shown = node.value if isinstance(node, yaml.ScalarNode) else "a " + _node_kind(node)
+        shown = self.text(str(node.value)) if isinstance(node, yaml.ScalarNode) else "a " + _node_kind(node)
         self.fail(node, f"a key must be text, got {shown}", "quote it", key=path)
+
+    def text(self, text: str) -> str:
+        """A scalar's text as a message about this file shows it: bounded and escaped, or (for a
+        file whose values are never echoed) its length only."""
+        return bounded(text) if self.doc.quotes else shown(text, quote=False)
+
+    def check_tag(self, node: yaml.Node, path: KeyPath) -> None:
+        """Refuse a node with a tag other than the standard one of its kind (``!!python/...``,
+        ``!local``, ``!!binary``, ``!!set``...): agentcost reads plain data."""
+        if node.tag in _TAGS[type(node)]:
+            return
+        if not self.doc.quotes:
+            self.fail(node, "unsupported YAML tag", "remove the tag", key=path)
+        tag = node.tag
+        shown_tag = "!!" + tag.removeprefix(_YAML) if tag.startswith(_YAML) else tag
+        self.fail(node, f"unsupported YAML tag {bounded(shown_tag)}", "remove the tag", key=path)
 
     def scalar(self, node: yaml.ScalarNode, path: KeyPath) -> Any:
         tag, text = node.tag, str(node.value)
@@ -210,16 +238,17 @@ class _Builder:
         if tag == _YAML + "bool":
             return _CONSTRUCTOR.construct_yaml_bool(node)
         if tag == _YAML + "int":
+            if _NOT_DECIMAL.match(text):  # 010, 0x10, 0b10, 1:30: YAML 1.1 only, or not plain digits
+                self.fail(node, *numeral_problem(text, "yaml", quote=self.doc.quotes), key=path)
             try:
                 return _CONSTRUCTOR.construct_yaml_int(node)
             except ValueError:
-                self.fail(node, f"not an integer: {_short(text)}", _digits_hint(text), key=path)
+                self.fail(node, f"not an integer: {self.text(text)}", _digits_hint(text), key=path)
         if tag == _YAML + "float":
+            if ":" in text:  # 1:30.5, base 60 in YAML 1.1
+                self.fail(node, *numeral_problem(text, "yaml", quote=self.doc.quotes), key=path)
             return self.decimal(node, text.replace("_", ""), path)
-        if tag == _YAML + "timestamp":
-            return text  # a date stays the text written: it is only ever sent as text
-        shown_tag = "!!" + tag.removeprefix(_YAML) if tag.startswith(_YAML) else tag
-        self.fail(node, f"unsupported YAML tag {shown_tag}", "remove the tag", key=path)
+        return text  # a timestamp (the only other tag check_tag allows): a date stays the text written
 
     def json_scalar(self, node: yaml.ScalarNode, path: KeyPath) -> Any:
         try:
@@ -227,22 +256,28 @@ class _Builder:
         except ValueError:
             text = str(node.value)
             self.fail(
-                node, f"not a JSON value: {_short(text)}", _digits_hint(text) or "quote strings", key=path
+                node, f"not a JSON value: {self.text(text)}", _digits_hint(text) or "quote strings", key=path
             )
 
     def decimal(self, node: yaml.ScalarNode, text: str, path: KeyPath) -> Decimal:
         try:
             value = Decimal(text)
         except InvalidOperation:
-            value = Decimal("NaN")  # .inf, .nan and sexagesimal 1:30.5
+            value = Decimal("NaN")  # .inf, .nan
         if not value.is_finite():
-            self.fail(node, f"not a finite number: {node.value}", key=path)
+            self.fail(node, f"not a finite number: {self.text(str(node.value))}", key=path)
         return value
 
 
-def _short(text: str) -> str:
-    """A scalar's text as a message shows it: at most 40 characters."""
-    return text if len(text) <= 40 else f"{text[:37]}... ({len(text):,} characters)"
+_TAGS: dict[type[yaml.Node], tuple[str, ...]] = {
+    yaml.ScalarNode: (*(_YAML + t for t in ("str", "null", "bool", "int", "float", "timestamp")), "!"),
+    yaml.SequenceNode: (_YAML + "seq",),
+    yaml.MappingNode: (_YAML + "map",),
+}
+"""The tags a node of each kind may have: the standard ones (a tag such as ``!!str`` may be written)."""
+_NOT_DECIMAL = re.compile(r"[-+]?(?:0[0-9a-zA-Z_]|[0-9_]*:)")
+"""The text of a YAML 1.1 integer that is not plain decimal digits: a leading 0 (octal, hexadecimal,
+binary) or a ``:`` (base 60). The numbers rule refuses them (docs/scenario.md#numbers)."""
 
 
 def _max_digits() -> int:
@@ -323,7 +358,7 @@ def _json_value_error(error: ValueError) -> str:
     """What ``json.loads`` could not read, other than bad syntax."""
     if "digits" in str(error):
         return f"a number has more than {_max_digits():,} digits"
-    return f"{_short(str(error))} is not a JSON value"
+    return f"{bounded(str(error))} is not a JSON value"
 
 
 # --------------------------------------------------------------------------------------------
@@ -454,8 +489,10 @@ def _yaml_error(doc: Doc, text: str, e: yaml.YAMLError) -> InputError:
         message = f"character {chr(e.character)!r} is not allowed in YAML ({e.reason})"
     else:
         message = str(e)
+    if not doc.quotes:  # the pure-Python parser quotes aliases, anchors and tags of the file
+        message = re.sub(r"'[^']{2,}'", "'...'", message)
     hint = "; ".join(part for part in (hint, doc.hint) if part) or None
-    return InputError(f"YAML syntax error: {message}", file=doc.path, line=line, hint=hint)
+    return InputError(f"YAML syntax error: {bounded(message, 200)}", file=doc.path, line=line, hint=hint)
 
 
 # --------------------------------------------------------------------------------------------
@@ -488,9 +525,9 @@ def parse_override(text: str, index: int, file: Path) -> Override:
         match = _STEP.match(dotted, position)
         if match is None or not (steps or match.group(2)):
             if not steps:
-                fail(f"not a key path: {path!r} does not start with a key", _PATH_HINT, path)
+                fail(f"not a key path: {quoted(path)} does not start with a key", _PATH_HINT, path)
             fail(
-                f"not a key path: {dotted[position:]!r} cannot follow {dotted[1:position]!r}",
+                f"not a key path: {quoted(dotted[position:])} cannot follow {quoted(dotted[1:position])}",
                 _PATH_HINT,
                 path,
             )

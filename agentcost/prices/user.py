@@ -21,8 +21,10 @@ overrides the genai-prices model of the same provider and id, or adds a new one:
 The file is read as scenario and project files are (:mod:`agentcost.scenario.load`): composed with
 PyYAML keeping line numbers, numbers with a fraction become ``Decimal`` from their text, validated
 by strict pydantic models, and every problem is one :class:`~agentcost.errors.InputError` naming
-the file, the 1-based line and the key path. Prices are computed in :mod:`agentcost.prices.lookup`;
-models are found in genai-prices with :mod:`agentcost.prices.genai`.
+the file, the 1-based line and the key path. Messages never quote the file's text (it may be a file
+the user did not write): a wrong value is named by its type and size (docs/limits.md). Prices are
+computed in :mod:`agentcost.prices.lookup`; models are found in genai-prices with
+:mod:`agentcost.prices.genai`.
 """
 
 from __future__ import annotations
@@ -183,7 +185,7 @@ def load_user_prices(path: Path | str, *, reader: Reader | None = None) -> UserP
         text = text_reader(reader)(path)
     except Unreadable as e:
         raise InputError(e.reason, file=path, line=e.line, key="--prices") from None
-    doc = parse(Doc(path), text)
+    doc = parse(Doc(path, quotes=False), text)
     _check_top_level(doc)
     spec = validate(UserPricesFile.model_validate, doc, doc.value, ())
     if not spec.models:
@@ -197,7 +199,7 @@ def load_user_prices(path: Path | str, *, reader: Reader | None = None) -> UserP
             where = first_line[seen]
             raise doc.error(
                 ("models", i, "id"),
-                f"duplicate model id {entry.id!r}",
+                "duplicate model id",
                 f"first at line {where}" if where is not None else None,
             )
         first_line[seen] = doc.line(("models", i, "id"))
@@ -207,7 +209,9 @@ def load_user_prices(path: Path | str, *, reader: Reader | None = None) -> UserP
 
 def _check_top_level(doc: Doc) -> None:
     if not isinstance(doc.value, dict):
-        raise doc.error((), f"expected a mapping of price-file keys at the top level, got {shown(doc.value)}")
+        raise doc.error(
+            (), f"expected a mapping of price-file keys at the top level, got {shown(doc.value, quote=False)}"
+        )
     if "version" not in doc.value:
         raise doc.error(
             ("version",), "required key is missing", f"add 'version: {PRICES_VERSION}' at the top"
@@ -215,7 +219,9 @@ def _check_top_level(doc: Doc) -> None:
     version = doc.value["version"]
     if type(version) is not int:
         raise doc.error(
-            ("version",), f"expected an integer, got {shown(version)}", f"supported: {PRICES_VERSION}"
+            ("version",),
+            f"expected an integer, got {shown(version, quote=False)}",
+            f"supported: {PRICES_VERSION}",
         )
     if version != PRICES_VERSION:
         raise doc.error(("version",), f"unsupported version {version}", f"supported: {PRICES_VERSION}")
@@ -233,7 +239,7 @@ def _entry(doc: Doc, i: int, item: UserModelSpec) -> UserModel:
     if "/" in model_id or not model_id or model_id != item.id:
         raise doc.error(
             (*at, "id"),
-            f"a model id has no '/' and no surrounding spaces, got {item.id!r}",
+            f"a model id has no '/' and no surrounding spaces, got {shown(item.id, quote=False)}",
             "give the provider in provider:",
         )
     source = item.source
@@ -244,7 +250,7 @@ def _entry(doc: Doc, i: int, item: UserModelSpec) -> UserModel:
             "say where these prices come from, e.g. 'source: contract 2026-07'",
         )
     if not isinstance(source, str):
-        raise doc.error((*at, "source"), f"expected a text, got {shown(source)}", "quote it")
+        raise doc.error((*at, "source"), f"expected a text, got {shown(source, quote=False)}", "quote it")
     if not source.strip():
         raise doc.error((*at, "source"), "must not be empty", "say where these prices come from")
     discount = _discount(doc, (*at, "discount"), item.discount)
@@ -300,10 +306,12 @@ def _discount(doc: Doc, at: KeyPath, value: Any) -> Decimal | None:
         return None
     match = _PERCENT.fullmatch(value) if isinstance(value, str) else None
     if match is None:
-        raise doc.error(at, f"expected a percentage such as '20%', got {shown(value)}")
+        raise doc.error(at, f"expected a percentage such as '20%', got {shown(value, quote=False)}")
     percent = Decimal(match.group(1))
     if percent >= 100:
-        raise doc.error(at, f"must be below 100%, got {value.strip()}", "a free model has input_mtok: 0")
+        raise doc.error(
+            at, f"must be below 100%, got {shown(percent, quote=False)}%", "a free model has input_mtok: 0"
+        )
     return percent / 100
 
 
@@ -316,10 +324,10 @@ def _check_base(doc: Doc, at: KeyPath, base: str, provider: str) -> None:
         if other != provider and genai.find_model(base, other) is not None:
             raise doc.error(
                 at,
-                f"{base!r} belongs to provider {other!r}, not {provider!r}",
+                f"the base model belongs to provider {other!r}, not {provider!r}",
                 "base: must be a model of the same provider",
             )
-    raise doc.error(at, f"unknown {provider} model {base!r}", genai.suggest_model(base, provider))
+    raise doc.error(at, f"unknown {provider} model", genai.suggest_model(base, provider))
 
 
 if __name__ == "__main__":  # python -m agentcost.prices.user > docs/prices.schema.json

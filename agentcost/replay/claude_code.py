@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
-from agentcost.replay.files import loads, read_text
+from agentcost.infra.validate import shown
+from agentcost.replay.files import loads, read_text, reported_dollars, usage_count
 from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
 
 FORMAT = "claude-code"
@@ -56,22 +57,25 @@ def looks_like(text: str) -> bool:
     return False
 
 
-def _int(usage: dict[str, Any], key: str) -> int:
-    value = usage.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+def reported_usage(
+    usage: dict[str, Any], path: Path, line: int | None, at: str = "message.usage"
+) -> ReportedUsage:
+    """Anthropic ``usage`` (at key ``at`` of the line ``line`` of ``path``) as :class:`ReportedUsage`
+    (input counts cached tokens too). Each count is a whole number from 0 to 1,000,000,000, or
+    missing (0)."""
 
+    def count(key: str, within: dict[str, Any] = usage, prefix: str = "") -> int:
+        return usage_count(within.get(key), f"{at}.{prefix}{key}", path, line)
 
-def reported_usage(usage: dict[str, Any]) -> ReportedUsage:
-    """Anthropic ``usage`` as :class:`ReportedUsage` (input counts cached tokens too)."""
-    uncached = _int(usage, "input_tokens")
-    read = _int(usage, "cache_read_input_tokens")
-    written = _int(usage, "cache_creation_input_tokens")
+    uncached = count("input_tokens")
+    read = count("cache_read_input_tokens")
+    written = count("cache_creation_input_tokens")
     split = usage.get("cache_creation")
-    one_hour = _int(split, "ephemeral_1h_input_tokens") if isinstance(split, dict) else 0
+    one_hour = count("ephemeral_1h_input_tokens", split, "cache_creation.") if isinstance(split, dict) else 0
     one_hour = min(one_hour, written)
     return ReportedUsage(
         input_tokens=uncached + written + read,
-        output_tokens=_int(usage, "output_tokens"),
+        output_tokens=count("output_tokens"),
         cache_read_tokens=read,
         cache_write_tokens=written - one_hour,
         cache_write_1h_tokens=one_hour,
@@ -112,6 +116,7 @@ class _Request:
     history_len: int  # messages before it (stream-json: linear history)
     model: str | None
     usage: dict[str, Any] | None
+    usage_line: int | None = None  # the line of the usage kept (the last line that gave one)
     texts: list[str] = field(default_factory=list)
     tool_ids: list[tuple[str, str]] = field(default_factory=list)  # (tool_use id, name)
 
@@ -137,6 +142,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
     history: list[Message] = []  # linear history, for logs without uuids (stream-json)
     results: dict[str, str] = {}  # tool_use id -> result text
     result_line: dict[str, Any] | None = None
+    result_lineno: int | None = None
     init_model: str | None = None
     all_uuid = True
     sidechains = 0
@@ -165,7 +171,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
             init_model = data["model"]
             continue
         if kind == "result":
-            result_line = data
+            result_line, result_lineno = data, lineno
             continue
         if kind not in _MESSAGE_TYPES:
             continue
@@ -194,6 +200,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
                 )
             if isinstance(message.get("usage"), dict):
                 req.usage = message["usage"]  # split lines repeat it: the last one wins
+                req.usage_line = lineno
             if msg.text:
                 req.texts.append(msg.text)
             for block in content if isinstance(content, list) else ():
@@ -239,7 +246,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
                 messages=sent_before(req),
                 tools=None,
                 output_text="\n".join(req.texts),
-                reported=reported_usage(req.usage) if req.usage is not None else None,
+                reported=reported_usage(req.usage, path, req.usage_line) if req.usage is not None else None,
                 line=req.line,
                 action=",".join(names) if names else None,
                 result_text="\n".join(answered) if answered else None,
@@ -264,11 +271,10 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
     reported_totals: ReportedUsage | None = None
     reported_cost: Decimal | None = None
     if result_line is not None:
-        cost = result_line.get("total_cost_usd", result_line.get("cost_usd"))
-        if isinstance(cost, int | float) and not isinstance(cost, bool):
-            reported_cost = Decimal(str(cost))
+        cost_key = "total_cost_usd" if "total_cost_usd" in result_line else "cost_usd"
+        reported_cost = reported_dollars(result_line.get(cost_key), cost_key, path, result_lineno)
         if isinstance(result_line.get("usage"), dict):
-            reported_totals = reported_usage(result_line["usage"])
+            reported_totals = reported_usage(result_line["usage"], path, result_lineno, "usage")
             summed = sum(c.reported.input_tokens for c in calls if c.reported)
             if summed != reported_totals.input_tokens:
                 warnings.append(
@@ -277,7 +283,8 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
                 )
         turns = result_line.get("num_turns")
         if isinstance(turns, int):
-            notes.append(f"the result line reports {turns} turns; {len(calls)} API requests were read")
+            reports = f"the result line reports {shown(turns, quote=False)} turns"
+            notes.append(f"{reports}; {len(calls)} API requests were read")
         if reported_cost is not None:
             notes.append(
                 "total_cost_usd is Claude Code's own figure: it includes calls not in the stream "

@@ -5,22 +5,42 @@ A recorded run (a trace) may be up to :data:`MAX_TRACE_BYTES`; the small files b
 its size before it is read. JSON nested more than :data:`agentcost.infra.yamlread.MAX_DEPTH` levels deep,
 or with a number of more digits than Python reads, is an :class:`InputError` naming the file and
 line, never a ``RecursionError`` or ``ValueError`` from deep inside the counting code.
+
+A reported token count is bounded as a scenario's sizes are (:func:`usage_count`: a whole number from
+0 to :data:`MAX_USAGE`), a reported cost as budgets are (:func:`reported_dollars`); a message about a
+trace's value names its key and type (:func:`agentcost.infra.validate.shown`), never its text.
 """
 
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
-from agentcost.infra.yamlread import MAX_DEPTH, MAX_FILE_BYTES, Unreadable, check_plain
+from agentcost.infra.yamlread import MAX_DEPTH, MAX_FILE_BYTES, Unreadable, check_plain, shown
 from agentcost.infra.yamlread import read_text as _read_text
+from agentcost.scenario.model import MAX_BUDGET_USD
+from agentcost.scenario.values import MAX_COUNT
 
-__all__ = ["MAX_TRACE_BYTES", "TOO_DEEP", "loads", "number_error", "read_small_text", "read_text"]
+__all__ = [
+    "MAX_TRACE_BYTES",
+    "MAX_USAGE",
+    "TOO_DEEP",
+    "loads",
+    "number_error",
+    "read_small_text",
+    "read_text",
+    "reported_dollars",
+    "usage_count",
+]
 
 MAX_TRACE_BYTES = 256_000_000
 """Largest trace (recorded run) read by ``replay`` and ``calibrate``: logs of long runs are large."""
+
+MAX_USAGE = MAX_COUNT
+"""Largest token count a trace may report in one field: as for a scenario's sizes (docs/limits.md)."""
 
 TOO_DEEP = f"nested too deeply: more than {MAX_DEPTH} levels of JSON objects and arrays"
 _LIMITS = "see docs/limits.md"
@@ -67,3 +87,35 @@ def loads(text: str, path: Path, *, line: int | None = None, key: str | None = N
     if problem is not None:
         raise InputError(TOO_DEEP, file=path, line=line, key=key, hint=_LIMITS)
     return value
+
+
+def usage_count(value: Any, key: str, path: Path, line: int | None = None) -> int:
+    """A token count a trace reports at ``key``: a whole number from 0 to :data:`MAX_USAGE` (missing
+    or null is 0). Anything else (text, a fraction, ``1e30``, a negative) is an :class:`InputError`
+    naming the file, line and key, and the value's type, never its text."""
+    if value is None:
+        return 0
+    if type(value) is not int or not 0 <= value <= MAX_USAGE:
+        raise InputError(
+            f"must be a whole number from 0 to {MAX_USAGE:,}, got {shown(value, quote=False)}",
+            file=path,
+            line=line,
+            key=key,
+        )
+    return value
+
+
+def reported_dollars(value: Any, key: str, path: Path, line: int | None = None) -> Decimal | None:
+    """A cost a trace reports at ``key`` (a JSON number: dollars), or None when it is not a number.
+    A negative, infinite or larger amount than any budget (``MAX_BUDGET_USD``) is an :class:`InputError`."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    amount = Decimal(str(value)) if isinstance(value, float) else Decimal(value)
+    if not amount.is_finite() or not 0 <= amount <= MAX_BUDGET_USD:
+        raise InputError(
+            f"must be a dollar amount from 0 to {int(MAX_BUDGET_USD):,}, got {shown(value, quote=False)}",
+            file=path,
+            line=line,
+            key=key,
+        )
+    return amount

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
-from agentcost.replay.files import loads
+from agentcost.replay.files import loads, usage_count
 from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace, tool_problem
 
 
@@ -67,12 +67,9 @@ def obj(value: Any) -> Mapping[str, Any]:
 
 
 def whole(value: Any, what: str, path: Path, line: int) -> int:
-    """A token count from the log: a whole number >= 0 (missing is 0)."""
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InputError(f"{what} must be a whole number >= 0, got {value!r}", file=path, line=line)
-    return value
+    """A token count from the log at key ``what``: a whole number from 0 to 1,000,000,000 (missing
+    is 0), see :func:`agentcost.replay.files.usage_count`."""
+    return usage_count(value, what, path, line)
 
 
 def dump(value: Any) -> str:
@@ -102,7 +99,7 @@ def api_call(
     for tool in tools or ():
         problem = tool_problem(tool)
         if problem is not None:
-            raise InputError(f"request.tools: {problem}", file=path, line=line)
+            raise InputError(problem, file=path, line=line, key="request.tools")
     name = (request or {}).get("model") or response.get("model")
     return RecordedCall(
         index=len(calls) + 1,

@@ -18,6 +18,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agentcost.errors import InputError
+from agentcost.infra.validate import shown
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.model import ModelPrices, Usage
 
@@ -269,7 +270,7 @@ def tool_problem(tool: Any) -> str | None:
         return "a tool definition needs a text 'name'"
     for key in ("input_schema", "parameters"):
         if fn.get(key) is not None and not isinstance(fn[key], Mapping):
-            return f"tool {fn['name']!r}: '{key}' must be a JSON object, got {_kind(fn[key])}"
+            return f"a tool's '{key}' must be a JSON object, got {_kind(fn[key])}"
     return None
 
 
@@ -347,7 +348,18 @@ def replay(
         )
     if not trace.calls:
         raise InputError("no API calls found in the log", file=trace.path)
-    prices = resolve_model(name, as_of=as_of, user_prices=user_prices)
+    try:
+        prices = resolve_model(name, as_of=as_of, user_prices=user_prices)
+    except InputError as e:
+        if model is not None:
+            raise
+        # the model the log names is the log's text: named by its size, never quoted (docs/limits.md)
+        raise InputError(
+            f"cannot price the model the log names, {shown(name, quote=False)}",
+            file=trace.path,
+            key="model",
+            hint="pass --model to name a model agentcost knows" + (f"; {e.hint}" if e.hint else ""),
+        ) from None
     counter = _Counter(name, prices)
     notes: list[str] = list(trace.notes)
 

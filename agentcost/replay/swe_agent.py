@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
-from agentcost.replay.files import loads, read_text
+from agentcost.infra.validate import shown
+from agentcost.replay.files import loads, read_text, reported_dollars, usage_count
 from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
 
 FORMAT = "swe-agent"
@@ -55,12 +55,6 @@ def looks_like(data: Any) -> bool:
 
 def _line(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
-
-
-def _count(value: int, what: str, path: Path) -> int:
-    if isinstance(value, bool) or value < 0:
-        raise InputError(f"{what} must be a whole number >= 0, got {value!r}", file=path)
-    return value
 
 
 def model_from_config(path: Path) -> str:
@@ -211,25 +205,17 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
     stats = data["info"]["model_stats"]
     reported: ReportedUsage | None = None
     sent_, received = stats.get("tokens_sent"), stats.get("tokens_received")
-    if isinstance(sent_, int) and isinstance(received, int):
-        reported = ReportedUsage(
-            _count(sent_, "info.model_stats.tokens_sent", path),
-            _count(received, "info.model_stats.tokens_received", path),
-        )
+    sent_count = usage_count(sent_, "info.model_stats.tokens_sent", path)  # bounded, when present
+    received_count = usage_count(received, "info.model_stats.tokens_received", path)
+    if sent_ is not None and received is not None:
+        reported = ReportedUsage(sent_count, received_count)
     api_calls = stats.get("api_calls")
     if isinstance(api_calls, int) and api_calls != len(calls):
         warnings.append(
-            f"info.model_stats.api_calls is {api_calls} but the history has {len(calls)} responses "
-            "(requests that failed or were retried are not in the history)"
+            f"info.model_stats.api_calls is {shown(api_calls, quote=False)} but the history has "
+            f"{len(calls)} responses (requests that failed or were retried are not in the history)"
         )
-    cost = stats.get("instance_cost")
-    reported_cost = None
-    if isinstance(cost, int | float) and not isinstance(cost, bool):
-        reported_cost = Decimal(str(cost))
-        if not reported_cost.is_finite() or reported_cost < 0:
-            raise InputError(
-                f"info.model_stats.instance_cost must be a dollar amount >= 0, got {cost!r}", file=path
-            )
+    reported_cost = reported_dollars(stats.get("instance_cost"), "info.model_stats.instance_cost", path)
     return Trace(
         path=str(path),
         format=FORMAT,

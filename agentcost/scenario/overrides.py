@@ -22,6 +22,7 @@ from agentcost.infra.yamlread import (
     joined,
     key_text,
     parse_override,
+    quoted,
     shown,
 )
 from agentcost.scenario.format import (
@@ -192,7 +193,7 @@ class _Setter:
         key = str(self.steps[n])
         if key not in allowed:
             where = f" in {self.written(n)}" if n else ""
-            self.fail(n + 1, f"unknown key {key!r}{where}", joined(allowed_hint(key, allowed), hint))
+            self.fail(n + 1, f"unknown key {quoted(key)}{where}", joined(allowed_hint(key, allowed), hint))
 
     def written(self, n: int) -> str:
         """The path as written, up to step ``n`` (excluded)."""

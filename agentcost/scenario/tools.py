@@ -42,7 +42,7 @@ def tool_file_models(doc: Doc) -> list[tuple[AnyToolModel, KeyPath]]:
         return [(validate(_TOOL_ADAPTER.validate_python, doc, value, (), ERROR_HINTS), ())]
     raise doc.error(
         (),
-        f"expected tool definitions, got {shown(value)}",
+        f"expected tool definitions, got {shown(value, quote=False)}",
         "a list of tools, {tools: [...]}, {result: {tools: [...]}} or one tool",
     )
 

@@ -4,6 +4,11 @@ Counts, money and seconds, content (``N``, a text, ``{tokens: N}``, ``{text: ...
 distributions (:mod:`agentcost.scenario.dists`) and tool definitions (Anthropic, OpenAI Chat
 Completions, OpenAI Responses, MCP, or ``{file: path}`` of them). The rounds and the top level of a
 scenario file are :mod:`agentcost.scenario.format`.
+
+Numbers follow one rule (docs/scenario.md#numbers, :func:`agentcost.infra.validate.numeral`): where
+only a number fits (a count, a size, an amount), ``1e3``, ``1.5e3`` and ``9k`` / ``1.5M`` are read as
+the number they plainly mean; where a content value may be a size or a text, a text that looks like a
+number (``"1500"``, ``1e3``, ``9k``) is refused with both spellings.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Discriminator, Field, Tag, WithJsonSchema
 
-from agentcost.infra.yamlread import Spec, closest, int_to_decimal
+from agentcost.infra.yamlread import Spec, closest, int_to_decimal, numeral, whole_number
 from agentcost.scenario.model import MAX_BUDGET_USD
 
 MAX_COUNT = 1_000_000_000
@@ -29,8 +34,13 @@ def _at_most_max_count(value: int) -> int:
     return value
 
 
-Count = Annotated[int, Field(ge=0), AfterValidator(_at_most_max_count)]
-PositiveCount = Annotated[int, Field(ge=1), AfterValidator(_at_most_max_count)]
+def _whole(value: Any) -> Any:
+    """A count written ``1e3``, ``9k`` or ``12.0`` as the int it is (the numbers rule)."""
+    return whole_number(value, MAX_COUNT)
+
+
+Count = Annotated[int, Field(ge=0), AfterValidator(_at_most_max_count), BeforeValidator(_whole)]
+PositiveCount = Annotated[int, Field(ge=1), AfterValidator(_at_most_max_count), BeforeValidator(_whole)]
 Name = Annotated[str, Field(min_length=1)]
 JsonObject = dict[str, Any]
 
@@ -78,7 +88,7 @@ DIST_FORMS = (
     "{fixed: N}, {uniform: [min, max]}, {triangular: [min, mode, max]}, {pert: [min, mode, max]}, "
     "{lognormal: {median: M, p90: P}} or {empirical: [values...] or {file: path}}"
 )
-Size = Annotated[int, Field(ge=0, le=1_000_000_000)]
+Size = Annotated[int, Field(ge=0, le=1_000_000_000), BeforeValidator(_whole)]
 Positive = Annotated[
     Decimal,
     BeforeValidator(int_to_decimal),
@@ -173,9 +183,21 @@ PositiveCountValue = Annotated[
 ]
 
 
+def _not_a_number(text: str) -> str:
+    """A content text that looks like a number (``"1500"``, ``1e3``, ``9k``, ``1:30``) is refused:
+    a size or a text? The message shows both spellings."""
+    if numeral(text) is not None:
+        from pydantic_core import PydanticCustomError
+
+        raise PydanticCustomError("numeral", "not a number", {"text": text, "where": "content"})
+    return text
+
+
 def _content_kind(value: Any) -> str | None:
-    if type(value) is int:
-        return "~int"
+    if type(value) is int or (
+        isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value()
+    ):
+        return "~int"  # a whole Decimal (1.5e+3, or 1e3 in a JSON file) is a size too
     if isinstance(value, str):
         return "~str"
     if isinstance(value, dict):
@@ -189,7 +211,7 @@ def _content_kind(value: Any) -> str | None:
 
 ContentValue = Annotated[
     Annotated[Count, Tag("~int"), Field(description="A size in tokens.")]
-    | Annotated[str, Tag("~str"), Field(description="The text itself.")]
+    | Annotated[str, AfterValidator(_not_a_number), Tag("~str"), Field(description="The text itself.")]
     | Annotated[TokensContent, Tag("tokens")]
     | Annotated[TextContent, Tag("text")]
     | Annotated[FileContent, Tag("file")]
