@@ -53,6 +53,8 @@ from agentcost.cli_output import (
     DEFAULT_SIMULATION_RUNS,
     Output,
     calibration_summary,
+    guarded_run,
+    output_checked,
     simulated,
     write_report,
 )
@@ -514,7 +516,7 @@ def calibrate(
         set_input_policy(ctx, allow_path, max_input_bytes)
         when = parse_as_of(as_of)
         user_prices = read_user_prices(prices)
-        if output is not None and output.exists() and not force:
+        if output is not None and output_checked(output).exists() and not force:
             raise InputError(
                 "the file exists", key="--output", file=output, hint="pass --force to overwrite it"
             )
@@ -558,7 +560,12 @@ def _root(
 
 
 def run(argv: list[str] | None = None) -> int:
-    """Run the CLI and return its exit code (what ``main`` passes to ``sys.exit``)."""
+    """Run the CLI and return its exit code (what ``main`` passes to ``sys.exit``). Faults of standard
+    output and of the working directory end it with an exact code (``cli_output.guarded_run``)."""
+    return guarded_run(_run, sys.argv[1:] if argv is None else argv)
+
+
+def _run(argv: list[str]) -> int:
     try:
         result = app(args=argv, prog_name="agentcost", standalone_mode=False)
     except _ClickException as err:

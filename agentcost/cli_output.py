@@ -54,11 +54,7 @@ def write_report(report: object, gates: Sequence[Gate], out: Output) -> bool:
         width = 110 if out.path is not None else terminal_width()
         text = output.render_text(report, out.format, gates=gates, chart=out.chart, width=width)
     if out.path is not None:
-        if out.path.is_dir():  # else the rename says "Device or resource busy" or "Is a directory"
-            raise InputError(
-                "is a directory, not a file", file=out.path, key="--output", hint="give a file name"
-            )
-        try:
+        try:  # refused: an input of the run, a directory, a device (agentcost.infra.writes)
             output.write_atomic(out.path, text)
         except OSError as err:
             raise InputError(
@@ -68,7 +64,15 @@ def write_report(report: object, gates: Sequence[Gate], out: Output) -> bool:
         sys.stdout.write(text)
     if out.summary:
         markdown = output.render_text(report, Format.markdown, gates=gates)
-        if output.append_step_summary(markdown) is None:
+        try:
+            appended = output.append_step_summary(markdown)
+        except OSError as err:  # a directory, unwritable, a missing directory
+            raise InputError(
+                f"cannot append the report to GITHUB_STEP_SUMMARY: {err.strerror or err}",
+                file=os.environ.get("GITHUB_STEP_SUMMARY"),
+                key="--summary",
+            ) from None
+        if appended is None:
             typer.echo(
                 "agentcost: note: --summary: GITHUB_STEP_SUMMARY is not set; nothing appended", err=True
             )
@@ -140,7 +144,7 @@ def calibration_summary(result: LogCalibration, output: Path | None) -> None:
     error = f"{result.error * 100:+.2f}%" if result.error is not None else "n/a"
     where = f"wrote {output}" if output is not None else "calibrated"
     if result.scenarios:
-        names = ", ".join(str(path) for path, _ in result.scenarios)
+        names = ", ".join(one_line(str(path)) for path, _ in result.scenarios)
         if output is None:
             typer.echo(
                 f"the log holds {len(result.scenarios)} separate conversations: printed the project "
@@ -155,7 +159,71 @@ def calibration_summary(result: LogCalibration, output: Path | None) -> None:
         err=True,
     )
     for note in result.notes:
-        typer.echo(f"note: {note}", err=True)
+        typer.echo(f"note: {one_line(note)}", err=True)
+
+
+# The commands with -o/--output: their value is checked before the run, as given (``out/`` names a
+# directory: a Path would drop the slash).
+_OUTPUT_COMMANDS = frozenset({"estimate", "compare", "diff", "replay", "calibrate"})
+
+
+def _output_names(argv: Sequence[str]) -> list[str]:
+    """The values given to ``-o``/``--output`` on a command line of a command that has it."""
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command not in _OUTPUT_COMMANDS:
+        return []
+    names = []
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg in ("-o", "--output") and i + 1 < len(argv):
+            names.append(argv[i + 1])
+        elif arg.startswith("--output="):
+            names.append(arg.removeprefix("--output="))
+        elif arg.startswith("-o") and not arg.startswith("--") and len(arg) > 2:
+            names.append(arg[2:])
+    return names
+
+
+def output_checked(path: Path) -> Path:
+    """``path``, refused before the run when it is a directory or not a regular file (key ``output``)."""
+    from agentcost.infra.writes import check_output
+
+    check_output(path, "output")
+    return path
+
+
+def guarded_run(run: Callable[[list[str]], int], argv: list[str]) -> int:
+    """``run(argv)``'s exit code, with exact codes on faults around it: a deleted working directory
+    and a ``-o`` that names a directory or a device are exit 2 before the run; standard output is
+    :class:`~agentcost.infra.writes.GuardedStdout` while it runs, so that a closed pipe ends it with
+    exit 0 and a full disk or a closed stdout with exit 2 (:func:`~agentcost.infra.writes.stdout_failed`).
+    Every file read before starts no longer counts as an input of this run."""
+    from agentcost.infra import files, writes
+
+    files.forget_reads()
+    try:
+        os.getcwd()
+        for name in _output_names(argv):
+            writes.check_output(name)
+    except FileNotFoundError:
+        typer.echo("agentcost: error: the working directory no longer exists (cd to one that does)", err=True)
+        return 2
+    except InputError as err:
+        typer.echo(f"agentcost: error: {one_line(str(err))}", err=True)
+        return 2
+    real = sys.stdout
+    writes.tolerant_encoding(real)
+    guarded = writes.GuardedStdout(real)
+    sys.stdout = guarded
+    try:
+        code = run(argv)
+        guarded.flush()
+    except writes.StdoutFailed as failure:
+        code = writes.stdout_failed(failure, real)
+    finally:
+        sys.stdout = real
+    return code
 
 
 def terminal_width() -> int:

@@ -49,8 +49,11 @@ ENV_IGNORED = frozenset(
 
 def main() -> None:
     """The console script (and ``python -m agentcost``)."""
+    from agentcost.infra.writes import tolerant_encoding
+
     argv = sys.argv[1:]
-    store = _store() if argv[:1] in (["estimate"], ["compare"]) else None
+    tolerant_encoding(sys.stdout)  # PYTHONIOENCODING=ascii: escape what it cannot encode, replays too
+    store = _store() if argv[:1] in (["estimate"], ["compare"]) and _streams_usable() else None
     if store is None:
         from agentcost.cli import main as cli_main
 
@@ -64,7 +67,7 @@ def main() -> None:
 
     with _capture() as (out, err), files.recording() as reads:
         code = _run_cli()
-    if replay_allowed() and code in (0, 1):
+    if replay_allowed() and code in (0, 1) and not (out.failed or err.failed):  # never a cut-off output
         entry = {"out": "".join(out), "err": "".join(err), "code": code, "files": reads}
         store.put_blob(KIND, key, json.dumps(entry).encode("utf-8", "surrogatepass"))
     sys.exit(code)
@@ -79,6 +82,16 @@ def _run_cli() -> int:
         code = done.code
         return code if isinstance(code, int) else (0 if code is None else 1)
     return 0
+
+
+def _streams_usable() -> bool:
+    """Whether a run may go through the cache: standard output and error open, the working directory
+    there (else the CLI says what is wrong, with exit 2)."""
+    try:
+        os.getcwd()
+    except OSError:
+        return False
+    return sys.stdout is not None and sys.stderr is not None
 
 
 def _store() -> Any:
@@ -122,17 +135,29 @@ def _replay(store: Any, key: str) -> int | None:
         return None
     if not isinstance(code, int) or not isinstance(out, str) or not isinstance(err, str):
         return None
-    sys.stdout.write(out)
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    except OSError as error:  # `| head` closed the pipe (exit 0, quietly), a full disk (exit 2)
+        from agentcost.infra.writes import StdoutFailed, stdout_failed
+
+        return stdout_failed(StdoutFailed(error), sys.stdout)
     sys.stderr.write(err)
     sys.stderr.flush()
     return code
 
 
+class _Parts(list[str]):
+    """What a run wrote to one stream; ``failed`` when a write or flush failed (the copy may then
+    hold what never reached the reader: not stored)."""
+
+    failed = False
+
+
 class _Tee:
     """A text stream that writes through to ``stream`` and keeps a copy of what was written."""
 
-    def __init__(self, stream: TextIO, parts: list[str]) -> None:
+    def __init__(self, stream: TextIO, parts: _Parts) -> None:
         self._stream = stream
         self._parts = parts
 
@@ -140,7 +165,18 @@ class _Tee:
         if isinstance(text, bytes):  # click's echo may write bytes to a stream without a buffer
             text = text.decode(self._stream.encoding or "utf-8", "surrogateescape")
         self._parts.append(text)
-        return self._stream.write(text)
+        try:
+            return self._stream.write(text)
+        except OSError:
+            self._parts.failed = True
+            raise
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError:
+            self._parts.failed = True
+            raise
 
     def writelines(self, lines: Any) -> None:
         for line in lines:
@@ -153,9 +189,8 @@ class _Tee:
 
 
 @contextmanager
-def _capture() -> Iterator[tuple[list[str], list[str]]]:
-    out: list[str] = []
-    err: list[str] = []
+def _capture() -> Iterator[tuple[_Parts, _Parts]]:
+    out, err = _Parts(), _Parts()
     real_out, real_err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _Tee(real_out, out), _Tee(real_err, err)
     try:

@@ -329,19 +329,16 @@ def calibrate(
 
 def write_scenario(text: str, output: Path, *, trace_path: Path, force: bool = False) -> None:
     """Write ``text`` to ``output`` atomically; refuse to overwrite a file unless ``force``, and
-    never write over the trace."""
-    import tempfile
+    never write over the trace or another input of the run, a directory or a device
+    (:func:`agentcost.infra.writes.write_output`)."""
+    from agentcost.infra.writes import check_output, write_output
 
+    check_output(output, "output")  # a directory or a device: say so, not "the file exists"
     if output.exists() and trace_path.exists() and output.resolve() == trace_path.resolve():
         raise InputError("refusing to write over the trace", key="output", file=output)
     if output.exists() and not force:
         raise InputError("the file exists", key="output", file=output, hint="pass --force to overwrite it")
-    directory = output.parent if str(output.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, output)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        write_output(output, text, newline="\n", key="output")
+    except OSError as err:
+        raise InputError(f"cannot write the scenario: {err.strerror}", key="output", file=output) from None

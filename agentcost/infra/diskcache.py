@@ -18,6 +18,9 @@ directory (``~/Library/Caches/agentcost`` on macOS, ``%LOCALAPPDATA%\\agentcost\
 ``~/.cache/agentcost`` elsewhere). ``AGENTCOST_CACHE=off`` disables it; ``AGENTCOST_CACHE_MAX_MB``
 bounds its size (default :data:`DEFAULT_MAX_MB`; least recently used entries go first).
 
+Trust: the directory is used only if the current user owns it and neither its group nor others may
+write in it (it is created ``0700``); otherwise the cache is off for the run, with one note on stderr.
+
 Robustness: every failure (unwritable directory, corrupt or foreign file, a lock held too long by
 another process, a full disk) disables the cache for the rest of the process, silently: agentcost is
 then just slower. A corrupt database file is replaced. Concurrent processes are safe: SQLite
@@ -69,7 +72,10 @@ def cache_dir() -> Path | None:
         local = env.get("LOCALAPPDATA")
         if local:
             return Path(local) / "agentcost" / "Cache"
-    home = Path.home()
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError, OSError):  # no HOME and no passwd entry: no cache, not a traceback
+        return None
     if sys.platform == "darwin":
         return home / "Library" / "Caches" / "agentcost"
     return home / ".cache" / "agentcost"
@@ -340,6 +346,11 @@ class DiskCache:
 
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            unsafe = _unsafe(self.directory)
+            if unsafe:  # another user could plant entries: off for this run, said once
+                sys.stderr.write(f"agentcost: note: cache off: {self.directory} {unsafe}\n")
+                self._fail()
+                return self._conn
             self._conn = self._open(sqlite3)
         except sqlite3.DatabaseError as err:
             if getattr(err, "sqlite_errorcode", None) not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
@@ -564,6 +575,21 @@ class DiskCache:
                         "tokens ORDER BY used LIMIT ?)",
                         (left - (n - n // 2),),
                     )
+
+
+def _unsafe(directory: Path) -> str | None:
+    """Why the cache directory cannot be trusted (another user owns it, or others may write in it,
+    so entries could be planted), or None."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # Windows: no owners or modes of this kind
+        return None
+    info = os.stat(directory)
+    if info.st_uid != getuid():
+        return f"is owned by another user (uid {info.st_uid})"
+    if info.st_mode & 0o022:
+        who = "others" if info.st_mode & 0o002 else "its group"
+        return f"is writable by {who} (mode {info.st_mode & 0o777:o})"
+    return None
 
 
 _CACHE: DiskCache | None = None

@@ -12,6 +12,7 @@ all of it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -30,12 +31,14 @@ __all__ = [
     "Reader",
     "SharedReads",
     "Unreadable",
+    "forget_reads",
     "is_stdin",
     "read_file",
     "read_stdin",
     "read_text",
     "recording",
     "text_reader",
+    "was_read",
 ]
 
 MAX_FILE_BYTES = 10_000_000
@@ -47,6 +50,7 @@ STDIN = "-"
 """The file name that means standard input (a scenario, project or trace given as ``-``)."""
 
 _RECORDING: list[list[str]] | None = None
+_READ_IDS: set[tuple[int, int]] = set()  # (device, inode) of every file read since forget_reads()
 
 
 @contextmanager
@@ -60,6 +64,17 @@ def recording() -> Iterator[list[list[str]]]:
         yield reads
     finally:
         _RECORDING = previous
+
+
+def forget_reads() -> None:
+    """Start a new run's record of the files it read (:func:`was_read`)."""
+    _READ_IDS.clear()
+
+
+def was_read(info: os.stat_result) -> bool:
+    """Whether the file ``info`` describes (its device and inode, whatever its name: a symlink, a hard
+    link) was read since :func:`forget_reads`: an input of this run, never to be written over."""
+    return (info.st_dev, info.st_ino) in _READ_IDS
 
 
 class Unreadable(Exception):
@@ -144,6 +159,7 @@ def read_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     with open(fd, "rb") as handle:  # closes fd
         info = os.fstat(fd)
         _check_regular(path, info.st_mode)  # swapped between the stat and the open
+        _READ_IDS.add((info.st_dev, info.st_ino))
         if info.st_size > limit:
             raise FileTooLarge(info.st_size, limit)
         data = handle.read(limit + 1)  # a file that grows after the fstat: still bounded
@@ -172,6 +188,10 @@ def read_stdin(limit: int = MAX_FILE_BYTES) -> bytes:
         raise OSError("standard input is closed")
     known = _STDIN_READ if _STDIN_READ is not None and _STDIN_READ[0] is stream else None
     data, done = (known[1], known[2]) if known is not None else (b"", False)
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # stdin redirected from a file: an input
+        info = os.fstat(stream.fileno())
+        if stat.S_ISREG(info.st_mode):
+            _READ_IDS.add((info.st_dev, info.st_ino))
     if not done and len(data) <= limit:
         chunk = getattr(stream, "buffer", stream).read(limit + 1 - len(data))
         data += chunk.encode("utf-8", "surrogateescape") if isinstance(chunk, str) else chunk

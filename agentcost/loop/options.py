@@ -10,7 +10,7 @@ CLI shows its flags instead (:mod:`agentcost.cli_options`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
@@ -43,14 +43,24 @@ def today() -> datetime:
     return datetime(now.year, now.month, now.day, tzinfo=UTC)
 
 
+AS_OF_RANGE = (date(1970, 1, 1), date(9998, 12, 31))  # the dates --as-of accepts
+
+
 def parse_as_of(value: str | None) -> datetime:
     """An ISO date or datetime (UTC when no zone is given); default :func:`today`."""
     if value is None:
         return today()
     try:
         parsed = datetime.fromisoformat(value)
-        return parsed.astimezone(UTC) if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+        when = parsed.astimezone(UTC) if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
     except (ValueError, OverflowError):  # OverflowError: a zone offset pushes it past year 1..9999
         raise InputError(
             f"not a usable date: {value!r}", key="as_of", hint="use an ISO date such as 2026-11-30"
         ) from None
+    if not AS_OF_RANGE[0] <= when.date() <= AS_OF_RANGE[1]:  # date arithmetic near year 9999 overflows
+        raise InputError(
+            f"{value!r} is outside the supported dates, {AS_OF_RANGE[0]} to {AS_OF_RANGE[1]}",
+            key="as_of",
+            hint="use an ISO date such as 2026-11-30",
+        )
+    return when

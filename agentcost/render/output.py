@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -214,16 +213,12 @@ def quiet_total(report: object) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the new one, never half."""
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write ``text`` to ``path`` so that readers see the old file or the new one, never half; never
+    over an input of the run or anything but a regular file (:func:`agentcost.infra.writes.write_output`:
+    InputError), with the mode a plain ``open()`` gives a new file, an existing file's mode kept."""
+    from agentcost.infra.writes import write_output
+
+    write_output(path, text)
 
 
 def append_step_summary(markdown: str) -> Path | None:
