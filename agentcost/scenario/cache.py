@@ -60,11 +60,14 @@ def load_scenario(
         main = read_file(Path(absolute))
     except Exception:  # unreadable, too large...: the loader words the error
         return _load(path, overrides, None)
+    from agentcost.infra.policy import current_policy
+
     key = diskcache.digest(
         str(path),
         absolute,
         tuple(overrides),
         hashlib.sha256(main).hexdigest(),
+        current_policy().max_input_bytes,  # a load refused under a lower budget is never served
     )
     stored = cache.get_blob(_KIND, key)
     if stored is not None:

@@ -19,6 +19,9 @@ with the file, the 1-based line and the key path of the problem:
    ``defaults`` and unroll ``repeat`` (:mod:`agentcost.scenario.build`; subagents:
    :mod:`agentcost.scenario.subagents`).
 
+The text the load holds (files, texts, call inputs and tool definitions as JSON) is counted as it
+grows, and the load stops once it passes the run's input budget (:mod:`agentcost.scenario.budget`).
+
 Every file (the scenario and the files it names) is read through a :data:`Reader`: from disk by
 default, or e.g. from a git revision (:func:`agentcost.infra.gitread.git_reader`).
 
@@ -29,8 +32,9 @@ file formats. Most callers want :func:`agentcost.scenario.cache.load_scenario`: 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from agentcost.errors import InputError
 from agentcost.infra.jsontext import dump_json
@@ -45,8 +49,9 @@ from agentcost.infra.yamlread import (
     text_reader,
     validate,
 )
+from agentcost.scenario.budget import LoadBudget, current_load, loading
 from agentcost.scenario.build import ScenarioBuilder
-from agentcost.scenario.format import ERROR_HINTS, ScenarioFile, json_schema
+from agentcost.scenario.format import ERROR_HINTS, RoundSpec, ScenarioFile, json_schema
 from agentcost.scenario.model import MAX_CALLS, MAX_ROUNDS, SCENARIO_VERSION, Round, Scenario
 from agentcost.scenario.overrides import apply_overrides
 
@@ -80,20 +85,34 @@ def read_scenario(
     if isinstance(overrides, str):
         raise TypeError("overrides is a sequence of PATH=VALUE texts, not one text")
     path = Path(path)
-    read_text = text_reader(reader)
-    try:
-        text = read_text(path)
-    except Unreadable as e:
-        raise InputError(e.reason, file=path, line=e.line) from None
-    doc = parse(Doc(path), text)
-    _check_top_level(doc)
-    apply_overrides(doc, overrides)
-    if overrides:
-        _check_top_level(doc)  # again: an override may have set the version
-    spec = validate(ScenarioFile.model_validate, doc, doc.value, (), ERROR_HINTS)
-    scenario = ScenarioBuilder(doc, spec, read_text, scenario_from_doc).scenario(tuple(overrides))
+    budget = LoadBudget(path)  # the text the load holds, subagents' too (agentcost.scenario.budget)
+    read_text = budget.reader(text_reader(reader))
+    with loading(budget):
+        try:
+            text = read_text(path)
+        except Unreadable as e:
+            raise InputError(e.reason, file=path, line=e.line) from None
+        doc = parse(Doc(path), text)
+        _check_top_level(doc)
+        apply_overrides(doc, overrides)
+        if overrides:
+            _check_top_level(doc)  # again: an override may have set the version
+        spec = validate(ScenarioFile.model_validate, doc, doc.value, (), ERROR_HINTS)
+        budget.inputs(_call_inputs(spec))  # before the builder makes a JSON text of each
+        scenario = ScenarioBuilder(doc, spec, read_text, scenario_from_doc).scenario(tuple(overrides))
+        budget.built(scenario)
     _check_rounds_in_all(doc, scenario)
     return scenario
+
+
+def _call_inputs(spec: ScenarioFile) -> Iterator[dict[str, Any]]:
+    """The ``input`` of every call written in the file, as the builder turns each into a JSON text
+    of its own: once per call written (a repeated round's once; an alias's each time it is used)."""
+    for item in spec.rounds or []:
+        if isinstance(item, RoundSpec):
+            for call in item.calls if item.calls is not None else (item,):
+                if call.input is not None:
+                    yield call.input
 
 
 def _runs(scenario: Scenario) -> list[tuple[Round, int]]:
@@ -182,13 +201,19 @@ def scenario_from_doc(doc: Doc, read_text: Callable[[Path], str], *, depth: int 
     level checked, validated and read, the files it names read by ``read_text``."""
     _check_top_level(doc)
     spec = validate(ScenarioFile.model_validate, doc, doc.value, (), ERROR_HINTS)
-    return ScenarioBuilder(doc, spec, read_text, scenario_from_doc, depth=depth).scenario(())
+    budget = current_load() or LoadBudget(doc.path)
+    budget.inputs(_call_inputs(spec))
+    scenario = ScenarioBuilder(doc, spec, read_text, scenario_from_doc, depth=depth).scenario(())
+    budget.built(scenario)
+    return scenario
 
 
 def _check_top_level(doc: Doc) -> None:
     """The top level is a mapping with a supported version (checked before anything else)."""
     if not isinstance(doc.value, dict):
-        raise doc.error((), f"expected a mapping of scenario keys at the top level, got {shown(doc.value)}")
+        raise doc.error(
+            (), f"expected a mapping of scenario keys at the top level, got {shown(doc.value, quote=False)}"
+        )
     supported = ", ".join(str(v) for v in _SUPPORTED_VERSIONS)
     if "version" not in doc.value:
         raise doc.error(("version",), "required key is missing", f"add 'version: {supported}' at the top")

@@ -74,6 +74,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from agentcost.scenario.budget import check_tokenized, round_texts
 from agentcost.scenario.model import Round, Scenario
 from agentcost.tokens.context import call_results, defer_tools, deferral_note
 from agentcost.tokens.counts import RoundTokens, TokenCounts
@@ -91,22 +92,6 @@ if TYPE_CHECKING:
     from agentcost.tokens.memo import TokenMemo
 
 
-def _call_texts(round_: Round) -> Iterable[str]:
-    if round_.text is not None and round_.text.text:
-        yield round_.text.text
-    if round_.user is not None and round_.user.text:
-        yield round_.user.text
-    for call in round_.calls:
-        yield call.tool
-        if call.input.text:
-            yield call.input.text
-        if call.result.text:
-            yield call.result.text
-    for server in round_.server_tools:
-        if server.result is not None and server.result.text:
-            yield server.result.text
-
-
 def _scenario_texts(scenario: Scenario) -> Iterable[str]:
     for content in (scenario.system, scenario.task, scenario.final):
         if content is not None and content.text:
@@ -115,7 +100,7 @@ def _scenario_texts(scenario: Scenario) -> Iterable[str]:
     for round_ in scenario.rounds:
         if round_ not in seen:
             seen.add(round_)
-            yield from _call_texts(round_)
+            yield from round_texts(round_)
 
 
 def count_tokens(
@@ -130,7 +115,12 @@ def count_tokens(
 
     Each distinct text is tokenized once (``memo``, default: the process-wide one); rounds that are
     equal (the unrolled repeats of one YAML round) are counted once. O(total text).
+
+    Raises :class:`~agentcost.errors.InputError` before tokenizing anything when the text to
+    tokenize (subagents' included) passes the run's input budget
+    (:func:`agentcost.scenario.budget.check_tokenized`).
     """
+    check_tokenized(scenario)
     rules = rules_for(provider, model_id, memo=memo, use_ctok=use_ctok)
     rules.prefetch(_scenario_texts(scenario))
     retention, why = thinking_retention_for(scenario, provider, model_id)
