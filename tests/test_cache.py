@@ -788,3 +788,29 @@ def test_the_dependency_list_covers_every_distribution_a_run_imports(tmp_path: P
 
 def diskcache_name(distribution: str) -> str:
     return distribution.lower().replace("-", "_").replace(".", "_")
+
+
+def test_a_database_being_created_elsewhere_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process holding the write lock while it creates the database makes this one wait (up to
+    the busy timeout) and then use the cache, never run without it or replace the file."""
+    import threading
+
+    monkeypatch.setattr(diskcache, "BUSY_TIMEOUT_S", 60.0)
+    directory = tmp_path / "agentcost"
+    directory.mkdir(mode=0o700)
+    holder = sqlite3.connect(directory / diskcache.DB_NAME, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")  # as a creator in the middle of its first transaction
+    release = threading.Timer(0.5, lambda: holder.execute("COMMIT"))
+    release.start()
+    try:
+        cache = diskcache.DiskCache(directory)
+        digest = diskcache.text_digest("a")
+        cache.put_token_counts("s", {digest: 1})
+        cache.flush()
+        assert cache.token_counts("s", [digest]) == {digest: 1}
+        assert cache.usable and cache.stats.errors == 0
+    finally:
+        release.join()
+        holder.close()

@@ -106,9 +106,7 @@ def test_selector_errors_name_the_option_or_the_file_line(tmp_path: Path) -> Non
 
     assert error(["gpt-6"]).startswith("model: unknown model 'gpt-6' (did you mean: gpt-5")
     no_match = error(["claud-sonnet-*"])
-    assert no_match.startswith(
-        "model: no known model matches 'claud-sonnet-*' (did you mean: claude-sonnet-"
-    )
+    assert no_match.startswith("model: no known model matches 'claud-sonnet-*' (did you mean: claude-sonnet-")
     assert no_match.endswith("run 'agentcost models' to list known models)")
     assert error(["azure/*"]) == (
         "model: unsupported provider 'azure' in 'azure/*' (supported providers: anthropic, openai, google)"
@@ -123,7 +121,9 @@ def test_selector_errors_name_the_option_or_the_file_line(tmp_path: Path) -> Non
     empty = tmp_path / "empty.txt"
     empty.write_text("# nothing yet\n", encoding="utf-8")
     assert error([], empty) == f"{empty}: models_file: the file names no models (one model name per line)"
-    assert error([], tmp_path / "missing.txt") == f"{tmp_path / 'missing.txt'}: models_file: file not found"  # the CLI says --models
+    assert (
+        error([], tmp_path / "missing.txt") == f"{tmp_path / 'missing.txt'}: models_file: file not found"
+    )  # the CLI says --models
 
 
 # ---------------------------------------------------------------------------------------------

@@ -69,9 +69,7 @@ def expand_models(
     if models_file is not None:
         entries += read_models_file(models_file)
     if not entries:
-        raise InputError(
-            "no models to compare", key="model", hint="e.g. --model gpt-5 --model 'anthropic/*'"
-        )
+        raise InputError("no models to compare", key="model", hint="e.g. --model gpt-5 --model 'anthropic/*'")
     firsts: dict[str, int | None] = {}  # the same selector again selects the same models
     for selector, line in entries:
         firsts.setdefault(selector, line)

@@ -375,20 +375,19 @@ class DiskCache:
             str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
         )
         self._conn = conn
-        row = conn.execute("PRAGMA user_version").fetchone()
-        if row is None or row[0] != 1:
-            conn.execute("PRAGMA journal_mode=WAL")  # persistent; a no-op where WAL is impossible
-            # the write lock first, so that a process creating the tables at the same moment makes
-            # this one wait (busy timeout) rather than fail to upgrade a read lock mid-statement
-            conn.execute("BEGIN IMMEDIATE")
+        # A process creating the database at the same moment can make a step fail at once with
+        # SQLITE_BUSY (switching to WAL, or a read lock that cannot be upgraded: SQLite skips the
+        # busy handler where waiting could deadlock), so creation is retried until the busy timeout.
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
             try:
-                for statement in _SCHEMA:
-                    conn.execute(statement)
-                conn.execute("PRAGMA user_version=1")
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+                _create(conn)
+                break
+            except module.OperationalError as err:
+                busy = getattr(err, "sqlite_errorcode", None) in (module.SQLITE_BUSY, module.SQLITE_LOCKED)
+                if not busy or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.02)
         conn.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: no corruption on power loss
         conn.execute("SELECT 1 FROM tokens LIMIT 1").fetchall()  # a corrupt file fails here
         return conn
@@ -575,6 +574,25 @@ class DiskCache:
                         "tokens ORDER BY used LIMIT ?)",
                         (left - (n - n // 2),),
                     )
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    """The tables, once per database (``user_version`` 1 marks it done)."""
+    row = conn.execute("PRAGMA user_version").fetchone()
+    if row is not None and row[0] == 1:
+        return
+    conn.execute("PRAGMA journal_mode=WAL")  # persistent; a no-op where WAL is impossible
+    # the write lock first, so that a process creating the tables at the same moment makes this
+    # one wait (busy timeout) rather than fail to upgrade a read lock mid-statement
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _SCHEMA:
+            conn.execute(statement)
+        conn.execute("PRAGMA user_version=1")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def _unsafe(directory: Path) -> str | None:
