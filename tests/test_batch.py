@@ -39,7 +39,7 @@ from agentcost.report.gates import Gate
 from agentcost.scenario.load import OverrideError
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.project import load_project
-from tests.conftest import ROOT, GoldenCheck
+from tests.conftest import ROOT, GoldenCheck, validate_json
 
 pytestmark = pytest.mark.usefixtures("no_ctok", "fixed_terminal")
 
@@ -277,7 +277,7 @@ def test_scenario_files_without_a_project(monkeypatch: pytest.MonkeyPatch) -> No
     assert "per day" not in text and "$0.1681" in text  # no runs per day: no per day columns
     data = json.loads(render_text(report, Format.json))
     assert data["project"] is None and data["totals"]["cost_per_day_usd"] is None
-    jsonschema.validate(data, wrapped_schema())
+    validate_json(data, wrapped_schema())
 
 
 def test_runs_per_day_missing_for_some_scenarios_leaves_the_daily_totals_unknown(tmp_path: Path) -> None:
@@ -325,8 +325,8 @@ def test_json_matches_the_schema_and_carries_every_estimate(shipped: BatchReport
     schema = wrapped_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     data = json.loads(render_text(shipped, Format.json, gates=batch_gates(shipped)))
-    jsonschema.validate(data, schema)
-    jsonschema.validate(data, report_schema())  # the published schema includes this kind
+    validate_json(data, schema)
+    validate_json(data, report_schema())  # the published schema includes this kind
     assert list(data)[:3] == ["version", "kind", "project"] and data["kind"] == "batch"
     assert data["project"] == {
         "path": PROJECT,

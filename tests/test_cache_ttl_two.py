@@ -19,6 +19,7 @@ from agentcost.loop.estimate import estimate_scenario, pricer_for
 from agentcost.prices.lookup import resolve_model
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.tokens.counts import RoundTokens, TokenCounts
+from tests.conftest import validate_json
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 SONNET = pricer_for(resolve_model("claude-sonnet-4-5", as_of=AS_OF))
@@ -239,8 +240,6 @@ def test_json_with_two_ttls_validates_against_the_report_schema(tmp_path: Path) 
     import subprocess
     import sys
 
-    import jsonschema
-
     from agentcost.render.schema import report_schema
 
     scenario = tmp_path / "s.yaml"
@@ -257,5 +256,5 @@ def test_json_with_two_ttls_validates_against_the_report_schema(tmp_path: Path) 
         check=True,
     )
     data = json.loads(run.stdout)
-    jsonschema.validate(data, report_schema())
+    validate_json(data, report_schema())
     assert data["caching"]["ttl"] == "1h+5m"

@@ -26,6 +26,7 @@ from agentcost.report.estimate import build_report
 from agentcost.scenario.format import json_schema
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Content, Round, Scenario, ServerToolUse, ToolUse
+from tests.conftest import validate_json
 
 ROOT = Path(__file__).resolve().parent.parent
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
@@ -272,10 +273,10 @@ def test_a_chat_turn_request_is_a_reply(tmp_path: Path) -> None:
     assert [(r["kind"], r["tool"]) for r in data["requests"]] == [
         ("reply", None), ("reply", "web_search"), ("tool_use", "lookup"), ("final", None)
     ]  # fmt: skip
-    jsonschema = pytest.importorskip("jsonschema")
+    pytest.importorskip("jsonschema")
     from agentcost.render.schema import report_schema
 
-    jsonschema.validate(json.loads(json.dumps(envelope("estimate", data))), report_schema())
+    validate_json(json.loads(json.dumps(envelope("estimate", data))), report_schema())
 
 
 def test_request_inputs_grow_by_the_reply_and_the_user_message(tmp_path: Path) -> None:

@@ -1,24 +1,26 @@
 """The commands end to end through the CLI: compare, diff, several scenarios, project files.
 
-Every command's JSON must pass ``python -m json.tool`` and validate against the published report
-schema; ``--quiet`` prints exactly one number; gates exit 1; the compare totals equal ``estimate``.
+Every command's JSON must pass ``python -m json.tool`` (one interpreter for all of them) and validate
+against the published report schema; ``--quiet`` prints exactly one number; gates exit 1; the compare
+totals equal ``estimate``. The commands run in-process; tests/test_cli.py runs the real process.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
 
 from agentcost.cli import run
 from agentcost.render.schema import report_schema
-from tests.conftest import ROOT
 
 AS_OF = "2026-11-30"
 BUGFIX = "scenarios/bugfix.yaml"
@@ -43,23 +45,56 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+def strict_json(text: str) -> Any:
+    """``json.loads``, refusing NaN and Infinity (not JSON, though Python's parser accepts them)."""
+
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"not JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+@functools.cache
+def report_validator() -> jsonschema.Draft202012Validator:
+    """A validator of the published report schema, made once (``jsonschema.validate`` would also check
+    the schema against its meta-schema on every call: tests/test_output.py does that, once)."""
+    return jsonschema.Draft202012Validator(report_schema())
+
+
 @pytest.mark.parametrize("name", list(COMMANDS))
-def test_json_of_every_command_validates_and_passes_json_tool(name: str) -> None:
-    produced = subprocess.run(
-        [sys.executable, "-m", "agentcost", *COMMANDS[name], "--as-of", AS_OF, "--format", "json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert produced.returncode == 0, produced.stderr
-    tool = subprocess.run(
-        [sys.executable, "-m", "json.tool"], input=produced.stdout, capture_output=True, text=True
-    )
-    assert tool.returncode == 0, tool.stderr
-    data = json.loads(produced.stdout)
-    jsonschema.validate(data, report_schema())
+def test_json_of_every_command_validates(capsys: pytest.CaptureFixture[str], name: str) -> None:
+    code, out, err = cli(capsys, *COMMANDS[name], "--format", "json")
+    assert code == 0, err
+    data = strict_json(out)
+    report_validator().validate(data)
     assert list(data)[:2] == ["version", "kind"] and data["version"] == 1
     assert data["kind"] == {"project": "batch"}.get(name, name)
+
+
+# `python -m json.tool` on every file, all in one interpreter (one process per command cost ~1 s each)
+JSON_TOOL = """
+import runpy, sys
+for path in sys.argv[1:]:
+    sys.argv = ["json.tool", path, path + ".tool"]
+    runpy.run_module("json.tool", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_json_of_every_command_passes_json_tool(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    produced = {}
+    for name, args in COMMANDS.items():
+        code, out, err = cli(capsys, *args, "--format", "json")
+        assert code == 0, err
+        produced[name] = out
+        (tmp_path / f"{name}.json").write_text(out, encoding="utf-8")
+    files = [str(tmp_path / f"{name}.json") for name in produced]
+    tool = subprocess.run(
+        [sys.executable, "-c", JSON_TOOL, *files], capture_output=True, text=True, timeout=60
+    )
+    assert tool.returncode == 0, tool.stderr
+    for name, out in produced.items():
+        rewritten = (tmp_path / f"{name}.json.tool").read_text(encoding="utf-8")
+        assert json.loads(rewritten) == json.loads(out), name
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,7 @@ from agentcost.render.output import Format, quiet_total, render_text
 from agentcost.render.schema import ESTIMATE, GATE, report_schema
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.tokens.memo import DEFAULT_MEMO
-from tests.conftest import ROOT, GoldenCheck
+from tests.conftest import ROOT, GoldenCheck, validate_json
 
 pytestmark = pytest.mark.usefixtures("no_ctok", "fixed_terminal")
 
@@ -238,8 +238,8 @@ def test_json_matches_the_schema_and_carries_every_estimate(three: CompareReport
     schema = wrapped_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     data = json.loads(render_text(three, Format.json, gates=compare_gates(three)))
-    jsonschema.validate(data, schema)
-    jsonschema.validate(data, report_schema())  # the published schema includes this kind
+    validate_json(data, schema)
+    validate_json(data, report_schema())  # the published schema includes this kind
     assert data["kind"] == "compare"
     assert data["scenario"] == {"path": BUGFIX, "name": "Fix POST /orders validation"}
     assert data["cheapest"] == {"model": "gpt-5", "provider": "openai", "cost_usd": "0.0109105"}

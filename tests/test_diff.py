@@ -33,7 +33,7 @@ from agentcost.render.output import Format
 from agentcost.render.schema import report_schema
 from agentcost.report.gates import IncreaseLimits, parse_increase
 from agentcost.tokens.memo import count_text
-from tests.conftest import GoldenCheck
+from tests.conftest import GoldenCheck, validate_json
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 MTOK = Decimal(1_000_000)
@@ -483,8 +483,8 @@ def test_json_validates_against_the_fragment_and_the_published_schema(pair: tupl
     assert (data["version"], data["kind"]) == (1, "diff")
     body = {k: v for k, v in data.items() if k not in ("version", "kind", "gates")}
     jsonschema.Draft202012Validator.check_schema(JSON_SCHEMA)
-    jsonschema.validate(body, JSON_SCHEMA)
-    jsonschema.validate(data, report_schema())  # the envelope with this fragment inside
+    validate_json(body, JSON_SCHEMA)
+    validate_json(data, report_schema())  # the envelope with this fragment inside
     [s] = data["scenarios"]
     assert s["change"] == {
         "input_tokens": 6036,
@@ -519,7 +519,7 @@ def test_project_json_validates_too(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     _project(tmp_path / "y", "  - {path: ../b.yaml, runs_per_day: 2.5}\n")
     report = _diff("x/agentcost.yml", "y/agentcost.yml")
     data = json.loads(output.render_text(report, Format.json, gates=diff_gates(report)))
-    jsonschema.validate(data, report_schema())
+    validate_json(data, report_schema())
     assert [s["status"] for s in data["scenarios"]] == ["added", "removed"]
     assert data["scenarios"][0]["per_day"]["runs_after"] == "2.5"
 

@@ -14,7 +14,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 
 from agentcost.cli import run
@@ -37,6 +36,7 @@ from agentcost.render.schema import report_schema
 from agentcost.report.estimate import build_report
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import ResultTrim, Retries, Scenario
+from tests.conftest import validate_json
 
 pytestmark = pytest.mark.usefixtures("no_ctok")
 
@@ -347,7 +347,7 @@ def explained(tmp_path: Path, text: str) -> ExplainedReport:
 def test_json_has_an_insights_object_and_matches_the_schema(tmp_path: Path) -> None:
     report = explained(tmp_path, PACED)
     data = json.loads(render_text(report, Format.json))
-    jsonschema.validate(data, report_schema())
+    validate_json(data, report_schema())
     assert data["kind"] == "estimate" and data["totals"]["cost_usd"] == "0.07487475"
     insights = data["insights"]
     assert insights["checks"]["requests"] == 3 and insights["checks"]["retry_note"] == "no retries modelled"
@@ -362,7 +362,7 @@ def test_json_has_an_insights_object_and_matches_the_schema(tmp_path: Path) -> N
     # without --explain the estimate JSON has no insights key and still matches
     plain = json.loads(render_text(report.report, Format.json))
     assert "insights" not in plain
-    jsonschema.validate(plain, report_schema())
+    validate_json(plain, report_schema())
 
 
 @pytest.mark.usefixtures("fixed_terminal")

@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from agentcost.cli import run
@@ -19,6 +18,7 @@ from agentcost.prices.lookup import resolve_model
 from agentcost.prices.model import Usage
 from agentcost.render.prices import count_accuracy, price_sheet
 from agentcost.render.schema import report_schema
+from tests.conftest import validate_json
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 
@@ -104,7 +104,7 @@ def test_models_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = cli(capsys, "models", "openai/gpt-5", "--format", "json")
     assert code == 0
     data = json.loads(out)
-    jsonschema.validate(data, report_schema())
+    validate_json(data, report_schema())
     assert (data["version"], data["kind"], data["as_of"]) == (1, "models", "2026-11-30T00:00:00+00:00")
     gpt5 = next(m for m in data["models"] if m["model"] == "gpt-5")
     assert gpt5 == {
@@ -281,7 +281,7 @@ def test_prices_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = cli(capsys, "prices", "gemini-4-argon", "--format", "json")
     assert code == 0
     data = json.loads(out)
-    jsonschema.validate(data, report_schema())
+    validate_json(data, report_schema())
     assert (data["kind"], data["model"], data["service_tier"]) == ("prices", "gemini-4-argon", "standard")
     assert data["source"]["label"] == "genai-prices 0.2.3 (current on 2026-11-30)"
     assert data["rates"][0] == {

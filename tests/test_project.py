@@ -21,7 +21,7 @@ from agentcost.scenario.project import (
     load_project,
     load_targets,
 )
-from tests.conftest import ROOT
+from tests.conftest import ROOT, validate_json
 
 SCENARIOS = ROOT / "scenarios"
 SCENARIO = "version: 1\nmodel: gpt-5\ntask: t\nfinal: 1\n"
@@ -278,7 +278,7 @@ def test_the_shipped_project_is_valid_against_the_schema_and_typos_are_not() -> 
     schema = json_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     data = yaml.safe_load((SCENARIOS / "agentcost.yml").read_text(encoding="utf-8"))
-    jsonschema.validate(data, schema)
+    validate_json(data, schema)
     data["scenarios"][0]["runs_per_dya"] = 3
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(data, schema)
+        validate_json(data, schema)

@@ -18,7 +18,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -40,6 +39,7 @@ from agentcost.report.estimate import build_report
 from agentcost.scenario.dists import describe, median, normal_ppf, normal_ppf_fast, sample, upper
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Dist
+from tests.conftest import validate_json
 
 pytestmark = pytest.mark.usefixtures("no_ctok")
 
@@ -556,7 +556,7 @@ def test_cli_json_has_the_percentiles_and_the_overrun_probability(capsys: pytest
     code, out, _ = cli(capsys, "estimate", EXAMPLE, "--as-of", "2026-11-30", "--simulate", "2000",
                        "--budget", "0.30", "--at", "p90", "--format", "json")  # fmt: skip
     data = json.loads(out)
-    jsonschema.validate(data, json.loads((ROOT / "docs" / "report.schema.json").read_text()))
+    validate_json(data, json.loads((ROOT / "docs" / "report.schema.json").read_text()))
     sim = data["simulation"]
     assert sim["runs"] == 2000 and sim["seed"] == 0 and sim["engine"] == "vectorized"
     assert Decimal(sim["cost_usd"]["p90"]) > Decimal("0.30") and code == 1

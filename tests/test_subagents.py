@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from agentcost.cli import run
@@ -24,6 +23,7 @@ from agentcost.report.gates import estimate_gates
 from agentcost.scenario.load import read_scenario
 from agentcost.scenario.model import Content
 from agentcost.scenario.subagents import MAX_SUBAGENT_DEPTH
+from tests.conftest import validate_json
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parent.parent
@@ -394,7 +394,7 @@ def test_table_markdown_and_json_show_the_tree(
     assert "Subagents: 1 run (gpt-4o-mini), 2 of the 4 requests, $0.000203 of the total" in out
 
     data = json.loads(render_json(report))
-    jsonschema.validate(data, report_schema())
+    validate_json(data, report_schema())
     (sub,) = data["requests"][0]["subagents"]
     assert {k: sub[k] for k in ("path", "label", "inline", "call", "model", "requests", "cost_usd")} == {
         "path": "researcher.yaml",

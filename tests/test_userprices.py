@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
-import jsonschema
 import pytest
 
 from agentcost.cli import run
@@ -22,7 +21,7 @@ from agentcost.prices.model import Usage
 from agentcost.prices.user import UserPrices, json_schema, load_user_prices
 from agentcost.render.schema import report_schema
 from agentcost.report.estimate import build_report
-from tests.conftest import ROOT
+from tests.conftest import ROOT, validate_json
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 
@@ -257,7 +256,7 @@ def test_the_cli_shows_the_user_file_as_the_price_source(
         "prices.yaml",
         "self-hosted, 2026-10 capacity plan",
     )
-    jsonschema.validate(data, report_schema())
+    validate_json(data, report_schema())
     # compare: one model from the file, one from genai-prices; both sources are named
     assert run(["compare", "s.yaml", "-m", "acme-coder", "-m", "gpt-5", "--prices", "prices.yaml",
                 "--as-of", "2026-11-30", "-f", "markdown"]) == 0  # fmt: skip
@@ -395,7 +394,7 @@ def test_the_json_schema_describes_the_example_file() -> None:
 
     schema = json_schema()
     assert schema["title"] == "agentcost prices"
-    jsonschema.validate(yaml.safe_load(PRICES), schema)
+    validate_json(yaml.safe_load(PRICES), schema)
     published = ROOT / "docs" / "prices.schema.json"
     assert json.loads(published.read_text(encoding="utf-8")) == schema, (
         "docs/prices.schema.json is stale: python -m agentcost.prices.user > docs/prices.schema.json"

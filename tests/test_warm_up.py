@@ -36,7 +36,8 @@ def test_warm_up_imports_tiktoken_before_its_thread_starts() -> None:
 
 
 def test_cold_runs_started_together_all_succeed(tmp_path: Path) -> None:
-    """Four cold CLI runs at once, each with its own empty cache (so each one warms up)."""
+    """Two cold CLI runs at once, each with its own empty cache (so each one warms up and races its own
+    warm-up thread; the deterministic check of the fix is the test above)."""
     cmd = [
         sys.executable,
         "-m",
@@ -48,7 +49,7 @@ def test_cold_runs_started_together_all_succeed(tmp_path: Path) -> None:
         "-q",
     ]
     procs = []
-    for n in range(4):
+    for n in range(2):
         env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / str(n)))
         procs.append(
             subprocess.Popen(
@@ -56,5 +57,5 @@ def test_cold_runs_started_together_all_succeed(tmp_path: Path) -> None:
             )
         )
     outs = [p.communicate(timeout=300) for p in procs]
-    assert [p.returncode for p in procs] == [0] * 4, outs
+    assert [p.returncode for p in procs] == [0] * 2, outs
     assert {out for out, _ in outs} == {"0.0312129\n"} and {err for _, err in outs} == {""}
