@@ -14,9 +14,48 @@ from pathlib import Path
 import pytest
 
 from agentcost import launch
-from agentcost.infra import files
+from agentcost.infra import diskcache, files
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def shared_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("launch-cache")
+
+
+@pytest.fixture
+def warm(shared_home: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This module's subprocesses share one cache: a test's first run finds the token counts, price
+    rows and scenarios earlier tests stored (a cold start costs most of a second of CPU). Replay
+    entries stay each test's own: their key holds the whole environment, PYTEST_CURRENT_TEST too."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(shared_home))
+
+
+def in_process(
+    argv: Sequence[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[object, str, str]:
+    """The console script's ``main`` in this process, from the checkout: exit code, stdout, stderr."""
+    from agentcost import replayable
+    from agentcost.scenario import cache as scenariocache
+
+    monkeypatch.setattr(scenariocache, "on_miss", scenariocache.on_miss)  # the CLI sets it: restore
+    monkeypatch.setattr(replayable, "_replayable", False)  # as in a new process: no run marked yet
+    monkeypatch.setattr(sys, "argv", ["agentcost", *argv])
+    monkeypatch.chdir(ROOT)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        launch.main()
+    diskcache.flush()
+    out, err = capsys.readouterr()
+    return done.value.code, out, err
+
+
+def stored(argv: list[str]) -> bool:
+    """Whether this process's cache holds a replay entry for ``argv`` run here, now."""
+    store = diskcache.get_cache()
+    assert store is not None
+    return store.get_blob(launch.KIND, launch._key(argv)) is not None
 
 
 def agentcost(
@@ -56,10 +95,12 @@ def same_twice(args: Sequence[str], **kw: object) -> subprocess.CompletedProcess
         ("compare", "scenarios/bugfix.yaml", "-m", "claude-*-4-5", "-m", "gpt-5", "--as-of", "2026-11-30"),
     ],
 )
+@pytest.mark.usefixtures("warm")
 def test_a_warm_run_replays_the_first_exactly(args: tuple[str, ...]) -> None:
     assert same_twice(args).returncode == 0
 
 
+@pytest.mark.usefixtures("warm")
 def test_a_tripped_gate_replays_with_exit_1() -> None:
     first = same_twice(
         ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "--budget", "0.01", "-q")
@@ -68,6 +109,7 @@ def test_a_tripped_gate_replays_with_exit_1() -> None:
     assert first.stderr.startswith("agentcost: gate failed: scenarios/bugfix.yaml: over budget")
 
 
+@pytest.mark.usefixtures("warm")
 def test_a_changed_file_runs_for_real(tmp_path: Path) -> None:
     (tmp_path / "result.txt").write_text("short result")
     (tmp_path / "s.yaml").write_text(
@@ -82,6 +124,7 @@ def test_a_changed_file_runs_for_real(tmp_path: Path) -> None:
     assert changed.stdout != first.stdout and "typer" in imported(changed.stderr)
 
 
+@pytest.mark.usefixtures("warm")
 def test_a_recorded_file_swapped_for_a_fifo_is_not_waited_on(tmp_path: Path) -> None:
     """Issue 13, groups 1 and 4: the replay check reads recorded files like every other read, bounded
     and regular files only. A file swapped for a FIFO no one writes once hung the check forever; now
@@ -100,24 +143,39 @@ def test_a_recorded_file_swapped_for_a_fifo_is_not_waited_on(tmp_path: Path) -> 
     assert done.returncode == 2 and "result.txt" in done.stderr and "FIFO" in done.stderr.upper()
 
 
-def test_errors_and_side_effects_always_run(tmp_path: Path) -> None:
-    bad = ("estimate", "no-such.yaml")
+def test_errors_and_side_effects_always_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nothing is stored for them, so the next identical run has nothing to replay."""
+    plain = ["estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "-f", "json"]
+    code, stdout, _ = in_process(plain, monkeypatch, capsys)
+    assert code == 0 and '"kind": "estimate"' in stdout and stored(plain)  # the check itself works
+    bad = ["estimate", "no-such.yaml"]
     for _ in range(2):
-        done = agentcost(*bad, importtime=True)
-        assert done.returncode == 2 and "typer" in imported(done.stderr)
+        code, _, err = in_process(bad, monkeypatch, capsys)
+        assert code == 2 and "no-such.yaml" in err and not stored(bad)
     out = tmp_path / "report.json"
-    args = ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "-f", "json", "-o", str(out))
+    args = [*plain, "-o", str(out)]
     for _ in range(2):
         out.unlink(missing_ok=True)
-        assert agentcost(*args).returncode == 0 and out.exists()
+        assert in_process(args, monkeypatch, capsys)[0] == 0 and out.exists() and not stored(args)
 
 
-def test_the_key_covers_terminal_width_and_the_cache_switch() -> None:
+@pytest.mark.usefixtures("warm")
+def test_the_key_covers_terminal_width() -> None:
     narrow = agentcost("estimate", "scenarios/bugfix.yaml", env={"COLUMNS": "80"})
     wide = agentcost("estimate", "scenarios/bugfix.yaml", env={"COLUMNS": "140"})
     assert max(map(len, narrow.stdout.splitlines())) <= 80 < max(map(len, wide.stdout.splitlines()))
-    off = agentcost("estimate", "scenarios/bugfix.yaml", env={"AGENTCOST_CACHE": "off"}, importtime=True)
-    assert off.returncode == 0 and "typer" in imported(off.stderr)
+
+
+def test_the_cache_switch_turns_replays_off(
+    private_cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("AGENTCOST_CACHE", "off")
+    for _ in range(2):
+        code, stdout, _ = in_process(["estimate", "scenarios/bugfix.yaml"], monkeypatch, capsys)
+        assert code == 0 and "Fix POST /orders validation" in stdout
+    assert not private_cache.exists()  # no entry to replay, nor any other
 
 
 def test_the_key_changes_with_the_date_the_environment_and_the_command(
@@ -162,6 +220,7 @@ def test_what_a_shell_changes_between_runs_is_left_out(monkeypatch: pytest.Monke
         assert launch._key(argv) == base, name
 
 
+@pytest.mark.usefixtures("warm")
 def test_a_run_in_a_subshell_after_cd_replays() -> None:
     args = ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "-q")
     first = agentcost(*args, env={"SHLVL": "1", "OLDPWD": "/", "_": "/usr/bin/agentcost"})
