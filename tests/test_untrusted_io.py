@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,16 +112,26 @@ def test_output_refuses_an_input_through_a_symlink_or_a_hard_link(
     assert (tmp_path / "link.md").is_symlink()
 
 
-def test_output_refuses_an_input_of_a_cached_run(tmp_path: Path) -> None:
+def test_output_refuses_an_input_of_a_cached_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Group 5: a second run, its scenario loaded from the cache, still knows its inputs."""
+    from agentcost.scenario import cache
+
     files(tmp_path, a__yaml=WITH_SYSTEM, sys__md="be brief")
-    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    monkeypatch.chdir(tmp_path)
+    loads: list[object] = []
+    real_load = cache._load
+
+    def counting_load(*args: Any) -> Any:
+        loads.append(args)
+        return real_load(*args)
+
+    monkeypatch.setattr(cache, "_load", counting_load)
     for _ in range(2):
-        done = agentcost("estimate", "a.yaml", *AS_OF, "-o", "sys.md", cwd=tmp_path, env=env)
-        assert (done.returncode, done.stderr.decode()) == (
-            2,
-            f"agentcost: error: sys.md: --output: {INPUT}\n",
-        )
+        assert run(["estimate", "a.yaml", *AS_OF, "-o", "sys.md"]) == 2
+        assert error(capsys) == f"agentcost: error: sys.md: --output: {INPUT}\n"
+    assert len(loads) == 1  # the second run's scenario came from the cache
     assert (tmp_path / "sys.md").read_text(encoding="utf-8") == "be brief"
 
 
@@ -238,68 +249,98 @@ def test_calibrate_force_refuses_an_input(
 # --------------------------------------------------------------------------------------------
 
 
+def plain_output(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str) -> bytes:
+    """What ``agentcost ARGV`` writes to standard output without a cache, run in this process."""
+    with monkeypatch.context() as scoped:
+        scoped.setenv("AGENTCOST_CACHE", "off")
+        assert run(list(argv)) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    return captured.out.encode()
+
+
+def console(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str
+) -> tuple[int | str | None, str, str]:
+    """``agentcost ARGV`` through the console script (:func:`agentcost.launch.main`, with its cache),
+    in this process: (exit code, stdout, stderr)."""
+    from agentcost import cli
+    from agentcost.launch import main
+    from agentcost.scenario import cache as scenario_cache
+
+    capsys.readouterr()
+    with monkeypatch.context() as scoped:
+        scoped.setattr(sys, "argv", ["agentcost", *argv])
+        # main() sets the hook that builds o200k in a thread on a miss: no thread here, None after
+        scoped.setattr(scenario_cache, "on_miss", scenario_cache.on_miss)
+        scoped.setattr(cli, "_warm_up_o200k", lambda: None)
+        with pytest.raises(SystemExit) as done:
+            main()
+    captured = capsys.readouterr()
+    return done.value.code, captured.out, captured.err
+
+
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX owners and modes")
 @pytest.mark.parametrize(
     ("mode", "why"), [(0o777, "writable by others (mode 777)"), (0o770, "writable by its group (mode 770)")]
 )
-def test_cache_off_in_a_directory_others_may_write(tmp_path: Path, mode: int, why: str) -> None:
+def test_cache_off_in_a_directory_others_may_write(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    mode: int,
+    why: str,
+) -> None:
     """Group 6: a world- or group-writable cache directory is not used; one note says why, and the
     run's output is the same as without a cache."""
     files(tmp_path, a__yaml=OK)
     shared = tmp_path / "shared"
     shared.mkdir()
     os.chmod(shared, mode)
-    env = {"AGENTCOST_CACHE_DIR": str(shared)}
-    plain = agentcost("estimate", "a.yaml", *AS_OF, cwd=tmp_path, env={"AGENTCOST_CACHE": "off"})
-    for _ in range(2):
-        done = agentcost("estimate", "a.yaml", *AS_OF, cwd=tmp_path, env=env)
-        assert done.returncode == 0
-        assert done.stderr.decode() == f"agentcost: note: cache off: {shared} is {why}\n"
-        assert done.stdout == plain.stdout
+    monkeypatch.chdir(tmp_path)
+    plain = plain_output(monkeypatch, capsys, "estimate", "a.yaml", *AS_OF)
+    monkeypatch.setenv("AGENTCOST_CACHE_DIR", str(shared))
+    code, out, err = console(monkeypatch, capsys, "estimate", "a.yaml", *AS_OF)
+    assert (code, err) == (0, f"agentcost: note: cache off: {shared} is {why}\n")
+    assert out.encode() == plain
     assert list(shared.iterdir()) == []  # no database was created there
 
 
 @pytest.mark.skipif(not IS_ROOT, reason="giving a directory to another user needs root")
-def test_cache_off_in_another_users_directory(tmp_path: Path) -> None:
+def test_cache_off_in_another_users_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Group 6: a cache directory owned by another user is not used (one note)."""
     files(tmp_path, a__yaml=OK)
     theirs = tmp_path / "theirs"
     theirs.mkdir(mode=0o700)
     os.chown(theirs, 54321, 54321)
-    done = agentcost("estimate", "a.yaml", *AS_OF, cwd=tmp_path, env={"AGENTCOST_CACHE_DIR": str(theirs)})
-    assert done.returncode == 0
-    assert (
-        done.stderr.decode() == f"agentcost: note: cache off: {theirs} is owned by another user (uid 54321)\n"
-    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AGENTCOST_CACHE_DIR", str(theirs))
+    code, out, err = console(monkeypatch, capsys, "estimate", "a.yaml", *AS_OF)
+    assert (code, err) == (0, f"agentcost: note: cache off: {theirs} is owned by another user (uid 54321)\n")
+    assert out
     assert list(theirs.iterdir()) == []
 
 
-NO_HOME = """
-import pwd, sys
-def nobody(uid):
-    raise KeyError(uid)
-pwd.getpwuid = nobody  # no passwd entry for this user
-sys.argv = ["agentcost", *sys.argv[1:]]
-from agentcost.launch import main
-main()
-"""
-
-
-def test_cache_off_without_a_home(tmp_path: Path) -> None:
+def test_cache_off_without_a_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Group 6: no HOME, no XDG_CACHE_HOME and no passwd entry turn the cache off (a traceback
     before)."""
+    import pwd
+
+    def nobody(uid: int) -> pwd.struct_passwd:
+        raise KeyError(uid)  # no passwd entry for this user
+
     files(tmp_path, a__yaml=OK)
-    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_CACHE_HOME", "AGENTCOST_CACHE_DIR")}
-    done = subprocess.run(
-        [sys.executable, "-c", NO_HOME, "estimate", "a.yaml", *AS_OF, "-q"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
-    assert (done.returncode, done.stderr) == (0, b"")
-    assert done.stdout.strip()
+    monkeypatch.chdir(tmp_path)
+    for name in ("HOME", "XDG_CACHE_HOME", "AGENTCOST_CACHE_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(pwd, "getpwuid", nobody)
+    code, out, err = console(monkeypatch, capsys, "estimate", "a.yaml", *AS_OF, "-q")
+    assert (code, err) == (0, "")
+    assert float(out) > 0
 
 
 def test_cache_dir_is_none_without_a_home(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -334,17 +375,20 @@ def _closed_pipe(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedPro
         os.close(write_end)
 
 
-def test_closed_pipe_is_exit_0_quietly_also_when_replayed(tmp_path: Path) -> None:
+def test_closed_pipe_is_exit_0_quietly_also_when_replayed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Group 7: ``agentcost estimate s.yaml | head`` closing the pipe ends with exit 0 and nothing on
     stderr, on a cold run and on a run replayed from the cache (exit 1 and a BrokenPipeError
     traceback before); a cut-off run is never stored for replay."""
     files(tmp_path, a__yaml=OK)
+    monkeypatch.chdir(tmp_path)
+    whole = plain_output(monkeypatch, capsys, "estimate", "a.yaml", *AS_OF)
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     cold = _closed_pipe(tmp_path, env)
     assert (cold.returncode, cold.stderr) == (0, b"")
-    whole = agentcost("estimate", "a.yaml", *AS_OF, cwd=tmp_path, env={"AGENTCOST_CACHE": "off"})
     stored = agentcost("estimate", "a.yaml", *AS_OF, cwd=tmp_path, env=env)  # not the cut-off run
-    assert (stored.returncode, stored.stdout) == (0, whole.stdout)
+    assert (stored.returncode, stored.stdout) == (0, whole)
     warm = _closed_pipe(tmp_path, env)  # replayed by agentcost.launch
     assert (warm.returncode, warm.stderr) == (0, b"")
 
@@ -352,10 +396,12 @@ def test_closed_pipe_is_exit_0_quietly_also_when_replayed(tmp_path: Path) -> Non
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("cache", ["off", "on"])
 def test_full_disk_on_stdout_is_exit_2(tmp_path: Path, cache: str) -> None:
-    """Group 7: stdout on a full disk (/dev/full) is exit 2 with one line (120, 3 or 1 before)."""
+    """Group 7: stdout on a full disk (/dev/full) is exit 2 with one line (120, 3 or 1 before), on a
+    cold run and on a run replayed from the cache."""
     files(tmp_path, a__yaml=OK)
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "AGENTCOST_CACHE": cache}
-    agentcost("estimate", "a.yaml", *AS_OF, cwd=tmp_path, env=env)  # warm: the second run is replayed
+    if cache == "on":  # store the run: the one on /dev/full is replayed
+        assert agentcost("estimate", "a.yaml", *AS_OF, cwd=tmp_path, env=env).returncode == 0
     with open("/dev/full", "wb") as full:
         done = agentcost(
             "estimate", "a.yaml", *AS_OF, cwd=tmp_path, env=env, stdout=full, stderr=subprocess.PIPE
@@ -372,18 +418,17 @@ def test_closed_stdout_is_exit_2(tmp_path: Path, cache: str) -> None:
     files(tmp_path, a__yaml=OK)
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "AGENTCOST_CACHE": cache}
     command = f'"{sys.executable}" -m agentcost estimate a.yaml --as-of 2026-11-30 >&-'
-    for _ in range(2):
-        done = subprocess.run(
-            ["sh", "-c", command],
-            cwd=tmp_path,
-            env=env,
-            capture_output=False,
-            stderr=subprocess.PIPE,
-            timeout=TIMEOUT,
-            check=False,
-        )
-        assert done.returncode == 2
-        assert done.stderr.decode() == "agentcost: error: cannot write to standard output: it is closed\n"
+    done = subprocess.run(
+        ["sh", "-c", command],
+        cwd=tmp_path,
+        env=env,
+        capture_output=False,
+        stderr=subprocess.PIPE,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.decode() == "agentcost: error: cannot write to standard output: it is closed\n"
 
 
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])

@@ -7,6 +7,7 @@ times), 2 (reading outside the project), 4 (hangs) and 9 (input from a pipe).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -112,6 +113,37 @@ def agentcost_process(
         timeout=TIMEOUT,
         pass_fds=pass_fds,
     )
+
+
+CLI_RUNS = """
+import contextlib, io, json, sys
+from agentcost.cli import run
+results = []
+for argv in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = run(argv)
+    results.append([code, out.getvalue(), err.getvalue()])
+sys.__stdout__.write(json.dumps(results))
+"""
+
+
+def cli_process(*runs: list[str], cwd: Path) -> list[tuple[int, str, str]]:
+    """Several CLI runs, one after the other in one process of its own (killed after TIMEOUT
+    seconds, so that a run that blocks fails the test instead of hanging it): (exit code, stdout,
+    stderr) of each."""
+    env = {**os.environ, "AGENTCOST_CACHE": "off", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", CLI_RUNS, json.dumps(runs)],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    return [(code, out, err) for code, out, err in json.loads(done.stdout)]
 
 
 @pytest.fixture
@@ -283,36 +315,35 @@ def _refused(result: subprocess.CompletedProcess[bytes], expected: str) -> None:
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_a_fifo_as_the_scenario_the_include_or_the_prices_file_is_refused(tree: Path, fifo: Path) -> None:
     """Group 4: a FIFO nothing writes to, named as the scenario, as an include and as --prices: each
-    refused at once with its reason (a process killed after a timeout if it hangs)."""
-    _refused(
-        agentcost_process("estimate", "proj/pipe.yaml", cwd=tree),
-        "proj/pipe.yaml: is a named pipe (FIFO), not a regular file",
-    )
+    refused at once with its reason (in a process killed after a timeout if it hangs)."""
     (tree / "proj" / "s.yaml").write_text(
         "version: 1\nmodel: gpt-5\ntask: hi\nsystem: {file: pipe.yaml}\nfinal: 10\n", encoding="utf-8"
     )
-    _refused(
-        agentcost_process("estimate", "proj/s.yaml", cwd=tree),
-        "proj/s.yaml:4: system.file: cannot read proj/pipe.yaml: is a named pipe (FIFO), not a regular file",
-    )
     (tree / "proj" / "ok.yaml").write_text(SUB, encoding="utf-8")
-    _refused(
-        agentcost_process("estimate", "proj/ok.yaml", "--prices", "proj/pipe.yaml", cwd=tree),
-        "proj/pipe.yaml: --prices: is a named pipe (FIFO), not a regular file",
+    results = cli_process(
+        ["estimate", "proj/pipe.yaml"],
+        ["estimate", "proj/s.yaml"],
+        ["estimate", "proj/ok.yaml", "--prices", "proj/pipe.yaml"],
+        ["compare", "proj/pipe.yaml", "-m", "gpt-5"],
+        cwd=tree,
     )
-    _refused(
-        agentcost_process("compare", "proj/pipe.yaml", "-m", "gpt-5", cwd=tree),
+    expected = [
         "proj/pipe.yaml: is a named pipe (FIFO), not a regular file",
-    )
+        "proj/s.yaml:4: system.file: cannot read proj/pipe.yaml: is a named pipe (FIFO), not a regular file",
+        "proj/pipe.yaml: --prices: is a named pipe (FIFO), not a regular file",
+        "proj/pipe.yaml: is a named pipe (FIFO), not a regular file",
+    ]
+    assert results == [(2, "", f"agentcost: error: {message}\n") for message in expected]
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_devices_and_directories_are_refused(tree: Path) -> None:
     """Group 4: a character device (``/dev/zero`` never ends) and a directory, as the scenario, an
     include (through a symlink inside the project) and --prices."""
-    _refused(
-        agentcost_process("estimate", "/dev/zero", cwd=tree),
-        "/dev/zero: is a character device, not a regular file",
+    assert cli("estimate", "/dev/zero") == (
+        2,
+        "",
+        "agentcost: error: /dev/zero: is a character device, not a regular file\n",
     )
     (tree / "proj" / "zero").symlink_to("/dev/zero")
     (tree / "proj" / "s.yaml").write_text(
@@ -395,7 +426,14 @@ def test_read_file_refuses_before_opening(tmp_path: Path, monkeypatch: pytest.Mo
 # Standard input (group 9)
 
 
-def test_a_scenario_from_standard_input(tree: Path) -> None:
+def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    """Standard input of this process, for an in-process run: ``data``."""
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+def test_a_scenario_from_standard_input(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Group 9: ``cat s.yaml | agentcost estimate -`` gives the file's total; files it names are read
     relative to the current directory; ``compare -`` too; the same byte limit applies."""
     proj = tree / "proj"
@@ -406,23 +444,27 @@ def test_a_scenario_from_standard_input(tree: Path) -> None:
     )
     (proj / "s.yaml").write_text(text, encoding="utf-8")
     args = ("--as-of", "2026-11-30", "-q")
-    from_file = agentcost_process("estimate", "s.yaml", *args, cwd=proj)
+    monkeypatch.chdir(proj)
+    code, total, err = cli("estimate", "s.yaml", *args)
+    assert (code, err) == (0, "") and float(total) > 0
+    # the real standard input of a process of its own
     from_stdin = agentcost_process("estimate", "-", *args, cwd=proj, stdin=text.encode())
-    assert from_file.returncode == 0 and from_file.stderr == b""
-    assert (from_stdin.returncode, from_stdin.stderr, from_stdin.stdout) == (0, b"", from_file.stdout)
-    compared = agentcost_process("compare", "-", "-m", "gpt-5", *args, cwd=proj, stdin=text.encode())
-    assert (compared.returncode, compared.stdout) == (0, from_file.stdout)
+    assert (from_stdin.returncode, from_stdin.stderr, from_stdin.stdout) == (0, b"", total.encode())
+    _stdin(monkeypatch, text.encode())
+    assert cli("compare", "-", "-m", "gpt-5", *args) == (0, total, "")
     # named files resolve from the current directory, and stay confined to it
-    escaping = text.replace("prompt.md", "../outside/x.md").encode()
-    _refused(
-        agentcost_process("estimate", "-", *args, cwd=proj, stdin=escaping),
-        f"-:4: system.file: ../outside/x.md resolves to {os.path.realpath(tree / 'outside' / 'x.md')}, "
-        "outside the allowed "
-        f"directories ({HINT})",
+    _stdin(monkeypatch, text.replace("prompt.md", "../outside/x.md").encode())
+    assert cli("estimate", "-", *args) == (
+        2,
+        "",
+        f"agentcost: error: -:4: system.file: ../outside/x.md resolves to "
+        f"{os.path.realpath(tree / 'outside' / 'x.md')}, outside the allowed directories ({HINT})\n",
     )
-    _refused(
-        agentcost_process("estimate", "-", *args, cwd=proj, stdin=b"#" * 10_000_001),
-        "-: file too large: over the limit of 10,000,000 bytes (see docs/limits.md)",
+    _stdin(monkeypatch, b"#" * 10_000_001)
+    assert cli("estimate", "-", *args) == (
+        2,
+        "",
+        "agentcost: error: -: file too large: over the limit of 10,000,000 bytes (see docs/limits.md)\n",
     )
 
 
