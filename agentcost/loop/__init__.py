@@ -1,1 +1,1 @@
-"""Stage 4, loop: counts + prices -> the ledger (the accountant), its baselines, subagents and simulations."""
+"""The loop stage: counts + prices -> the ledger (the accountant), baselines, subagents, simulations."""

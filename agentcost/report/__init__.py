@@ -1,1 +1,1 @@
-"""Stage 5, report: one report object per command, every figure derived once; gates read them."""
+"""The report stage: one report object per command, every figure derived once; gates read them."""

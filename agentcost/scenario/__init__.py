@@ -1,1 +1,1 @@
-"""Stage 1, scenario: YAML files -> a validated, bounded :class:`~agentcost.scenario.model.Scenario`."""
+"""The scenario stage: YAML files -> a validated, bounded :class:`~agentcost.scenario.model.Scenario`."""
