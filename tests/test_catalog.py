@@ -298,7 +298,7 @@ def test_known_model_ids() -> None:
 
 def test_genai_prices_is_imported_lazily() -> None:
     code = (
-        "import sys, agentcost.catalog, agentcost.prices.lookup, agentcost.prices.listing, agentcost.facts;"
+        "import sys, agentcost.prices, agentcost.prices.lookup, agentcost.prices.listing, agentcost.facts;"
         "print('genai_prices' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

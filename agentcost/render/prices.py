@@ -256,7 +256,7 @@ def render_price_sheet(sheet: PriceSheet) -> RenderableType:
     if p.base_id is not None:
         lines.append(f"Counting and caching rules: those of {p.base_id} (base).")
     lines.append("")
-    lines.append("Billing facts agentcost keeps itself (agentcost/catalog/facts.yaml):")
+    lines.append("Billing facts agentcost keeps itself (agentcost/facts.yaml):")
     for fact in sheet.facts:
         read = f", read {fact.read.isoformat()}" if fact.read is not None else ""
         lines.append(f"  {fact.name}: {fact.value}. Source: {fact.source.rstrip('.')}{read}.")
