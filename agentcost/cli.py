@@ -33,6 +33,7 @@ from agentcost.cli_options import (
     PricesOpt,
     QuietOpt,
     RunConfigOpt,
+    ServiceTier,
     ServiceTierOpt,
     SetOpt,
     SummaryOpt,
@@ -43,6 +44,7 @@ from agentcost.cli_options import (
     parse_budget,
     parse_option,
     parse_usd,
+    plain_help,
     read_user_prices,
     scenario_reader,
     set_input_policy,
@@ -68,9 +70,11 @@ app = typer.Typer(
     name="agentcost",
     help="Estimate what an LLM tool-using agent loop will cost before it runs.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,  # --install-completion, --show-completion
+    context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_show_locals=False,
 )
+plain_help()
 
 # Typer's usage errors (unknown option, missing argument...) are Click exceptions; Typer bundles its
 # own Click, so reach the base class through the public BadParameter instead of importing Click.
@@ -97,13 +101,14 @@ def _emit(report: object, gates: Sequence[Gate], out: Output) -> None:
         raise typer.Exit(code=EXIT_GATE)
 
 
-@app.command()
+@app.command(epilog="Example: agentcost estimate scenarios/bugfix.yaml --budget 0.05")
 def estimate(
     ctx: typer.Context,
     scenarios: Annotated[
         list[Path],
         typer.Argument(
-            help="Scenario YAML files (see docs/scenario.md), or a project file (docs/project.md)."
+            metavar="SCENARIO...",
+            help="Scenario YAML files (see docs/scenario.md), or a project file (docs/project.md).",
         ),
     ],
     format_: FormatOpt = Format.table,
@@ -114,7 +119,10 @@ def estimate(
     set_: SetOpt = None,
     budget: BudgetOpt = None,
     as_of: AsOfOpt = None,
-    model: Annotated[str | None, typer.Option(help="Price a different model than the scenario's.")] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", metavar="MODEL", help="Price a different model than the scenario's."),
+    ] = None,
     service_tier: ServiceTierOpt = None,
     prices: PricesOpt = None,
     explain: ExplainOpt = False,
@@ -128,12 +136,14 @@ def estimate(
         ),
     ] = None,
     seed: Annotated[
-        int, typer.Option("--seed", help="Seed of --simulate: the same seed gives the same numbers.")
+        int,
+        typer.Option("--seed", metavar="N", help="Seed of --simulate: the same seed gives the same numbers."),
     ] = 0,
     at: Annotated[
         str | None,
         typer.Option(
             "--at",
+            metavar="STAT",
             help="Gate the budget at this statistic of the simulated runs: p90, p99, mean, max..."
             f" (simulates {DEFAULT_SIMULATION_RUNS:,} runs unless --simulate says).",
         ),
@@ -217,21 +227,24 @@ def estimate(
         raise _fail(err, "as_of", "model", "service_tier", "at", "runs") from None
 
 
-@app.command()
+@app.command(epilog="Example: agentcost compare scenarios/bugfix.yaml -m claude-sonnet-4-5 -m 'openai/*'")
 def compare(
     ctx: typer.Context,
-    scenario: Annotated[Path, typer.Argument(help="A scenario YAML file.")],
+    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="A scenario YAML file.")],
     model: Annotated[
         list[str] | None,
         typer.Option(
             "--model",
             "-m",
+            metavar="MODEL",
             help="A model, a glob ('claude-sonnet-*') or a provider selector ('anthropic/*'); repeatable.",
         ),
     ] = None,
     models_file: Annotated[
         Path | None,
-        typer.Option("--models", help="A file of model selectors: a YAML list, or one per line."),
+        typer.Option(
+            "--models", metavar="FILE", help="A file of model selectors: a YAML list, or one per line."
+        ),
     ] = None,
     format_: FormatOpt = Format.table,
     output: OutputOpt = None,
@@ -276,32 +289,49 @@ def compare(
         raise _fail(err, "as_of", "model", "service_tier", "models_file") from None
 
 
-@app.command()
+@app.command(epilog="Example: agentcost diff scenarios/bugfix.yaml --base-ref main --max-increase 10%")
 def diff(
     ctx: typer.Context,
-    base: Annotated[Path, typer.Argument(help="The scenario or project file before the change.")],
+    base: Annotated[
+        Path, typer.Argument(metavar="BASE", help="The scenario or project file before the change.")
+    ],
     head: Annotated[
         Path | None,
-        typer.Argument(help="The file after the change (default: BASE itself, with --base-ref)."),
+        typer.Argument(
+            metavar="HEAD", help="The file after the change (default: BASE itself, with --base-ref)."
+        ),
     ] = None,
     base_ref: Annotated[
         str | None,
-        typer.Option("--base-ref", help="Read the 'before' side of the same files from this git ref."),
+        typer.Option(
+            "--base-ref", metavar="REF", help="Read the 'before' side of the same files from this git ref."
+        ),
     ] = None,
     max_increase: Annotated[
         str | None,
-        typer.Option("--max-increase", help="Gate: exit 1 when a cost rises more than this, e.g. 10%."),
+        typer.Option(
+            "--max-increase",
+            metavar="PERCENT",
+            help="Gate: exit 1 when a cost rises more than this, e.g. 10%.",
+        ),
     ] = None,
     max_increase_usd: Annotated[
         str | None,
         typer.Option(
-            "--max-increase-usd", help="Gate: exit 1 when a cost rises more than this many dollars."
+            "--max-increase-usd",
+            metavar="USD",
+            help="Gate: exit 1 when a cost rises more than this many dollars.",
         ),
     ] = None,
     format_: FormatOpt = Format.table,
     output: OutputOpt = None,
     summary: SummaryOpt = False,
-    quiet: QuietOpt = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet", "-q", metavar="", help="Print only the change of the total in dollars, for scripts."
+        ),
+    ] = False,
     set_: SetOpt = None,
     budget: BudgetOpt = None,
     as_of: AsOfOpt = None,
@@ -310,10 +340,7 @@ def diff(
     allow_path: AllowPathOpt = None,
     max_input_bytes: MaxInputBytesOpt = None,
 ) -> None:
-    """Compare the cost before and after a change: per scenario, per request, and what changed.
-
-    --quiet prints the change of the total in dollars.
-    """
+    """Compare the cost before and after a change: per scenario, per request, and what changed."""
     from agentcost.commands.diff import diff_gates
     from agentcost.commands.diff_read import diff_paths
     from agentcost.loop.options import parse_as_of
@@ -351,12 +378,14 @@ def diff(
         raise _fail(err, "as_of", "service_tier") from None
 
 
-@app.command()
+@app.command(epilog="Example: agentcost models 'claude-*'")
 def models(
     ctx: typer.Context,
     pattern: Annotated[
         str | None,
-        typer.Argument(help="Filter: a substring, a glob such as 'claude-*', or 'openai/*'."),
+        typer.Argument(
+            metavar="PATTERN", help="Filter: a substring, a glob such as 'claude-*', or 'openai/*'."
+        ),
     ] = None,
     as_of: AsOfOpt = None,
     format_: ListFormatOpt = ListFormat.table,
@@ -387,12 +416,21 @@ def models(
     print_rich(render_models(found))
 
 
-@app.command()
+@app.command(epilog="Example: agentcost prices claude-sonnet-4-5 --input-tokens 50000")
 def prices(
     ctx: typer.Context,
-    model: Annotated[str, typer.Argument(help="A model id, e.g. claude-sonnet-4-5 or openai/gpt-5.")],
+    model: Annotated[
+        str, typer.Argument(metavar="MODEL", help="A model id, e.g. claude-sonnet-4-5 or openai/gpt-5.")
+    ],
     as_of: AsOfOpt = None,
-    service_tier: ServiceTierOpt = None,
+    service_tier: Annotated[
+        ServiceTier | None,
+        typer.Option(
+            "--service-tier",
+            metavar="TIER",
+            help="Price at this service tier (default: standard; refused where the model does not offer it).",
+        ),
+    ] = None,
     prices_file: PricesOpt = None,
     format_: ListFormatOpt = ListFormat.table,
     input_tokens: ExampleInputOpt = None,
@@ -402,8 +440,10 @@ def prices(
     allow_path: AllowPathOpt = None,
     max_input_bytes: MaxInputBytesOpt = None,
 ) -> None:
-    """Show exactly which rates apply to MODEL and where each comes from, with one example request
-    worked out line by line."""
+    """Show which rates apply to MODEL and where each comes from, with an example request worked out.
+
+    The example request is worked out line by line.
+    """
     from agentcost.loop.options import parse_as_of
     from agentcost.render.prices import price_sheet
 
@@ -441,12 +481,15 @@ def prices(
     print_rich(render_price_sheet(sheet))
 
 
-@app.command()
+@app.command(epilog="Example: agentcost replay run.traj --format json")
 def replay(
     ctx: typer.Context,
     trace: Annotated[
         Path,
-        typer.Argument(help="A recorded run: SWE-agent .traj, Anthropic/OpenAI API log, Claude Code log."),
+        typer.Argument(
+            metavar="TRACE",
+            help="A recorded run: SWE-agent .traj, Anthropic/OpenAI API log, Claude Code log.",
+        ),
     ],
     format_in: FormatInOpt = None,
     model: TraceModelOpt = None,
@@ -454,13 +497,17 @@ def replay(
     tools: Annotated[
         Path | None,
         typer.Option(
-            "--tools", help="Tool definitions (JSON) the log does not record, added to each request."
+            "--tools",
+            metavar="FILE",
+            help="Tool definitions (JSON) the log does not record, added to each request.",
         ),
     ] = None,
     system: Annotated[
         Path | None,
         typer.Option(
-            "--system", help="The system prompt (text) the log does not record, added to each request."
+            "--system",
+            metavar="FILE",
+            help="The system prompt (text) the log does not record, added to each request.",
         ),
     ] = None,
     format_: FormatOpt = Format.table,
@@ -490,15 +537,22 @@ def replay(
         raise _fail(err, "as_of") from None
 
 
-@app.command()
+@app.command(epilog="Example: agentcost calibrate run.traj -o scenarios/run.yaml")
 def calibrate(
     ctx: typer.Context,
-    trace: Annotated[Path, typer.Argument(help="A recorded run (see `agentcost replay`).")],
+    trace: Annotated[Path, typer.Argument(metavar="TRACE", help="A recorded run (see `agentcost replay`).")],
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="Write the scenario to this file (atomically); default stdout."),
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write the scenario to this file (atomically); default stdout.",
+        ),
     ] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --output file.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", metavar="", help="Overwrite an existing --output file.")
+    ] = False,
     format_in: FormatInOpt = None,
     model: TraceModelOpt = None,
     config: RunConfigOpt = None,
@@ -531,10 +585,10 @@ def calibrate(
         raise _fail(err, "as_of", "output") from None
 
 
-@app.command()
+@app.command(epilog="Example: agentcost schema > agentcost.schema.json")
 def schema(
     report: Annotated[
-        bool, typer.Option("--report", help="Print the JSON Schema of the JSON reports instead.")
+        bool, typer.Option("--report", metavar="", help="Print the JSON Schema of the JSON reports instead.")
     ] = False,
 ) -> None:
     """Print the JSON Schema of scenario files (for editors: yaml-language-server, VS Code)."""
@@ -572,7 +626,10 @@ def _run(argv: list[str]) -> int:
         format_message = getattr(err, "format_message", None)
         message = format_message() if callable(format_message) else str(err)
         if message:  # no message: the bare command, which has already printed its help
-            typer.echo(f"agentcost: error: {one_line(message)} (see 'agentcost --help')", err=True)
+            message = message.replace("Value error, ", "")  # Typer's wording of a refused choice
+            ctx = getattr(err, "ctx", None)  # the (sub)command the error is about
+            where = getattr(ctx, "command_path", None) or "agentcost"
+            typer.echo(f"agentcost: error: {one_line(message)} (see '{where} --help')", err=True)
         return int(getattr(err, "exit_code", 2))
     except typer.Abort:
         typer.echo("agentcost: aborted", err=True)

@@ -31,41 +31,61 @@ if TYPE_CHECKING:
 # Options shared by the commands that read scenarios. Typer reads them from these aliases.
 FormatOpt = Annotated[
     Format,
-    typer.Option("--format", "-f", help="Output format: table (default), json, markdown, csv or svg."),
+    typer.Option(
+        "--format",
+        "-f",
+        metavar="FORMAT",
+        help="Output format: table (default), json, markdown, csv or svg.",
+    ),
 ]
 OutputOpt = Annotated[
     Path | None,
-    typer.Option("--output", "-o", help="Write the report to this file (atomically) instead of stdout."),
+    typer.Option(
+        "--output", "-o", metavar="FILE", help="Write the report to this file (atomically) instead of stdout."
+    ),
 ]
 SummaryOpt = Annotated[
     bool,
-    typer.Option("--summary", help="Also append the Markdown report to $GITHUB_STEP_SUMMARY."),
+    typer.Option("--summary", metavar="", help="Also append the Markdown report to $GITHUB_STEP_SUMMARY."),
 ]
 QuietOpt = Annotated[
-    bool, typer.Option("--quiet", "-q", help="Print only the total in dollars (one number), for scripts.")
+    bool,
+    typer.Option(
+        "--quiet", "-q", metavar="", help="Print only the total in dollars (one number), for scripts."
+    ),
 ]
 ChartOpt = Annotated[
-    bool, typer.Option("--chart", help="Add a per-request bar chart of cached, uncached and output tokens.")
+    bool,
+    typer.Option(
+        "--chart", metavar="", help="Add a per-request bar chart of cached, uncached and output tokens."
+    ),
 ]
 SetOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--set",
+        metavar="PATH=VALUE",
         help="Override a scenario field, e.g. --set limits.max_rounds=40 (repeatable).",
     ),
 ]
 AsOfOpt = Annotated[
-    str | None, typer.Option("--as-of", help="Price date (ISO date or datetime, UTC). Default: today.")
+    str | None,
+    typer.Option("--as-of", metavar="DATE", help="Price date (ISO date or datetime, UTC). Default: today."),
 ]
 BudgetOpt = Annotated[
     str | None,
-    typer.Option(help="Gate: exit 1 when a scenario's estimate is over this many dollars per run."),
+    typer.Option(
+        "--budget",
+        metavar="USD",
+        help="Gate: exit 1 when a scenario's estimate is over this many dollars per run.",
+    ),
 ]
 
 ExplainOpt = Annotated[
     bool,
     typer.Option(
         "--explain",
+        metavar="",
         help="Add Insights: six checks and the levers that save most, each re-estimated"
         " (one scenario only; see docs/insights.md).",
     ),
@@ -88,6 +108,7 @@ ServiceTierOpt = Annotated[
     ServiceTier | None,
     typer.Option(
         "--service-tier",
+        metavar="TIER",
         help="Price at this service tier instead of the scenario's service_tier (refused where the model"
         " does not offer it).",
     ),
@@ -96,11 +117,13 @@ PricesOpt = Annotated[
     Path | None,
     typer.Option(
         "--prices",
+        metavar="FILE",
         help="A YAML file of your own prices, overriding or adding models (see docs/prices.md).",
     ),
 ]
 ListFormatOpt = Annotated[
-    ListFormat, typer.Option("--format", "-f", help="Output format: table (default) or json.")
+    ListFormat,
+    typer.Option("--format", "-f", metavar="FORMAT", help="Output format: table (default) or json."),
 ]
 
 # Options of every command that reads input files (scenarios, projects, price files, traces).
@@ -129,16 +152,21 @@ MaxInputBytesOpt = Annotated[
 ExampleInputOpt = Annotated[
     int | None,
     typer.Option(
-        "--input-tokens", min=0, help="Example request: input tokens, cached ones included (10,000)."
+        "--input-tokens",
+        metavar="N",
+        min=0,
+        help="Example request: input tokens, cached ones included (10,000).",
     ),
 ]
 ExampleOutputOpt = Annotated[
-    int | None, typer.Option("--output-tokens", min=0, help="Example request: output tokens (1,000).")
+    int | None,
+    typer.Option("--output-tokens", metavar="N", min=0, help="Example request: output tokens (1,000)."),
 ]
 ExampleCacheReadOpt = Annotated[
     int | None,
     typer.Option(
         "--cache-read-tokens",
+        metavar="N",
         min=0,
         help="Example request: input tokens read from cache (2,000 where the model has a cache-read"
         " price and no token option is given, else 0).",
@@ -148,6 +176,7 @@ ExampleCacheWriteOpt = Annotated[
     int | None,
     typer.Option(
         "--cache-write-tokens",
+        metavar="N",
         min=0,
         help="Example request: input tokens written to cache (1,000 where the model has a"
         " cache-write price and no token option is given, else 0).",
@@ -158,11 +187,17 @@ ExampleCacheWriteOpt = Annotated[
 # Options shared by the commands that read a recorded run (replay, calibrate).
 FormatInOpt = Annotated[
     str | None,
-    typer.Option("--format-in", help="The log's format (default: detected), e.g. claude-code."),
+    typer.Option(
+        "--format-in", metavar="NAME", help="The log's format (default: detected), e.g. claude-code."
+    ),
 ]
-TraceModelOpt = Annotated[str | None, typer.Option(help="The model of the run, when the log does not say.")]
+TraceModelOpt = Annotated[
+    str | None,
+    typer.Option("--model", metavar="MODEL", help="The model of the run, when the log does not say."),
+]
 RunConfigOpt = Annotated[
-    Path | None, typer.Option("--config", help="The run's config naming the model (SWE-agent args.yaml).")
+    Path | None,
+    typer.Option("--config", metavar="FILE", help="The run's config naming the model (SWE-agent args.yaml)."),
 ]
 
 
@@ -278,3 +313,27 @@ def show_version(value: bool) -> None:
     if value:
         typer.echo(f"agentcost {__version__}")
         raise typer.Exit()
+
+
+def plain_help() -> None:
+    """Help in the style of gh and llm: an option shows its metavar (``--as-of DATE``), a flag none,
+    an argument its name (``SCENARIO...``), never Typer's Python types (``<bool>``, ``<list[str]>``,
+    ``<int range> [x>=0]``, ``{scenarios}...``). Typer has no setting for it: this adjusts its help
+    renderer (Typer 0.29's methods; any other version keeps its own rendering)."""
+    from typer.core import TyperArgument, TyperOption
+
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or not hasattr(TyperArgument, "_usage_display_name"):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: typer.Context) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    def usage_name(self: TyperArgument) -> str:
+        name = self.display_name_raw
+        return name if self.required else f"[{name}]"
+
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign,assignment]
+    TyperOption._get_number_range_help_str = lambda self: None  # type: ignore[method-assign]
+    TyperArgument._usage_display_name = usage_name  # type: ignore[method-assign]
+    TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]  # the name says it

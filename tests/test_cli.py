@@ -340,7 +340,7 @@ BAD_INPUT = [
     case("missing file", "estimate {dir}/nope.yaml", "{dir}/nope.yaml: file not found"),
     case("a directory", "estimate {dir}", "{dir}: is a directory"),
     case("unknown option", "estimate {ok} --bogus", "No such option: --bogus"),
-    case("missing argument", "estimate", "Missing argument 'scenarios'"),
+    case("missing argument", "estimate", "Missing argument 'SCENARIO...'"),
     case("unknown command", "estimat {ok}", "No such command 'estimat'"),
     case("option without value", "estimate {ok} --budget", "'--budget' requires an argument"),
     case("bad format", "estimate {ok} --format xml", "'--format'", "'xml'", "'json'"),

@@ -77,7 +77,7 @@ CATALOGUE = [
         "unknown option",
         {"s.yaml": OK},
         "estimate s.yaml --bogus",
-        "No such option: --bogus (see 'agentcost --help')",
+        "No such option: --bogus (see 'agentcost estimate --help')",
     ),
     case(
         "unknown command",
@@ -89,15 +89,15 @@ CATALOGUE = [
         "missing argument",
         {},
         "estimate",
-        "Missing argument 'scenarios'. (see 'agentcost --help')",
+        "Missing argument 'SCENARIO...'. (see 'agentcost estimate --help')",
     ),
     case(
         "unknown --format",
         {"s.yaml": OK},
         "estimate s.yaml --format xml",
         (
-            "Invalid value for '--format' / '-f': Value error, 'xml' is not one of 'table', 'json', "
-            "'markdown', 'csv', 'svg'. (see 'agentcost --help')"
+            "Invalid value for '--format' / '-f': 'xml' is not one of 'table', 'json', "
+            "'markdown', 'csv', 'svg'. (see 'agentcost estimate --help')"
         ),
     ),
     case(
@@ -105,8 +105,8 @@ CATALOGUE = [
         {"s.yaml": OK},
         "estimate s.yaml --service-tier gold",
         (
-            "Invalid value for '--service-tier': Value error, 'gold' is not one of 'standard', 'batch', "
-            "'flex', 'priority'. (see 'agentcost --help')"
+            "Invalid value for '--service-tier': 'gold' is not one of 'standard', 'batch', "
+            "'flex', 'priority'. (see 'agentcost estimate --help')"
         ),
     ),
     case(
@@ -183,7 +183,7 @@ CATALOGUE = [
         "path with a NUL character",
         {},
         ["estimate", "s\x00.yaml"],
-        "Invalid value for 'scenarios': Value error, embedded null byte (see 'agentcost --help')",
+        "Invalid value for 'SCENARIO...': embedded null byte (see 'agentcost estimate --help')",
     ),
     case(
         "unknown --model",
