@@ -1,10 +1,12 @@
 """One scenario on several models -> :class:`CompareReport`: ``agentcost compare`` as a library.
 
 ``expand_models`` turns what the user wrote (names, globs such as ``claude-sonnet-*``, provider
-selectors such as ``anthropic/*`` or ``openai/gpt-5*``, a ``--models`` file) into model ids;
+selectors such as ``anthropic/*`` or ``openai/gpt-5*``, a ``--models`` file) into model ids (a glob
+keeps chat models only: :func:`is_chat_model`; ``select_models`` also says which it skipped);
 ``compare_models`` estimates the scenario on each with :func:`~agentcost.loop.estimate.estimate_scenario`
 (so every row's total is the one ``estimate --model`` gives) and derives the comparison: cost per
-request, ratio to the cheapest, whether every request fits the context window. Token counts are
+request, ratio to the cheapest, whether every request fits the context window (a what-if: a row
+that does not fit is marked, never a tripped gate). Token counts are
 shared through ``agentcost.tokens.count.DEFAULT_MEMO``: each distinct text is tokenized once per encoding,
 not once per model. Renderers live in ``agentcost.render.compare``.
 """
@@ -12,8 +14,9 @@ not once per model. Renderers live in ``agentcost.render.compare``.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -27,6 +30,7 @@ from agentcost.report.gates import Gate, context_gate
 from agentcost.scenario.model import Scenario
 
 if TYPE_CHECKING:
+    from agentcost.prices.model import ModelPrices
     from agentcost.prices.user import UserPrices
 
 RATIO_PLACES = Decimal("0.01")  # ratio to the cheapest, rounded half-up: 1.00, 3.42
@@ -43,6 +47,36 @@ MAX_SELECTORS = 1_000
 """Most model selectors one compare takes (options and --models file together; docs/limits.md)."""
 
 
+# genai-prices has no "kind" field: a model is known by what it is priced for and by its name.
+# Output priced per audio or image token means the model generates audio or images (realtime,
+# gpt-audio, live, image models); the words catch those genai-prices prices per text token only
+# (gpt-4o-mini-tts, gpt-4o-transcribe, gpt-image-1, gpt-5-image, gpt-4o-audio-preview) and
+# embedding/moderation models. Models genai-prices cannot price per input and output token
+# (tts-1, whisper-1, text-embedding-*) are not listed at all.
+NOT_CHAT_UNITS = frozenset({"output_audio_mtok", "output_image_mtok"})
+NOT_CHAT_WORDS = frozenset(
+    {"tts", "transcribe", "realtime", "audio", "image", "embedding", "moderation", "whisper", "live"}
+)
+
+
+def is_chat_model(prices: ModelPrices) -> bool:
+    """Whether a model generates text from a prompt (chat or completion), the kind ``compare`` can
+    put side by side; False for speech, transcription, realtime, image, embedding and moderation
+    models (see ``NOT_CHAT_UNITS`` and ``NOT_CHAT_WORDS``)."""
+    if prices.table is not None and any(u.key in NOT_CHAT_UNITS for u in prices.table.units):
+        return False
+    return not NOT_CHAT_WORDS.intersection(re.split(r"[-._:/]", prices.model_id.lower()))
+
+
+@dataclass(frozen=True)
+class ModelSelection:
+    """The models selectors chose (``provider/model_id``, in order) and those globs skipped
+    because they are not chat models (``provider/model_id``, in order; none of them chosen)."""
+
+    models: list[str]
+    skipped: list[str]
+
+
 def expand_models(
     selectors: Sequence[str],
     *,
@@ -51,6 +85,20 @@ def expand_models(
     user_prices: UserPrices | None = None,
     service_tier: str | None = None,
 ) -> list[str]:
+    """The models of :func:`select_models` (the ones it skipped left out)."""
+    return select_models(
+        selectors, as_of=as_of, models_file=models_file, user_prices=user_prices, service_tier=service_tier
+    ).models
+
+
+def select_models(
+    selectors: Sequence[str],
+    *,
+    as_of: datetime,
+    models_file: Path | None = None,
+    user_prices: UserPrices | None = None,
+    service_tier: str | None = None,
+) -> ModelSelection:
     """Model selectors -> ``provider/model_id`` strings, in the order given, without duplicates.
 
     ``user_prices`` adds the models of a ``--prices`` file. With a ``service_tier`` other than
@@ -59,9 +107,11 @@ def expand_models(
 
     A selector is a model name (``gpt-5``, ``openai/gpt-5``, any name ``estimate --model`` takes), a
     glob over model ids (``claude-sonnet-*``) or a provider selector (``anthropic/*``,
-    ``openai/gpt-5*``). ``models_file`` adds the selectors of a file after ``selectors``: a YAML list,
-    or one selector per line with ``#`` comments. An unknown name or a glob that matches nothing is
-    an :class:`InputError` with suggestions.
+    ``openai/gpt-5*``); a glob keeps the chat models it matches (:func:`is_chat_model`) and lists
+    the others in ``skipped``, while a model named outright is always chosen. ``models_file`` adds
+    the selectors of a file after ``selectors``: a YAML list, or one selector per line with ``#``
+    comments. An unknown name, a glob that matches nothing or only models that are not chat models
+    is an :class:`InputError` with suggestions.
     """
     from agentcost.prices.lookup import resolve_model
 
@@ -84,10 +134,12 @@ def expand_models(
             hint="globs such as 'anthropic/*' select many models in one line",
         )
     found: list[str] = []
+    skipped: list[str] = []
     for selector, line in entries:
         try:
             if any(c in selector for c in _GLOB):
-                ids = _glob(selector.strip(), as_of, user_prices, service_tier)
+                ids, others = _glob(selector.strip(), as_of, user_prices, service_tier)
+                skipped.extend(model for model in others if model not in skipped)
             else:
                 prices = resolve_model(selector, as_of=as_of, user_prices=user_prices)
                 ids = [f"{prices.provider}/{prices.model_id}"]
@@ -96,12 +148,13 @@ def expand_models(
                 raise InputError(err.message, key="model", hint=err.hint) from None
             raise InputError(err.message, file=models_file, line=line, hint=err.hint) from None
         found.extend(model for model in ids if model not in found)
-    return found
+    return ModelSelection(found, [model for model in skipped if model not in found])
 
 
 def _glob(
     selector: str, as_of: datetime, user_prices: UserPrices | None = None, service_tier: str | None = None
-) -> list[str]:
+) -> tuple[list[str], list[str]]:
+    """The chat models ``selector`` matches and the other models it matches."""
     from agentcost.prices.genai import SUPPORTED_PROVIDERS, known_model_ids
     from agentcost.prices.listing import list_models
 
@@ -126,13 +179,37 @@ def _glob(
             )
         matched = offering
     if matched:
-        return [f"{m.provider}/{m.model_id}" for m in matched]
+        chat = [f"{m.provider}/{m.model_id}" for m in matched if is_chat_model(m)]
+        others = [f"{m.provider}/{m.model_id}" for m in matched if not is_chat_model(m)]
+        if not chat:
+            raise InputError(
+                f"{selector!r} matches no chat models, only {_few(others)}",
+                hint="name a model with --model to compare it anyway",
+            )
+        return chat, others
     candidates = known_model_ids(provider or None)
     stem = pattern.strip(_GLOB) or pattern
     close = difflib.get_close_matches(stem.lower(), candidates, n=3, cutoff=0.5)
     listing = "run 'agentcost models' to list known models"
     hint = f"did you mean: {', '.join(close)}? {listing}" if close else listing
     raise InputError(f"no known model matches {selector!r}", hint=hint)
+
+
+def _few(models: Sequence[str], shown: int = 4, *, count: bool = True) -> str:
+    """``gpt-4o-transcribe, gpt-realtime, ... (21 in all)``: the ids of a few of ``models``."""
+    ids = [m.rpartition("/")[2] for m in models]
+    if len(ids) <= shown:
+        return ", ".join(ids)
+    return ", ".join(ids[:shown]) + ", ..." + (f" ({len(ids)} in all)" if count else "")
+
+
+def skipped_note(skipped: Sequence[str]) -> str | None:
+    """The one line saying which models globs skipped (None when none were)."""
+    if not skipped:
+        return None
+    noun = "model that is not a chat model" if len(skipped) == 1 else "models that are not chat models"
+    shown = _few(skipped, count=False)
+    return f"skipped {len(skipped)} {noun}: {shown} (name one with --model to compare it anyway)"
 
 
 def read_models_file(path: Path) -> list[tuple[str, int]]:
@@ -259,7 +336,7 @@ def compare_models(
     reports.sort(key=lambda item: (item[1].totals.cost_usd, item[1].model_id, item[1].provider))
     cheapest = reports[0][1].totals.cost_usd
     rows = tuple(_row(model, report, cheapest) for model, report in reports)
-    warnings = [f"{r.model_id}: {w}" for r in rows for w in r.report.warnings]
+    warnings = [f"{r.model_id}: {w}" for r in rows for w in r.report.warnings if w != _over_window(r)]
     first = rows[0].report
     return CompareReport(
         version=REPORT_VERSION,
@@ -272,6 +349,17 @@ def compare_models(
         as_of=first.as_of,
         warnings=tuple(warnings),
         price_label=joined_price_label([r.report for r in rows]),
+    )
+
+
+def _over_window(row: CompareRow) -> str | None:
+    """The estimate's warning that a request exceeds the window (agentcost.report.estimate words
+    it): left out of the comparison's warnings, where the row's context column says it."""
+    if row.fits_context is not False or row.context_window is None:
+        return None
+    return (
+        f"largest request ({row.max_input_tokens:,} input tokens) exceeds the context window of"
+        f" {row.model_id} ({row.context_window:,})"
     )
 
 
@@ -314,5 +402,9 @@ def _row(model: str, report: Report, cheapest: Decimal) -> CompareRow:
 
 
 def compare_gates(report: CompareReport) -> tuple[Gate, ...]:
-    """The context-window gate of each model (pointing at the scenario file); none where unknown."""
-    return tuple(g for g in (context_gate(row.report) for row in report.rows) if g is not None)
+    """The context-window check of each model (pointing at the scenario file); none where unknown.
+
+    Never tripped: a comparison is a what-if, so a model whose window is too small is a row marked
+    as not fitting (``fits_context``), not a failed run. ``estimate`` keeps its context gate."""
+    gates = (context_gate(row.report) for row in report.rows)
+    return tuple(replace(g, tripped=False) for g in gates if g is not None)

@@ -101,9 +101,12 @@ def render_compare_table(report: CompareReport) -> RenderableType:
 
 def _assumptions(report: CompareReport) -> Text:
     lines = [_summary(report)]
+    over = " (OVER: a request does not fit, the model cannot run the scenario as is)"
     lines.append(
         f"Scenario: {report.scenario_path}. Per request = total / requests; vs cheapest = total /"
-        " the cheapest total; context window: ok when every request fits."
+        " the cheapest total; context window: ok when every request fits"
+        + (over if any(r.fits_context is False for r in report.rows) else "")
+        + "."
     )
     modes: dict[str, list[str]] = {}
     for r in report.rows:
