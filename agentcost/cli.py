@@ -261,7 +261,7 @@ def compare(
 
     --quiet prints the cheapest model's total.
     """
-    from agentcost.commands.compare import compare_gates, compare_models, expand_models
+    from agentcost.commands.compare import compare_gates, compare_models, select_models, skipped_note
     from agentcost.loop.options import parse_as_of
     from agentcost.scenario.cache import load_scenario  # the validated scenario, cached on disk
 
@@ -272,14 +272,17 @@ def compare(
         user_prices = read_user_prices(prices)
         tier = tier_name(service_tier)
         loaded = load_scenario(scenario, overrides=tuple(set_ or ()), reader=scenario_reader(scenario))
-        names = expand_models(
+        chosen = select_models(
             model or [],
             as_of=when,
             models_file=models_file,
             user_prices=user_prices,
             service_tier=tier if tier is not None else loaded.service_tier,
         )
-        report = compare_models(loaded, names, as_of=when, service_tier=tier, user_prices=user_prices)
+        note = skipped_note(chosen.skipped)
+        if note is not None:
+            typer.echo(f"agentcost: note: {note}", err=True)
+        report = compare_models(loaded, chosen.models, as_of=when, service_tier=tier, user_prices=user_prices)
         if output is None and not summary and not from_stdin(scenario):  # only on the input files
             from agentcost.replayable import allow_replay
 
