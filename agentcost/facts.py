@@ -353,3 +353,25 @@ def gemini_cache_storage_usd_per_mtok_hour(model_id: str, as_of: date | None = N
         if as_of is not None and as_of >= start:
             price = _decimal(row, _field(row, "then"))
     return Fact(price, row.source, row.read)
+
+
+def context_window(provider: str, model_id: str) -> Fact[int] | None:
+    """The model's context window (input tokens) where genai-prices has none; ``None`` if unknown."""
+    if "context_window" not in _rows():
+        return None
+    row = _lookup("context_window", provider, model_id)
+    if row is None:
+        return None
+    return Fact(_int(row, row.value), row.source, row.read)
+
+
+def release_date(provider: str, model_id: str) -> Fact[date] | None:
+    """The day the model was released (a price date before it is suspect); ``None`` if unknown."""
+    if "release_date" not in _rows():
+        return None
+    row = _lookup("release_date", provider, model_id)
+    if row is None:
+        return None
+    if not isinstance(row.value, date):
+        raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: {row.value!r} is not a date")
+    return Fact(row.value, row.source, row.read)

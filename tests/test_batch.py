@@ -132,7 +132,7 @@ def test_each_row_is_its_scenarios_own_estimate(shipped: BatchReport) -> None:
         "Triage a red CI run through a 40-tool MCP server",
     ]
     assert [r.approximate for r in shipped.rows] == [True, False, True] and shipped.approximate
-    assert [r.fits_context for r in shipped.rows] == [True, True, None]  # gemini-2.5-pro: window unknown
+    assert [r.fits_context for r in shipped.rows] == [True, True, True]  # gemini-2.5-pro: facts.yaml window
 
 
 # ---------------------------------------------------------------------------------------------
@@ -155,6 +155,7 @@ def test_budgets_and_gates_of_the_shipped_project(shipped: BatchReport) -> None:
         ("budget", "scenarios/research.yaml", 59, False),
         ("context_window", "scenarios/research.yaml", None, False),  # the model came from set:
         ("budget", "scenarios/mcp-40-tools.yaml", 68, False),
+        ("context_window", "scenarios/mcp-40-tools.yaml", 9, False),
         ("budget", PROJECT, 6, False),  # the project's total
     ]
     assert gates[0].message == (
@@ -272,7 +273,7 @@ def test_scenario_files_without_a_project(monkeypatch: pytest.MonkeyPatch) -> No
     assert report.totals.cost_usd == BUGFIX_RUN + MCP_RUN
     assert report.totals.cost_per_day_usd is None and report.totals.cost_per_month_usd is None
     assert report.warnings == ()
-    assert [g.name for g in batch_gates(report)] == ["budget", "context_window", "budget"]
+    assert [g.name for g in batch_gates(report)] == ["budget", "context_window", "budget", "context_window"]
     text = render_text(report, Format.table, width=110)
     assert "per day" not in text and "$0.1681" in text  # no runs per day: no per day columns
     data = json.loads(render_text(report, Format.json))
@@ -350,7 +351,7 @@ def test_json_matches_the_schema_and_carries_every_estimate(shipped: BatchReport
     assert data["totals"]["cost_per_month_usd"] == "310.135575"
     assert data["estimates"] == [report_dict(r.report) for r in shipped.rows]
     assert sum(Decimal(s["cost_usd"]) for s in data["scenarios"]) == Decimal(data["totals"]["cost_usd"])
-    assert len(data["gates"]) == 6
+    assert len(data["gates"]) == 7
 
 
 def test_markdown_golden(shipped: BatchReport, golden: GoldenCheck) -> None:

@@ -317,7 +317,7 @@ def test_every_fact_row_has_a_source_and_a_read_date() -> None:
         assert isinstance(row["source"], str) and row["source"].strip(), (name, row)
         assert "http" in row["source"], (name, row)
         assert isinstance(row["read"], date), (name, row)
-        assert date(2026, 1, 1) <= row["read"] <= date(2026, 11, 30), (name, row)
+        assert date(2026, 1, 1) <= row["read"] <= date(2026, 12, 1), (name, row)
         assert row["provider"] in SUPPORTED_PROVIDERS, (name, row)
         assert row["models"], (name, row)
 

@@ -39,6 +39,7 @@ from agentcost.prices.rates import (
     price_data_date,
     price_warnings,
     rates_of,
+    release_warnings,
     scheduled_changes,
 )
 from agentcost.prices.rowcache import cached_row, row_key, store_row
@@ -270,17 +271,30 @@ def _model_prices(
         model_id=info.id,
         name=info.name or info.id,
         provider=pid,
-        context_window=info.context_window,
+        context_window=_context_window(pid, info),
         source=source,
         price=price,
         service_tier=service_tier,
         offered=offered,
         changes=changes,
-        warnings=price_warnings(info.id, service_tier, changes, source),
+        warnings=(
+            *price_warnings(info.id, service_tier, changes, source),
+            *release_warnings(pid, info.id, when.date()),
+        ),
         info=info,
         deprecated=bool(info.deprecated),
         comments=info.price_comments,
     )
+
+
+def _context_window(provider: str, info: ModelInfo) -> int | None:
+    """genai-prices' context window, else the published one from facts.yaml; None when unknown."""
+    if info.context_window is not None:
+        return info.context_window
+    from agentcost import facts
+
+    fact = facts.context_window(provider, info.id)
+    return None if fact is None else fact.value
 
 
 def _build(
@@ -470,7 +484,7 @@ def _user_model_prices(
         warnings = price_warnings(entry.id, service_tier, changes, source)
     context_window = entry.context_window
     if context_window is None and base is not None:
-        context_window = base.context_window
+        context_window = _context_window(entry.provider, base)
     return _build(
         ref=ref,
         model_id=entry.id,

@@ -254,6 +254,16 @@ def price_warnings(
     return tuple(warnings)
 
 
+def release_warnings(provider: str, model_id: str, day: date) -> tuple[str, ...]:
+    """A price date before the model's release (facts.yaml ``release_date``); nothing when unknown."""
+    from agentcost import facts
+
+    released = facts.release_date(provider, model_id)
+    if released is None or day >= released.value:
+        return ()
+    return (f"priced before {model_id} was released ({released.value.isoformat()})",)
+
+
 @lru_cache(maxsize=1)
 def price_data_date() -> date | None:
     """The last date the installed genai-prices data is known to be current (see the module doc):

@@ -283,7 +283,9 @@ def build_report(est: Estimate) -> Report:
             f"cache_ttl: 1h has no effect on {prices.provider}: only Anthropic sells 1-hour cache writes"
         )
     window = prices.context_window
-    if window is not None and t.max_input_tokens > window:
+    if window is None:
+        warnings.append(f"context window of {prices.model_id} unknown: not checked")
+    elif t.max_input_tokens > window:
         warnings.append(
             f"largest request ({t.max_input_tokens:,} input tokens) exceeds the context window of"
             f" {prices.model_id} ({window:,})"

@@ -57,7 +57,8 @@ def budget_gate(report: Report) -> Gate | None:
 
 
 def context_gate(report: Report) -> Gate | None:
-    """A single request larger than the model's context window; None when the window is unknown.
+    """A single request larger than the model's context window; None when the window is unknown
+    (not a pass: the report's warnings say "context window of <model> unknown: not checked").
     A subagent's request over its own model's window trips it too (the first such subagent is named)."""
     own = _own_context_gate(report)
     if own is not None and own.tripped:
