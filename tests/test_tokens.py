@@ -128,7 +128,7 @@ def test_vocabulary_sizes_and_load_is_measured() -> None:
     assert E.get_encoding("cl100k_base").n_vocab == 100277
     loads = E.encoding_loads()
     assert loads["o200k_base"].origin.endswith("o200k_base.tiktoken.gz")
-    assert 0 < loads["o200k_base"].seconds < 30
+    assert loads["o200k_base"].seconds > 0  # measured, not bounded: speed belongs to bench/
 
 
 def test_unknown_encoding_is_refused() -> None:
