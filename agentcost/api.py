@@ -26,12 +26,13 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
+from agentcost.loop.options import as_of_datetime
 
 if TYPE_CHECKING:
     from agentcost.commands.compare import CompareReport
@@ -156,7 +157,7 @@ def estimate(
 
     with _policy(allow_paths, max_input_bytes):
         loaded = _scenario(scenario, overrides, base_dir)
-        when, budget = _as_of(as_of), _usd(budget_usd, "budget_usd")
+        when, budget = as_of_datetime(as_of), _usd(budget_usd, "budget_usd")
         pricing = PricingOptions(
             when, service_tier=service_tier, user_prices=_user_prices(prices), model=model
         )
@@ -184,7 +185,7 @@ def compare(
 
     with _policy(allow_paths, max_input_bytes):
         loaded = _scenario(scenario, overrides, base_dir)
-        when = _as_of(as_of)
+        when = as_of_datetime(as_of)
         user_prices = _user_prices(prices)
         names = expand_models(models, as_of=when, user_prices=user_prices, service_tier=service_tier)
         report = compare_models(loaded, names, as_of=when, service_tier=service_tier, user_prices=user_prices)
@@ -257,21 +258,6 @@ def _mapping_source(scenario: Mapping[str, Any], base_dir: PathLike | None) -> t
         return data if os.path.abspath(file) == absolute else read_file(file)
 
     return path, reader
-
-
-def _as_of(value: DateInput) -> datetime:
-    """A price date: naive datetimes are UTC, dates are midnight UTC, texts are ISO dates or times."""
-    from agentcost.loop.options import parse_as_of, today
-
-    if value is None:
-        return today()
-    if isinstance(value, str):
-        return parse_as_of(value)
-    if isinstance(value, datetime):
-        return value.astimezone(UTC) if value.tzinfo is not None else value.replace(tzinfo=UTC)
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=UTC)
-    raise TypeError(f"as_of must be a date, a datetime, an ISO text or None, not {type(value).__name__}")
 
 
 def _usd(value: Decimal | int | str | None, key: str) -> Decimal | None:

@@ -111,3 +111,10 @@ def test_import_agentcost_is_light() -> None:
     assert agentcost.__version__ and "estimate" in dir(agentcost)
     with pytest.raises(AttributeError):
         agentcost.nothing_here  # noqa: B018
+
+
+def test_dates_outside_the_supported_range_are_input_errors_in_every_spelling() -> None:
+    """A date object outside --as-of's range is refused like the same text (an OverflowError once)."""
+    for as_of in ("9999-12-31", date(9999, 12, 31), datetime(9999, 12, 31), date(1969, 12, 31)):
+        with pytest.raises(agentcost.InputError, match="outside the supported dates"):
+            agentcost.estimate(BUGFIX, as_of=as_of)

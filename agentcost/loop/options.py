@@ -57,9 +57,30 @@ def parse_as_of(value: str | None) -> datetime:
         raise InputError(
             f"not a usable date: {value!r}", key="as_of", hint="use an ISO date such as 2026-11-30"
         ) from None
+    return _in_range(when, repr(value))
+
+
+def as_of_datetime(value: date | datetime | str | None) -> datetime:
+    """A price date from any spelling the library takes: None (today), an ISO text (:func:`parse_as_of`),
+    a naive datetime (UTC), an aware one, or a date (midnight UTC); within :data:`AS_OF_RANGE`."""
+    if value is None or isinstance(value, str):
+        return parse_as_of(value)
+    if isinstance(value, datetime):
+        try:
+            when = value.astimezone(UTC) if value.tzinfo is not None else value.replace(tzinfo=UTC)
+        except OverflowError:
+            raise InputError(f"not a usable date: {value!r}", key="as_of") from None
+    elif isinstance(value, date):
+        when = datetime(value.year, value.month, value.day, tzinfo=UTC)
+    else:
+        raise TypeError(f"as_of must be a date, a datetime, an ISO text or None, not {type(value).__name__}")
+    return _in_range(when, str(value))
+
+
+def _in_range(when: datetime, shown: str) -> datetime:
     if not AS_OF_RANGE[0] <= when.date() <= AS_OF_RANGE[1]:  # date arithmetic near year 9999 overflows
         raise InputError(
-            f"{value!r} is outside the supported dates, {AS_OF_RANGE[0]} to {AS_OF_RANGE[1]}",
+            f"{shown} is outside the supported dates, {AS_OF_RANGE[0]} to {AS_OF_RANGE[1]}",
             key="as_of",
             hint="use an ISO date such as 2026-11-30",
         )
