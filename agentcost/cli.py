@@ -602,7 +602,7 @@ def schema(
 
         sys.stdout.write(json.dumps(report_schema(), indent=2) + "\n")
         return
-    from agentcost.scenario.load import json_schema
+    from agentcost.scenario.format import json_schema
 
     sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
 

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
-from agentcost.loop.accountant import CachePolicy, RequestCost, RequestUsage, run_accountant
+from agentcost.loop.accountant import run_accountant
 from agentcost.tokens.counts import RoundTokens, TokenCounts
+from agentcost.tokens.request import CachePolicy, RequestCost, RequestUsage
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,15 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentcost.loop.accountant import (
-    NO_CACHE,
-    CachePolicy,
-    RequestCost,
-    RequestUsage,
-    request_inputs,
-    run_accountant,
-)
+from agentcost.loop.accountant import NO_CACHE, request_inputs, run_accountant
 from agentcost.tokens.counts import RoundTokens, TokenCounts
+from agentcost.tokens.request import CachePolicy, RequestCost, RequestUsage
 
 MILLION = Decimal(1_000_000)
 

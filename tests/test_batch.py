@@ -29,6 +29,7 @@ from agentcost.commands.batch import (
     estimate_batch,
 )
 from agentcost.errors import InputError
+from agentcost.infra.doc import OverrideError
 from agentcost.loop.estimate import estimate_scenario
 from agentcost.render.batch import JSON_SCHEMA
 from agentcost.render.jsonfmt import report_dict
@@ -36,7 +37,6 @@ from agentcost.render.output import Format, quiet_total, render_text
 from agentcost.render.schema import ESTIMATE, GATE, report_schema
 from agentcost.report.estimate import build_report
 from agentcost.report.gates import Gate
-from agentcost.scenario.load import OverrideError
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.project import load_project
 from tests.conftest import ROOT, GoldenCheck, validate_json

@@ -23,6 +23,8 @@ import pytest
 from agentcost.errors import InputError
 from agentcost.infra import cachecodec, diskcache
 from agentcost.prices import lookup as P
+from agentcost.prices.genai import known_model_ids
+from agentcost.prices.model import Usage
 from agentcost.scenario import cache as scenariocache
 from agentcost.scenario.model import Content, Round, Scenario, ToolUse
 from agentcost.tokens import memo as T
@@ -67,35 +69,35 @@ def db_path() -> Path:
 # ---------------------------------------------------------------------------------------------
 
 
-def usages(thresholds: tuple[int, ...], has_1h: bool) -> list[P.Usage]:
+def usages(thresholds: tuple[int, ...], has_1h: bool) -> list[Usage]:
     """Usages around every tier threshold (a whole request crossing one is repriced) and plain ones."""
     sizes = [0, 1, 999, 12_345, 150_000]
     for t in thresholds:
         sizes += [t - 1, t, t + 1, t * 2 + 7]
-    out: list[P.Usage] = []
+    out: list[Usage] = []
     for n in sorted(set(sizes)):
         read = n // 3
         write = n // 5
         write_1h = n // 7 if has_1h else 0
         out += [
-            P.Usage(input_tokens=n, output_tokens=n // 10 + 3),
-            P.Usage(input_tokens=n, output_tokens=17, cache_read_tokens=read),
-            P.Usage(
+            Usage(input_tokens=n, output_tokens=n // 10 + 3),
+            Usage(input_tokens=n, output_tokens=17, cache_read_tokens=read),
+            Usage(
                 input_tokens=n,
                 output_tokens=999,
                 cache_read_tokens=read,
                 cache_write_tokens=write,
                 cache_write_1h_tokens=write_1h,
             ),
-            P.Usage(input_tokens=n, output_tokens=0, cache_write_tokens=n),
-            P.Usage(input_tokens=n, output_tokens=5, web_searches=3, code_executions=2),
+            Usage(input_tokens=n, output_tokens=0, cache_write_tokens=n),
+            Usage(input_tokens=n, output_tokens=5, web_searches=3, code_executions=2),
         ]
     return out
 
 
 def every_row(when: datetime) -> Iterator[P.ModelPrices]:
     for provider in P.SUPPORTED_PROVIDERS:
-        for model in P.known_model_ids(provider):
+        for model in known_model_ids(provider):
             base = P.resolve_model(model, provider=provider, as_of=when)
             for tier in base.service_tiers:
                 yield (
@@ -105,7 +107,7 @@ def every_row(when: datetime) -> Iterator[P.ModelPrices]:
                 )
 
 
-def outcome(fn: object, usage: P.Usage) -> tuple[str, ...]:
+def outcome(fn: object, usage: Usage) -> tuple[str, ...]:
     try:
         cost = fn(usage)  # type: ignore[operator]
     except InputError as err:

@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 
 from agentcost.errors import InputError
-from agentcost.loop.accountant import TTL_SECONDS, CachePolicy, Ledger, run_accountant, ttl_options
+from agentcost.loop.accountant import Ledger, run_accountant, ttl_options
 from agentcost.loop.estimate import estimate_scenario, pricer_for
 from agentcost.prices.lookup import resolve_model
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.tokens.counts import RoundTokens, TokenCounts
+from agentcost.tokens.request import TTL_SECONDS, CachePolicy
 from tests.conftest import validate_json
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)

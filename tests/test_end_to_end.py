@@ -26,12 +26,13 @@ from pathlib import Path
 
 import pytest
 
-from agentcost.loop.accountant import LedgerRow, RequestUsage
+from agentcost.loop.accountant import LedgerRow
 from agentcost.loop.estimate import Estimate, estimate
 from agentcost.report.estimate import build_report
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.tokens.memo import count_text
 from agentcost.tokens.openai import num_tokens_for_tools
+from agentcost.tokens.request import RequestUsage
 
 pytestmark = pytest.mark.usefixtures("no_ctok")
 

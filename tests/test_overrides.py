@@ -17,9 +17,11 @@ import agentcost.scenario.format as scenario_format
 import agentcost.scenario.overrides as scenario_overrides
 import agentcost.scenario.values as scenario_values
 from agentcost.errors import InputError
+from agentcost.infra.doc import OverrideError
+from agentcost.infra.files import Reader
 from agentcost.infra.gitread import GitReader, git_reader
 from agentcost.loop.estimate import estimate_scenario
-from agentcost.scenario.load import OverrideError, Reader, read_scenario
+from agentcost.scenario.load import read_scenario
 from agentcost.scenario.model import Content, Scenario
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,19 +18,12 @@ from hypothesis import strategies as st
 
 from agentcost import facts
 from agentcost.errors import InputError
-from agentcost.loop.accountant import (
-    TTL_SECONDS,
-    CachePolicy,
-    Ledger,
-    cheapest,
-    request_gaps,
-    run_accountant,
-    ttl_options,
-)
+from agentcost.loop.accountant import Ledger, cheapest, request_gaps, run_accountant, ttl_options
 from agentcost.loop.estimate import AUTOMATIC_IDLE_SECONDS, Estimate, estimate_scenario, pricer_for
 from agentcost.prices.lookup import resolve_model
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.tokens.counts import RoundTokens, TokenCounts
+from agentcost.tokens.request import TTL_SECONDS, CachePolicy
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 SONNET = pricer_for(resolve_model("claude-sonnet-4-5", as_of=AS_OF))

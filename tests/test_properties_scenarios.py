@@ -35,7 +35,7 @@ import yaml
 from hypothesis import HealthCheck, assume, event, given, note, settings
 from hypothesis import strategies as st
 
-from agentcost.loop.accountant import CachePolicy, Ledger
+from agentcost.loop.accountant import Ledger
 from agentcost.loop.estimate import Estimate, estimate_scenario
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.model import ModelPrices
@@ -44,6 +44,7 @@ from agentcost.report.estimate import build_report
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Scenario
 from agentcost.tokens.counts import TokenCounts
+from agentcost.tokens.request import CachePolicy
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 

@@ -14,8 +14,10 @@ import yaml
 import agentcost.infra.files as files
 import agentcost.infra.yamlread as yamlread
 from agentcost.errors import InputError
+from agentcost.infra.doc import OverrideError
+from agentcost.infra.jsontext import dump_json
 from agentcost.scenario.format import json_schema
-from agentcost.scenario.load import OverrideError, dump_json, read_scenario
+from agentcost.scenario.load import read_scenario
 from agentcost.scenario.model import MAX_ROUNDS, Content, Pacing, Scenario, ServerToolUse, ToolDef
 
 ROOT = Path(__file__).resolve().parent.parent

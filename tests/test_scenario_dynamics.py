@@ -10,7 +10,7 @@ import pytest
 
 import agentcost.scenario.build as scenario_module
 from agentcost.errors import InputError
-from agentcost.scenario.load import OverrideError
+from agentcost.infra.doc import OverrideError
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Content, ContextEditing, ResultTrim, Retries
 

@@ -19,13 +19,13 @@ import pytest
 
 from agentcost import facts
 from agentcost.errors import InputError
-from agentcost.loop.accountant import RequestUsage
 from agentcost.loop.estimate import Estimate, estimate_scenario, pricer_for
 from agentcost.prices.genai import known_model_ids
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.model import Usage
 from agentcost.scenario.model import Content, Round, Scenario, ServerToolName, ServerToolUse, ToolUse
 from agentcost.tokens.count import count_tokens
+from agentcost.tokens.request import RequestUsage
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 MILLION = Decimal(1_000_000)

@@ -19,10 +19,11 @@ from typing import Any
 import pytest
 
 from agentcost import facts
-from agentcost.loop.accountant import NO_CACHE, CachePolicy, run_accountant
+from agentcost.loop.accountant import NO_CACHE, run_accountant
 from agentcost.loop.estimate import estimate_scenario, pricer_for
 from agentcost.scenario.model import Content, Round, Scenario, ToolUse
 from agentcost.tokens.count import count_tokens
+from agentcost.tokens.request import CachePolicy
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 MILLION = Decimal(1_000_000)
@@ -273,7 +274,7 @@ def test_accountant_adds_transient_to_the_next_request_only() -> None:
 
 
 def pricer_for_tokens() -> Any:
-    from agentcost.loop.accountant import RequestCost, RequestUsage
+    from agentcost.tokens.request import RequestCost, RequestUsage
 
     def price(usage: RequestUsage) -> RequestCost:
         total = Decimal(usage.input_tokens + usage.output_tokens)
@@ -283,8 +284,8 @@ def pricer_for_tokens() -> Any:
 
 
 def test_pricer_for_unchanged_without_server_tools() -> None:
-    from agentcost.loop.accountant import RequestUsage
     from agentcost.prices.lookup import resolve_model
+    from agentcost.tokens.request import RequestUsage
 
     price = pricer_for(resolve_model("claude-opus-4-5", as_of=AS_OF))
     cost = price(RequestUsage(input_tokens=1_000_000, output_tokens=1_000_000))

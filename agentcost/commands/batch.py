@@ -62,7 +62,7 @@ def load_entry_scenario(
 
     An error in one of the entry's own overrides points at its line in the project file.
     """
-    from agentcost.scenario.load import OverrideError
+    from agentcost.infra.doc import OverrideError
     from agentcost.scenario.load import read_scenario as load_scenario
 
     try:

@@ -49,13 +49,8 @@ from agentcost.scenario.model import CacheTTL, CachingMode, ContextEditing, Scen
 
 # Route and the request vocabulary live below the accountant (routed counts name them); importers
 # of ``agentcost.loop.accountant`` may keep using them from here (explicit re-exports).
-from agentcost.tokens.counts import Route as Route
-from agentcost.tokens.counts import TokenCounts
-from agentcost.tokens.request import TTL_SECONDS as TTL_SECONDS
-from agentcost.tokens.request import CachePolicy as CachePolicy
-from agentcost.tokens.request import Pricer as Pricer
-from agentcost.tokens.request import RequestCost as RequestCost
-from agentcost.tokens.request import RequestUsage as RequestUsage
+from agentcost.tokens.counts import Route, TokenCounts
+from agentcost.tokens.request import TTL_SECONDS, CachePolicy, Pricer, RequestCost, RequestUsage
 
 RequestKind = Literal["tool_use", "reply", "final"]  # reply: a chat turn's plain-text answer
 

@@ -26,17 +26,18 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from agentcost.loop.accountant import RequestUsage, request_gaps
+from agentcost.loop.accountant import request_gaps
 from agentcost.scenario.dists import median, upper
 from agentcost.scenario.model import Content, Dist, Round, Scenario, SizeField
+from agentcost.tokens.request import RequestUsage
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from agentcost.loop.accountant import CachePolicy, Pricer
     from agentcost.loop.estimate import Estimate
     from agentcost.tokens.counts import TokenCounts
+    from agentcost.tokens.request import CachePolicy, Pricer
 
     Ints = npt.NDArray[np.int64]
 

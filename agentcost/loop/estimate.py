@@ -14,19 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
-from agentcost.loop.accountant import (
-    TTL_SECONDS,
-    CachePolicy,
-    Ledger,
-    Pricer,
-    RequestCost,
-    RequestUsage,
-    Route,
-    TtlOption,
-    request_gaps,
-    run_accountant,
-    ttl_options,
-)
+from agentcost.loop.accountant import Ledger, TtlOption, request_gaps, run_accountant, ttl_options
 from agentcost.loop.context import (
     ContextEditingEffect,
     ToolSearchEffect,
@@ -36,7 +24,8 @@ from agentcost.loop.context import (
 from agentcost.loop.options import PricingOptions, today
 from agentcost.prices.model import ModelPrices, Usage
 from agentcost.scenario.model import CacheTTL, CachingMode, Scenario
-from agentcost.tokens.counts import TokenCounts
+from agentcost.tokens.counts import Route, TokenCounts
+from agentcost.tokens.request import TTL_SECONDS, CachePolicy, Pricer, RequestCost, RequestUsage
 
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices
@@ -354,7 +343,7 @@ def _resolve(scenario: Scenario, options: PricingOptions) -> ModelPrices:
             raise InputError(err.message, key="model", hint=err.hint) from None
         setter = _override_of(scenario, "model")
         if setter is not None:  # the model came from --set model=..., so point there
-            from agentcost.scenario.load import OverrideError
+            from agentcost.infra.doc import OverrideError
 
             raise OverrideError(
                 err.message, file=scenario.path, override=setter, key="model", hint=err.hint
@@ -368,7 +357,7 @@ def _service_tier_error(err: InputError, scenario: Scenario, from_option: bool) 
         return InputError(err.message, key="service_tier", hint=err.hint)
     setter = _override_of(scenario, "service_tier")
     if setter is not None:
-        from agentcost.scenario.load import OverrideError
+        from agentcost.infra.doc import OverrideError
 
         return OverrideError(
             err.message, file=scenario.path, override=setter, key="service_tier", hint=err.hint

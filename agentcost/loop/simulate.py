@@ -251,7 +251,7 @@ def slot_counts(scenario: Scenario) -> list[int]:
 def _check_largest_run(scenario: Scenario, slots: Sequence[int]) -> None:
     """The limits on rounds and tool calls in all (agentcost.scenario.load, docs/limits.md) hold for the
     scenario at its medians; a simulation runs it at every item's largest round count too."""
-    from agentcost.scenario.load import MAX_CALLS, MAX_ROUNDS
+    from agentcost.scenario.model import MAX_CALLS, MAX_ROUNDS
 
     extra_rounds = sum(k - sp.count for sp, k in zip(scenario.spreads, slots, strict=True))
     extra_calls = [

@@ -29,9 +29,7 @@ from agentcost.prices.genai import (
     snapshot,
     suggest_model,
 )
-from agentcost.prices.genai import known_model_ids as known_model_ids  # for tests/test_cache.py
 from agentcost.prices.model import ModelPrices, PricedUnit, PriceTable
-from agentcost.prices.model import Usage as Usage  # for tests/test_cache.py
 from agentcost.prices.rates import (
     PriceChange,
     PriceSource,

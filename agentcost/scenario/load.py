@@ -37,11 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
-from agentcost.infra.jsontext import dump_json
 from agentcost.infra.yamlread import (
     Doc,
     KeyPath,
-    OverrideError,
     Reader,
     Unreadable,
     parse,
@@ -55,16 +53,7 @@ from agentcost.scenario.format import ERROR_HINTS, RoundSpec, ScenarioFile, json
 from agentcost.scenario.model import MAX_CALLS, MAX_ROUNDS, SCENARIO_VERSION, Round, Scenario
 from agentcost.scenario.overrides import apply_overrides
 
-__all__ = [
-    "MAX_CALLS",
-    "MAX_ROUNDS",
-    "OverrideError",
-    "Reader",
-    "dump_json",
-    "json_schema",
-    "read_scenario",
-    "scenario_from_doc",
-]
+__all__ = ["read_scenario", "scenario_from_doc"]
 
 _SUPPORTED_VERSIONS = (SCENARIO_VERSION,)
 
