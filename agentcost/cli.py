@@ -121,7 +121,7 @@ def estimate(
     as_of: AsOfOpt = None,
     model: Annotated[
         str | None,
-        typer.Option("--model", metavar="MODEL", help="Price a different model than the scenario's."),
+        typer.Option("--model", "-m", metavar="MODEL", help="Price a different model than the scenario's."),
     ] = None,
     service_tier: ServiceTierOpt = None,
     prices: PricesOpt = None,

@@ -59,7 +59,7 @@ def test_help_shows_no_python_types(command: str, capsys: pytest.CaptureFixture[
 def test_help_metavars(capsys: pytest.CaptureFixture[str]) -> None:
     text = help_of(capsys, "estimate")
     assert "Usage: agentcost estimate [OPTIONS] SCENARIO..." in text
-    for shown in ("--as-of DATE", "--budget USD", "--output -o FILE", "--set PATH=VALUE", "--model MODEL"):
+    for shown in ("--as-of DATE", "--budget USD", "--output -o FILE", "--set PATH=VALUE", "--model -m MODEL"):
         assert shown in text
     assert re.search(r"--quiet -q Print only", text)  # a flag takes no value
     assert "--model -m MODEL" in help_of(capsys, "compare")
@@ -95,3 +95,14 @@ def test_diff_and_prices_help_say_what_they_do(capsys: pytest.CaptureFixture[str
     prices = help_of(capsys, "prices")
     assert "scenario" not in prices.lower()
     assert "--service-tier TIER Price at this service tier (default: standard;" in prices
+
+
+def test_estimate_m_is_model(capsys: pytest.CaptureFixture[str]) -> None:
+    """``-m`` names the model in estimate as it does in compare: the same total as ``--model``."""
+    args = ["estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "--quiet"]
+    assert run([*args, "-m", "gpt-5"]) == 0
+    short = capsys.readouterr().out
+    assert run([*args, "--model", "gpt-5"]) == 0
+    assert short == capsys.readouterr().out
+    assert run(args) == 0
+    assert capsys.readouterr().out != short  # the scenario's own model (Claude) costs something else
