@@ -404,12 +404,146 @@ def test_report_labels_continuations_and_shows_fees() -> None:
     ]
     assert report.totals.fees_usd == Decimal("0.12")
     console = Console(width=200, record=True, color_system=None)
-    console.print(render_table(report))
-    assert (
-        "Total $0.187545 = input $0.064860 + output $0.002685 + server-tool fees $0.120000;"
-        in console.export_text()
-    )
+    console.print(render_table(report, verbose=True))
+    shown = console.export_text()
+    assert "read, web_search (continued)" in shown
+    assert "+ server-tool fees $0.12" in shown  # the total's breakdown, as report/fmt words it
     plain = build_report(run("claude-sonnet-4-5", searching()))
     console = Console(width=200, record=True, color_system=None)
-    console.print(render_table(plain))
+    console.print(render_table(plain, verbose=True))
     assert "server-tool fees" not in console.export_text()  # nothing said when there are none
+
+
+# ----------------------------------------------------------------------------------------------
+# Rounds of server tools only: they run inside the next round's response (no request of their own)
+# ----------------------------------------------------------------------------------------------
+
+CLAUDE_HEAD = "version: 1\nmodel: claude-sonnet-4-5\ncaching: none\ntask: {tokens: 1000}\nfinal: 100\n"
+
+
+def load(tmp_path: Path, text: str) -> Scenario:
+    from agentcost.scenario.load import read_scenario
+
+    path = tmp_path / "s.yaml"
+    path.write_text(text, encoding="utf-8")
+    return read_scenario(path)
+
+
+@pytest.mark.usefixtures("no_ctok")
+def test_a_round_of_server_tools_only_is_the_next_responses(tmp_path: Path) -> None:
+    """Three searches, then the call read: one response, so the same two requests and dollars as the
+    round that carries both (test_three_web_searches_on_anthropic: $0.058524)."""
+    s = load(
+        tmp_path,
+        CLAUDE_HEAD
+        + "rounds:\n"
+        + "  - server_tools: [{tool: web_search, uses: 3, result: 3000}]\n"
+        + "  - {tool: read, call_tokens: 20, result: 500}\n",
+    )
+    assert len(s.rounds) == 1
+    merged = s.rounds[0]
+    expected = searching(("web_search", 3, 3_000))
+    assert (merged.calls, merged.server_tools) == (expected.calls, expected.server_tools)
+    assert (merged.line, merged.server_tools[0].line) == (8, 7)  # the response's line; the search's own
+    est = estimate_scenario(s, as_of=AS_OF)
+    first, final = est.ledger.rows
+    assert first.usage.input_tokens == 1_007 + 3_000 == 4_007
+    assert final.usage.input_tokens == 1_007 + (76 + 3_000) + 523 == 4_606
+    assert (first.usage.web_searches, first.tools, first.round) == (3, ("read", "web_search"), 0)
+    assert est.ledger.totals.requests == 2 and est.ledger.rounds_planned == 1
+    assert est.ledger.totals.cost_usd == Decimal("0.058524")
+
+
+@pytest.mark.usefixtures("no_ctok")
+def test_server_only_rounds_join_the_next_response_and_pause_once(tmp_path: Path) -> None:
+    """8 searches in a round of their own, then read with 5 fetches: 13 iterations in one response,
+    past Anthropic's cap of 10, so one pause_turn continuation. Results 4,000 + 2,000 are read inline
+    and re-sent (echo 76 + 6,000). Input 3 x (7,007 + 7,007 + 7,606) = $0.06486, output
+    15 x (76 + 103) = $0.002685, 8 searches $0.08: $0.147545."""
+    s = load(
+        tmp_path,
+        CLAUDE_HEAD
+        + "rounds:\n"
+        + "  - server_tools: [{tool: web_search, uses: 8, result: 4000}]\n"
+        + "  - tool: read\n    call_tokens: 20\n    result: 500\n"
+        + "    server_tools: [{tool: web_fetch, uses: 5, result: 2000}]\n",
+    )
+    assert [u.tool for u in s.rounds[0].server_tools] == ["web_search", "web_fetch"]
+    est = estimate_scenario(s, as_of=AS_OF)
+    rows = est.ledger.rows
+    assert [r.continuation for r in rows] == [False, True, False]
+    assert [r.usage.input_tokens for r in rows] == [7_007, 7_007, 1_007 + 6_076 + 523]
+    assert [r.usage.output_tokens for r in rows] == [76, 0, 103]
+    assert [(r.usage.web_searches, r.usage.web_fetches) for r in rows] == [(8, 5), (0, 0), (0, 0)]
+    t = est.ledger.totals
+    assert t.input_usd == usd("3", 7_007 * 2 + 7_606) == Decimal("0.06486")
+    assert t.output_usd == Decimal("0.002685")
+    assert t.fees_usd == Decimal("0.08")
+    assert t.cost_usd == Decimal("0.147545")
+
+
+def test_server_tools_before_a_chat_turn_on_gemini(tmp_path: Path) -> None:
+    """gemini-3.5-flash with {google_search: {}} in tools: 3 searches (3,000 result tokens, read
+    inline, not re-sent), then a 50-token reply and a 20-token user message. Request 1: 1,001 +
+    3,000 = 4,001 in, 50 out; the final request: 1,001 + 50 + 20 = 1,071 in, 100 out. $1.50 x 5,072
+    + $9 x 150 per MTok + 3 x $14 / 1,000 = 0.007608 + 0.00135 + 0.042 = $0.050958."""
+    s = load(
+        tmp_path,
+        "version: 1\nmodel: gemini-3.5-flash\ncaching: none\ntools: [{google_search: {}}]\n"
+        "task: {tokens: 1000}\nfinal: 100\nrounds:\n"
+        "  - server_tools: [{tool: web_search, uses: 3, result: 3000}]\n"
+        "  - {reply: 50, user: 20}\n",
+    )
+    est = estimate_scenario(s, as_of=AS_OF)
+    first, final = est.ledger.rows
+    assert (first.kind, first.tools, first.usage.input_tokens, first.usage.output_tokens) == (
+        "reply",
+        ("web_search",),
+        4_001,
+        50,
+    )
+    assert (final.usage.input_tokens, final.usage.output_tokens) == (1_071, 100)
+    t = est.ledger.totals
+    assert (t.input_usd, t.output_usd, t.fees_usd) == (
+        Decimal("0.007608"),
+        Decimal("0.00135"),
+        Decimal("0.042"),
+    )
+    assert t.cost_usd == Decimal("0.050958")
+
+
+@pytest.mark.usefixtures("no_ctok")
+def test_server_tools_declared_in_tools_add_no_tokens(tmp_path: Path) -> None:
+    """Anthropic's own entry, options and all, declares web_search: no tool definition, no hidden
+    tool-use prompt, the same $0.058524; a note says its definition is not counted."""
+    entry = (
+        "tools:\n  - type: web_search_20250305\n    name: web_search\n    max_uses: 5\n"
+        "    allowed_domains: [example.com]\n    user_location: {type: approximate, city: Paris}\n"
+    )
+    rounds = "rounds:\n  - server_tools: [{tool: web_search, uses: 3, result: 3000}]\n"
+    s = load(tmp_path, CLAUDE_HEAD + entry + rounds + "  - {tool: read, call_tokens: 20, result: 500}\n")
+    assert s.tools == ()
+    assert [(d.tool, d.kind, d.name, d.line, d.max_uses) for d in s.server_tool_defs] == [
+        ("web_search", "web_search_20250305", "web_search", 7, 5)
+    ]
+    est = estimate_scenario(s, as_of=AS_OF)
+    assert est.counts.tools == 0
+    assert est.ledger.totals.cost_usd == Decimal("0.058524")
+    assert any(
+        n.startswith("server tools in tools: web_search_20250305 (web_search, line 7)")
+        for n in est.counts.notes
+    )
+
+
+@pytest.mark.usefixtures("no_ctok")
+def test_a_server_tool_entry_beside_client_tools_changes_no_count(tmp_path: Path) -> None:
+    client = "  - {name: read, description: Read a file., input_schema: {type: object}}\n"
+    rounds = "rounds:\n  - {tool: read, call_tokens: 20, result: 500, server_tools: [{tool: web_fetch}]}\n"
+    plain = load(tmp_path, CLAUDE_HEAD + "tools:\n" + client + rounds)
+    both = load(
+        tmp_path,
+        CLAUDE_HEAD + "tools:\n" + client + "  - {type: web_fetch_20250910, name: web_fetch}\n" + rounds,
+    )
+    a, b = (estimate_scenario(x, as_of=AS_OF) for x in (plain, both))
+    assert a.counts.tools == b.counts.tools > 0  # the read tool and the hidden tool-use prompt only
+    assert a.ledger.totals.cost_usd == b.ledger.totals.cost_usd

@@ -53,7 +53,7 @@ __all__ = [
 ]
 
 BUDGET_OPTION = "--max-input-bytes"
-_RAISE = f"raise the limit with {BUDGET_OPTION} N, see docs/limits.md"
+_RAISE = f"raise the limit with {BUDGET_OPTION} N"
 
 # --------------------------------------------------------------------------------------------
 # Lengths of JSON texts, without building them

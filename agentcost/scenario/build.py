@@ -48,11 +48,22 @@ from agentcost.scenario.model import (
     Retries,
     Round,
     Scenario,
+    ServerToolDef,
     ServerToolUse,
     SizeField,
     Spread,
     ToolDef,
     ToolUse,
+)
+from agentcost.scenario.servers import (
+    Waiting,
+    called_server_tool,
+    check_declared,
+    check_server_only,
+    check_uses,
+    declared,
+    server_call_error,
+    server_only,
 )
 from agentcost.scenario.tools import tool_def, tool_file_models
 from agentcost.scenario.values import (
@@ -64,6 +75,8 @@ from agentcost.scenario.values import (
     FixedDist,
     LognormalDist,
     PertDist,
+    ProviderTool,
+    ServerToolModel,
     TextContent,
     TokensContent,
     ToolFile,
@@ -110,11 +123,12 @@ class ScenarioBuilder:
         self.depth = depth  # 0: the scenario given; 1: a subagent of it; ...
         self.dists: dict[KeyPath, Dist] = {}  # each distribution is built once (defaults are shared)
         self.spreads: list[Spread] = []
+        self.server_defs: list[ServerToolDef] = []  # server tools declared in tools
 
     def scenario(self, overrides: tuple[str, ...]) -> Scenario:
         spec, doc = self.spec, self.doc
         tools = self.tools(spec.tools or [])
-        self.check_tool_choice(spec, bool(tools))
+        self.check_tool_choice(spec, bool(tools) or bool(self.server_defs))  # server tools: any may force one
         limits = spec.limits or LimitsSpec()
         rounds = self.rounds(tuple(tool.name for tool in tools))
         final_thinking = spec.final_thinking
@@ -131,6 +145,7 @@ class ScenarioBuilder:
             final=self.content(spec.final, ("final",)),
             caching=spec.caching,
             **self.cache_ttl(spec.cache_ttl),
+            cache_ttl_given="cache_ttl" in spec.model_fields_set,
             limits=Limits(
                 max_rounds=limits.max_rounds,
                 budget_usd=limits.budget_usd,
@@ -152,6 +167,7 @@ class ScenarioBuilder:
             trim=None if spec.trim is None else self.trim(spec.trim),
             context_editing=self.context_editing(spec.context_editing, tools),
             tool_search_stub=spec.tool_search_stub if spec.tool_search_stub is not None else 9,
+            server_tool_defs=tuple(self.server_defs),
             spreads=tuple(self.spreads),
             final_dist=self.dist_at(spec.final, ("final",)),
             final_thinking_dist=self.dist_at(final_thinking, ("final_thinking",)),
@@ -374,16 +390,24 @@ class ScenarioBuilder:
             line = self.doc.line(("tools", i))
             defer = item.defer_loading if isinstance(item, ToolFile) else None
             for model, origin in self.tool_models(item, ("tools", i)):
+                if isinstance(model, ServerToolModel):  # a server tool: the rounds' server_tools
+                    for server in declared(model, origin.doc, origin.path, line):
+                        if isinstance(model, ProviderTool) and model.name is not None:
+                            self.check_name(server.name, origin, seen)
+                        self.server_defs.append(server)
+                    continue
                 tool = tool_def(model, line, defer)
-                if tool.name in seen:
-                    raise origin.doc.error(
-                        (*origin.path, "name"),
-                        f"duplicate tool name {tool.name!r}",
-                        f"first defined at {seen[tool.name].where}",
-                    )
-                seen[tool.name] = origin
+                self.check_name(tool.name, origin, seen)
                 tools.append(tool)
         return tuple(tools)
+
+    @staticmethod
+    def check_name(name: str, origin: _Origin, seen: dict[str, _Origin]) -> None:
+        """Tool names are unique (a server tool's name too, where the provider's format gives one)."""
+        if name in seen:
+            first = f"first defined at {seen[name].where}"
+            raise origin.doc.error((*origin.path, "name"), f"duplicate tool name {name!r}", first)
+        seen[name] = origin
 
     def tool_models(self, item: Any, path: KeyPath) -> list[tuple[AnyToolModel, _Origin]]:
         if not isinstance(item, ToolFile):
@@ -415,8 +439,14 @@ class ScenarioBuilder:
     def rounds(self, tool_names: tuple[str, ...]) -> tuple[Round, ...]:
         defaults = self.spec.defaults or DefaultsSpec()
         rounds: list[Round] = []
+        waiting = Waiting()  # server tools of rounds of server tools only, for the next response
         for i, item in enumerate(self.spec.rounds or []):
             path: KeyPath = ("rounds", i)
+            keys = set(item.model_fields_set)
+            if isinstance(item, RoundSpec) and server_only(keys, item.server_tools):
+                check_server_only(self.doc, path, keys)
+                waiting.add(self.server_tools(item.server_tools, defaults, path), path)
+                continue
             repeat_dist = self.dist_at(item.repeat, (*path, "repeat"))
             repeat = self.count(item.repeat, (*path, "repeat"))
             repeat = 1 if repeat is None else repeat
@@ -435,9 +465,13 @@ class ScenarioBuilder:
             else:
                 one = self.round(item, defaults, path, tool_names)
             sizes = self.sizes(item, defaults, path)
+            waiting.check_spread(self.doc, path, repeat, repeat_dist is not None or bool(sizes))
+            first = waiting.into(one)
+            check_uses(self.doc, path, first, tuple(self.server_defs))
             if repeat_dist is not None or sizes:
-                self.spreads.append(Spread(len(rounds), repeat, one, repeat_dist, sizes))
-            rounds.extend([one] * repeat)
+                self.spreads.append(Spread(len(rounds), repeat, first, repeat_dist, sizes))
+            rounds.extend([first] + [one] * (repeat - 1) if repeat else [])
+        waiting.check_done(self.doc)
         return tuple(rounds)
 
     def sizes(
@@ -534,9 +568,12 @@ class ScenarioBuilder:
             raise self.doc.error(
                 (*path, "tool"),
                 "required key is missing",
-                "the name of the tool this round calls; calls: [...] for parallel calls; or reply and "
-                "user for a chat turn",
+                "the name of the tool this round calls; calls: [...] for parallel calls; reply and "
+                "user for a chat turn; or server_tools alone for a round of server tools only",
             )
+        server = called_server_tool(item.tool, tuple(self.server_defs))
+        if server is not None and item.tool not in tool_names:
+            raise server_call_error(self.doc, path, server)
         if tool_names and item.tool not in tool_names:
             raise self.doc.error(
                 (*path, "tool"), f"unknown tool {item.tool!r}", _tools_hint(item.tool, tool_names)
@@ -572,10 +609,12 @@ class ScenarioBuilder:
         )
 
     def server_tool(self, item: ServerToolSpec, path: KeyPath) -> ServerToolUse:
+        check_declared(self.doc, path, item.tool, tuple(self.server_defs))
         return ServerToolUse(
             tool=item.tool,
             uses=item.uses if item.uses is not None else 1,
             result=None if item.result is None else self.content(item.result, (*path, "result")),
+            line=self.doc.line(path),
         )
 
     def call(

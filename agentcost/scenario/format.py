@@ -49,6 +49,7 @@ from agentcost.scenario.values import (
 )
 
 _EXCLUSIVE_CALL: JsonDict = {"not": {"required": ["input", "call_tokens"]}}
+_CALLS: JsonDict = {"required": ["calls"]}
 
 _CALL_TOKENS = "Size of the tool call (the tool_use block) in tokens, instead of `input`."
 _RESULT = "The tool result sent back: " + CONTENT_FORMS + "."
@@ -58,7 +59,10 @@ _SECONDS = (
     "Wall time in seconds from this round's request to the next one (model latency + tool run), "
     "for cache expiry; overrides pacing.round_seconds."
 )
-_SERVER_TOOLS = "Server-side tools the provider runs inside this response (web search, fetch, code)."
+_SERVER_TOOLS = (
+    "Server-side tools the provider runs inside this response (web search, fetch, code). Alone in a "
+    "round (no tool, no calls): they run inside the next round's response."
+)
 
 
 class ServerToolSpec(Spec):
@@ -99,10 +103,21 @@ class CallSpec(Spec):
 
 
 class RoundSpec(Spec):
-    """One tool round: the model writes a tool call (or several: calls), the result(s) are sent back."""
+    """One tool round: the model writes a tool call (or several: calls), the result(s) are sent back.
+    Or a round of server tools only (server_tools alone): they run inside the next round's response."""
 
     model_config = ConfigDict(
-        json_schema_extra={**_EXCLUSIVE_CALL, "oneOf": [{"required": ["tool"]}, {"required": ["calls"]}]}
+        json_schema_extra={
+            **_EXCLUSIVE_CALL,
+            "oneOf": [
+                {"required": ["tool"]},
+                {"required": ["calls"]},
+                {
+                    "required": ["server_tools"],
+                    "not": {"anyOf": [{"required": [key]} for key in ("tool", "calls")]},
+                },
+            ],
+        }
     )
 
     tool: Name | None = Field(
@@ -306,7 +321,9 @@ class ScenarioFile(Spec):
     tools: list[ToolItem] | None = Field(
         default=None,
         description="Tool definitions (Anthropic, OpenAI Chat Completions, OpenAI Responses or "
-        "MCP format), or {file: path} to a JSON/YAML file of them.",
+        "MCP format), or {file: path} to a JSON/YAML file of them. Server tools in their provider's "
+        "format ({type: web_search_20250305, name: web_search}, {type: web_search}, {google_search: "
+        "{}}) declare the server tools rounds' server_tools use.",
     )
     tool_choice: ToolChoice | None = Field(
         default="auto", description="auto: the model decides; any/tool: a tool must be called; none."

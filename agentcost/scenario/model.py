@@ -85,6 +85,23 @@ class ServerToolUse:
     tool: ServerToolName
     uses: int = 1
     result: Content | None = None
+    # where it is written (a server-only round's is not its response's); not part of equality
+    line: int | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class ServerToolDef:
+    """A server tool the scenario's ``tools`` list declares in its provider's own format
+    (``{type: web_search_20250305, name: web_search, max_uses: 5}``, ``{type: web_search}``,
+    ``{google_search: {}}``). Not a tool the rounds call: the provider runs it inside a response, and
+    its uses are the rounds' ``server_tools`` (:class:`ServerToolUse`). ``kind`` is its type (or
+    Gemini key) as written; ``max_uses`` Anthropic's cap on its uses in one request."""
+
+    tool: ServerToolName
+    kind: str
+    name: str
+    line: int | None = None
+    max_uses: int | None = None
 
 
 @dataclass(frozen=True)
@@ -217,6 +234,7 @@ class Scenario:
     final: Content
     caching: CachingMode | None = None  # None: the provider's default
     cache_ttl: CacheTTL = "5m"  # the conversation breakpoint's TTL (every entry's, unless prefix_cache_ttl)
+    cache_ttl_given: bool = False  # whether the file (or --set) says cache_ttl (subagents do not inherit it)
     prefix_cache_ttl: CacheTTL | None = None  # cache_ttl: {prefix, conversation} with two TTLs (Anthropic)
     limits: Limits = field(default_factory=Limits)
     name: str | None = None
@@ -233,6 +251,7 @@ class Scenario:
     trim: ResultTrim | None = None
     context_editing: ContextEditing | None = None
     tool_search_stub: int = 9  # tokens a deferred tool costs until loaded (3P measurement, facts.yaml)
+    server_tool_defs: tuple[ServerToolDef, ...] = ()  # server tools declared in ``tools`` (not called)
     # uncertainty (agentcost.scenario.dists): the rounds items with distributions, in order, and the
     # distributions of the final answer's size and reasoning; every field above holds the median
     spreads: tuple[Spread, ...] = ()

@@ -43,10 +43,13 @@ from agentcost.scenario.format import (
 from agentcost.scenario.values import (
     AnthropicTool,
     FileContent,
+    GeminiTool,
     MCPTool,
     OpenAIChatTool,
     OpenAIFunction,
     OpenAIResponsesTool,
+    OtherProviderTool,
+    ProviderTool,
     TextContent,
     TokensContent,
     ToolFile,
@@ -99,12 +102,15 @@ needs no entry)."""
 
 _CONTENT_KEYS = [*TokensContent.allowed_keys(), *TextContent.allowed_keys(), *FileContent.allowed_keys()]
 
-_TOOL_MODELS: dict[str | None, type[Spec]] = {
+_TOOL_MODELS: dict[str | None, type[Spec] | type[GeminiTool] | type[OtherProviderTool]] = {
     "~anthropic": AnthropicTool,
     "~openai-chat": OpenAIChatTool,
     "~openai-responses": OpenAIResponsesTool,
     "~mcp": MCPTool,
     "~file": ToolFile,
+    "~provider": ProviderTool,
+    "~gemini": GeminiTool,  # Gemini's tool keys, and a provider's other tools: refused when built
+    "~other": OtherProviderTool,
 }
 
 
@@ -161,7 +167,7 @@ class _Setter:
             else level
         )
         child: _Level = "any"
-        if isinstance(model, type):  # keys known: check this one
+        if isinstance(model, type) and issubclass(model, Spec):  # keys known: check this one
             tool_file = f"{self.written(n)} names a tool file; --set cannot change the tools in it"
             self.check_key(model.allowed_keys(), n, tool_file if model is ToolFile else None)
             child = _CHILDREN.get((model, key), "any")

@@ -1,7 +1,8 @@
 """Tool definitions in any format a scenario takes -> :class:`~agentcost.scenario.model.ToolDef`.
 
 The formats: Anthropic Messages, OpenAI Chat Completions, OpenAI Responses and MCP (tools/list);
-:func:`tool_file_models` finds the tools in a tool file.
+:func:`tool_file_models` finds the tools in a tool file (server-tool entries among them are read by
+:mod:`agentcost.scenario.servers`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from agentcost.scenario.model import ToolDef
 from agentcost.scenario.values import (
     AnthropicTool,
     AnyToolModel,
+    ClientToolModel,
     JsonObject,
     JsonRpcToolsList,
     OpenAIChatTool,
@@ -52,7 +54,7 @@ def _parameters(schema: JsonObject | None) -> JsonObject:
     return schema if schema is not None else {"type": "object", "properties": {}}
 
 
-def tool_def(model: AnyToolModel, line: int | None, defer: bool | None = None) -> ToolDef:
+def tool_def(model: ClientToolModel, line: int | None, defer: bool | None = None) -> ToolDef:
     """The tool; ``defer`` is the tool file's defer_loading, for tools that do not set their own."""
     own = model.defer_loading
     if isinstance(model, OpenAIChatTool) and own is None:

@@ -2,7 +2,8 @@
 
 Counts, money and seconds, content (``N``, a text, ``{tokens: N}``, ``{text: ...}``, ``{file: path}``),
 distributions (:mod:`agentcost.scenario.dists`) and tool definitions (Anthropic, OpenAI Chat
-Completions, OpenAI Responses, MCP, or ``{file: path}`` of them). The rounds and the top level of a
+Completions, OpenAI Responses, MCP, or ``{file: path}`` of them, and the providers' own server-tool
+entries). The rounds and the top level of a
 scenario file are :mod:`agentcost.scenario.format`.
 
 Numbers follow one rule (docs/scenario.md#numbers, :func:`agentcost.infra.validate.numeral`): where
@@ -13,13 +14,24 @@ number (``"1500"``, ``1e3``, ``9k``) is refused with both spellings.
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Discriminator, Field, Tag, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    WithJsonSchema,
+)
+from pydantic.json_schema import SkipJsonSchema
 
 from agentcost.infra.yamlread import Spec, closest, int_to_decimal, numeral, whole_number
-from agentcost.scenario.model import MAX_BUDGET_USD
+from agentcost.scenario.model import MAX_BUDGET_USD, ServerToolName
 
 MAX_COUNT = 1_000_000_000
 """Largest count a scenario may state (tokens, sizes, repeats): 500 times the largest context window,
@@ -303,9 +315,121 @@ class ToolFile(Spec):
     )
 
 
+# --- the providers' own tool entries: server tools (agentcost.scenario.servers reads them)
+
+ANTHROPIC_SERVER_TYPE = r"(web_search|web_fetch|code_execution)_[0-9]{8}"
+"""Anthropic's versioned server tools (``web_search_20250305``, ``web_fetch_20250910``, ...)."""
+OPENAI_SERVER_TYPE = r"(web_search(_preview)?(_[0-9]{4}_[0-9]{2}_[0-9]{2})?|code_interpreter)"
+"""OpenAI Responses' built-in tools agentcost models (``web_search``, ``web_search_preview``, ...)."""
+GEMINI_SERVER_KEYS: dict[str, ServerToolName] = {
+    "google_search": "web_search",
+    "googleSearch": "web_search",
+    "google_search_retrieval": "web_search",
+    "googleSearchRetrieval": "web_search",
+    "url_context": "web_fetch",
+    "urlContext": "web_fetch",
+    "code_execution": "code_execution",
+    "codeExecution": "code_execution",
+}
+"""Gemini's tool keys agentcost models, and the server tool each is (rounds' ``server_tools``)."""
+GEMINI_OTHER_KEYS = (
+    "function_declarations",
+    "functionDeclarations",
+    "google_maps",
+    "googleMaps",
+    "file_search",
+    "fileSearch",
+    "computer_use",
+    "computerUse",
+    "retrieval",
+    "enterprise_web_search",
+    "enterpriseWebSearch",
+)
+"""Gemini's other tool keys: refused with what to write instead (agentcost.scenario.servers)."""
+
+_PROVIDER_TYPE = f"^({ANTHROPIC_SERVER_TYPE}|{OPENAI_SERVER_TYPE})$"
+
+
+_IGNORED = "The provider's option (accepted and ignored: it does not change what agentcost counts)."
+
+
+class ProviderTool(Spec):
+    """A server tool in its provider's own format: Anthropic (``{type: web_search_20250305, name:
+    web_search, max_uses: 5}``, ``web_fetch_*``, ``code_execution_*``) or OpenAI Responses (``{type:
+    web_search}``, ``web_search_preview``, ``{type: code_interpreter}``). The provider runs it inside a
+    response; its uses are rounds' ``server_tools``. Its other options are accepted and ignored."""
+
+    type: Annotated[str, Field(pattern=_PROVIDER_TYPE)] = Field(
+        description="web_search_YYYYMMDD, web_fetch_YYYYMMDD, code_execution_YYYYMMDD (Anthropic); "
+        "web_search, web_search_preview, code_interpreter (OpenAI Responses)."
+    )
+    name: Name | None = Field(default=None, description="The tool's name (Anthropic: e.g. web_search).")
+    max_uses: PositiveCount | None = Field(
+        default=None, description="Anthropic: most uses in one request (rounds' uses are checked against it)."
+    )
+    allowed_domains: list[str] | None = Field(default=None, description=_IGNORED)
+    blocked_domains: list[str] | None = Field(default=None, description=_IGNORED)
+    user_location: JsonObject | None = Field(default=None, description=_IGNORED)
+    cache_control: JsonObject | None = Field(default=None, description=_IGNORED)
+    citations: JsonObject | None = Field(default=None, description=_IGNORED)
+    max_content_tokens: PositiveCount | None = Field(default=None, description=_IGNORED)
+    defer_loading: bool | None = Field(default=None, description=_IGNORED)
+    strict: bool | None = Field(default=None, description=_IGNORED)
+    allowed_callers: list[str] | None = Field(default=None, description=_IGNORED)
+    search_context_size: str | None = Field(default=None, description=_IGNORED)
+    filters: JsonObject | None = Field(default=None, description=_IGNORED)
+    container: str | JsonObject | None = Field(default=None, description=_IGNORED)
+
+
+class OtherProviderTool(BaseModel):
+    """Another tool type of a provider (OpenAI file_search, Anthropic bash_20250124, ...), or an
+    unknown one: refused by agentcost.scenario.servers with what to write instead. Not in the schema."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    type: str
+
+
+class GeminiTool(BaseModel):
+    """Gemini server tools: ``{google_search: {}}``, ``{url_context: {}}``, ``{code_execution: {}}``
+    (one or more in one item). Their uses are rounds' ``server_tools``."""
+
+    model_config = ConfigDict(
+        extra="allow", strict=True, json_schema_extra={"additionalProperties": False, "minProperties": 1}
+    )
+
+    google_search: JsonObject | None = Field(default=None, description="Grounding with Google Search.")
+    googleSearch: JsonObject | None = Field(default=None, description="google_search, camelCase.")
+    google_search_retrieval: JsonObject | None = Field(
+        default=None, description="Grounding with Google Search (Gemini 1.5)."
+    )
+    googleSearchRetrieval: JsonObject | None = Field(
+        default=None, description="google_search_retrieval, camelCase."
+    )
+    url_context: JsonObject | None = Field(default=None, description="URL context (a web fetch).")
+    urlContext: JsonObject | None = Field(default=None, description="url_context, camelCase.")
+    code_execution: JsonObject | None = Field(default=None, description="Code execution.")
+    codeExecution: JsonObject | None = Field(default=None, description="code_execution, camelCase.")
+
+
+def _is_provider_type(value: dict[str, Any]) -> bool:
+    """A typed entry other than a function or custom tool: a provider's own tool (a server tool, or
+    one agentcost refuses with what to write instead)."""
+    kind = value.get("type")
+    return isinstance(kind, str) and kind not in ("function", "custom")
+
+
+def _is_gemini_tool(value: dict[str, Any]) -> bool:
+    return bool(value) and all(key in GEMINI_SERVER_KEYS or key in GEMINI_OTHER_KEYS for key in value)
+
+
 def _tool_kind(value: Any) -> str | None:
     if not isinstance(value, dict):
         return None
+    if _is_provider_type(value):
+        return "~provider" if re.fullmatch(_PROVIDER_TYPE, value["type"]) else "~other"
+    if _is_gemini_tool(value):
+        return "~gemini"
     if "function" in value:
         return "~openai-chat"
     if value.get("type") == "function" or "parameters" in value:
@@ -332,6 +456,9 @@ _TOOL_MEMBERS = (
     | Annotated[OpenAIChatTool, Tag("~openai-chat")]
     | Annotated[OpenAIResponsesTool, Tag("~openai-responses")]
     | Annotated[MCPTool, Tag("~mcp")]
+    | Annotated[ProviderTool, Tag("~provider")]
+    | Annotated[GeminiTool, Tag("~gemini")]
+    | Annotated[SkipJsonSchema[OtherProviderTool], Tag("~other")]
 )
 _TOOL_ERROR: dict[str, Any] = {"custom_error_type": "tool", "custom_error_message": "bad tool"}
 ToolSpec = Annotated[_TOOL_MEMBERS, Discriminator(_tool_kind, **_TOOL_ERROR)]
@@ -339,7 +466,9 @@ ToolItem = Annotated[
     _TOOL_MEMBERS | Annotated[ToolFile, Tag("~file")],
     Discriminator(tool_item_kind, **_TOOL_ERROR),
 ]
-AnyToolModel = AnthropicTool | OpenAIChatTool | OpenAIResponsesTool | MCPTool
+ServerToolModel = ProviderTool | GeminiTool | OtherProviderTool
+AnyToolModel = AnthropicTool | OpenAIChatTool | OpenAIResponsesTool | MCPTool | ServerToolModel
+ClientToolModel = AnthropicTool | OpenAIChatTool | OpenAIResponsesTool | MCPTool
 
 
 class ToolsListResult(Spec):

@@ -35,7 +35,7 @@ _RESULTS_RESENT: dict[str, frozenset[str]] = {
 _RETENTION_WORDING: dict[Retention, str] = {
     "all": "re-sent as input in every later request",
     "last_turn": (
-        "re-sent as input only in the next request (the facts sheet's 'last assistant turn', "
+        "re-sent as input only in the next request (the provider's 'last assistant turn', "
         "applied per request)"
     ),
     "none": "not re-sent in later requests",
@@ -52,7 +52,7 @@ def thinking_retention_for(scenario: Scenario, provider: str, model_id: str) -> 
         )
     fact = facts.thinking_retention(provider, model_id)
     kind = "a documented default" if facts.is_default(fact) else "the provider's docs"
-    return fact.value, f"{model_id}: {fact.value} by model family, from {kind} (facts.yaml, read {fact.read})"
+    return fact.value, f"{model_id}: {fact.value} by model family, from {kind} ({fact.cite})"
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def server_rules(scenario: Scenario, provider: str, model_id: str) -> ServerRule
                 raise InputError(
                     f"{model_id} has no server-side {server.tool} tool",
                     file=scenario.path,
-                    line=round_.line,
+                    line=server.line or round_.line,
                     key="server_tools",
                     hint="server tools of this provider: " + ", ".join(offered),
                 )
@@ -140,7 +140,7 @@ def apply_free_quota(
         if quota is None or quota.value.per == "hour":
             continue  # no quota, or one in container hours that uses cannot draw on
         q = quota.value
-        what = f"{q.amount:,} {q.per}s per {q.period}, {q.scope}, facts.yaml read {quota.read}"
+        what = f"{q.amount:,} {q.per}s per {q.period}, {q.scope}, {quota.cite}"
         if scenario.server_tool_quota == "spent":
             notes.add(
                 f"{tool}: the provider's free quota ({what}) is assumed spent, so every use is billed "
@@ -183,6 +183,7 @@ def mechanics_notes(
             f"thinking: {thinking:,} tokens billed as output; earlier thinking "
             f"{_RETENTION_WORDING[retention]}; {why}"
         )
+    declared_notes(scenario, frozenset(server.fees), notes)
     if not server.fees:
         return
     resent = sorted(_RESULTS_RESENT.get(server.maker, frozenset()) & set(server.fees))
@@ -205,3 +206,28 @@ def mechanics_notes(
     if any(fee.per == "request" for fee in server.fees.values()):
         per_request = ", ".join(t for t, fee in server.fees.items() if fee.per == "request")
         notes.add(f"{per_request}: billed once per response that uses it, whatever its number of uses")
+
+
+def declared_notes(scenario: Scenario, used: frozenset[str], notes: Notes) -> None:
+    """What the server tools declared in ``tools`` (agentcost.scenario.servers) add: no definition
+    tokens (no published size), fees only through the rounds' ``server_tools`` uses (``used``)."""
+    if not scenario.server_tool_defs:
+        return
+    named = ", ".join(
+        dict.fromkeys(
+            f"{d.kind} ({d.tool}{f', line {d.line}' if d.line else ''})" for d in scenario.server_tool_defs
+        )
+    )
+    notes.add(
+        f"server tools in tools: {named}: the provider runs them; their uses and fees are the rounds' "
+        "server_tools; their definitions are sent with every request but not counted (agentcost "
+        "knows no published size for them)"
+    )
+    unused = sorted({d.tool for d in scenario.server_tool_defs} - used)
+    if unused:
+        notes.add(f"server tools declared in tools but used by no round: {', '.join(unused)} (no fees)")
+    if any(d.kind.startswith("web_search_preview") for d in scenario.server_tool_defs):
+        notes.add(
+            "web_search_preview is priced as web_search (the preview's own rate on non-reasoning "
+            "models, with free content tokens, is not modelled)"
+        )
