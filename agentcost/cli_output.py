@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from agentcost.cli_colour import colour_system, echo_err
+from agentcost.cli_progress import spinning
 from agentcost.errors import InputError, one_line
 from agentcost.render.output import Format
 
@@ -37,6 +39,7 @@ class Output:
     summary: bool
     quiet: bool
     chart: bool
+    verbose: bool = False  # --verbose: every note under the table (the table format)
 
 
 def write_report(report: object, gates: Sequence[Gate], out: Output) -> bool:
@@ -45,14 +48,12 @@ def write_report(report: object, gates: Sequence[Gate], out: Output) -> bool:
 
     if out.quiet:
         text = output.quiet_total(report)
-    elif out.format is Format.table and out.path is None and sys.stdout.isatty():
-        text = ""
-        from rich.console import Console
-
-        Console().print(output.renderable(report, chart=out.chart))
-    else:
+    else:  # colour only for the table on standard output (agentcost.cli_colour), never in a file
         width = 110 if out.path is not None else terminal_width()
-        text = output.render_text(report, out.format, gates=gates, chart=out.chart, width=width)
+        colour = colour_system(sys.stdout) if out.path is None and out.format is Format.table else None
+        text = output.render_text(
+            report, out.format, gates=gates, chart=out.chart, width=width, colour=colour, verbose=out.verbose
+        )
     if out.path is not None:
         try:  # refused: an input of the run, a directory, a device (agentcost.infra.writes)
             output.write_atomic(out.path, text)
@@ -73,15 +74,13 @@ def write_report(report: object, gates: Sequence[Gate], out: Output) -> bool:
                 key="--summary",
             ) from None
         if appended is None:
-            typer.echo(
-                "agentcost: note: --summary: GITHUB_STEP_SUMMARY is not set; nothing appended", err=True
-            )
+            echo_err("agentcost: note: --summary: GITHUB_STEP_SUMMARY is not set; nothing appended")
     tripped = [g for g in gates if g.tripped]
     in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
     for gate in tripped:
-        typer.echo(f"agentcost: gate failed: {one_line(gate.message)}", err=True)
+        echo_err(f"agentcost: gate failed: {one_line(gate.message)}")
         if in_actions:
-            typer.echo(output.annotation(gate), err=True)
+            typer.echo(output.annotation(gate), err=True)  # never coloured: GitHub reads the line
     return bool(tripped)
 
 
@@ -123,14 +122,19 @@ def simulated(
 
 @contextmanager
 def progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar on stderr for long simulations, when stderr is a terminal."""
+    """A progress bar on stderr for long simulations, when stderr is a terminal (instead of the
+    spinner, :mod:`agentcost.cli_progress`, which it erases)."""
     if not enabled or not sys.stderr.isatty():
         yield None
         return
+    from agentcost import cli_progress
+
+    cli_progress.stop()
     from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(console=Console(stderr=True), transient=True) as bar:
+    console = Console(stderr=True, color_system=colour_system(sys.stderr))
+    with Progress(console=console, transient=True) as bar:
         task = bar.add_task("simulating", total=None)
 
         def update(done: int, total: int) -> None:
@@ -159,7 +163,7 @@ def calibration_summary(result: LogCalibration, output: Path | None) -> None:
         err=True,
     )
     for note in result.notes:
-        typer.echo(f"note: {one_line(note)}", err=True)
+        echo_err(f"note: {one_line(note)}")
 
 
 # The commands with -o/--output: their value is checked before the run, as given (``out/`` names a
@@ -207,17 +211,18 @@ def guarded_run(run: Callable[[list[str]], int], argv: list[str]) -> int:
         for name in _output_names(argv):
             writes.check_output(name)
     except FileNotFoundError:
-        typer.echo("agentcost: error: the working directory no longer exists (cd to one that does)", err=True)
+        echo_err("agentcost: error: the working directory no longer exists (cd to one that does)")
         return 2
     except InputError as err:
-        typer.echo(f"agentcost: error: {one_line(str(err))}", err=True)
+        echo_err(f"agentcost: error: {one_line(str(err))}")
         return 2
     real = sys.stdout
     writes.tolerant_encoding(real)
     guarded = writes.GuardedStdout(real)
     sys.stdout = guarded
     try:
-        code = run(argv)
+        with spinning(argv):  # on stderr, when a terminal, only after half a second of work
+            code = run(argv)
         guarded.flush()
     except writes.StdoutFailed as failure:
         code = writes.stdout_failed(failure, real)

@@ -182,6 +182,11 @@ class _Tee:
         for line in lines:
             self.write(line)
 
+    @property
+    def uncopied(self) -> TextIO:
+        """The stream itself, for what a replay must not repeat: the spinner (agentcost.cli_progress)."""
+        return self._stream
+
     def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, flush, ...
         if name == "buffer":  # writing bytes past the copy would lose them: text only
             raise AttributeError(name)

@@ -71,6 +71,8 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("XDG_CACHE_HOME", str(home))
     for name in ("AGENTCOST_CACHE", "AGENTCOST_CACHE_DIR", "AGENTCOST_CACHE_MAX_MB"):
         monkeypatch.delenv(name, raising=False)
+    for name in ("FORCE_COLOR", "NO_COLOR"):  # a CI job's colour settings must not reach captured output
+        monkeypatch.delenv(name, raising=False)
     return home / "agentcost"
 
 
