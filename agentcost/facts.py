@@ -1,6 +1,9 @@
-"""Billing facts genai-prices does not carry, each with its source and the date it was read.
+"""Billing facts genai-prices does not carry, each with the public page it was read from and the date.
 
-The data lives in ONE file, ``facts.yaml`` next to this module, loaded once. Rows are matched by
+The data lives in ONE file, ``facts.yaml`` next to this module, loaded once. Each fact carries a public
+``url`` and ``read`` date (what reports show), an optional public ``note`` (a quote, or why a default
+was chosen) and an optional ``provenance`` in agentcost's internal reference notes, kept for
+maintainers and never shown. Rows are matched by
 genai-prices model id: an exact id wins, then the longest prefix pattern (``"claude-opus-5*"``), then
 ``"*"`` (a documented default). Claude ids are looked up in the anthropic rows whatever provider serves
 them (Claude on Vertex has ``claude-*`` ids under genai-prices' ``google`` provider).
@@ -34,16 +37,31 @@ TABLES = (
     "server_tool_iteration_cap",
 )
 _PROVIDERS = ("anthropic", "openai", "google")
-_ROW_KEYS = {"provider", "models", "value", "source", "read"}
+_ROW_KEYS = {"provider", "models", "value", "url", "read"}  # required
+_OPTIONAL_KEYS = {"note", "provenance"}
+_DEFAULT_MARKS = ("DEFAULT", "WEAK EVIDENCE")  # a note starting so: not a published value
 
 
 @dataclass(frozen=True)
 class Fact(Generic[T]):
-    """One value with where it came from (URL + reference section) and when that was read."""
+    """One value with the public page it was read from (``url``), when (``read``), an optional public
+    ``note``, and the internal ``provenance`` (for maintainers and tests; never shown)."""
 
     value: T
-    source: str
+    url: str
     read: date
+    note: str | None = None
+    provenance: str | None = None
+
+    @property
+    def source(self) -> str:
+        """The public citation: the URL, and the note when there is one."""
+        return self.url if self.note is None else f"{self.url} ({self.note})"
+
+    @property
+    def cite(self) -> str:
+        """``URL, read YYYY-MM-DD``: what a report line cites."""
+        return f"{self.url}, read {self.read.isoformat()}"
 
 
 @dataclass(frozen=True)
@@ -52,8 +70,13 @@ class _Row:
     provider: str
     models: tuple[str, ...]
     value: Any
-    source: str
+    url: str
     read: date
+    note: str | None = None
+    provenance: str | None = None
+
+    def fact(self, value: T) -> Fact[T]:
+        return Fact(value, self.url, self.read, self.note, self.provenance)
 
 
 class FactsDataError(Exception):
@@ -122,18 +145,26 @@ def _parse(text: str) -> dict[str, tuple[_Row, ...]]:
 
 def _parse_row(table: str, index: int, row: object) -> _Row:
     where = f"{FACTS_FILE}: tables.{table}[{index}]"
-    if not isinstance(row, dict) or set(row) != _ROW_KEYS:
-        raise FactsDataError(f"{where}: a row has exactly the keys {sorted(_ROW_KEYS)}")
-    provider, models, source, read = row["provider"], row["models"], row["source"], row["read"]
+    if not isinstance(row, dict) or not _ROW_KEYS <= set(row) <= _ROW_KEYS | _OPTIONAL_KEYS:
+        raise FactsDataError(
+            f"{where}: a row has the keys {sorted(_ROW_KEYS)}, and may have {sorted(_OPTIONAL_KEYS)}"
+        )
+    provider, models, url, read = row["provider"], row["models"], row["url"], row["read"]
     if provider not in _PROVIDERS:
         raise FactsDataError(f"{where}: unknown provider {provider!r}")
     if not isinstance(models, list) or not models or not all(isinstance(m, str) for m in models):
         raise FactsDataError(f"{where}: models must be a non-empty list of strings")
-    if not isinstance(source, str) or not source.strip():
-        raise FactsDataError(f"{where}: source must be a non-empty string")
+    if not isinstance(url, str) or not url.startswith("https://") or len(url.split()) != 1:
+        raise FactsDataError(f"{where}: url must be one https:// address")
     if not isinstance(read, date):
         raise FactsDataError(f"{where}: read must be a date (YYYY-MM-DD)")
-    return _Row(table, provider, tuple(models), row["value"], " ".join(source.split()), read)
+    texts: dict[str, str | None] = {}
+    for key in sorted(_OPTIONAL_KEYS):
+        text = row.get(key)
+        if text is not None and (not isinstance(text, str) or not text.strip()):
+            raise FactsDataError(f"{where}: {key} must be a non-empty string when given")
+        texts[key] = None if text is None else " ".join(text.split())
+    return _Row(table, provider, tuple(models), row["value"], url, read, texts["note"], texts["provenance"])
 
 
 def _maker(provider: str, model_id: str) -> str:
@@ -209,7 +240,7 @@ def anthropic_tool_prompt_tokens(model_id: str, tool_choice: str) -> Fact[int] |
     row = _lookup("anthropic_tool_prompt_tokens", "anthropic", model_id)
     if row is None:
         return None
-    return Fact(_int(row, _field(row, column)), row.source, row.read)
+    return row.fact(_int(row, _field(row, column)))
 
 
 def token_ratio(provider: str, model_id: str, kind: Literal["prose", "json"]) -> Fact[Decimal]:
@@ -217,7 +248,7 @@ def token_ratio(provider: str, model_id: str, kind: Literal["prose", "json"]) ->
     row = _lookup("token_ratio", provider, model_id)
     if row is None:
         raise FactsDataError(f"{FACTS_FILE}: no token_ratio row for {provider}/{model_id}")
-    return Fact(_decimal(row, _field(row, kind)), row.source, row.read)
+    return row.fact(_decimal(row, _field(row, kind)))
 
 
 def min_cacheable_tokens(provider: str, model_id: str) -> Fact[int]:
@@ -225,7 +256,7 @@ def min_cacheable_tokens(provider: str, model_id: str) -> Fact[int]:
     row = _lookup("min_cacheable_tokens", provider, model_id)
     if row is None:
         raise FactsDataError(f"{FACTS_FILE}: no min_cacheable_tokens row for {provider}/{model_id}")
-    return Fact(_int(row, row.value), row.source, row.read)
+    return row.fact(_int(row, row.value))
 
 
 Retention = Literal["all", "last_turn", "none"]
@@ -273,7 +304,7 @@ def thinking_retention(provider: str, model_id: str) -> Fact[Retention]:
     else:
         _choice(row, row.value, _RETENTIONS)
         value = "none"
-    return Fact(value, row.source, row.read)
+    return row.fact(value)
 
 
 def server_tool_fee(provider: str, model_id: str, tool: str) -> Fact[ServerToolFee] | None:
@@ -286,7 +317,7 @@ def server_tool_fee(provider: str, model_id: str, tool: str) -> Fact[ServerToolF
         usd_per_1000=_decimal(row, _field(row, "usd_per_1000")),
         per="request" if per == "request" else "use",
     )
-    return Fact(fee, row.source, row.read)
+    return row.fact(fee)
 
 
 def server_tool_free_quota(provider: str, model_id: str, tool: str) -> Fact[FreeQuota] | None:
@@ -305,7 +336,7 @@ def server_tool_free_quota(provider: str, model_id: str, tool: str) -> Fact[Free
         period="day" if period == "day" else "month",
         scope=scope,
     )
-    return Fact(quota, row.source, row.read)
+    return row.fact(quota)
 
 
 def server_tool_iteration_cap(provider: str, model_id: str) -> Fact[int] | None:
@@ -314,22 +345,27 @@ def server_tool_iteration_cap(provider: str, model_id: str) -> Fact[int] | None:
     row = _lookup("server_tool_iteration_cap", provider, model_id)
     if row is None:
         return None
-    return Fact(_int(row, row.value), row.source, row.read)
+    return row.fact(_int(row, row.value))
 
 
 def is_default(fact: Fact[Any]) -> bool:
-    """True when the fact comes from a documented default row rather than a published value."""
-    return fact.source.startswith(("DEFAULT", "WEAK EVIDENCE"))
+    """True when the fact comes from a documented default row rather than a published value (its note
+    starts with DEFAULT or WEAK EVIDENCE)."""
+    return fact.note is not None and fact.note.startswith(_DEFAULT_MARKS)
 
 
 def table_rows(table: str) -> Sequence[Mapping[str, object]]:
-    """The rows of one table as plain mappings (for `agentcost prices` and tests)."""
+    """The rows of one table as plain mappings (for `agentcost prices` and tests); ``source`` is the
+    public citation (:attr:`Fact.source`)."""
     return [
         {
             "provider": r.provider,
             "models": r.models,
             "value": r.value,
-            "source": r.source,
+            "url": r.url,
+            "note": r.note,
+            "provenance": r.provenance,
+            "source": r.fact(r.value).source,
             "read": r.read,
         }
         for r in _rows()[table]
@@ -352,7 +388,7 @@ def gemini_cache_storage_usd_per_mtok_hour(model_id: str, as_of: date | None = N
             raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: 'from' must be a date")
         if as_of is not None and as_of >= start:
             price = _decimal(row, _field(row, "then"))
-    return Fact(price, row.source, row.read)
+    return row.fact(price)
 
 
 def context_window(provider: str, model_id: str) -> Fact[int] | None:
@@ -362,7 +398,7 @@ def context_window(provider: str, model_id: str) -> Fact[int] | None:
     row = _lookup("context_window", provider, model_id)
     if row is None:
         return None
-    return Fact(_int(row, row.value), row.source, row.read)
+    return row.fact(_int(row, row.value))
 
 
 def release_date(provider: str, model_id: str) -> Fact[date] | None:
@@ -374,4 +410,4 @@ def release_date(provider: str, model_id: str) -> Fact[date] | None:
         return None
     if not isinstance(row.value, date):
         raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: {row.value!r} is not a date")
-    return Fact(row.value, row.source, row.read)
+    return row.fact(row.value)

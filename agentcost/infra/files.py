@@ -45,7 +45,7 @@ MAX_FILE_BYTES = 10_000_000
 """Largest input file read (scenario, project, tool, ``{file: ...}``, price and ``--models`` files):
 checked with ``fstat`` before reading, and by reading at most one byte more (a file that grows, and
 standard input)."""
-LIMITS_DOC = "see docs/limits.md"
+LIMITS_DOC = "real files stay far below it"
 STDIN = "-"
 """The file name that means standard input (a scenario, project or trace given as ``-``)."""
 

@@ -1,87 +1,14 @@
-"""Report lines and JSON of agent dynamics (agentcost.tokens.dynamics: parallel calls, retries, routing,
-max_budget_usd), context editing and deferred tools (agentcost.loop.context and agentcost.tokens.context)."""
+"""JSON of agent dynamics (agentcost.tokens.dynamics: parallel calls, retries, routing, max_budget_usd),
+context editing and deferred tools (agentcost.loop.context and agentcost.tokens.context). Their report
+lines are notes of the estimate (agentcost.report.notes)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from agentcost.infra.text import plain
 from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
 from agentcost.report import fmt
 from agentcost.report.estimate import Report
-
-
-def _versus(saving: Any, baseline: Any, what: str) -> str:
-    if saving >= 0:
-        return f"saves {fmt.usd(saving, 6)} against {what} ({fmt.usd(baseline, 6)})"
-    return f"costs {fmt.usd(abs(saving), 6)} more than {what} ({fmt.usd(baseline, 6)})"
-
-
-def editing_line(e: ContextEditingEffect) -> str:
-    if not e.edits:
-        return (
-            "Context editing: never triggered, no tool result cleared"
-            f" ({fmt.usd(e.cost_usd, 6)}, the same as without editing)."
-        )
-    results = "result" if e.results_cleared == 1 else "results"
-    requests = "request" if e.edits == 1 else "requests"
-    return (
-        f"Context editing: cleared {e.results_cleared} tool {results} ({e.tokens_cleared:,} tokens)"
-        f" before {e.edits} {requests}; the cache is written again after each edit point;"
-        f" {_versus(e.saving_usd, e.baseline_usd, 'no editing')}."
-    )
-
-
-def tool_search_line(t: ToolSearchEffect, show: Callable[[str], str] = plain) -> str:
-    """``show``: how a tool name is written (:func:`agentcost.infra.text.plain` or ``markdown``)."""
-    tools = "tool" if len(t.deferred) == 1 else "tools"
-    loaded = (
-        f"{len(t.loaded)} loaded by {t.searches} tool-search request{'' if t.searches == 1 else 's'}"
-        f" ({', '.join(map(show, t.loaded))})"
-        if t.loaded
-        else "none loaded"
-    )
-    return (
-        f"Deferred tools: {len(t.deferred)} {tools} cost {t.prefix_tokens:,} prefix tokens"
-        f" (stubs + the tool-search tool) instead of {t.definitions_tokens:,}; {loaded};"
-        f" {_versus(t.saving_usd, t.baseline_usd, 'loading every tool up front')}."
-    )
-
-
-def agent_lines(report: Report, show: Callable[[str], str] = plain) -> list[str]:
-    """Parallel calls vs one call per round, failed attempts' share, routing vs one model (``show``:
-    how a model name is written)."""
-    lines: list[str] = []
-    d = report.agent_dynamics
-    if d is not None and d.sequential_usd is not None:
-        versus = _versus(d.parallel_saving_usd, d.sequential_usd, "the same calls made one per round")
-        lines.append(f"Parallel calls: {versus}.")
-    if report.failed_requests:
-        attempts = "attempt" if report.failed_requests == 1 else "attempts"
-        lines.append(
-            f"Retries: {report.failed_requests} failed {attempts} (invalid call + error result) cost"
-            f" {fmt.usd(report.failed_usd, 6)}, {fmt.percent(report.failed_share)} of this run's cost."
-        )
-    if d is not None and d.baselines:
-        shown = ", ".join(f"all on {show(model)} {fmt.usd(usd, 6)}" for model, usd in d.baselines)
-        lines.append(
-            f"Routing: {fmt.usd(d.cost_usd, 6)} routed; {shown} (a model switch writes the cache again)."
-        )
-    return lines
-
-
-def dynamics_lines(report: Report, show: Callable[[str], str] = plain) -> list[str]:
-    """The agent-dynamics lines of a report (parallel calls, retries, routing), then context editing
-    and deferred tools; none when nothing of that is used. The table and Markdown both show them
-    (a ``max_budget_usd`` stop is a warning of the report, shown with the other warnings);
-    ``show`` writes the names in them (:func:`agentcost.infra.text.plain` or ``markdown``)."""
-    lines: list[str] = agent_lines(report, show)
-    if report.context_editing is not None:
-        lines.append(editing_line(report.context_editing))
-    if report.tool_search is not None:
-        lines.append(tool_search_line(report.tool_search, show))
-    return lines
 
 
 def editing_dict(e: ContextEditingEffect | None) -> dict[str, Any] | None:

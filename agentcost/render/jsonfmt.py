@@ -12,8 +12,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from agentcost.render.dynamics import agent_dict, editing_dict, tool_search_dict
-from agentcost.report.estimate import Report, cheapest_ttl
+from agentcost.report.estimate import Overrun, Report, cheapest_ttl
 from agentcost.report.fmt import exact
+from agentcost.report.notes import estimate_notes
 
 if TYPE_CHECKING:
     from agentcost.report.gates import Gate
@@ -23,6 +24,12 @@ JSON_VERSION = 1
 
 def _usd(d: Decimal | None) -> str | None:
     return None if d is None else exact(d)
+
+
+def _overrun_dict(o: Overrun | None) -> dict[str, Any] | None:
+    if o is None:
+        return None
+    return {"runs": o.runs, "seed": o.seed, "over_budget_runs": o.over, "probability": exact(o.share)}
 
 
 def report_dict(report: Report) -> dict[str, Any]:
@@ -128,6 +135,7 @@ def report_dict(report: Report) -> dict[str, Any]:
             "source": report.budget.source,
             "over": report.budget.over,
             "headroom_usd": exact(report.budget.headroom_usd),
+            "overrun": _overrun_dict(report.budget.overrun),
         },
         "rounds": {
             "planned": report.rounds_planned,
@@ -137,7 +145,9 @@ def report_dict(report: Report) -> dict[str, Any]:
         "context_window": report.context_window,
         "max_input_tokens": report.max_input_tokens,
         "approximate": report.approximate,
+        "uncertain": report.uncertain,
         "warnings": list(report.warnings),
+        "notes": [{"level": n.level, "kind": n.kind, "text": n.text} for n in estimate_notes(report)],
         "context_editing": editing_dict(report.context_editing),
         "tool_search": tool_search_dict(report.tool_search),
         "agent_dynamics": agent_dict(report),

@@ -3,31 +3,9 @@
 from __future__ import annotations
 
 from agentcost.infra.text import markdown, markdown_code
-from agentcost.render.dynamics import dynamics_lines
 from agentcost.report import fmt
-from agentcost.report.estimate import Report, all_subagents, cheapest_ttl
-
-
-def _cache_lines(report: Report) -> list[str]:
-    """Explicit-cache storage, expiry, and a cheaper cache TTL for the pacing, when there is one."""
-    t, s, lines = report.totals, report.cache_storage, []
-    if s is not None:
-        lines.append(
-            f"Explicit cache: {s.tokens:,} tokens, {fmt.usd(s.total_usd)} for"
-            f" creation and {fmt.exact(s.hours)} h of storage."
-        )
-    if t.cache_expiries:
-        lines.append(f"Cache expired before {t.cache_expiries} of {t.requests} requests (past the TTL).")
-    best = cheapest_ttl(report)
-    used = "none" if report.caching_mode == "none" else report.cache_ttl
-    current = next((c for c in report.ttl_comparison if c.ttl == used), None)
-    if best is not None and current is not None and best is not current:
-        name = "no caching" if best.ttl == "none" else f"a {best.ttl} cache TTL"
-        lines.append(
-            f"Cheaper for this pacing: {name}, {fmt.usd(best.cost_usd)} per run"
-            f" ({fmt.usd(current.extra_usd)} less)."
-        )
-    return lines
+from agentcost.report.estimate import Report
+from agentcost.report.notes import estimate_notes
 
 
 def render_markdown(report: Report) -> str:
@@ -42,18 +20,13 @@ def render_markdown(report: Report) -> str:
         f" {t.requests} requests, {fmt.tokens(t.input_tokens)} input tokens{mark}"
         f" ({fmt.percent(t.cached_share)} cached), {fmt.tokens(t.output_tokens)} output tokens{mark}.",
     ]
-    if t.subagent_requests:
-        runs = len(all_subagents(report))
-        lines.append(
-            f"Subagents: {runs} run{'' if runs == 1 else 's'}, {t.subagent_requests} of the {t.requests}"
-            f" requests, {fmt.usd(t.subagents_usd)} of the total."
-        )
-    if report.budget is not None:
-        b = report.budget
-        verdict = "**over budget**" if b.over else "within budget"
-        lines.append(f"Budget {fmt.usd(b.limit_usd)} ({markdown(b.source)}): {verdict}.")
-    lines.extend(_cache_lines(report))
-    lines.extend(dynamics_lines(report, markdown))  # parallel calls, retries, routing, context editing...
+    notes = estimate_notes(report)  # the table's essential / detail split (agentcost.report.notes)
+    for n in notes:  # the total is the line above; the price source goes last, small
+        if n.level == "essential" and n.kind not in ("total", "prices"):
+            lines.append(markdown(n.text).replace("OVER budget", "**OVER budget**"))
+    for n in notes:
+        if n.level == "warning":
+            lines.append(f"> [!WARNING]\n> {markdown(n.text)}")
     lines += [
         "",
         "<details><summary>Per request</summary>",
@@ -98,13 +71,8 @@ def render_markdown(report: Report) -> str:
     ]
     lines.append("| " + " | ".join(totals) + " |")
     lines += ["", "</details>", ""]
-    default = " (provider default)" if report.caching_is_default else ""
-    accuracy = "approximate (\\*)" if report.approximate else "exact tokenizer"
-    tier = f", {report.service_tier} service tier" if report.service_tier != "standard" else ""
-    lines.append(
-        f"<sub>Prices: {markdown(report.price_label)} as of {report.as_of[:10]}{tier};"
-        f" caching: {report.caching_mode}{default}; token counts: {accuracy}.</sub>"
-    )
-    for w in report.warnings:
-        lines.append(f"> [!WARNING]\n> {markdown(w)}")
+    details = [f"- {markdown(n.text)}" for n in notes if n.level == "detail"]
+    if details:
+        lines += ["<details><summary>Assumptions</summary>", "", *details, "", "</details>", ""]
+    lines.extend(f"<sub>{markdown(n.text)}</sub>" for n in notes if n.kind == "prices")
     return "\n".join(lines) + "\n"

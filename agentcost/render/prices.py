@@ -3,8 +3,8 @@
 :func:`price_sheet` gathers, for one model at one date, every rate genai-prices (or a ``--prices``
 file) has for it (long-context tiers, cache writes and reads, per-use fees), the same rates in the
 other service tiers the model offers, the price changes scheduled after the date, the billing facts
-agentcost keeps itself (``facts.yaml``: tool-use system prompt, minimum cacheable prompt, token
-ratio) with their sources and read dates, and one example request worked out line by line
+agentcost adds itself (tool-use system prompt, minimum cacheable prompt, token ratio) with the public
+page each was read from and the date, and one example request worked out line by line
 (:meth:`agentcost.prices.model.ModelPrices.itemise`: the parts the accountant's own pricing sums).
 The renderers only format.
 """
@@ -18,13 +18,13 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from agentcost.infra.text import plain, rich
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.model import CostLine, ModelPrices, Usage
 from agentcost.prices.rates import Rate, tier_name
+from agentcost.render.fit import Cell, Col, FitTable
 from agentcost.render.jsonfmt import dumps, envelope
 from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
 from agentcost.report.fmt import exact
@@ -69,12 +69,20 @@ def count_accuracy(provider: str, model_id: str) -> str:
 
 @dataclass(frozen=True)
 class FactLine:
-    """A billing fact agentcost keeps itself (facts.yaml), with its source and read date."""
+    """A billing fact agentcost adds itself (:mod:`agentcost.facts`), with the public page it was read
+    from (``url``, None when there is none), the date, and a public note."""
 
     name: str
     value: str
-    source: str
+    url: str | None
     read: date | None
+    note: str | None = None
+
+    @property
+    def source(self) -> str:
+        """The public citation: the URL(s), and the note."""
+        url = self.url or ""
+        return f"{url} ({self.note})" if url and self.note else url or self.note or ""
 
 
 @dataclass(frozen=True)
@@ -153,8 +161,9 @@ def _facts(prices: ModelPrices) -> tuple[FactLine, ...]:
                 FactLine(
                     name,
                     "not published for this model (estimates use the largest published size)",
-                    "facts.yaml anthropic_tool_prompt_tokens has no row for it",
+                    "https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview#pricing",
                     None,
+                    "the page lists no size for this model",
                 )
             )
         else:
@@ -162,17 +171,18 @@ def _facts(prices: ModelPrices) -> tuple[FactLine, ...]:
                 f"{auto.value:,} tokens per request with tools (tool_choice auto or none),"
                 f" {any_.value:,} (any or tool)"
             )
-            same = auto.source == any_.source and auto.read == any_.read
-            out.append(
-                FactLine(name, value, auto.source if same else f"{auto.source}; {any_.source}", auto.read)
-            )
+            same = auto.url == any_.url and auto.note == any_.note
+            url = auto.url if same or auto.url == any_.url else f"{auto.url}, {any_.url}"
+            note = auto.note if same else "; ".join(n for n in (auto.note, any_.note) if n) or None
+            out.append(FactLine(name, value, url, auto.read, note))
     cacheable = facts.min_cacheable_tokens(prices.provider, rules)
     out.append(
         FactLine(
             "minimum cacheable prompt",
             f"{cacheable.value:,} tokens (shorter prefixes are not cached)",
-            cacheable.source,
+            cacheable.url,
             cacheable.read,
+            cacheable.note,
         )
     )
     prose = facts.token_ratio(prices.provider, rules, "prose")
@@ -181,7 +191,7 @@ def _facts(prices: ModelPrices) -> tuple[FactLine, ...]:
         ratio = "o200k_base counts unchanged"
     else:
         ratio = f"o200k_base x {exact(prose.value)} (prose), x {exact(json_.value)} (JSON)"
-    out.append(FactLine("token counts", ratio, prose.source, prose.read))
+    out.append(FactLine("token counts", ratio, prose.url, prose.read, prose.note))
     return tuple(out)
 
 
@@ -209,23 +219,27 @@ def _cell(rate: Rate | None) -> str:
     return f"${exact(rate.base)}{per}{tiers}"
 
 
-def render_price_sheet(sheet: PriceSheet) -> RenderableType:
+def render_price_sheet(sheet: PriceSheet, *, verbose: bool = False) -> RenderableType:
+    """The rates in a table, what they mean, where they come from, and the example request worked out;
+    ``verbose`` adds genai-prices' notes, the date its data is current on, and the billing facts
+    agentcost adds with their sources."""
     p = sheet.prices
     day = p.source.as_of.date().isoformat()
     tier = "" if p.service_tier == "standard" else f", {p.service_tier} tier"
     title = rich(f"{p.model_id} · {p.name} ({p.provider}): prices in force on {day}{tier}")
-    table = Table(header_style="bold")
-    table.add_column("rate")
+    columns = [Col("rate", justify="left", text=True, min_width=0)]
     for tier, _ in sheet.service_tiers:
         used = " (used)" if tier == p.service_tier and len(sheet.service_tiers) > 1 else ""
-        table.add_column(f"{tier}{used}", justify="right")
+        columns.append(Col(f"{tier}{used}", text=True, min_width=0))  # folds between words only
     keys: dict[str, str] = {}
     for _, rates in sheet.service_tiers:
         for r in rates:
             keys.setdefault(r.key, r.label)
     by_tier = [{r.key: r for r in rates} for _, rates in sheet.service_tiers]
-    for key, label in keys.items():
-        table.add_row(rich(label), *(_cell(rates.get(key)) for rates in by_tier))
+    cells: list[list[Cell]] = [
+        [rich(label), *(_cell(rates.get(key)) for rates in by_tier)] for key, label in keys.items()
+    ]
+    table = FitTable(columns, cells)
 
     lines: list[str] = [
         "Token rates are USD per million tokens (MTok); fees are USD per 1,000 uses."
@@ -248,22 +262,27 @@ def render_price_sheet(sheet: PriceSheet) -> RenderableType:
             lines.append(f"Scheduled change on {change.on.isoformat()}: {change.text()}.")
     elif p.source.kind == "genai-prices" or p.source.basis:
         lines.append(f"Scheduled changes: none known after {day}.")
-    lines.append(f"Prices from {p.source.label}.")
-    if p.source.urls:
-        lines.append("Pricing pages: " + ", ".join(p.source.urls))
-    if p.price_comments:
+    s = p.source
+    name = s.label if s.kind == "user" or verbose else f"{s.name} {s.version}"  # one date unless verbose
+    lines.append(f"Prices from {name}.")
+    if s.urls:
+        lines.append("Pricing pages: " + ", ".join(s.urls))
+    if p.price_comments and verbose:
         lines.append(f"genai-prices notes: {' '.join(p.price_comments.split())}")
     if p.base_id is not None:
         lines.append(f"Counting and caching rules: those of {p.base_id} (base).")
     lines.append("")
-    lines.append("Billing facts agentcost keeps itself (agentcost/facts.yaml):")
+    lines.append("Billing facts genai-prices does not carry, from the providers' docs:")
     for fact in sheet.facts:
         read = f", read {fact.read.isoformat()}" if fact.read is not None else ""
-        lines.append(f"  {fact.name}: {fact.value}. Source: {fact.source.rstrip('.')}{read}.")
+        source = f" Source: {fact.source.rstrip('.')}{read}." if verbose and fact.source else ""
+        lines.append(f"  {fact.name}: {fact.value}.{source}")
     lines.append(f"  token count accuracy: {sheet.token_counts}.")
     lines.append("")
     lines.extend(_example_lines(sheet))
     lines.extend(f"Warning: {w}" for w in p.warnings)
+    if not verbose:
+        lines.append("Sources of the billing facts, genai-prices' notes: --verbose.")
     return Group(title, table, Text("\n".join(map(plain, lines))))  # a --prices file's names: escaped
 
 
@@ -376,6 +395,8 @@ def price_sheet_dict(sheet: PriceSheet) -> dict[str, Any]:
                 "name": f.name,
                 "value": f.value,
                 "source": f.source,
+                "url": f.url,
+                "note": f.note,
                 "read": None if f.read is None else f.read.isoformat(),
             }
             for f in sheet.facts
@@ -545,7 +566,9 @@ PRICES_JSON_SCHEMA: dict[str, Any] = {
             {
                 "name": _STR,
                 "value": _STR,
-                "source": _STR,
+                "source": {**_STR, "description": "the public citation: url, and note in parentheses"},
+                "url": {**_STR_OR_NULL, "description": "the public page the fact was read from"},
+                "note": {**_STR_OR_NULL, "description": "a quote from the page, or why a default"},
                 "read": {"type": ["string", "null"], "format": "date"},
             }
         ),

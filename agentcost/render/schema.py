@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from agentcost.report.notes import KINDS, LEVELS
+
 USD = {"type": "string", "pattern": r"^-?\d+(\.\d+)?$", "description": "US dollars, an exact decimal"}
 USD_OR_NULL = {"anyOf": [USD, {"type": "null"}]}
 COUNT = {"type": "integer", "minimum": 0}
@@ -109,8 +111,7 @@ EDITING_SCHEMA: dict[str, Any] = {
 }
 
 AGENT_DYNAMICS_SCHEMA: dict[str, Any] = {
-    "description": "parallel calls, retries, routing and max_budget_usd (docs/accounting.md, "
-    "Agent dynamics); null when none is in play",
+    "description": "parallel calls, retries, routing and max_budget_usd; null when none is in play",
     "anyOf": [
         object_schema(
             {
@@ -181,6 +182,40 @@ TOOL_SEARCH_SCHEMA: dict[str, Any] = {
         ),
         {"type": "null"},
     ],
+}
+
+OVERRUN_SCHEMA: dict[str, Any] = {
+    "description": "a scenario with distributions: how many of a quick simulation's runs go over the "
+    "budget (the same count as estimate --simulate RUNS --seed SEED); null without distributions, or "
+    "when only the per-run engine could simulate the scenario",
+    "anyOf": [
+        object_schema(
+            {
+                "runs": {"type": "integer", "minimum": 1},
+                "seed": {"type": "integer"},
+                "over_budget_runs": COUNT,
+                "probability": {
+                    "type": "string",
+                    "pattern": r"^\d+(\.\d+)?$",
+                    "description": "over_budget_runs / runs, rounded to 4 places",
+                },
+            }
+        ),
+        {"type": "null"},
+    ],
+}
+
+NOTES_SCHEMA: dict[str, Any] = {
+    "type": "array",
+    "description": "the lines the table format prints under the table, in --verbose order: level "
+    "essential (shown by default), detail (shown with --verbose) or warning (always shown)",
+    "items": object_schema(
+        {
+            "level": {"enum": list(LEVELS)},
+            "kind": {"enum": list(KINDS)},
+            "text": {"type": "string"},
+        }
+    ),
 }
 
 ESTIMATE_BODY: dict[str, Any] = {
@@ -278,6 +313,7 @@ ESTIMATE_BODY: dict[str, Any] = {
                     "source": {"type": "string"},
                     "over": {"type": "boolean"},
                     "headroom_usd": USD,
+                    "overrun": OVERRUN_SCHEMA,
                 }
             ),
             {"type": "null"},
@@ -287,7 +323,12 @@ ESTIMATE_BODY: dict[str, Any] = {
     "context_window": {"type": ["integer", "null"]},
     "max_input_tokens": COUNT,
     "approximate": {"type": "boolean"},
+    "uncertain": {
+        "type": "boolean",
+        "description": "the scenario has distributions: every figure is at their medians",
+    },
     "warnings": {"type": "array", "items": {"type": "string"}},
+    "notes": NOTES_SCHEMA,
     "context_editing": EDITING_SCHEMA,
     "tool_search": TOOL_SEARCH_SCHEMA,
     "agent_dynamics": AGENT_DYNAMICS_SCHEMA,

@@ -43,7 +43,7 @@ MAX_USAGE = MAX_COUNT
 """Largest token count a trace may report in one field: as for a scenario's sizes (docs/limits.md)."""
 
 TOO_DEEP = f"nested too deeply: more than {MAX_DEPTH} levels of JSON objects and arrays"
-_LIMITS = "see docs/limits.md"
+_LIMITS = "real logs nest fewer than 20 levels"
 
 
 def read_text(path: Path, *, key: str | None = None, limit: int = MAX_TRACE_BYTES) -> str:

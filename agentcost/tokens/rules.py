@@ -253,7 +253,7 @@ class AnthropicRules:
                 f"Claude's tokenizer is not public and ctok is not installed: texts counted as "
                 f"o200k_base × {ratio.prose.value} (prose) / × {ratio.json.value} (JSON, incl. "
                 f"tool arguments/results that parse as JSON), tool definitions with the prose "
-                f"ratio (facts.yaml token_ratio, read {ratio.prose.read})"
+                f"ratio ({ratio.prose.cite})"
             )
         self._notes.add(
             f"Claude framing calibrated on Claude 3/3.5 Sonnet and Sonnet 4 counts: "
@@ -300,7 +300,7 @@ class AnthropicRules:
         if fact is not None:
             self._notes.add(
                 f"hidden tool-use system prompt: {fact.value} tokens for tool_choice "
-                f"{tool_choice} (Anthropic tool-use docs via facts.yaml, read {fact.read})"
+                f"{tool_choice} ({fact.cite})"
             )
             return fact.value
         column = "auto_none" if tool_choice in ("auto", "none") else "any_tool"
@@ -387,7 +387,7 @@ class GeminiRules:
         self._notes.add(
             f"Gemini's tokenizer is not available offline: texts counted as o200k_base × "
             f"{prose.value} (prose) / × {js.value} (JSON), a documented default with weak evidence "
-            f"(facts.yaml token_ratio, read {prose.read})"
+            f"({prose.cite})"
         )
         self._notes.add(
             "Gemini framing assumed: none per message (countTokens counts content only), "
