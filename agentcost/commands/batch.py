@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
 from agentcost.loop.estimate import Budget, Estimate, estimate_scenario
+from agentcost.report import fmt
 from agentcost.report.estimate import REPORT_VERSION, BudgetLine, Report, build_report, joined_price_label
-from agentcost.report.fmt import exact
 from agentcost.report.gates import Gate, budget_gate, context_gate
 
 if TYPE_CHECKING:  # project files and scenarios need pydantic: imported where they are read
@@ -342,12 +342,13 @@ def project_budget_gate(report: BatchReport) -> Gate | None:
         return None
     b, total = info.budget, report.totals.cost_usd
     verdict, relation = ("over budget", ">") if b.over else ("within budget", "<=")
+    shown, limit = fmt.usd_pair(total, b.limit_usd)  # as the scenarios' budget gates show theirs
     return Gate(
         name="budget",
         tripped=b.over,
         message=(
-            f"{info.path}: {verdict}: estimated ${exact(total)} for one run of each of"
-            f" {report.totals.scenarios} scenarios {relation} ${exact(b.limit_usd)} (project budget_usd)"
+            f"{info.path}: {verdict}: estimated {shown} for one run of each of"
+            f" {report.totals.scenarios} scenarios {relation} {limit} (project budget_usd)"
         ),
         file=info.path,
         line=info.budget_line,

@@ -23,6 +23,7 @@ from agentcost.commands.batch import DAYS_PER_MONTH
 from agentcost.loop.estimate import Estimate
 from agentcost.report import fmt
 from agentcost.report.estimate import Report, RequestLine, Totals, build_report, joined_price_label
+from agentcost.report.fmt import ARROW
 from agentcost.report.gates import Gate, IncreaseLimits, estimate_gates, increase_gates
 
 DIFF_VERSION = 1
@@ -40,12 +41,6 @@ DiffKind = Literal["scenario", "project"]
 def signed_tokens(n: int) -> str:
     """``+1,240`` / ``-85`` / ``0``."""
     return ("+" if n > 0 else "") + fmt.tokens(n)
-
-
-def signed_usd(d: Decimal, places: int = 4) -> str:
-    """``+$0.0123`` / ``-$0.0050`` / ``$0.0000``."""
-    text = fmt.usd(d, places)
-    return "+" + text if d > 0 and not text.startswith("-") else text
 
 
 def signed_percent(d: Decimal | None) -> str:
@@ -97,14 +92,14 @@ class RequestDiff:
 
     @property
     def label(self) -> str:
-        """What the model did, e.g. ``Read``, ``final answer``, or ``final answer -> Bash``."""
+        """What the model did, e.g. ``Read``, ``final answer``, or ``final answer → Bash``."""
         if self.before is None or self.after is None:
             line = self.after or self.before
             assert line is not None
             return line.label
         if self.before.label == self.after.label:
             return self.after.label
-        return f"{self.before.label} -> {self.after.label}"
+        return f"{self.before.label} {ARROW} {self.after.label}"
 
 
 @dataclass(frozen=True)
@@ -126,14 +121,17 @@ class InputChange:
 
 @dataclass(frozen=True)
 class PerDay:
-    """Cost per day from a project file's ``runs_per_day``: cost per run x runs per day."""
+    """Cost per day from a project file's ``runs_per_day``: cost per run x runs per day; per month:
+    per day x 30. A missing side is None, and counts as zero in the changes."""
 
     runs_before: Decimal | None  # None: the side does not exist (or, in totals, not shown)
     runs_after: Decimal | None
     before_usd: Decimal | None
     after_usd: Decimal | None
-    change_usd: Decimal  # a missing side counts as zero
+    change_usd: Decimal
     change_per_month_usd: Decimal  # 30 days
+    before_per_month_usd: Decimal | None = None
+    after_per_month_usd: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -160,12 +158,12 @@ class ScenarioDiff:
 
     @property
     def model(self) -> str:
-        """The model id, or ``before -> after`` when it changed."""
+        """The model id, or ``before → after`` when it changed."""
         before = self.base.model_id if self.base is not None else None
         after = self.head.model_id if self.head is not None else None
         if before is None or after is None or before == after:
             return after or before or ""
-        return f"{before} -> {after}"
+        return f"{before} {ARROW} {after}"
 
 
 @dataclass(frozen=True)
@@ -316,15 +314,15 @@ def input_changes(base: Estimate, head: Estimate) -> tuple[InputChange, ...]:
                 "model",
                 b.prices.model_id,
                 h.prices.model_id,
-                f"model: {b.prices.model_id} -> {h.prices.model_id}",
+                f"model: {b.prices.model_id} {ARROW} {h.prices.model_id}",
             )
         )
     b_mode, h_mode = b.ledger.policy.mode, h.ledger.policy.mode
     if b_mode != h_mode:
-        lines.append(InputChange("caching", b_mode, h_mode, f"caching: {b_mode} -> {h_mode}"))
+        lines.append(InputChange("caching", b_mode, h_mode, f"caching: {b_mode} {ARROW} {h_mode}"))
     b_ttl, h_ttl = b.scenario.cache_ttl_label, h.scenario.cache_ttl_label
     if b_ttl != h_ttl and "anthropic" in (b.prices.provider, h.prices.provider):
-        lines.append(InputChange("cache_ttl", b_ttl, h_ttl, f"cache TTL: {b_ttl} -> {h_ttl}"))
+        lines.append(InputChange("cache_ttl", b_ttl, h_ttl, f"cache TTL: {b_ttl} {ARROW} {h_ttl}"))
     tools = _tools_line(b, h)
     if tools is not None:
         lines.append(tools)
@@ -334,7 +332,7 @@ def input_changes(base: Estimate, head: Estimate) -> tuple[InputChange, ...]:
                 "tool_choice",
                 b.scenario.tool_choice,
                 h.scenario.tool_choice,
-                f"tool_choice: {b.scenario.tool_choice} -> {h.scenario.tool_choice}",
+                f"tool_choice: {b.scenario.tool_choice} {ARROW} {h.scenario.tool_choice}",
             )
         )
     bc, hc = b.counts, h.counts
@@ -347,12 +345,12 @@ def input_changes(base: Estimate, head: Estimate) -> tuple[InputChange, ...]:
             lines.append(line)
     b_rounds, h_rounds = b.ledger.rounds_planned, h.ledger.rounds_planned
     if b_rounds != h_rounds:
-        lines.append(InputChange("rounds", b_rounds, h_rounds, f"rounds: {b_rounds:,} -> {h_rounds:,}"))
+        lines.append(InputChange("rounds", b_rounds, h_rounds, f"rounds: {b_rounds:,} {ARROW} {h_rounds:,}"))
     b_run, h_run = b.ledger.rounds_run, h.ledger.rounds_run
     if b_run != h_run and (b.ledger.truncated or h.ledger.truncated):
         limit = h.scenario.limits.max_rounds
         why = f" (limits.max_rounds {limit:,})" if limit is not None else ""
-        lines.append(InputChange("rounds_run", b_run, h_run, f"rounds run: {b_run:,} -> {h_run:,}{why}"))
+        lines.append(InputChange("rounds_run", b_run, h_run, f"rounds run: {b_run:,} {ARROW} {h_run:,}{why}"))
     b_think = sum(r.thinking for r in b.scenario.rounds)
     h_think = sum(r.thinking for r in h.scenario.rounds)
     b_parts, h_parts = _round_parts(b), _round_parts(h)
@@ -370,8 +368,10 @@ def input_changes(base: Estimate, head: Estimate) -> tuple[InputChange, ...]:
     b_budget = fmt.exact(b.budget.limit_usd) if b.budget is not None else None
     h_budget = fmt.exact(h.budget.limit_usd) if h.budget is not None else None
     if b_budget != h_budget:
-        shown = [fmt.usd(e.budget.limit_usd, 2) if e.budget is not None else "none" for e in (b, h)]
-        lines.append(InputChange("budget", b_budget, h_budget, f"budget: {shown[0]} -> {shown[1]}"))
+        shown = [fmt.usd(e.budget.limit_usd) if e.budget is not None else "none" for e in (b, h)]
+        if b.budget is not None and h.budget is not None:
+            shown = list(fmt.usd_pair(b.budget.limit_usd, h.budget.limit_usd))
+        lines.append(InputChange("budget", b_budget, h_budget, f"budget: {shown[0]} {ARROW} {shown[1]}"))
     return tuple(lines)
 
 
@@ -478,6 +478,8 @@ def _per_day(
         after_usd=after_day,
         change_usd=change,
         change_per_month_usd=change * DAYS_PER_MONTH,
+        before_per_month_usd=None if before_day is None else before_day * DAYS_PER_MONTH,
+        after_per_month_usd=None if after_day is None else after_day * DAYS_PER_MONTH,
     )
 
 
@@ -487,13 +489,17 @@ def _total_per_day(scenarios: Sequence[ScenarioDiff]) -> PerDay | None:
         return None
     known = [d for d in days if d is not None]
     change = sum((d.change_usd for d in known), Decimal(0))
+    before = sum((d.before_usd for d in known if d.before_usd is not None), Decimal(0))
+    after = sum((d.after_usd for d in known if d.after_usd is not None), Decimal(0))
     return PerDay(
         runs_before=None,
         runs_after=None,
-        before_usd=sum((d.before_usd for d in known if d.before_usd is not None), Decimal(0)),
-        after_usd=sum((d.after_usd for d in known if d.after_usd is not None), Decimal(0)),
+        before_usd=before,
+        after_usd=after,
         change_usd=change,
         change_per_month_usd=change * DAYS_PER_MONTH,
+        before_per_month_usd=before * DAYS_PER_MONTH,
+        after_per_month_usd=after * DAYS_PER_MONTH,
     )
 
 

@@ -9,15 +9,16 @@ total of one run of every scenario.
 from __future__ import annotations
 
 import io
+from decimal import Decimal
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from agentcost.commands.batch import DAYS_PER_MONTH, BatchReport, BatchRow
 from agentcost.infra.text import CsvWriter, markdown_code, plain, rich
 from agentcost.infra.text import markdown as escape_md
+from agentcost.render.fit import Col, FitTable
 from agentcost.render.jsonfmt import report_dict
 from agentcost.render.output import Renderers
 from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
@@ -34,12 +35,21 @@ def _dec(d: Any) -> str | None:
     return None if d is None else exact(d)
 
 
-def _budget_cell(budget: BudgetLine | None, *, markdown: bool = False) -> str:
+def _against(cost: Decimal, budget: BudgetLine | None) -> tuple[str, str]:
+    """A cost and the budget it is checked against, compared (fmt.usd_pair): ``$0.0312``, ``$0.0500``
+    (more decimals only where two different amounts would read the same); ``-`` without a budget."""
     if budget is None:
-        return "-"
+        return fmt.usd(cost), "-"
+    return fmt.usd_pair(cost, budget.limit_usd)
+
+
+def _budget_cell(cost: Decimal, budget: BudgetLine | None, *, markdown: bool = False) -> str:
+    limit = _against(cost, budget)[1]
+    if budget is None:
+        return limit
     if budget.over:
-        return f"{fmt.usd(budget.limit_usd)} " + ("**over**" if markdown else "OVER")
-    return f"{fmt.usd(budget.limit_usd)} ok"
+        return f"{limit} " + ("**over**" if markdown else "OVER")
+    return f"{limit} ok"
 
 
 def _runs(row: BatchRow) -> str:
@@ -53,7 +63,7 @@ def _mark(row: BatchRow, star: str) -> str:
 def _totals_sentence(report: BatchReport, *, bold: bool = False) -> str:
     t = report.totals
     b = "**" if bold else ""
-    text = f"{b}{fmt.usd(t.cost_usd)}{b} per run of {t.scenarios} scenarios"
+    text = f"{b}{_against(t.cost_usd, _project_budget(report))[0]}{b} per run of {t.scenarios} scenarios"
     if t.cost_per_day_usd is not None and t.cost_per_month_usd is not None:
         text += (
             f", {b}{fmt.usd(t.cost_per_day_usd)}{b} per day,"
@@ -70,7 +80,7 @@ def _project_budget_sentence(report: BatchReport, *, markdown: bool = False) -> 
     verdict = ("**over budget**" if markdown else "OVER budget") if b.over else "within budget"
     path = escape_md(info.path) if markdown else info.path
     return (
-        f"Project budget {fmt.usd(b.limit_usd)} for one run of every scenario ({path}):"
+        f"Project budget {_against(report.totals.cost_usd, b)[1]} for one run of every scenario ({path}):"
         f" {verdict}, headroom {fmt.usd(b.headroom_usd)}."
     )
 
@@ -80,37 +90,44 @@ def _project_budget_sentence(report: BatchReport, *, markdown: bool = False) -> 
 # --------------------------------------------------------------------------------------------
 
 
-def _budget_lines(budget: BudgetLine | None) -> Text:
+def _budget_lines(cost: Decimal, budget: BudgetLine | None) -> Text:
+    limit = _against(cost, budget)[1]
     if budget is None:
-        return Text("-")
+        return Text(limit)
     if budget.over:
-        return Text.assemble(fmt.usd(budget.limit_usd), "\n", ("OVER", "bold red"))
-    return Text(f"{fmt.usd(budget.limit_usd)}\nok")
+        return Text.assemble(limit, "\n", ("OVER", "bold red"))
+    return Text(f"{limit}\nok")
 
 
 def render_batch_table(report: BatchReport) -> RenderableType:
-    """A row per scenario: its name, file, model and requests stacked in the first cell (so that the
-    table fits 110 columns), then tokens and dollars; a totals row; the assumptions below."""
+    """A row per scenario, laid out for the width it is printed at (render.fit): its name, file,
+    model and requests stacked in the first cell, then tokens and dollars; a totals row; the
+    assumptions below. Token columns are dropped first; the name and every dollar figure stay."""
     t = report.totals
-    table = Table(
-        title=rich(report.title, "table.title"), title_justify="left", show_footer=True, header_style="bold"
-    )
-    table.add_column(
-        "scenario", footer=f"total: {t.scenarios} scenarios\n{t.requests} requests", overflow="fold"
-    )
     budgets, daily = _has_budgets(report), _has_runs(report)
-    columns: list[tuple[str, str | Text]] = [
-        ("input", fmt.tokens(t.input_tokens)),
-        ("cached", fmt.percent(t.cached_share)),
-        ("output", fmt.tokens(t.output_tokens)),
-        ("per run", fmt.usd(t.cost_usd)),
+    columns = [
+        Col(
+            "scenario",
+            justify="left",
+            text=True,
+            min_width=16,
+            footer=f"total: {t.scenarios} scenarios\n{t.requests} requests",
+        ),
+        Col("input", drop=3, footer=fmt.tokens(t.input_tokens)),
+        Col("cached", drop=5, footer=fmt.percent(t.cached_share)),
+        Col("output", drop=4, footer=fmt.tokens(t.output_tokens)),
+        Col("per run", footer=_against(t.cost_usd, _project_budget(report))[0]),
     ]
     if budgets:
-        columns.append(("budget", _budget_lines(_project_budget(report))))
+        project = _project_budget(report)
+        over = bool(t.over_budget) or (project is not None and project.over)  # then never dropped
+        columns.append(Col("budget", drop=0 if over else 2, footer=_budget_lines(t.cost_usd, project)))
     if daily:
-        columns += [("per day", fmt.usd(t.cost_per_day_usd)), ("per month", fmt.usd(t.cost_per_month_usd))]
-    for name, footer in columns:
-        table.add_column(name, justify="right", footer=footer, no_wrap=True)
+        columns += [
+            Col("per day", drop=1, footer=fmt.usd(t.cost_per_day_usd)),
+            Col("per month", footer=fmt.usd(t.cost_per_month_usd)),
+        ]
+    rows: list[list[str | Text]] = []
     for r in report.rows:
         star = _mark(r, "*")
         scenario = Text(plain(r.name) + "\n") if r.name != r.path else Text()
@@ -122,17 +139,18 @@ def render_batch_table(report: BatchReport) -> RenderableType:
             fmt.tokens(r.input_tokens) + star,
             fmt.percent(r.cached_share),
             fmt.tokens(r.output_tokens) + star,
-            fmt.usd(r.cost_usd),
+            _against(r.cost_usd, r.budget)[0],
         ]
         if budgets:
-            cells.append(_budget_lines(r.budget))
+            cells.append(_budget_lines(r.cost_usd, r.budget))
         if daily:
             per_day = Text(fmt.usd(r.cost_per_day_usd))
             if r.runs_per_day is not None:
                 per_day.append(f"\n{_runs(r)} runs", style="dim")
             cells += [per_day, fmt.usd(r.cost_per_month_usd)]
-        table.add_row(*cells)
-    return Group(table, _assumptions(report))
+        rows.append(cells)
+    title = rich(report.title, "table.title")
+    return Group(FitTable(columns, rows, title=title, show_footer=True), _assumptions(report))
 
 
 def _has_budgets(report: BatchReport) -> bool:
@@ -196,8 +214,8 @@ def render_batch_markdown(report: BatchReport) -> str:
             fmt.tokens(r.input_tokens) + star,
             fmt.percent(r.cached_share),
             fmt.tokens(r.output_tokens) + star,
-            fmt.usd(r.cost_usd),
-            _budget_cell(r.budget, markdown=True),
+            _against(r.cost_usd, r.budget)[0],
+            _budget_cell(r.cost_usd, r.budget, markdown=True),
             _runs(r),
             fmt.usd(r.cost_per_day_usd),
             fmt.usd(r.cost_per_month_usd),
@@ -210,8 +228,8 @@ def render_batch_markdown(report: BatchReport) -> str:
         fmt.tokens(t.input_tokens),
         fmt.percent(t.cached_share),
         fmt.tokens(t.output_tokens),
-        f"**{fmt.usd(t.cost_usd)}**",
-        _budget_cell(_project_budget(report), markdown=True),
+        f"**{_against(t.cost_usd, _project_budget(report))[0]}**",
+        _budget_cell(t.cost_usd, _project_budget(report), markdown=True),
         "",
         f"**{fmt.usd(t.cost_per_day_usd)}**" if t.cost_per_day_usd is not None else "-",
         f"**{fmt.usd(t.cost_per_month_usd)}**" if t.cost_per_month_usd is not None else "-",

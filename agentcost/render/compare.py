@@ -12,28 +12,24 @@ import io
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from agentcost.commands.compare import CompareReport, CompareRow
 from agentcost.infra.text import CsvWriter, markdown_code, plain, rich
 from agentcost.infra.text import markdown as escape_md
+from agentcost.render.fit import Col, FitTable
 from agentcost.render.jsonfmt import report_dict
 from agentcost.render.output import Renderers
 from agentcost.render.schema import COUNT, USD, object_schema
 from agentcost.report import fmt
 from agentcost.report.fmt import exact
 
-PER_REQUEST_PLACES = 6  # dollars per request are shown to the micro-dollar
+FITS, OVER = "✓", "OVER"  # the context-window verdict beside the window in the table
 
 
 def _ratio(row: CompareRow) -> str:
     """``3.42×``, ``1.00×``: the 2 places the ratio was rounded to (fmt has no such helper yet)."""
     return fmt.ratio(row.ratio_to_cheapest)
-
-
-def _fits(row: CompareRow) -> str:
-    return {None: "-", True: "ok", False: "OVER"}[row.fits_context]
 
 
 def _title(report: CompareReport) -> str:
@@ -66,45 +62,60 @@ def _summary(report: CompareReport, *, markdown: bool = False) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+def _window(row: CompareRow) -> Text:
+    """The context window with its verdict on the same line: ``400,000 ✓``, ``200,000 OVER``."""
+    window = Text(fmt.tokens(row.context_window))
+    if row.fits_context is True:
+        window.append(f" {FITS}", style="green")
+    elif row.fits_context is False:
+        window.append(f" {OVER}", style="bold red")
+    return window
+
+
 def render_compare_table(report: CompareReport) -> RenderableType:
-    """A row per model, cheapest first. The request count is the same for every model, so it is
-    stated once below the table rather than in a column."""
-    table = Table(
-        title=rich(f"{_title(report)} · {len(report.rows)} models", "table.title"),
-        title_justify="left",
-        header_style="bold",
+    """A row per model, cheapest first, laid out for the width it is printed at (render.fit): the
+    model and every dollar figure always shown, token columns dropped first. The request count is
+    the same for every model, so it is stated once below the table rather than in a column."""
+    over = any(r.fits_context is False for r in report.rows)
+    columns = (
+        Col("model", justify="left", text=True, min_width=12),
+        Col("input", drop=3),
+        Col("cached", drop=5),
+        Col("output", drop=4),
+        Col("total"),
+        Col("per request"),
+        Col("vs cheapest", drop=1),
+        Col("context window", drop=0 if over else 2),
     )
-    table.add_column("model", overflow="fold")
-    for name in ("input", "cached", "output", "total", "per\nrequest", "vs\ncheapest", "context\nwindow"):
-        table.add_column(name, justify="right", no_wrap=True)
+    rows = []
     for r in report.rows:
         star = "*" if r.approximate else ""
         model = Text(plain(r.model_id), style="bold" if r.cheapest else "")
         model.append(f"\n{plain(r.provider)}", style="dim")
         if r.cheapest:
             model.append(" · cheapest", style="bold green")
-        window = Text(fmt.tokens(r.context_window))
-        if r.fits_context is not None:
-            window.append("\n" + _fits(r), style="" if r.fits_context else "bold red")
-        table.add_row(
-            model,
-            fmt.tokens(r.input_tokens) + star,
-            fmt.percent(r.cached_share),
-            fmt.tokens(r.output_tokens) + star,
-            Text(fmt.usd(r.cost_usd), style="bold" if r.cheapest else ""),
-            fmt.usd(r.cost_per_request_usd, PER_REQUEST_PLACES),
-            _ratio(r),
-            window,
+        rows.append(
+            (
+                model,
+                fmt.tokens(r.input_tokens) + star,
+                fmt.percent(r.cached_share),
+                fmt.tokens(r.output_tokens) + star,
+                Text(fmt.usd(r.cost_usd), style="bold" if r.cheapest else ""),
+                fmt.usd(r.cost_per_request_usd),
+                _ratio(r),
+                _window(r),
+            )
         )
-    return Group(table, _assumptions(report))
+    title = rich(f"{_title(report)} · {len(report.rows)} models", "table.title")
+    return Group(FitTable(columns, rows, title=title), _assumptions(report))
 
 
 def _assumptions(report: CompareReport) -> Text:
     lines = [_summary(report)]
-    over = " (OVER: a request does not fit, the model cannot run the scenario as is)"
+    over = f" ({OVER}: a request does not fit, the model cannot run the scenario as is)"
     lines.append(
         f"Scenario: {report.scenario_path}. Per request = total / requests; vs cheapest = total /"
-        " the cheapest total; context window: ok when every request fits"
+        f" the cheapest total; context window: {FITS} when every request fits"
         + (over if any(r.fits_context is False for r in report.rows) else "")
         + "."
     )
@@ -154,7 +165,7 @@ def render_compare_markdown(report: CompareReport) -> str:
             fmt.percent(r.cached_share),
             fmt.tokens(r.output_tokens) + star,
             total,
-            fmt.usd(r.cost_per_request_usd, PER_REQUEST_PLACES),
+            fmt.usd(r.cost_per_request_usd),
             _ratio(r),
             fmt.tokens(r.context_window),
             fits,

@@ -7,10 +7,11 @@ Formatting only: every figure, change and verdict comes from :mod:`agentcost.com
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 from rich.console import Group, RenderableType
-from rich.table import Table
+from rich.padding import Padding
 from rich.text import Text
 
 from agentcost.commands.diff import (
@@ -22,15 +23,14 @@ from agentcost.commands.diff import (
     diff_gates,
     signed_percent,
     signed_tokens,
-    signed_usd,
 )
 from agentcost.infra.text import html, markdown_code, plain, rich
 from agentcost.infra.text import markdown as escape_md
+from agentcost.render.fit import Col, FitTable
 from agentcost.report import fmt
 from agentcost.report.estimate import RequestLine, Totals
+from agentcost.report.fmt import ARROW
 from agentcost.report.gates import Gate
-
-ARROW = "→"
 
 # --------------------------------------------------------------------------------------------
 # Shared cell text
@@ -59,16 +59,18 @@ def _tokens_cell(before: int | None, after: int | None, change: int) -> str:
     )
 
 
-def _change_usd(d: Decimal) -> str:
-    """A change in dollars: 4 places, or 6 where 4 would show a real change as $0.0000."""
-    return signed_usd(d, 6 if d and abs(d) < Decimal("0.00005") else 4)
+def _usd_pair(before: Decimal | None, after: Decimal | None) -> tuple[str, str]:
+    """Two amounts compared: as many decimals as it takes for different amounts to read differently."""
+    if before is None or after is None:
+        return fmt.usd(before), fmt.usd(after)
+    return fmt.usd_pair(before, after)
 
 
 def _usd_cell(before: Decimal | None, after: Decimal | None, change: Decimal) -> str:
+    shown = _usd_pair(before, after)
     return _pair(
-        fmt.usd(before),
-        fmt.usd(after),
-        _change_usd(change),
+        *shown,
+        fmt.signed_usd(change),
         same=before == after,
         before_missing=before is None,
         after_missing=after is None,
@@ -83,7 +85,7 @@ def _request_cells(r: RequestDiff) -> list[str]:
     c = r.change
     return [
         str(r.index),
-        r.label.replace("->", ARROW),
+        r.label,
         _tokens_cell(
             _line_value(r.before, "input_tokens"), _line_value(r.after, "input_tokens"), c.input_tokens
         ),
@@ -129,6 +131,11 @@ def _scenario_title(s: ScenarioDiff) -> str:
     return f"{s.path} ({s.name})" if s.name else s.path
 
 
+def _approximate(s: ScenarioDiff) -> bool:
+    """Whether this scenario's counts (either side) are approximate: its tables' ``*`` marks."""
+    return any(side is not None and side.approximate for side in (s.base, s.head))
+
+
 def _counts(report: DiffReport) -> str:
     t = report.totals
     parts = [
@@ -142,21 +149,38 @@ def _counts(report: DiffReport) -> str:
 def _headline(report: DiffReport) -> tuple[str, str]:
     """(change, rest): ``+$0.0123 (+25.3%)`` and `` per run: $0.0487 → $0.0610 (1 scenario: 1 changed)``."""
     t = report.totals
-    change = _change_usd(t.change.cost_usd)
+    change = fmt.signed_usd(t.change.cost_usd)
     if t.change_fraction is not None:
         change += f" ({signed_percent(t.change_fraction)})"
-    rest = f" per run: {fmt.usd(t.before_usd)} {ARROW} {fmt.usd(t.after_usd)} ({_counts(report)})."
+    before, after = fmt.usd_pair(t.before_usd, t.after_usd)
+    rest = f" per run: {before} {ARROW} {after} ({_counts(report)})."
     return change, rest
 
 
-def _per_day_text(per_day: PerDay | None) -> str | None:
+def _per(before: Decimal | None, after: Decimal | None, change: Decimal, unit: str) -> str:
+    """``$6.2426/day → $6.5000/day (+$0.2574/day)``: the totals and their change, each labelled."""
+    b, a = (f"{x}/{unit}" if x != "-" else x for x in _usd_pair(before, after))
+    return f"{b} {ARROW} {a} ({fmt.signed_usd(change)}/{unit})"
+
+
+def _per_day_lines(per_day: PerDay | None, runs: str = "") -> list[str]:
+    """Per day and per 30-day month, before and after, with their changes (from ``runs_per_day``)."""
     if per_day is None:
-        return None
-    return (
-        f"Per day: {fmt.usd(per_day.before_usd, 2)} {ARROW} {fmt.usd(per_day.after_usd, 2)}"
-        f" ({signed_usd(per_day.change_usd, 2)});"
-        f" per 30-day month: {signed_usd(per_day.change_per_month_usd, 2)}."
-    )
+        return []
+    p = per_day
+    month = _per(p.before_per_month_usd, p.after_per_month_usd, p.change_per_month_usd, "month")
+    return [
+        f"Per day{runs}: {_per(p.before_usd, p.after_usd, p.change_usd, 'day')}.",
+        f"Per 30-day month: {month}.",
+    ]
+
+
+def _runs_text(per_day: PerDay) -> str:
+    """`` (100 runs)``, `` (40 → 60 runs)``: a scenario's ``runs_per_day`` on each side."""
+    runs = [fmt.exact(r) for r in (per_day.runs_before, per_day.runs_after) if r is not None]
+    if len(runs) == 2 and runs[0] == runs[1]:
+        runs = runs[1:]
+    return f" ({f' {ARROW} '.join(runs)} runs)" if runs else ""
 
 
 def _gate_text(gate: Gate) -> str:
@@ -168,24 +192,27 @@ def _footer(report: DiffReport) -> str:
     return f"Both sides priced with {report.price_label} as of {report.as_of}; token counts: {accuracy}."
 
 
+def _per_month(report: DiffReport) -> bool:
+    return report.totals.per_day is not None or any(s.per_day is not None for s in report.scenarios)
+
+
 # --------------------------------------------------------------------------------------------
 # Rich
 # --------------------------------------------------------------------------------------------
 
 
 def render_diff_table(report: DiffReport) -> RenderableType:
-    """The summary table, then per changed scenario its input changes and per-request table, then gates."""
+    """The summary table, then per changed scenario its input changes and per-request table, then
+    gates. Tables are laid out for the width they are printed at (render.fit): the scenario, its
+    cost after and the change always shown, token columns dropped first."""
     parts: list[RenderableType] = [_summary_table(report)]
     change, rest = _headline(report)
-    lines = [change + rest]
-    per_day = _per_day_text(report.totals.per_day)
-    if per_day:
-        lines.append(per_day)
+    lines = [change + rest, *_per_day_lines(report.totals.per_day)]
     parts.append(Text("\n".join(lines)))
     for s in report.changed:
         if s.status == "changed":  # added or removed: one side only, as `agentcost estimate` shows it
             parts.append(Text(""))
-            parts.append(_scenario_section(report, s))
+            parts.append(_scenario_section(s))
     gates = diff_gates(report)
     if gates:
         gate_lines = [("✗ FAILED " if g.tripped else "✓ ok ") + _gate_text(g) for g in gates]
@@ -195,38 +222,55 @@ def render_diff_table(report: DiffReport) -> RenderableType:
     return Group(*parts)
 
 
-def _summary_table(report: DiffReport) -> Table:
+def _summary_table(report: DiffReport) -> FitTable:
+    """A row per scenario: the cost of one run before and after and the change; with
+    ``runs_per_day``, the head side's cost per month and its change too."""
     t = report.totals
     several = t.scenarios > 1
-    per_month = t.per_day is not None or any(s.per_day is not None for s in report.scenarios)
-    table = Table(
-        title=rich(f"agentcost diff: {report.base_label} {ARROW} {report.head_label}", "table.title"),
-        title_justify="left",
-        show_footer=several,
-        header_style="bold",
-    )
-    table.add_column("scenario", footer=f"total ({t.scenarios} scenarios)" if several else "")
-    table.add_column("model")
-    table.add_column("before", justify="right", footer=fmt.usd(t.before_usd))
-    table.add_column("after", justify="right", footer=fmt.usd(t.after_usd))
-    table.add_column("change", justify="right", footer=_change_usd(t.change.cost_usd))
-    table.add_column("%", justify="right", footer=signed_percent(t.change_fraction))
+    per_month = _per_month(report)
+    before, after = fmt.usd_pair(t.before_usd, t.after_usd)
+    columns = [
+        Col(
+            "scenario",
+            justify="left",
+            text=True,
+            footer=f"total ({t.scenarios} scenarios)" if several else "",
+        ),
+        Col(
+            "model",
+            justify="left",
+            text=True,
+            drop=1 if any(ARROW in s.model for s in report.scenarios) else 4,
+        ),
+        Col("before", drop=2, footer=before),
+        Col("after", footer=after),
+        Col("change", footer=fmt.signed_usd(t.change.cost_usd)),
+        Col("%", drop=3, footer=signed_percent(t.change_fraction)),
+    ]
     if per_month:
-        footer = signed_usd(t.per_day.change_per_month_usd, 2) if t.per_day is not None else "-"
-        table.add_column("per month", justify="right", footer=footer)
+        p = t.per_day
+        columns += [
+            Col("per month", drop=2, footer=fmt.usd(None if p is None else p.after_per_month_usd)),
+            Col("Δ per month", drop=1, footer="-" if p is None else fmt.signed_usd(p.change_per_month_usd)),
+        ]
+    rows: list[list[str | Text]] = []
     for s in report.scenarios:
+        b, a = _usd_pair(s.before_usd, s.after_usd)
         row: list[str | Text] = [
             rich(s.path),
-            rich(s.model.replace("->", ARROW)),
-            fmt.usd(s.before_usd),
-            fmt.usd(s.after_usd),
-            _change_usd(s.change.cost_usd),
+            rich(s.model),
+            b,
+            a,
+            fmt.signed_usd(s.change.cost_usd),
             _percent_cell(s),
         ]
         if per_month:
-            row.append(signed_usd(s.per_day.change_per_month_usd, 2) if s.per_day is not None else "-")
-        table.add_row(*row)
-    return table
+            p = s.per_day
+            row.append(fmt.usd(None if p is None else p.after_per_month_usd))
+            row.append("-" if p is None else fmt.signed_usd(p.change_per_month_usd))
+        rows.append(row)
+    title = rich(f"agentcost diff: {report.base_label} {ARROW} {report.head_label}", "table.title")
+    return FitTable(columns, rows, title=title, show_footer=several)
 
 
 def _delta(n: int) -> str:
@@ -246,6 +290,7 @@ def _wide_cells(
     def value(side: RequestLine | Totals | None, attr: str) -> str:
         return "-" if side is None else fmt.tokens(int(getattr(side, attr)))
 
+    b, a = _usd_pair(None if before is None else before.cost_usd, None if after is None else after.cost_usd)
     return [
         index,
         label,
@@ -255,30 +300,20 @@ def _wide_cells(
         _delta(change.cache_read_tokens),
         value(after, "output_tokens"),
         _delta(change.output_tokens),
-        fmt.usd(None if before is None else before.cost_usd),
-        fmt.usd(None if after is None else after.cost_usd),
-        _change_usd(change.cost_usd),
+        b,
+        a,
+        fmt.signed_usd(change.cost_usd),
     ]
 
 
-def _scenario_section(report: DiffReport, s: ScenarioDiff) -> RenderableType:
-    mark = "*" if report.approximate else ""
-    heading = f"{_scenario_title(s)}: {s.status}"
-    lines = [heading, *(f"  {c.text}" for c in s.inputs)]
-    table = Table(header_style="bold", show_footer=True)
-    names = [
-        "#",
-        "model did",
-        f"input{mark}",
-        "Δ",
-        "cached",
-        "Δ",
-        f"output{mark}",
-        "Δ",
-        "$ before",
-        "$ after",
-        "Δ $",
-    ]
+def _scenario_section(s: ScenarioDiff) -> RenderableType:
+    mark = "*" if _approximate(s) else ""
+    heading = Text(plain(f"{_scenario_title(s)}: {s.status}"))
+    lines = [c.text for c in s.inputs]
+    if s.per_day is not None:
+        lines += _per_day_lines(s.per_day, _runs_text(s.per_day))
+    # indented by two, wrapped lines too (names from files in them: one line each, shown escaped)
+    details = Padding(Text("\n".join(map(plain, lines))), (0, 0, 0, 2), expand=False)
     footers = _wide_cells(
         "",
         "total",
@@ -286,15 +321,38 @@ def _scenario_section(report: DiffReport, s: ScenarioDiff) -> RenderableType:
         s.head.totals if s.head is not None else None,
         s.change,
     )
-    for name, footer in zip(names, footers, strict=True):
-        if name == "model did":
-            table.add_column(name, footer=footer)
-        else:
-            table.add_column(name, justify="right", footer=footer, no_wrap=True)
-    for r in s.requests:
-        label = rich(r.label.replace("->", ARROW))
-        table.add_row(*_wide_cells(str(r.index), label, r.before, r.after, r.change))
-    return Group(Text("\n".join(map(plain, lines))), table)
+    # Token columns are dropped before dollars; those of a measure that changed last.
+    c = s.change
+    measures = sorted(
+        ("input", "output", "cached"),
+        key=lambda m: (
+            not {"input": c.input_tokens, "output": c.output_tokens, "cached": c.cache_read_tokens}[m]
+        ),
+    )
+    rank = {m: 2 + 2 * k for k, m in enumerate(measures)}  # a value goes before its change
+    names = [
+        Col("#"),
+        Col("model did", justify="left", text=True, min_width=10),
+        Col(f"input{mark}", drop=rank["input"] + 1),
+        Col("Δ input", drop=rank["input"]),
+        Col("cached", drop=rank["cached"] + 1),
+        Col("Δ cached", drop=rank["cached"]),
+        Col(f"output{mark}", drop=rank["output"] + 1),
+        Col("Δ output", drop=rank["output"]),
+        Col("$ before", drop=1),
+        Col("$ after"),
+        Col("Δ $"),
+    ]
+    columns = [replace(c, footer=f) for c, f in zip(names, footers, strict=True)]
+    rows = [_wide_cells(str(r.index), rich(r.label), r.before, r.after, r.change) for r in s.requests]
+    # A Δ column with no change in any request is left out: it would be blank.
+    keep = [
+        k
+        for k, c in enumerate(columns)
+        if not c.header.startswith("Δ ") or c.header == "Δ $" or any(row[k] for row in rows)
+    ]
+    table = FitTable([columns[k] for k in keep], [[row[k] for k in keep] for row in rows], show_footer=True)
+    return Group(heading, details, table) if lines else Group(heading, table)
 
 
 # --------------------------------------------------------------------------------------------
@@ -310,44 +368,38 @@ def render_diff_markdown(report: DiffReport) -> str:
     """Compact enough for a pull-request comment: headline, summary table, what changed, per-request
     details folded in ``<details>``, gate verdicts."""
     t = report.totals
-    mark = "\\*" if report.approximate else ""
     change, rest = _headline(report)
     lines = [
         f"#### agentcost diff: {markdown_code(report.base_label)} {ARROW} {markdown_code(report.head_label)}",
         "",
         f"**{change}**{rest}",
     ]
-    per_day = _per_day_text(t.per_day)
-    if per_day:
-        lines.append(per_day)
-    per_month = t.per_day is not None or any(s.per_day is not None for s in report.scenarios)
+    lines += _per_day_lines(t.per_day)
+    per_month = _per_month(report)
     header = ["scenario", "model", "before", "after", "change", "%"] + (["per month"] if per_month else [])
     lines += ["", _md_row(header), "|---|---|" + "--:|" * (len(header) - 2)]
     for s in report.scenarios:
+        change = fmt.signed_usd(s.change.cost_usd)
         cells = [
             markdown_code(s.path, table=True),
-            escape_md(s.model.replace("->", ARROW)),
-            fmt.usd(s.before_usd),
-            fmt.usd(s.after_usd),
-            f"**{_change_usd(s.change.cost_usd)}**"
-            if s.status != "unchanged"
-            else _change_usd(s.change.cost_usd),
+            escape_md(s.model),
+            *_usd_pair(s.before_usd, s.after_usd),
+            f"**{change}**" if s.status != "unchanged" else change,
             _percent_cell(s),
         ]
         if per_month:
-            cells.append(signed_usd(s.per_day.change_per_month_usd, 2) if s.per_day is not None else "-")
+            cells.append(_md_month(s.per_day))
         lines.append(_md_row(cells))
     if t.scenarios > 1:
         cells = [
             "**total**",
             "",
-            fmt.usd(t.before_usd),
-            fmt.usd(t.after_usd),
-            f"**{_change_usd(t.change.cost_usd)}**",
+            *fmt.usd_pair(t.before_usd, t.after_usd),
+            f"**{fmt.signed_usd(t.change.cost_usd)}**",
             signed_percent(t.change_fraction),
         ]
         if per_month:
-            cells.append(signed_usd(t.per_day.change_per_month_usd, 2) if t.per_day is not None else "-")
+            cells.append(_md_month(t.per_day))
         lines.append(_md_row(cells))
     changed_inputs = [s for s in report.scenarios if s.inputs]
     if changed_inputs:
@@ -357,6 +409,7 @@ def render_diff_markdown(report: DiffReport) -> str:
     for s in report.changed:
         if s.status != "changed":  # added or removed: one side only, as `agentcost estimate` shows it
             continue
+        mark = "\\*" if _approximate(s) else ""  # this scenario's counts, not another one's
         lines += [
             "",
             f"<details><summary>Per request: <code>{html(s.path)}</code> ({s.status})</summary>",
@@ -382,6 +435,13 @@ def render_diff_markdown(report: DiffReport) -> str:
     for w in report.warnings:
         lines.append(f"> [!WARNING]\n> {escape_md(w)}")
     return "\n".join(lines) + "\n"
+
+
+def _md_month(per_day: PerDay | None) -> str:
+    """The cost per 30-day month before and after, with its change: ``$187.28 → $190.00 (+$2.72)``."""
+    if per_day is None:
+        return "-"
+    return _usd_cell(per_day.before_per_month_usd, per_day.after_per_month_usd, per_day.change_per_month_usd)
 
 
 def _md_gates(gates: tuple[Gate, ...]) -> list[str]:

@@ -1,10 +1,12 @@
 """Tables that fit the terminal they are printed on, and never cut a number.
 
 A :class:`FitTable` is laid out when Rich renders it, for the width it is given (a terminal's, or
-``render_text``'s). Number columns keep their full width; free-text columns fold onto more lines.
-When the columns do not fit, headers take their short forms, then columns are dropped in the order
-their ``drop`` rank says (secondary ones first) and the table says which; when even the essential
-columns do not fit, each row is stacked as ``header: value`` lines. Nothing is ever shown with ``…``.
+``render_text``'s). Number columns keep their full width; free-text columns fold onto more lines,
+between words while that fits (names whole). When the columns do not fit, headers take their short
+forms, then columns are dropped in the order their ``drop`` rank says (secondary ones first) and the
+table says which; then words in text columns may fold; when even the essential columns do not fit,
+each row is stacked as ``header  value`` lines. The title sits above the table, wrapped at the
+page's width. Nothing is ever shown with ``…``.
 """
 
 from __future__ import annotations
@@ -24,14 +26,18 @@ SECTION = None
 """A row of ``None`` in :class:`FitTable` rows draws a section line there."""
 
 _PADDING = 2  # one space either side of every cell
+WORD_CAP = 24
+"""A text column is kept wide enough for its longest word up to this many cells (a tool or model
+name stays whole); a longer word folds."""
 
 
 @dataclass(frozen=True)
 class Col:
     """One column. ``drop`` 0 is always shown; higher ranks are dropped first when space is short.
     ``text`` columns hold free text (names, labels) that may fold onto several lines, no narrower
-    than ``min_width``; all other columns are as wide as their widest cell, so a number is always
-    whole on one line (their headers may wrap at spaces)."""
+    than ``min_width`` nor than their longest word (up to :data:`WORD_CAP` cells: names stay
+    whole); all other columns are as wide as their widest cell, so a number is always whole on one
+    line (their headers wrap at spaces when there is no room to keep them on one line)."""
 
     header: str
     short: str | None = None
@@ -48,8 +54,9 @@ def _width(cell: Cell) -> int:
     return max((cell_len(line) for line in plain.split("\n")), default=0)
 
 
-def _longest_word(header: str) -> int:
-    return max((cell_len(w) for w in header.split()), default=0)
+def _longest_word(text: Cell) -> int:
+    plain = text.plain if isinstance(text, Text) else text
+    return max((cell_len(w) for w in plain.split()), default=0)
 
 
 @dataclass(frozen=True)
@@ -88,42 +95,65 @@ class FitTable:
     def _natural(self, i: int, short: bool) -> int:
         """The width column ``i`` needs to show every cell whole (text columns: their widest cell)."""
         col = self.columns[i]
-        header = col.short if short and col.short else col.header
+        header = self._header(i, short)
         cells = [r[i] for r in self.rows if r is not None]
         if self.show_footer:
             cells.append(col.footer)
         return max([_longest_word(header), *map(_width, cells), 1])
 
-    def _need(self, i: int, short: bool) -> int:
+    def _header(self, i: int, short: bool) -> str:
+        col = self.columns[i]
+        return col.short if short and col.short else col.header
+
+    def _need(self, i: int, short: bool, words: bool) -> int:
+        """The narrowest column ``i`` may be: a number column's natural width; a text column's
+        ``min_width`` (widened to its longest word when ``words``: names whole), never wider than
+        its natural width."""
         natural = self._natural(i, short)
         col = self.columns[i]
         if col.text:
-            header = col.short if short and col.short else col.header
-            return min(natural, max(col.min_width, _longest_word(header)))
+            word = 0
+            if words:
+                cells = [r[i] for r in self.rows if r is not None]
+                if self.show_footer:
+                    cells.append(col.footer)
+                word = min(WORD_CAP, max(map(_longest_word, cells), default=0))
+            return min(natural, max(col.min_width, _longest_word(self._header(i, short)), word))
         return natural
 
     def plan(self, width: int) -> _Plan | None:
         """The columns and widths that fit ``width`` cells, or None when even the essential columns
-        do not (the table is then stacked)."""
+        do not (the table is then stacked). Text columns keep their words whole if that fits with
+        the essential columns; else their words may fold."""
         shown = list(range(len(self.columns)))
         dropped: list[str] = []
-        while True:
-            for short in (False, True):
-                needs = [self._need(i, short) for i in shown]
-                chrome = len(shown) * _PADDING + len(shown) + 1
-                if sum(needs) + chrome <= width:
-                    return self._widen(shown, needs, width - chrome, short, dropped)
-            droppable = [i for i in shown if self.columns[i].drop > 0]
-            if not droppable:
-                return None
-            worst = max(droppable, key=lambda i: (self.columns[i].drop, i))
-            shown.remove(worst)
-            dropped.append(self.columns[worst].header)
+        for words in (True, False):  # the second pass starts from the essential columns alone
+            while True:
+                for short in (False, True):
+                    needs = [self._need(i, short, words) for i in shown]
+                    chrome = len(shown) * _PADDING + len(shown) + 1
+                    if sum(needs) + chrome <= width:
+                        return self._widen(shown, needs, width - chrome, short, dropped)
+                droppable = [i for i in shown if self.columns[i].drop > 0]
+                if not droppable:
+                    break
+                worst = max(droppable, key=lambda i: (self.columns[i].drop, i))
+                shown.remove(worst)
+                dropped.append(" ".join(self.columns[worst].header.split()))
+        return None
 
     def _widen(self, shown: list[int], needs: list[int], room: int, short: bool, dropped: list[str]) -> _Plan:
-        """Give the room left to text columns, up to their natural widths, left to right."""
+        """Spend the room left: first on the number columns' headers, if it keeps all of them on one
+        line; then on the text columns, up to their natural widths, left to right."""
         widths = list(needs)
         spare = room - sum(needs)
+        extras = [
+            0 if self.columns[i].text else max(0, _width(self._header(i, short)) - widths[k])
+            for k, i in enumerate(shown)
+        ]
+        if sum(extras) <= spare:
+            widths = [w + e for w, e in zip(widths, extras, strict=True)]
+            spare -= sum(extras)
         for k, i in enumerate(shown):
             if self.columns[i].text and spare > 0:
                 extra = min(spare, self._natural(i, short) - widths[k])
@@ -138,9 +168,9 @@ class FitTable:
         if plan is None:
             yield from self._stacked()
             return
+        if self.title is not None:  # above the table, wrapped at the page's width, not the table's
+            yield self.title if isinstance(self.title, Text) else Text(self.title, style="table.title")
         table = Table(
-            title=self.title,
-            title_justify="left",
             show_footer=self.show_footer,
             header_style="bold",
             box=box.HEAVY_HEAD,
@@ -148,7 +178,7 @@ class FitTable:
         for i, w in zip(plan.columns, plan.widths, strict=True):
             col = self.columns[i]
             table.add_column(
-                col.short if plan.short and col.short else col.header,
+                self._header(i, plan.short),
                 justify=col.justify,
                 width=w,
                 overflow="fold",
@@ -170,22 +200,23 @@ class FitTable:
             )
 
     def _stacked(self) -> RenderResult:
-        """Each row as ``header: value`` lines: every value whole at any width."""
+        """Each row as ``header  value`` lines, a value folding under itself: every value whole."""
         if self.title is not None:
-            yield self.title if isinstance(self.title, Text) else Text(self.title)
-        label = max(cell_len(c.header) for c in self.columns)
+            yield self.title if isinstance(self.title, Text) else Text(self.title, style="table.title")
+        grid = Table.grid(padding=(0, 2, 0, 0))
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column(overflow="fold")
+        names = [" ".join(c.header.split()) for c in self.columns]
         blocks = [r for r in self.rows if r is not None]
         if self.show_footer:
             blocks.append([c.footer for c in self.columns])
         for n, row in enumerate(blocks):
             if n:
-                yield Text("")
-            for col, cell in zip(self.columns, row, strict=True):
-                if not _width(cell):
-                    continue
-                line = Text(f"{col.header:<{label}}  ", style="bold")
-                line.append_text(cell if isinstance(cell, Text) else Text(cell))
-                yield line
+                grid.add_row("", "")
+            for name, cell in zip(names, row, strict=True):
+                if _width(cell):
+                    grid.add_row(name, cell)
+        yield grid
 
 
 def abbreviated(col: Col, short: str) -> Col:

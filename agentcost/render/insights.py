@@ -14,11 +14,11 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from agentcost.infra.text import markdown, plain, rich
 from agentcost.loop.insights import Checks, Insights, Lever
+from agentcost.render.fit import Cell, Col, FitTable
 from agentcost.render.output import with_section
 from agentcost.report import fmt
 from agentcost.report.estimate import Report
@@ -71,10 +71,10 @@ def lever_text(lever: Lever, base_usd: Decimal, show: Callable[[str], str] = pla
     """``defer 31 unused tools: −$0.0410 per task (−22.0%), $0.1452 instead of $0.1862``: the lever's
     total instead of the run's (``Insights.base_usd``, which ``saved_usd`` is measured from); ``show``
     writes its description, which may name models and tools."""
+    cost, base = fmt.usd_pair(lever.cost_usd, base_usd)
     text = (
         f"{show(lever.description)}: {MINUS}{fmt.usd(lever.saved_usd)} per task"
-        f" ({MINUS}{fmt.percent(lever.saved_fraction)}), {fmt.usd(lever.cost_usd)}"
-        f" instead of {fmt.usd(base_usd)}"
+        f" ({MINUS}{fmt.percent(lever.saved_fraction)}), {cost} instead of {base}"
     )
     if lever.tradeoff:
         text += f" [{show(lever.tradeoff)}]"
@@ -88,32 +88,36 @@ _NO_LEVERS = "No single change priced here makes this run cheaper."
 
 
 def render_insights_rich(insights: Insights) -> RenderableType:
-    checks = Table(title="Insights", title_justify="left", header_style="bold")
-    checks.add_column("check")
-    checks.add_column("per task")
-    for name, value in check_lines(insights.checks):
-        checks.add_row(name, rich(value))
+    checks = FitTable(
+        [Col("check", justify="left", text=True), Col("per task", justify="left", text=True)],
+        [[name, rich(value)] for name, value in check_lines(insights.checks)],
+        title=Text("Insights", style="table.title"),
+    )
     if not insights.levers:
         return Group(checks, Text(_NO_LEVERS))
-    levers = Table(
-        title="Levers (each re-estimated with one change), best first",
-        title_justify="left",
-        header_style="bold",
-    )
-    levers.add_column("#", justify="right")
-    levers.add_column("change")
-    levers.add_column("saved", justify="right")
-    levers.add_column("%", justify="right")
-    levers.add_column("new total", justify="right")
+    rows: list[list[Cell]] = []
     for n, lever in enumerate(insights.levers, 1):
         change = lever.description + (f" [{lever.tradeoff}]" if lever.tradeoff else "")
-        levers.add_row(
-            str(n),
-            rich(change),
-            f"{MINUS}{fmt.usd(lever.saved_usd)}",
-            f"{MINUS}{fmt.percent(lever.saved_fraction)}",
-            fmt.usd(lever.cost_usd),
+        rows.append(
+            [
+                str(n),
+                rich(change),
+                f"{MINUS}{fmt.usd(lever.saved_usd)}",
+                f"{MINUS}{fmt.percent(lever.saved_fraction)}",
+                fmt.usd(lever.cost_usd),
+            ]
         )
+    levers = FitTable(  # what each change saves is the answer: a narrow terminal drops new total, then %
+        [
+            Col("#"),
+            Col("change", justify="left", text=True),
+            Col("saved"),
+            Col("%", drop=1),
+            Col("new total", drop=2),
+        ],
+        rows,
+        title=Text("Levers (each re-estimated with one change), best first", style="table.title"),
+    )
     return Group(checks, levers)
 
 

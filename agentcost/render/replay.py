@@ -14,15 +14,17 @@ from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
+from rich.text import Text
 
 from agentcost.infra.text import CsvWriter, markdown_code, plain, rich
 from agentcost.infra.text import markdown as escape_md
+from agentcost.render.fit import SECTION, Col, FitTable
 from agentcost.render.output import Renderers
 from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
 from agentcost.replay import FORMATS
 from agentcost.replay.model import ReplayReport, ReplayRequest
 from agentcost.report import fmt
-from agentcost.report.fmt import exact
+from agentcost.report.fmt import ARROW, exact
 
 HEADERS = ("#", "line", "tool", "in (ours)", "in (reported)", "error", "out (ours)",
            "out (reported)", "result", "priced from", "cost", "running")  # fmt: skip
@@ -65,7 +67,7 @@ def _total_row(report: ReplayReport) -> list[str]:
         fmt.tokens(t.reported_output),
         "",
         t.priced_from.replace("reported ", ""),
-        fmt.usd(t.cost_usd, 5),
+        fmt.usd(t.cost_usd),
         "",
     ]
 
@@ -73,11 +75,15 @@ def _total_row(report: ReplayReport) -> list[str]:
 def _summary(report: ReplayReport, show: Callable[[str], str] = plain) -> list[tuple[str, str]]:
     """(what, value) lines below the table; ``show`` writes the names from the log in them."""
     t, p = report.totals, report.prices
+    cost = fmt.usd(t.cost_usd)
+    reported = None
+    if t.reported_cost_usd is not None:
+        cost, reported = fmt.usd_pair(t.cost_usd, t.reported_cost_usd)
     rates = f"{fmt.rate(p.input_mtok)} in, {fmt.rate(p.output_mtok)} out"
     share = "not recorded" if report.cached_share is None else fmt.percent(report.cached_share)
     lines = [
         ("log", f"{show(report.path)} ({report.format}, {t.requests} requests)"),
-        ("model", f"{show(report.model)} → {show(p.model_id)} ({rates})"),
+        ("model", f"{show(report.model)} {ARROW} {show(p.model_id)} ({rates})"),
         ("counted with", show(report.counting) + (" (approximate)" if report.approximate else "")),
         (
             "input tokens",
@@ -91,10 +97,10 @@ def _summary(report: ReplayReport, show: Callable[[str], str] = plain) -> list[t
         ),
         (t.gap_label, "-" if t.gap is None else f"{t.gap:,} tokens"),
         ("cached share of input", share),
-        ("cost", f"{fmt.usd(t.cost_usd, 5)} (priced from {t.priced_from})"),
+        ("cost", f"{cost} (priced from {t.priced_from})"),
     ]
-    if t.reported_cost_usd is not None:
-        lines.append(("cost the agent reported", fmt.usd(t.reported_cost_usd, 5)))
+    if reported is not None:
+        lines.append(("cost the agent reported", reported))
     f = report.fit
     if f is not None:
         r2 = "-" if f.r_squared is None else f"{f.r_squared:.4f}"
@@ -108,26 +114,42 @@ def _summary(report: ReplayReport, show: Callable[[str], str] = plain) -> list[t
     return lines
 
 
+COLUMNS = (
+    Col("#"),
+    Col("line", drop=6),
+    Col("tool", justify="left", text=True, min_width=8),
+    Col("in (ours)"),
+    Col("in (reported)", short="in (rep.)"),
+    Col("error", drop=1),
+    Col("out (ours)", drop=2),
+    Col("out (reported)", short="out (rep.)", drop=2),
+    Col("result", drop=5),
+    Col("priced from", short="priced", justify="left", text=True, min_width=7, drop=4),
+    Col("cost"),
+    Col("running", drop=3),
+)
+"""The per-request table: our counts beside the reported ones and the cost are kept at any width;
+the log line, result sizes, the price source and the running total are dropped first."""
+
+
 def render_replay_table(report: ReplayReport) -> RenderableType:
-    table = Table(title=rich(f"Replay of {report.path}", "table.title"), title_justify="left")
-    for i, h in enumerate(HEADERS):
-        table.add_column(h, justify="left" if i in (2, 9) else "right", no_wrap=i >= 10, min_width=None)
-    for r in report.requests:
-        table.add_row(*map(rich, _row(r)))
-    table.add_section()
-    table.add_row(*_total_row(report), style="bold")
+    rows: list[list[str | Text] | None] = [[rich(c) for c in _row(r)] for r in report.requests]
+    rows += [SECTION, list(_total_row(report))]
+    styles = [None] * (len(rows) - 1) + ["bold"]
+    title = rich(f"Replay of {report.path}", "table.title")
+    table = FitTable(COLUMNS, rows, title=title, row_styles=styles)
     summary = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
-    summary.add_column(style="bold")
-    summary.add_column()
+    summary.add_column(style="bold", overflow="fold")
+    summary.add_column(overflow="fold")
     for k, v in _summary(report):
         summary.add_row(k, rich(v))
     parts: list[RenderableType] = [table, summary]
     if report.tools:
-        tools = Table(title="Result tokens per tool", title_justify="left")
-        for h in ("tool", "calls", "result tokens", "mean"):
-            tools.add_column(h, justify="left" if h == "tool" else "right")
-        for t in report.tools:
-            tools.add_row(rich(t.tool), str(t.calls), f"{t.result_tokens:,}", f"{t.mean:,.1f}")
+        tools = FitTable(
+            (Col("tool", justify="left", text=True), Col("calls"), Col("result tokens"), Col("mean")),
+            [(rich(t.tool), str(t.calls), f"{t.result_tokens:,}", f"{t.mean:,.1f}") for t in report.tools],
+            title="Result tokens per tool",
+        )
         parts.append(tools)
     for w in report.warnings:
         parts.append(rich(f"warning: {w}", "yellow"))

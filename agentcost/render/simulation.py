@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from rich.console import Group, RenderableType
-from rich.table import Table
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.text import Text
 
 from agentcost.infra.text import markdown_code, plain, rich
 from agentcost.loop.simulate import Simulation, Stat
+from agentcost.render.fit import Col, FitTable
 from agentcost.render.output import with_section
 from agentcost.report import fmt
 from agentcost.report.estimate import Report
@@ -81,19 +81,36 @@ def stat_rows(s: Simulation) -> list[tuple[str, list[str]]]:
 _STAT_HEADERS = ("mean", "p50", "p90", "p99", "max")
 
 
-def histogram_lines(s: Simulation) -> list[str]:
+def histogram_lines(s: Simulation, width: int | None = None) -> list[str]:
+    """One line per bin: its range, a bar and its runs. The longest bar is :data:`BAR` characters,
+    or less when ``width`` (a terminal's) has no room for it (never under 10)."""
     most = max(b.runs for b in s.histogram)
-    lows = [("> " if b.beyond_p99 else "") + fmt.usd(b.low_usd) for b in s.histogram]
-    highs = [fmt.usd(b.high_usd) for b in s.histogram]
+    edges = fmt.usd_series([e for b in s.histogram for e in (b.low_usd, b.high_usd)])
+    lows = [("> " if b.beyond_p99 else "") + low for b, low in zip(s.histogram, edges[::2], strict=True)]
+    highs = edges[1::2]
     left, right = max(map(len, lows)), max(map(len, highs))
+    bar_max = BAR
+    if width is not None:
+        rest = max(len(f" {b.runs:,}" + (" (beyond p99)" if b.beyond_p99 else "")) for b in s.histogram)
+        bar_max = max(10, min(BAR, width - (left + 3 + right + 1) - rest))
     lines = []
     for b, low, high in zip(s.histogram, lows, highs, strict=True):
-        bar = "█" * (round(BAR * b.runs / most) if most else 0)
+        bar = "█" * (round(bar_max * b.runs / most) if most else 0)
         if b.runs and not bar:
             bar = "▏"
         note = " (beyond p99)" if b.beyond_p99 else ""
         lines.append(f"{low:>{left}} {MINUS} {high:<{right}} {bar} {b.runs:,}{note}".rstrip())
     return lines
+
+
+class _Histogram:
+    """The histogram's lines drawn for the width they are printed at (bars shortened to fit)."""
+
+    def __init__(self, s: Simulation) -> None:
+        self.s = s
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text("\n".join(histogram_lines(self.s, options.max_width)))
 
 
 def sensitivity_lines(s: Simulation) -> list[str]:
@@ -116,24 +133,32 @@ _SENSITIVITY_TITLE = "Which input moves p90 cost most (each held at its median i
 
 def render_simulation_rich(s: Simulation) -> RenderableType:
     parts: list[RenderableType] = []
-    stats = Table(title=headline(s), title_justify="left", header_style="bold")
-    stats.add_column("per run")
-    for h in _STAT_HEADERS:
-        stats.add_column(h, justify="right")
-    for name, cells in stat_rows(s):
-        stats.add_row(name, *cells)
+    # p50 and p90 are the answer; a narrow terminal drops max first, then mean, then p99
+    drops = {"mean": 2, "p99": 1, "max": 3}
+    stats = FitTable(
+        [Col("per run", justify="left", text=True, min_width=8)]
+        + [Col(h, drop=drops.get(h, 0)) for h in _STAT_HEADERS],
+        [[name, *cells] for name, cells in stat_rows(s)],
+        title=Text(headline(s), style="table.title"),
+    )
     parts.append(stats)
     parts.append(Text("\n".join(limit_lines(s))))
-    inputs = Table(title="Uncertain inputs", title_justify="left", header_style="bold")
-    inputs.add_column("where")
-    inputs.add_column("line", justify="right")
-    inputs.add_column("distribution")
-    inputs.add_column("median", justify="right")
-    for i in s.inputs:
-        inputs.add_row(rich(i.where), "" if i.line is None else str(i.line), rich(i.text), f"{i.median:,}")
+    inputs = FitTable(
+        [
+            Col("where", justify="left", text=True, min_width=8),
+            Col("line", drop=1),
+            Col("distribution", justify="left", text=True),
+            Col("median"),
+        ],
+        [
+            [rich(i.where), "" if i.line is None else str(i.line), rich(i.text), f"{i.median:,}"]
+            for i in s.inputs
+        ],
+        title=Text("Uncertain inputs", style="table.title"),
+    )
     parts.append(inputs)
     parts.append(Text("Cost per run", style="bold"))
-    parts.append(Text("\n".join(histogram_lines(s))))
+    parts.append(_Histogram(s))
     if s.sensitivity:
         parts.append(Text(_SENSITIVITY_TITLE, style="bold"))
         parts.append(Text("\n".join(map(plain, sensitivity_lines(s)))))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 
 
 def tokens(n: int | None) -> str:
@@ -17,31 +18,52 @@ ARROW = "→"
 """The one arrow of a change, before → after, in every output."""
 
 
+_WIDE = Context(prec=200)  # enough digits to quantize any amount to any places shown
+
+
 def usd(d: Decimal | None, places: int = MONEY_PLACES) -> str:
     """Dollars for people: rounded half-up to 4 decimals; a non-zero amount under $0.0001 keeps two
     significant digits (``$0.000012``) so that it never reads as zero. Reports keep the exact value."""
     if d is None:
         return "-"
     if d and abs(d) < Decimal(1).scaleb(-places):
-        places = max(places, 1 - d.adjusted())  # the second significant digit
-    q = d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+        wider = max(places, 1 - d.adjusted())  # the second significant digit
+        if abs(d.quantize(Decimal(1).scaleb(-wider), ROUND_HALF_UP, _WIDE)) < Decimal(1).scaleb(-places):
+            places = wider  # else it rounds up to the usual last digit: $0.0001, not $0.000100
+    q = d.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP, _WIDE)
     sign = "-" if q < 0 else ""
-    return f"{sign}${abs(q):,.{places}f}"
+    with localcontext(_WIDE):  # format() rounds to the context's precision: keep every digit
+        return f"{sign}${abs(q):,.{places}f}"
 
 
 def usd_pair(a: Decimal, b: Decimal) -> tuple[str, str]:
     """Two amounts compared (a total and its limit, before and after): shown with the usual 4
     decimals, or with as many more as it takes for two different amounts not to read the same."""
+    first, second = usd_series((a, b))
+    return first, second
+
+
+def usd_series(amounts: Sequence[Decimal]) -> list[str]:
+    """Amounts read side by side (a histogram's bin edges): all with the same decimals, the usual 4 or
+    as many more as it takes for different amounts not to read the same (at most 28)."""
     places = MONEY_PLACES
-    while a != b and usd(a, places) == usd(b, places) and places < 28:
+
+    def shown(p: int) -> list[str]:
+        return [usd(d, p) for d in amounts]
+
+    while places < 28 and len(set(shown(places))) < len(set(amounts)):
         places += 1
-    return usd(a, places), usd(b, places)
+    return shown(places)
 
 
 def signed_usd(d: Decimal) -> str:
     """A change in dollars with its sign: ``+$0.0312``, ``-$0.0050``, ``$0.0000``."""
-    text = usd(d)
-    return text if text.startswith("-") or not d else "+" + text
+    return signed(d, usd(d))
+
+
+def signed(d: Decimal, text: str) -> str:
+    """``text`` (``d`` shown by :func:`usd` or :func:`usd_pair`) with a ``+`` when ``d`` is positive."""
+    return "+" + text if d > 0 else text
 
 
 def exact(d: Decimal) -> str:

@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Literal
 
 from agentcost.report.estimate import Report, all_subagents
-from agentcost.report.fmt import exact, percent
+from agentcost.report.fmt import ARROW, percent, signed, usd_pair
 
 if TYPE_CHECKING:
     from agentcost.loop.simulate import Simulation
@@ -48,7 +48,7 @@ def budget_gate(report: Report) -> Gate | None:
         name="budget",
         tripped=b.over,
         message=(
-            f"{report.scenario_path}: {verdict}: estimated ${exact(total)} {relation} ${exact(b.limit_usd)}"
+            f"{report.scenario_path}: {verdict}: estimated {_versus(total, relation, b.limit_usd)}"
             f" ({b.source})"
         ),
         file=report.scenario_path,
@@ -114,8 +114,8 @@ def percentile_budget_gate(report: Report, simulation: Simulation, at: str) -> G
         name="budget",
         tripped=over,
         message=(
-            f"{report.scenario_path}: {verdict} at {at}: simulated ${exact(cost)} {relation} "
-            f"${exact(b.limit_usd)} ({b.source}; {runs})"
+            f"{report.scenario_path}: {verdict} at {at}: simulated {_versus(cost, relation, b.limit_usd)}"
+            f" ({b.source}; {runs})"
         ),
         file=report.scenario_path,
         line=report.budget_line,
@@ -156,7 +156,7 @@ def increase_gates(
                 name="max_increase",
                 tripped=tripped,
                 message=(
-                    f"{label}: cost ${exact(base_usd)} -> ${exact(head_usd)} ({shown})"
+                    f"{label}: cost {_change(base_usd, head_usd)} ({shown})"
                     f" {relation} allowed increase {percent(limits.fraction)}"
                 ),
                 file=file,
@@ -164,20 +164,33 @@ def increase_gates(
         )
     if limits.usd is not None:
         tripped = delta > limits.usd
+        increase, allowed = usd_pair(delta, limits.usd)
         relation = ">" if tripped else "<="
         gates.append(
             Gate(
                 name="max_increase_usd",
                 tripped=tripped,
                 message=(
-                    f"{label}: cost ${exact(base_usd)} -> ${exact(head_usd)}"
-                    f" ({'+' if delta >= 0 else '-'}${exact(abs(delta))})"
-                    f" {relation} allowed increase ${exact(limits.usd)}"
+                    f"{label}: cost {_change(base_usd, head_usd)} ({signed(delta, increase)})"
+                    f" {relation} allowed increase {allowed}"
                 ),
                 file=file,
             )
         )
     return tuple(gates)
+
+
+def _versus(amount: Decimal, relation: str, limit: Decimal) -> str:
+    """``$0.0312 <= $0.1000``: an amount and the limit it is checked against, by the money policy
+    (4 decimals, more only where two different amounts would read the same)."""
+    shown, limit_shown = usd_pair(amount, limit)
+    return f"{shown} {relation} {limit_shown}"
+
+
+def _change(base: Decimal, head: Decimal) -> str:
+    """``$0.0312 → $0.0350``: a cost before and after."""
+    before, after = usd_pair(base, head)
+    return f"{before} {ARROW} {after}"
 
 
 def parse_increase(value: str) -> Decimal:
