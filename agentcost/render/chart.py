@@ -1,46 +1,393 @@
-"""A per-request bar chart: input tokens (cached vs not) and output tokens, drawn with Rich.
+"""Bar charts of dollars for the terminal (``--chart``): per request, per model, per scenario, base vs head.
 
-The bars are scaled to the largest request; the scale factor is a layout choice, not a figure the
-report states, so it lives here.
+Every number a chart shows is a report field, formatted by ``fmt``. The bars are layout: their
+lengths are floats scaled to the longest bar, and a request's bar is split in proportion to what
+its tokens cost at the model's list rates (uncached input, cache reads, cache writes, output; the
+rest of its cost, when the run pays server-tool fees, as fees), stretched to the request's exact
+cost. The report carries each request's cost, not its parts, so the split is drawn, never shown
+as a number. :mod:`agentcost.render.svg` draws the same data as SVG.
 """
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
-from rich.table import Table
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
-from agentcost.infra.text import rich
+from agentcost.infra.text import plain, rich
 from agentcost.report import fmt
-from agentcost.report.estimate import Report
+from agentcost.report.estimate import Report, RequestLine
 
-BAR_WIDTH = 48
-CACHED, UNCACHED, OUTPUT = "█", "▓", "▒"
-
-
-def _bar(cached: int, uncached: int, output: int, scale: float) -> Text:
-    text = Text()
-    text.append(CACHED * round(cached * scale), style="green")
-    text.append(UNCACHED * round(uncached * scale), style="yellow")
-    text.append(OUTPUT * max(1 if output else 0, round(output * scale)), style="magenta")
-    return text
+if TYPE_CHECKING:
+    from agentcost.commands.batch import BatchReport
+    from agentcost.commands.compare import CompareReport
+    from agentcost.commands.diff import DiffReport
+    from agentcost.replay.model import ReplayReport
 
 
-def render_chart(report: Report, width: int = BAR_WIDTH) -> RenderableType:
-    biggest = max((r.total_tokens for r in report.requests), default=0)
-    scale = width / biggest if biggest else 0.0
-    table = Table.grid(padding=(0, 1))
-    table.add_column(justify="right")
-    table.add_column()
-    table.add_column(justify="right")
-    for r in report.requests:
-        table.add_row(
-            str(r.index),
-            _bar(r.cache_read_tokens, r.uncached_input_tokens, r.output_tokens, scale),
-            fmt.tokens(r.total_tokens),
+@dataclass(frozen=True)
+class Part:
+    """One kind of spending in a stacked bar: its name, terminal glyph and style, and SVG colour."""
+
+    label: str
+    glyph: str
+    style: str
+    colour: str  # Okabe-Ito: told apart with the common colour-vision deficiencies
+
+
+PARTS = (
+    Part("input not cached", "▓", "yellow", "#E69F00"),
+    Part("cache read", "█", "green", "#009E73"),
+    Part("cache write", "▒", "cyan", "#56B4E9"),
+    Part("output", "░", "magenta", "#CC79A7"),
+    Part("server-tool fees", "▞", "red", "#D55E00"),
+)
+FEES = 4  # the index of server-tool fees in PARTS
+COST = Part("cost", "█", "blue", "#0072B2")  # an unsplit bar: a model, a scenario, a replayed request
+BASE = Part("base", "▒", "bright_black", "#8C8C8C")  # diff: before the change
+HEAD = Part("head", "█", "blue", "#0072B2")  # diff: after it
+
+
+# --------------------------------------------------------------------------------------------
+# What the charts draw (shared with agentcost.render.svg)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stack:
+    """One request's bar: ``sizes`` per :data:`PARTS` (floats summing to its cost, layout only)
+    and the figures shown, from the report."""
+
+    index: int
+    label: str  # what the request did (tools called), for a tooltip
+    sizes: tuple[float, ...]
+    cost_usd: Decimal
+    running_usd: Decimal
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One horizontal bar: a model, a scenario, or one side of a diff (``cost_usd`` None: absent),
+    and its figure as shown."""
+
+    label: str
+    cost_usd: Decimal | None
+    text: str
+    part: Part = COST
+
+
+@dataclass(frozen=True)
+class Group:
+    """Bars drawn together under one label, with a note (a diff's change)."""
+
+    label: str
+    bars: tuple[Bar, ...]
+    note: str = ""
+
+
+def _rate(report: Report, key: str) -> float:
+    """A rate per token as a float for layout; a price the model lacks is billed as input."""
+    value = report.rates.get(key)
+    if value is None:
+        value = report.rates.get("input")
+    return 0.0 if value is None else float(value) / 1e6
+
+
+def _sizes(report: Report, r: RequestLine, fees: bool) -> tuple[float, ...]:
+    """The request's bar split by :data:`PARTS`, stretched to its exact cost (floats, layout only)."""
+    write = "cache_write_1h" if report.cache_ttl == "1h" else "cache_write"
+    plain_in = max(0.0, float(r.uncached_input_tokens) - float(r.cache_write_tokens))  # layout
+    weights = [
+        plain_in * _rate(report, "input"),
+        float(r.cache_read_tokens) * _rate(report, "cache_read"),
+        float(r.cache_write_tokens) * _rate(report, write),
+        float(r.output_tokens) * _rate(report, "output"),
+        0.0,
+    ]
+    size = float(r.cost_usd)
+    known = sum(weights)
+    if fees and r.tier is None and r.model is None:  # at list rates, the rest of the cost is fees
+        weights[FEES] = max(0.0, size - known)
+        known = sum(weights)
+    if known <= 0.0:
+        weights[FEES if fees else 0] = known = size or 1.0
+    return tuple(w * size / known for w in weights)
+
+
+def stacks(report: Report) -> tuple[Stack, ...]:
+    """A bar per request of an estimate."""
+    fees = report.totals.fees_usd > 0
+    return tuple(
+        Stack(r.index, r.label, _sizes(report, r, fees), r.cost_usd, r.running_usd) for r in report.requests
+    )
+
+
+def replay_stacks(report: ReplayReport) -> tuple[Stack, ...]:
+    """A bar per replayed request, unsplit (the first part holds it all)."""
+    return tuple(
+        Stack(
+            r.index,
+            r.tool or "",
+            (float(r.cost_usd), *(0.0 for _ in PARTS[1:])),
+            r.cost_usd,
+            r.running_usd,
         )
-    legend = Text()
-    legend.append(f"{CACHED} input read from cache  ", style="green")
-    legend.append(f"{UNCACHED} input not cached  ", style="yellow")
-    legend.append(f"{OUTPUT} output", style="magenta")
-    return Group(rich(f"Tokens per request · {report.model_id}", "bold"), table, legend)
+        for r in report.requests
+    )
+
+
+def estimate_title(report: Report) -> str:
+    """``Fix POST /orders validation · claude-sonnet-4-5``"""
+    return f"{report.scenario_name or report.scenario_path} · {report.model_id}"
+
+
+def estimate_caption(report: Report) -> str:
+    """The run's total, and what it holds beyond the bars."""
+    t = report.totals
+    s = "" if t.requests == 1 else "s"
+    parts = [f"Total {fmt.usd(t.cost_usd)} for {t.requests:,} request{s}"]
+    if t.subagent_requests or t.subagents_usd:
+        parts.append(
+            f"{t.subagent_requests:,} of them by subagents, {fmt.usd(t.subagents_usd)}"
+            " (in the running total, not in the bars)"
+        )
+    if t.fees_usd:
+        parts.append(f"server-tool fees {fmt.usd(t.fees_usd)}")
+    if t.explicit_cache_usd:
+        parts.append(f"explicit cache {fmt.usd(t.explicit_cache_usd)} (not in the bars)")
+    return "; ".join(parts) + "."
+
+
+def used_parts(rows: Sequence[Stack]) -> tuple[int, ...]:
+    """The indexes of the parts some bar has (the legend lists only those)."""
+    return tuple(i for i in range(len(PARTS)) if any(s.sizes[i] > 0 for s in rows)) or (0,)
+
+
+def compare_groups(report: CompareReport) -> tuple[Group, ...]:
+    """A bar per model, cheapest first (the report's order)."""
+    return tuple(
+        Group(row.model_id, (Bar(row.model_id, row.cost_usd, fmt.usd(row.cost_usd)),)) for row in report.rows
+    )
+
+
+def batch_groups(report: BatchReport) -> tuple[Group, ...]:
+    """A bar per scenario, in the project's order."""
+    return tuple(
+        Group(row.name, (Bar(row.name, row.cost_usd, fmt.usd(row.cost_usd)),)) for row in report.rows
+    )
+
+
+def diff_groups(report: DiffReport) -> tuple[Group, ...]:
+    """Per scenario, its base and head bars and the change."""
+    from agentcost.commands.diff import signed_percent
+
+    groups = []
+    for s in report.scenarios:
+        change = fmt.signed_usd(s.change.cost_usd)
+        if s.status in ("added", "removed"):
+            change += f" ({s.status})"
+        elif s.change_fraction is not None:
+            change += f" ({signed_percent(s.change_fraction)})"
+        before, after = fmt.usd(s.before_usd), fmt.usd(s.after_usd)
+        if s.before_usd is not None and s.after_usd is not None:
+            before, after = fmt.usd_pair(s.before_usd, s.after_usd)  # two amounts never read the same
+        bars = (Bar("base", s.before_usd, before, BASE), Bar("head", s.after_usd, after, HEAD))
+        groups.append(Group(s.name or s.path, bars, change))
+    return tuple(groups)
+
+
+def diff_title(report: DiffReport) -> str:
+    return f"Cost per run: {report.base_label} {fmt.ARROW} {report.head_label}"
+
+
+def diff_legend(report: DiffReport) -> tuple[Part, Part]:
+    """The two sides, named as the report names them (``base: origin/main``)."""
+    return replace(BASE, label=f"base: {report.base_label}"), replace(
+        HEAD, label=f"head: {report.head_label}"
+    )
+
+
+def diff_caption(report: DiffReport) -> str:
+    from agentcost.commands.diff import signed_percent
+
+    t = report.totals
+    change = fmt.signed_usd(t.change.cost_usd)
+    if t.change_fraction is not None:
+        change += f" ({signed_percent(t.change_fraction)})"
+    before, after = fmt.usd_pair(t.before_usd, t.after_usd)
+    return f"Total {before} {fmt.ARROW} {after}: {change}."
+
+
+def batch_title(report: BatchReport) -> str:
+    if report.project is not None:
+        return f"{report.project.name or report.project.path} · cost per run"
+    return "Cost per run, per scenario"
+
+
+def batch_caption(report: BatchReport) -> str:
+    t = report.totals
+    text = f"Total {fmt.usd(t.cost_usd)} for one run of every scenario"
+    if t.cost_per_month_usd is not None:
+        text += f"; {fmt.usd(t.cost_per_month_usd)} per month"
+    return text + "."
+
+
+def compare_title(report: CompareReport) -> str:
+    return f"{report.scenario_name or report.scenario_path} · cost per run, cheapest first"
+
+
+def compare_caption(report: CompareReport) -> str:
+    best = report.cheapest
+    return f"Cheapest: {best.model_id} at {fmt.usd(best.cost_usd)} per run."
+
+
+# --------------------------------------------------------------------------------------------
+# Drawing in the terminal
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Row:
+    label: str  # a name (left aligned) or a request number (right aligned)
+    sizes: tuple[tuple[float, Part], ...]  # the bar; empty: no bar
+    numbers: tuple[str, ...]  # right-aligned columns after the bar
+    heading: bool = False  # a group's label line: label, then its numbers, no bar
+
+
+class _Chart:
+    """Rows of ``label bar numbers``: the bar takes the width the console leaves, numbers never cut."""
+
+    def __init__(
+        self,
+        title: str,
+        rows: Sequence[_Row],
+        legend: Sequence[Part],
+        caption: str,
+        header: Sequence[str] = (),
+    ) -> None:
+        self.title, self.rows, self.legend, self.caption, self.header = title, rows, legend, caption, header
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        yield Text("")
+        yield rich(self.title, "bold")
+        bars = [r for r in self.rows if not r.heading]
+        columns = max((len(r.numbers) for r in bars), default=0)
+        numbers = [max((cell_len(r.numbers[c]) for r in bars), default=0) for c in range(columns)]
+        if self.header:
+            numbers = [max(n, cell_len(h)) for n, h in zip(numbers, self.header[1:], strict=False)]
+        wanted = max((cell_len(r.label) for r in bars), default=0)
+        fixed = sum(numbers) + columns + 1  # a space before each number column, one after the label
+        label_w = max(1, min(wanted, max(8, width // 3), width - fixed - 8))
+        bar_w = max(1, width - fixed - label_w)
+        top = max((sum(s for s, _ in r.sizes) for r in bars), default=0.0)
+        scale = bar_w / top if top > 0 else 0.0
+        if self.header:
+            line = Text(_fit(self.header[0], label_w).rjust(label_w) + " " + " " * bar_w, style="dim")
+            for head, n in zip(self.header[1:], numbers, strict=False):
+                line.append(" " + head.rjust(n), style="dim")
+            yield line
+        for row in self.rows:
+            yield self._heading(row, width) if row.heading else self._row(row, label_w, bar_w, numbers, scale)
+        if len(self.legend) > 1:
+            key = Text()
+            for n, part in enumerate(self.legend):
+                key.append("  " if n else "")
+                key.append(f"{part.glyph} {plain(part.label)}", style=part.style)
+            yield key
+        if self.caption:
+            yield rich(self.caption)
+
+    @staticmethod
+    def _heading(row: _Row, width: int) -> Text:
+        note = " ".join(row.numbers)
+        room = max(1, width - cell_len(note) - 2)
+        line = Text(_fit(row.label, room), style="bold")
+        if note:
+            line.append("  " + note)
+        return line
+
+    @staticmethod
+    def _row(row: _Row, label_w: int, bar_w: int, numbers: Sequence[int], scale: float) -> Text:
+        label = _fit(row.label, label_w)
+        line = Text((label.rjust if row.label.isdigit() else label.ljust)(label_w) + " ")
+        drawn = 0
+        so_far = 0.0
+        for size, part in row.sizes:
+            so_far += size
+            end = min(bar_w, round(so_far * scale))
+            line.append(part.glyph * (end - drawn), style=part.style)
+            drawn = max(drawn, end)
+        line.append(" " * (bar_w - drawn))
+        for text, n in zip(row.numbers, numbers, strict=False):
+            line.append(" " + text.rjust(n))
+        return line
+
+
+def _fit(label: str, width: int) -> str:
+    """``label`` as plain text in at most ``width`` cells, an ellipsis marking a cut."""
+    text = plain(label)
+    if cell_len(text) <= width:
+        return text
+    out = ""
+    for char in text:
+        if cell_len(out + char) > width - 1:
+            break
+        out += char
+    return out + "…"
+
+
+def _stack_rows(rows: Sequence[Stack]) -> Iterator[_Row]:
+    for s in rows:
+        sizes = tuple((size, part) for size, part in zip(s.sizes, PARTS, strict=True))
+        yield _Row(str(s.index), sizes, (fmt.usd(s.cost_usd), fmt.usd(s.running_usd)))
+
+
+def render_chart(report: Report) -> _Chart:
+    """An estimate: each request's cost stacked by what it paid for, and the running total."""
+    rows = stacks(report)
+    legend = [PARTS[i] for i in used_parts(rows)]
+    return _Chart(
+        f"Cost per request · {estimate_title(report)}",
+        list(_stack_rows(rows)),
+        legend,
+        estimate_caption(report),
+        header=("#", "cost", "running"),
+    )
+
+
+def _group_rows(groups: Sequence[Group]) -> Iterator[_Row]:
+    for g in groups:
+        if len(g.bars) == 1:
+            bar = g.bars[0]
+            size = 0.0 if bar.cost_usd is None else float(bar.cost_usd)
+            yield _Row(g.label, ((size, bar.part),), (bar.text,))
+            continue
+        yield _Row(g.label, (), (g.note,), heading=True)
+        for bar in g.bars:
+            size = 0.0 if bar.cost_usd is None else float(bar.cost_usd)
+            yield _Row(bar.label, ((size, bar.part),), (bar.text,))
+
+
+def compare_chart(report: CompareReport) -> _Chart:
+    """A bar per model: what one run costs, cheapest first."""
+    return _Chart(
+        compare_title(report), list(_group_rows(compare_groups(report))), [COST], compare_caption(report)
+    )
+
+
+def batch_chart(report: BatchReport) -> _Chart:
+    """A bar per scenario: what one run costs."""
+    return _Chart(batch_title(report), list(_group_rows(batch_groups(report))), [COST], batch_caption(report))
+
+
+def diff_chart(report: DiffReport) -> _Chart:
+    """Per scenario, the cost of a run before and after, and the change."""
+    return _Chart(
+        diff_title(report), list(_group_rows(diff_groups(report))), diff_legend(report), diff_caption(report)
+    )

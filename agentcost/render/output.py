@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console, Group, RenderableType
 
@@ -41,7 +42,9 @@ class Renderers:
     markdown: Callable[[Any], str]
     csv: Callable[[Any], str]
     total: Callable[[Any], Decimal]  # what --quiet prints
-    chart: Callable[[Any], RenderableType] | None = None
+    chart: Callable[[Any], RenderableType] | None = None  # --chart, in the terminal
+    svg: Callable[[Any], str] | None = None  # --format svg: a chart as an SVG document
+    verbose: Callable[[Any], RenderableType] | None = None  # --verbose: ``rich`` with every detail
 
 
 _REGISTRY: dict[type, Renderers] = {}
@@ -61,6 +64,15 @@ _MODULES = {
     "ExplainedReport": "agentcost.render.insights",  # estimate --explain
     "SimulatedReport": "agentcost.render.simulation",  # estimate --simulate
     "ReplayReport": "agentcost.render.replay",
+}
+
+# The charts of those kinds (agentcost.render.chart for --chart, agentcost.render.svg for --format
+# svg), added to a kind's renderers where its module leaves them out.
+_CHARTS = {
+    "BatchReport": ("batch_chart", "batch_svg"),
+    "CompareReport": ("compare_chart", "compare_svg"),
+    "DiffReport": ("diff_chart", "diff_svg"),
+    "ReplayReport": (None, "replay_svg"),
 }
 
 
@@ -103,6 +115,16 @@ def with_section(
         own = base(report).chart
         return Text("") if own is None else own(inner(report))
 
+    def verbose(report: Any) -> RenderableType:
+        own = base(report).verbose or base(report).rich
+        return Group(own(inner(report)), Text(""), as_rich(section(report)))
+
+    def svg(report: Any) -> str:
+        own = base(report).svg
+        if own is None:
+            raise TypeError(f"no SVG renderer for {type(inner(report)).__name__}")
+        return own(inner(report))
+
     return Renderers(
         kind=kind,
         body=lambda r: {**base(r).body(inner(r)), key: as_dict(section(r))},
@@ -111,16 +133,18 @@ def with_section(
         csv=csv if csv is not None else lambda r: base(r).csv(inner(r)),
         total=total if total is not None else lambda r: base(r).total(inner(r)),
         chart=chart,
+        svg=svg,
+        verbose=verbose,
     )
 
 
-def _lazy(module: str, name: str) -> Callable[[Any], Any]:
-    """``module.name(report)``, importing the module on the first call (one format's renderer)."""
+def _lazy(module: str, name: str, **options: Any) -> Callable[[Any], Any]:
+    """``module.name(report, **options)``, importing the module on the first call (one format's renderer)."""
 
     def call(report: Any) -> Any:
         import importlib
 
-        return getattr(importlib.import_module(module), name)(report)
+        return getattr(importlib.import_module(module), name)(report, **options)
 
     return call
 
@@ -136,6 +160,8 @@ def _register_estimate(report_type: type) -> None:
             csv=_lazy("agentcost.render.csvfmt", "render_csv"),
             total=lambda r: r.totals.cost_usd,
             chart=_lazy("agentcost.render.chart", "render_chart"),
+            svg=_lazy("agentcost.render.svg", "estimate_svg"),
+            verbose=_lazy("agentcost.render.table", "render_table", verbose=True),
         ),
     )
 
@@ -146,12 +172,17 @@ def _register_module(name: str) -> None:
 
     module = importlib.import_module(name)
     report_type, renderers = module.RENDERERS
+    chart, svg = _CHARTS.get(report_type.__name__, (None, None))
+    if renderers.chart is None and chart is not None:
+        renderers = replace(renderers, chart=_lazy("agentcost.render.chart", chart))
+    if renderers.svg is None and svg is not None:
+        renderers = replace(renderers, svg=_lazy("agentcost.render.svg", svg))
     register(report_type, renderers)
 
 
-def renderable(report: object, *, chart: bool = False) -> RenderableType:
+def renderable(report: object, *, chart: bool = False, verbose: bool = False) -> RenderableType:
     r = renderers_for(report)
-    parts: list[RenderableType] = [r.rich(report)]
+    parts: list[RenderableType] = [(r.verbose if verbose and r.verbose is not None else r.rich)(report)]
     if chart and r.chart is not None:
         parts.append(r.chart(report))
     return Group(*parts) if len(parts) > 1 else parts[0]
@@ -164,45 +195,71 @@ def render_text(
     gates: Sequence[Gate] = (),
     chart: bool = False,
     width: int = 110,
+    colour: Literal["standard", "256", "truecolor"] | None = None,
+    verbose: bool = False,
 ) -> str:
-    """The report as text in ``fmt`` (for the table: plain text without colours). Renderers show data
-    through :mod:`agentcost.infra.text`; the whole text then passes its :func:`~agentcost.infra.text.guard`:
+    """The report as text in ``fmt`` (for the table: plain text, or with ``colour``'s colour codes,
+    :func:`guard_styled`; ``colour`` counts for the table only). Renderers show data through
+    :mod:`agentcost.infra.text`; the whole text then passes its :func:`~agentcost.infra.text.guard`:
     no control or bidi character, and no line that could start a GitHub workflow command."""
     from agentcost.infra.text import guard
     from agentcost.render.jsonfmt import dumps, envelope
 
     r = renderers_for(report)
+    if fmt is Format.svg and r.svg is not None:
+        return guard(r.svg(report), "svg")  # a chart; every label from a user file escaped for XML
     if fmt is Format.json:
         return dumps(envelope(r.kind, r.body(report), gates))  # dumps guards its text
     if fmt is Format.markdown:
         return guard(r.markdown(report), "markdown")
     if fmt is Format.csv:
         return guard(r.csv(report), "csv")
+    styled = colour is not None and fmt is Format.table
+    buffer = io.StringIO()
     console = Console(
-        file=io.StringIO(),
+        file=buffer,
         width=width,
         record=True,
-        force_terminal=fmt is Format.svg,
-        color_system="truecolor" if fmt is Format.svg else None,
+        force_terminal=fmt is Format.svg or styled,
+        color_system="truecolor" if fmt is Format.svg else colour if styled else None,
+        no_color=False if styled else None,
     )
-    console.print(renderable(report, chart=chart or fmt is Format.svg))
+    console.print(renderable(report, chart=chart or fmt is Format.svg, verbose=verbose))
     if fmt is Format.svg:
         return guard(console.export_svg(title="agentcost"), "svg")
+    if styled:
+        return guard_styled(buffer.getvalue())
     return guard(console.export_text(), "text")
 
 
-def print_rich(renderable: RenderableType) -> None:
-    """Print to standard output as ``Console().print`` does (colours on a terminal), through
-    :func:`agentcost.infra.text.guard`: a line Rich wrapped cannot start a workflow command in a CI log.
-    For output written straight to the console (``agentcost models``, ``agentcost prices``)."""
+def print_rich(
+    renderable: RenderableType, *, colour: Literal["standard", "256", "truecolor"] | None = None
+) -> None:
+    """Print to standard output as ``Console().print`` does, in ``colour`` (``None``: none; the CLI
+    decides, :mod:`agentcost.cli_colour`), through :func:`guard_styled`: a line Rich wrapped cannot
+    start a workflow command in a CI log. For output written straight to the console (``agentcost
+    models``, ``agentcost prices``)."""
     import sys
 
-    from agentcost.infra.text import guard
-
-    console = Console()
+    console = Console(force_terminal=colour is not None, color_system=colour, no_color=colour is None)
     with console.capture() as captured:
         console.print(renderable)
-    sys.stdout.write(guard(captured.get(), "terminal"))
+    sys.stdout.write(guard_styled(captured.get()))
+
+
+_SGR = re.compile("\x1b\\[[0-9;]*m")  # Select Graphic Rendition: the colour codes Rich writes
+
+
+def guard_styled(text: str) -> str:
+    """A console's output, colour codes and all, through :func:`~agentcost.infra.text.guard`: as it
+    is when its colour codes are its only control characters and the text without them needs no
+    escaping (renderers escaped every text from a file); otherwise that text without colours,
+    guarded. So colour never changes the text, and nothing but colour codes reaches a terminal."""
+    from agentcost.infra.text import guard
+
+    visible = _SGR.sub("", text)
+    safe = guard(visible, "text")
+    return text if safe == visible else safe
 
 
 def quiet_total(report: object) -> str:
