@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from agentcost.cli_colour import echo_err
 from agentcost.cli_options import (
     AllowPathOpt,
     AsOfOpt,
@@ -60,6 +61,7 @@ from agentcost.cli_output import (
     simulated,
     write_report,
 )
+from agentcost.cli_progress import working
 from agentcost.errors import InputError, one_line
 from agentcost.render.output import Format
 
@@ -91,7 +93,7 @@ def _fail(message: str | InputError, *options: str) -> typer.Exit:
     (``as_of``, ``model``...), named in the line by the command's flags (``--as-of``, ``--model``)."""
     if isinstance(message, InputError):
         message = str(flagged(message, options))
-    typer.echo(f"agentcost: error: {one_line(message)}", err=True)
+    echo_err(f"agentcost: error: {one_line(message)}")
     return typer.Exit(code=2)
 
 
@@ -108,7 +110,8 @@ def estimate(
         list[Path],
         typer.Argument(
             metavar="SCENARIO...",
-            help="Scenario YAML files (see docs/scenario.md), or a project file (docs/project.md).",
+            help="Scenario YAML files, or a project file that lists scenarios (agentcost schema prints the"
+            " scenario format).",
         ),
     ],
     format_: FormatOpt = Format.table,
@@ -132,7 +135,8 @@ def estimate(
             "--simulate",
             metavar="N",
             help="Monte Carlo: N runs drawing the scenario's distributions; percentiles, a histogram"
-            " and the inputs that move p90 most (one scenario; see docs/uncertainty.md).",
+            " and the inputs that move p90 most (one scenario, its counts or sizes written as distributions,"
+            " e.g. repeat: {triangular: [4, 6, 12]}).",
         ),
     ] = None,
     seed: Annotated[
@@ -150,6 +154,9 @@ def estimate(
     ] = None,
     allow_path: AllowPathOpt = None,
     max_input_bytes: MaxInputBytesOpt = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", metavar="", help="All assumptions and their sources.")
+    ] = False,
 ) -> None:
     """Estimate scenarios: a row per billed request, totals, and the assumptions behind them.
 
@@ -157,7 +164,7 @@ def estimate(
     """
     from agentcost.loop.options import parse_as_of
 
-    out = Output(format_, output, summary, quiet, chart)
+    out = Output(format_, output, summary, quiet, chart, verbose=verbose)
     overrides = tuple(set_ or ())
     try:
         set_input_policy(ctx, allow_path, max_input_bytes)
@@ -175,7 +182,7 @@ def estimate(
             est = estimate_scenario(
                 loaded, as_of=when, model=model, budget_usd=limit, service_tier=tier, user_prices=user_prices
             )
-            report = build_report(est)
+            report = build_report(est, overrun=simulate is None and at is None)  # --simulate says it
             gates = estimate_gates(report)
             simulating = simulate is not None or at is not None
             replayable = not from_stdin(scenarios[0])  # standard input differs from run to run
@@ -196,6 +203,7 @@ def estimate(
                 from agentcost.loop.insights import explain as run_explain
                 from agentcost.render.insights import ExplainedReport
 
+                working("explaining")
                 report = ExplainedReport(report, run_explain(est))  # type: ignore[assignment]
         elif simulate is not None or at is not None:
             raise InputError(
@@ -250,6 +258,7 @@ def compare(
     output: OutputOpt = None,
     summary: SummaryOpt = False,
     quiet: QuietOpt = False,
+    chart: ChartOpt = False,
     set_: SetOpt = None,
     as_of: AsOfOpt = None,
     service_tier: ServiceTierOpt = None,
@@ -265,7 +274,7 @@ def compare(
     from agentcost.loop.options import parse_as_of
     from agentcost.scenario.cache import load_scenario  # the validated scenario, cached on disk
 
-    out = Output(format_, output, summary, quiet, chart=False)
+    out = Output(format_, output, summary, quiet, chart)
     try:
         set_input_policy(ctx, allow_path, max_input_bytes)
         when = parse_as_of(as_of)
@@ -281,7 +290,8 @@ def compare(
         )
         note = skipped_note(chosen.skipped)
         if note is not None:
-            typer.echo(f"agentcost: note: {note}", err=True)
+            echo_err(f"agentcost: note: {note}")
+        working(f"pricing {len(chosen.models)} model{'' if len(chosen.models) == 1 else 's'}")
         report = compare_models(loaded, chosen.models, as_of=when, service_tier=tier, user_prices=user_prices)
         if output is None and not summary and not from_stdin(scenario):  # only on the input files
             from agentcost.replayable import allow_replay
@@ -335,6 +345,7 @@ def diff(
             "--quiet", "-q", metavar="", help="Print only the change of the total in dollars, for scripts."
         ),
     ] = False,
+    chart: ChartOpt = False,
     set_: SetOpt = None,
     budget: BudgetOpt = None,
     as_of: AsOfOpt = None,
@@ -349,7 +360,7 @@ def diff(
     from agentcost.loop.options import parse_as_of
     from agentcost.report.gates import IncreaseLimits, parse_increase
 
-    out = Output(format_, output, summary, quiet, chart=False)
+    out = Output(format_, output, summary, quiet, chart)
     try:
         set_input_policy(ctx, allow_path, max_input_bytes)
         if head is None and base_ref is None:
@@ -413,7 +424,7 @@ def models(
 
         sys.stdout.write(render_models_json(found, as_of=when))
         return
-    from agentcost.render.output import print_rich
+    from agentcost.cli_colour import print_rich
     from agentcost.render.table import render_models
 
     print_rich(render_models(found))
@@ -442,6 +453,9 @@ def prices(
     cache_write_tokens: ExampleCacheWriteOpt = None,
     allow_path: AllowPathOpt = None,
     max_input_bytes: MaxInputBytesOpt = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", metavar="", help="Also sources and genai-prices' notes.")
+    ] = False,
 ) -> None:
     """Show which rates apply to MODEL and where each comes from, with an example request worked out.
 
@@ -478,10 +492,10 @@ def prices(
 
         sys.stdout.write(render_price_sheet_json(sheet))
         return
-    from agentcost.render.output import print_rich
+    from agentcost.cli_colour import print_rich
     from agentcost.render.prices import render_price_sheet
 
-    print_rich(render_price_sheet(sheet))
+    print_rich(render_price_sheet(sheet, verbose=verbose))
 
 
 @app.command(epilog="Example: agentcost replay run.traj --format json")
@@ -632,7 +646,7 @@ def _run(argv: list[str]) -> int:
             message = message.replace("Value error, ", "")  # Typer's wording of a refused choice
             ctx = getattr(err, "ctx", None)  # the (sub)command the error is about
             where = getattr(ctx, "command_path", None) or "agentcost"
-            typer.echo(f"agentcost: error: {one_line(message)} (see '{where} --help')", err=True)
+            echo_err(f"agentcost: error: {one_line(message)} (see '{where} --help')")
         return int(getattr(err, "exit_code", 2))
     except typer.Abort:
         typer.echo("agentcost: aborted", err=True)

@@ -56,9 +56,7 @@ QuietOpt = Annotated[
 ]
 ChartOpt = Annotated[
     bool,
-    typer.Option(
-        "--chart", metavar="", help="Add a per-request bar chart of cached, uncached and output tokens."
-    ),
+    typer.Option("--chart", metavar="", help="Add a bar chart of the costs: per request, model or scenario."),
 ]
 SetOpt = Annotated[
     list[str] | None,
@@ -86,8 +84,7 @@ ExplainOpt = Annotated[
     typer.Option(
         "--explain",
         metavar="",
-        help="Add Insights: six checks and the levers that save most, each re-estimated"
-        " (one scenario only; see docs/insights.md).",
+        help="Add Insights: six checks and the levers that save most, each re-estimated (one scenario only).",
     ),
 ]
 
@@ -118,7 +115,8 @@ PricesOpt = Annotated[
     typer.Option(
         "--prices",
         metavar="FILE",
-        help="A YAML file of your own prices, overriding or adding models (see docs/prices.md).",
+        help="A YAML file of your own prices, overriding or adding models (version: 1, then models: a list"
+        " of id, provider, rates per million tokens such as input_mtok, and source).",
     ),
 ]
 ListFormatOpt = Annotated[
@@ -133,7 +131,7 @@ AllowPathOpt = Annotated[
         "--allow-path",
         metavar="DIR",
         help="Also let files named inside input files ({file: ...}, tools, subagents...) be read from"
-        " DIR (repeatable; see docs/limits.md).",
+        " DIR (repeatable; by default only the directories of the files given, and their git work tree).",
     ),
 ]
 MaxInputBytesOpt = Annotated[
@@ -143,7 +141,7 @@ MaxInputBytesOpt = Annotated[
         metavar="N",
         min=1,
         help="Most characters of text one run may tokenize, after aliases, files and repeats"
-        " (default 67,108,864: 64 MiB; see docs/limits.md).",
+        " (default 67,108,864: 64 MiB).",
     ),
 ]
 

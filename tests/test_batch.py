@@ -159,11 +159,11 @@ def test_budgets_and_gates_of_the_shipped_project(shipped: BatchReport) -> None:
         ("budget", PROJECT, 6, False),  # the project's total
     ]
     assert gates[0].message == (
-        "scenarios/bugfix.yaml: within budget: estimated $0.0312129 <= $0.05 (project)"
+        "scenarios/bugfix.yaml: within budget: estimated $0.0312 <= $0.0500 (project)"
     )
     assert gates[-1].message == (
-        "scenarios/agentcost.yml: within budget: estimated $0.23285795 for one run of each of 3"
-        " scenarios <= $0.25 (project budget_usd)"
+        "scenarios/agentcost.yml: within budget: estimated $0.2329 for one run of each of 3"
+        " scenarios <= $0.2500 (project budget_usd)"
     )
 
 
@@ -196,11 +196,12 @@ def test_a_project_over_its_total_budget_trips_its_gate(tmp_path: Path) -> None:
     assert report.project is not None and report.project.budget is not None
     assert report.project.budget.over and report.project.budget.headroom_usd == Decimal("0.00001") - 2 * one
     gate = batch_gates(report)[-1]
+    assert 2 * one == Decimal("0.00004")  # both amounts under $0.0001: two significant digits each
     assert gate == Gate(
         name="budget",
         tripped=True,
-        message=f"{project}: over budget: estimated ${2 * one} for one run of each of 2 scenarios"
-        " > $0.00001 (project budget_usd)",
+        message=f"{project}: over budget: estimated $0.000040 for one run of each of 2 scenarios"
+        " > $0.000010 (project budget_usd)",
         file=str(project),
         line=2,
     )

@@ -308,14 +308,15 @@ def test_genai_prices_is_imported_lazily() -> None:
 # --- facts.yaml -----------------------------------------------------------------------------
 
 
-def test_every_fact_row_has_a_source_and_a_read_date() -> None:
+def test_every_fact_row_has_a_public_url_and_a_read_date() -> None:
     raw = yaml.safe_load(facts.facts_text())
     assert raw["version"] == 1
     rows = [(name, row) for name, table in raw["tables"].items() for row in table]
     assert len(rows) >= 20
     for name, row in rows:
-        assert isinstance(row["source"], str) and row["source"].strip(), (name, row)
-        assert "http" in row["source"], (name, row)
+        assert isinstance(row["url"], str) and row["url"].startswith("https://"), (name, row)
+        for shown in ("url", "note"):  # what users see cites public pages, never internal notes
+            assert not any(s in row.get(shown, "") for s in ("pricing-facts", "shared/", "§")), (name, row)
         assert isinstance(row["read"], date), (name, row)
         assert date(2026, 1, 1) <= row["read"] <= date(2026, 12, 1), (name, row)
         assert row["provider"] in SUPPORTED_PROVIDERS, (name, row)
@@ -335,7 +336,7 @@ def test_anthropic_tool_prompt_tokens() -> None:
     any_ = facts.anthropic_tool_prompt_tokens("claude-opus-4-8", "any")
     assert auto is not None and auto.value == 290
     assert any_ is not None and any_.value == 410
-    assert "tool-use/overview" in auto.source and "§C.1" in auto.source
+    assert "tool-use/overview" in auto.source and "§C.1" in (auto.provenance or "")
     none = facts.anthropic_tool_prompt_tokens("claude-opus-4-8", "none")
     tool = facts.anthropic_tool_prompt_tokens("claude-opus-4-8", "tool")
     assert (none and none.value, tool and tool.value) == (290, 410)

@@ -109,26 +109,25 @@ def test_table_for_the_bugfix_scenario(
     assert body[8] == ["9", "final answer", "3,416", "3,153", "259", "182", "$0.0047", "$0.0312"]
     assert footer == [["", "total (9 requests)", "21,081", "17,633", "3,412", "868", "$0.0312", ""]]
     header = next(line for line in out.splitlines() if line.startswith("┃"))
-    assert "input*" in header and "output*" in header  # approximate counts are marked
+    assert "input (all)*" in header and "output*" in header  # approximate counts are marked
     assert "Fix POST /orders validation · claude-sonnet-4-5 (anthropic)" in out
-    assert (
-        "Total $0.031213 = input $0.018193 + output $0.013020; 83.6% of input tokens read from cache." in out
-    )
+    assert "Total $0.0312 per run: 9 requests, 83.6% of input tokens read from cache." in out
     assert "Budget $0.1000 (limits.budget_usd): within budget, headroom $0.0688." in out
+    assert f"Prices: genai-prices {genai_prices.__version__}, in force on 2026-11-30." in out
+    assert "Model: Claude Sonnet 4.5" not in out  # a detail: --verbose
+    assert max(len(line) for line in out.splitlines()) <= 120
+    code, out, err = cli(capsys, "estimate", "scenarios/bugfix.yaml", "--as-of", AS_OF, "--verbose")
+    assert "Total $0.0312 = input $0.0182 + output $0.0130." in out
     assert "Model: Claude Sonnet 4.5 [claude-sonnet-4-5], provider anthropic;" in out
-    assert (
-        f"Prices: genai-prices {genai_prices.__version__} (current on 2026-11-30), as of 2026-11-30T00:00:00+00:00."
-        in out
-    )
+    assert "Price data: genai-prices 0.2.3, last known current on 2026-11-30;" in out
     assert (
         "Caching: conversation (provider default), TTL 5m; prefixes under 1,024 tokens are not cached." in out
     )
     assert "Token counts (approximate, marked *):" in out
-    assert max(len(line) for line in out.splitlines()) <= 120
 
 
 def test_table_for_an_exact_openai_count(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = cli(capsys, "estimate", str(SCENARIOS / "research.yaml"), "--as-of", AS_OF)
+    code, out, err = cli(capsys, "estimate", str(SCENARIOS / "research.yaml"), "--as-of", AS_OF, "-v")
     assert (code, err) == (0, "")
     body, footer = table_rows(out)
     assert len(body) == 31 and footer[0][1] == "total (31 requests)" and footer[0][6] == "$0.3236"
@@ -142,7 +141,7 @@ def test_table_states_a_caching_mode_set_in_the_scenario(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     path = write(tmp_path, "version: 1\nmodel: claude-sonnet-4-5\ncaching: none\ntask: hi\nfinal: 10\n")
-    code, out, err = cli(capsys, "estimate", str(path), "--as-of", AS_OF)
+    code, out, err = cli(capsys, "estimate", str(path), "--as-of", AS_OF, "-v")
     assert (code, err) == (0, "")
     assert "Caching: none; prefixes under 1,024 tokens are not cached." in out
     assert "provider default" not in out
@@ -219,6 +218,7 @@ def test_json_report(
         "source": "limits.budget_usd",
         "over": False,
         "headroom_usd": str(Decimal(limit) - Decimal(totals["cost_usd"])),
+        "overrun": None,  # no distributions
     }
     assert data["rounds"] == {"planned": requests - 1, "run": requests - 1, "truncated": False}
     assert data["warnings"] == []
@@ -263,7 +263,7 @@ def test_budget_option_exceeded(capsys: pytest.CaptureFixture[str], monkeypatch:
     assert code == 1
     assert (
         err
-        == "agentcost: gate failed: scenarios/bugfix.yaml: over budget: estimated $0.0312129 > $0.01 (--budget)\n"
+        == "agentcost: gate failed: scenarios/bugfix.yaml: over budget: estimated $0.0312 > $0.0100 (--budget)\n"
     )
     assert "total (9 requests)" in out  # the report is still printed
     assert "Budget $0.0100 (--budget): OVER budget" in out
@@ -278,6 +278,7 @@ def test_budget_option_exceeded_json(capsys: pytest.CaptureFixture[str]) -> None
         "source": "--budget",
         "over": True,
         "headroom_usd": "-0.0212129",
+        "overrun": None,
     }
 
 
@@ -303,7 +304,7 @@ def test_scenario_budget_exceeded(capsys: pytest.CaptureFixture[str], tmp_path: 
     assert code == 1
     assert (
         err
-        == f"agentcost: gate failed: {path}: over budget: estimated $0.00225875 > $0.001 (limits.budget_usd)\n"
+        == f"agentcost: gate failed: {path}: over budget: estimated $0.0023 > $0.0010 (limits.budget_usd)\n"
     )
     assert "OVER budget" in out
 
@@ -501,7 +502,7 @@ def test_over_budget_line_writes_the_limit_as_a_plain_decimal(
         capsys, "estimate", str(write(tmp_path, OK)), "--as-of", AS_OF, "--budget", "0.00000001"
     )
     assert code == 1
-    assert "> $0.00000001 (--budget)" in err
+    assert "> $0.000000010 (--budget)" in err
 
 
 def test_the_command_suggested_for_unknown_models_exists(
@@ -592,7 +593,7 @@ def test_subprocess_over_budget_json() -> None:
     assert proc.returncode == 1, proc.stderr
     (line,) = proc.stderr.splitlines()
     assert line.startswith("agentcost: gate failed: scenarios/bugfix.yaml: over budget: estimated $")
-    assert line.endswith(" > $0.001 (--budget)")
+    assert line.endswith(" > $0.0010 (--budget)")
     data = json.loads(proc.stdout)  # the whole report, whatever Claude counter this Python has
     assert data["version"] == 1 and data["totals"]["requests"] == 9 and data["budget"]["over"] is True
 
@@ -640,7 +641,7 @@ def test_estimate_works_with_the_network_cut_off(tmp_path: Path) -> None:
     assert proc.stderr == ""
     body, footer = table_rows(proc.stdout)
     assert len(body) == 9 and footer[0][1] == "total (9 requests)"
-    assert f"genai-prices {genai_prices.__version__} (current on 2026-11-30), as of 2026-11-30" in proc.stdout
+    assert f"Prices: genai-prices {genai_prices.__version__}, in force on 2026-11-30." in proc.stdout
     assert list(cache.iterdir()) == []  # nothing was downloaded or cached
 
 

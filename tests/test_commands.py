@@ -164,7 +164,7 @@ def test_diff_trips_max_increase_with_exit_1_and_names_the_change(capsys: pytest
     tripped = [g for g in data["gates"] if g["tripped"]]
     assert [g["name"] for g in tripped] == ["max_increase"]
     assert err == (
-        f"agentcost: gate failed: {VARIANT}: cost $0.0312129 -> $0.04591185 (+47.1%) > allowed increase 10.0%\n"
+        f"agentcost: gate failed: {VARIANT}: cost $0.0312 → $0.0459 (+47.1%) > allowed increase 10.0%\n"
     )
     # a generous limit passes; a dollar limit below the change trips
     assert cli(capsys, "diff", BUGFIX, VARIANT, "--max-increase", "50%", "-q")[0] == 0

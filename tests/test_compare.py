@@ -277,7 +277,7 @@ def test_rich_table_fits_110_columns_and_marks_the_cheapest(three: CompareReport
     assert "…" not in text
     assert max(len(line) for line in text.splitlines()) <= 110
     assert "openai · cheapest" in text
-    for figure in ("$0.0109", "$0.0197", "$0.0312", "1.00×", "1.81×", "2.86×", "$0.001212"):
+    for figure in ("$0.0109", "$0.0197", "$0.0312", "1.00×", "1.81×", "2.86×", "$0.0012"):  # per request too
         assert figure in text, figure
     assert "Cheapest of 3 models: gpt-5 (openai) at $0.0109 per run of 9 requests" in text
 

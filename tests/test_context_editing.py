@@ -200,10 +200,10 @@ def test_estimate_reports_the_saving(fixed_terminal: None) -> None:
     from rich.console import Console
 
     console = Console(width=120, record=True)
-    console.print(render_table(report))
+    console.print(render_table(report, verbose=True))
     text = console.export_text()
     assert "Context editing: cleared 2 tool results (1,980 tokens) before 2 requests" in text
-    assert "saves $0.008910 against no editing ($0.069840)" in text
+    assert "saves $0.0089 against no editing ($0.0698)" in text
 
 
 def test_no_editing_no_effect() -> None:

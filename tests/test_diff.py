@@ -156,7 +156,7 @@ def test_max_increase_10_percent_trips_and_a_generous_limit_does_not(pair: tuple
     [gate] = [g for g in diff_gates(tight) if g.name == "max_increase"]
     assert gate.tripped  # +99.2% > 10%
     assert gate.file == "head.yaml"
-    assert gate.message == ("head.yaml: cost $0.0152075 -> $0.0302975 (+99.2%) > allowed increase 10.0%")
+    assert gate.message == ("head.yaml: cost $0.0152 → $0.0303 (+99.2%) > allowed increase 10.0%")
 
     generous = _diff(*pair, limits=IncreaseLimits(fraction=parse_increase("100%")))
     [gate] = [g for g in diff_gates(generous) if g.name == "max_increase"]
@@ -198,11 +198,11 @@ def test_more_rounds_add_requests_and_say_so(pair: tuple[str, str], tmp_path: Pa
     assert [(r.index, r.status, r.label) for r in s.requests] == [
         (1, "unchanged", "search"),
         (2, "unchanged", "search"),
-        (3, "changed", "final answer -> search"),
+        (3, "changed", "final answer → search"),
         (4, "added", "final answer"),
     ]
     assert [c.text for c in s.inputs] == [
-        "rounds: 2 -> 3",
+        "rounds: 2 → 3",
         "calls: +30 output tokens in all",
         "results: +1,012 tokens in all",
     ]
@@ -211,7 +211,7 @@ def test_more_rounds_add_requests_and_say_so(pair: tuple[str, str], tmp_path: Pa
     assert added.change.input_tokens == 2727 + 1046  # the whole new request
     back = _diff("longer.yaml", "base.yaml")
     assert [r.status for r in back.scenarios[0].requests][-1] == "removed"
-    assert back.scenarios[0].inputs[0].text == "rounds: 3 -> 2"
+    assert back.scenarios[0].inputs[0].text == "rounds: 3 → 2"
 
 
 def test_model_caching_system_and_budget_changes_are_named(pair: tuple[str, str], tmp_path: Path) -> None:
@@ -224,12 +224,12 @@ def test_model_caching_system_and_budget_changes_are_named(pair: tuple[str, str]
     (tmp_path / "other.yaml").write_text(other, encoding="utf-8")
     [s] = _diff("base.yaml", "other.yaml").scenarios
     assert [c.text for c in s.inputs] == [
-        "model: gpt-4o -> gpt-4o-mini",
-        "caching: none -> conversation",
+        "model: gpt-4o → gpt-4o-mini",
+        "caching: none → conversation",
         "system: +85 tokens per request",
-        "budget: none -> $0.05",
+        "budget: none → $0.0500",
     ]
-    assert s.model == "gpt-4o -> gpt-4o-mini"
+    assert s.model == "gpt-4o → gpt-4o-mini"
 
 
 def test_tool_searches_and_failed_attempts_are_not_scenario_rounds(
@@ -248,9 +248,9 @@ def test_tool_searches_and_failed_attempts_are_not_scenario_rounds(
     [s] = _diff("base.yaml", "inserted.yaml").scenarios
     # a tool search before round 0, a failed attempt before round 1: two more requests
     assert [(r.index, r.status, r.label) for r in s.requests] == [
-        (1, "changed", "search -> tool_search"),
+        (1, "changed", "search → tool_search"),
         (2, "changed", "search"),
-        (3, "changed", "final answer -> search (failed, retried)"),
+        (3, "changed", "final answer → search (failed, retried)"),
         (4, "added", "search"),
         (5, "added", "final answer"),
     ]
@@ -469,8 +469,7 @@ def test_markdown_golden(pair: tuple[str, str], golden: GoldenCheck) -> None:
     assert text.startswith("#### agentcost diff: `base.yaml` → `head.yaml`\n")
     assert "**+$0.0151 (+99.2%)** per run: $0.0152 → $0.0303" in text
     assert (
-        "**Gates: ❌ 1 of 2 failed**\n\n- ❌ max increase: head.yaml: cost $0.0152075 -> $0.0302975 (+99.2%)"
-        in text
+        "**Gates: ❌ 1 of 2 failed**\n\n- ❌ max increase: head.yaml: cost $0.0152 → $0.0303 (+99.2%)" in text
     )
     assert "<details><summary>✅ 1 passed</summary>\n\n- ✅ context window:" in text
     assert "<details><summary>Per request: <code>head.yaml</code> (changed)</summary>" in text

@@ -23,8 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcost.loop.estimate import Estimate, estimate, estimate_scenario
-from agentcost.render.dynamics import agent_dict, agent_lines
+from agentcost.render.dynamics import agent_dict
 from agentcost.report.estimate import build_report
+from agentcost.report.notes import agent_lines
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Content, Limits, Retries, Round, Scenario, ToolUse
 from agentcost.tokens.count import count_tokens
@@ -83,7 +84,7 @@ def test_parallel_saving_against_one_call_per_round(tmp_path: Path) -> None:
     assert io(alone) == [(107, 30), (653, 30), (999, 50)]
     report = build_report(est)
     assert agent_lines(report) == [
-        "Parallel calls: saves $0.000821 against the same calls made one per round ($0.003299)."
+        "Parallel calls: saves $0.0008 against the same calls made one per round ($0.0033)."
     ]
     assert agent_dict(report) == {
         "parallel": {"sequential_usd": "0.00329875", "saving_usd": "0.00082125"},
@@ -138,7 +139,7 @@ def test_a_failed_call_is_a_full_request_by_hand(tmp_path: Path) -> None:
     assert est.ledger.rounds_planned == est.ledger.rounds_run == 2
     line = agent_lines(build_report(est))
     assert line == [
-        "Retries: 1 failed attempt (invalid call + error result) cost $0.001116, 24.1% of this run's cost."
+        "Retries: 1 failed attempt (invalid call + error result) cost $0.0011, 24.1% of this run's cost."
     ]
 
 
@@ -221,7 +222,7 @@ def test_a_routed_round_is_priced_on_its_model_by_hand(tmp_path: Path) -> None:
         ("gpt-5-mini", (107 + 653 + 999) * MINI_IN + 110 * MINI_OUT),  # 0.00065975
     )
     assert agent_lines(build_report(est)) == [
-        "Routing: $0.002406 routed; all on gpt-5 $0.003299, all on gpt-5-mini $0.000660"
+        "Routing: $0.0024 routed; all on gpt-5 $0.0033, all on gpt-5-mini $0.0007"
         " (a model switch writes the cache again)."
     ]
 

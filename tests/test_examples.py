@@ -142,8 +142,8 @@ def test_parallel_retries_would_stop_at_a_lower_budget() -> None:
 def test_parallel_retries_report_lines() -> None:
     report = build_report(run("parallel-retries.yaml"))
     md = render_markdown(report)
-    assert "Parallel calls: saves $0.001387 against the same calls made one per round ($0.041919)." in md
-    assert "Retries: 1 failed attempt (invalid call + error result) cost $0.009865, 24.3%" in md
+    assert "Parallel calls: saves $0.0014 against the same calls made one per round ($0.0419)." in md
+    assert "Retries: 1 failed attempt (invalid call + error result) cost $0.0099, 24.3%" in md
     data = report_dict(report)
     parallel = data["agent_dynamics"]["parallel"]
     assert Decimal(parallel["sequential_usd"]) == Decimal("0.04191870")
@@ -179,10 +179,7 @@ def test_routing_example() -> None:
     assert est.total_usd == Decimal("0.13498510")
     assert d.baselines[1][1] < est.total_usd < d.baselines[0][1]  # routing saves against all-Sonnet
     md = render_markdown(build_report(est))
-    assert (
-        "Routing: $0.134985 routed; all on claude-sonnet-4-5 $0.158288, all on claude-haiku-4-5"
-        " $0.062357" in md
-    )
+    assert "Routing: $0.1350 routed; all on claude-sonnet-4-5 $0.1583, all on claude-haiku-4-5 $0.0624" in md
 
 
 # --- scenarios/long-run-context.yaml -------------------------------------------------------------
@@ -218,9 +215,9 @@ def test_long_run_context_example() -> None:
     assert est.total_usd == Decimal("1.11089475")
     md = render_markdown(build_report(est))
     assert "Context editing: cleared 15 tool results (79,850 tokens) before 2 requests;" in md
-    assert "saves $0.591618 against no editing ($1.702513)." in md
+    assert "saves $0.5916 against no editing ($1.7025)." in md
     assert "Deferred tools: 40 tools cost 480 prefix tokens (stubs + the tool-search tool) instead of" in md
-    assert "saves $0.051698 against loading every tool up front ($1.162593)." in md
+    assert "saves $0.0517 against loading every tool up front ($1.1626)." in md
 
 
 def test_rows_say_which_request_failed_and_which_model_a_routed_one_ran_on(no_ctok: None) -> None:

@@ -89,24 +89,24 @@ def test_csv_rows_parse_back_and_sum_exactly(capsys: pytest.CaptureFixture[str])
     assert sum(int(r["input_tokens"]) for r in requests) == int(total["input_tokens"]) == 21_081
 
 
-def test_svg_is_an_svg_document_with_the_table_and_the_chart(capsys: pytest.CaptureFixture[str]) -> None:
+def test_svg_is_an_svg_document_with_the_chart(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = cli(capsys, "estimate", BUGFIX, "--as-of", AS_OF, "--format", "svg")
     assert code == 0
     root = ET.fromstring(out)
     assert root.tag.endswith("svg")
     text = "".join(root.itertext()).replace("\xa0", " ")
-    assert "Fix POST /orders validation" in text and "Tokens per request" in text
+    assert "Fix POST /orders validation" in text and "Cost per request" in text  # tests/test_charts.py
 
 
 def test_chart_bars_are_scaled_to_the_largest_request(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = cli(capsys, "estimate", BUGFIX, "--as-of", AS_OF, "--chart")
     assert code == 0
-    lines = [line for line in out.splitlines() if line[:1].isdigit() and ("█" in line or "▓" in line)]
+    lines = [line for line in out.splitlines() if line[:1].isdigit() and "$" in line]
     assert len(lines) == 9
-    # the last request is the largest (3,416 in + 182 out = 3,598): its bar is the full 48 cells
-    last = lines[-1]
-    assert sum(last.count(c) for c in "█▓▒") == 48
-    assert last.rstrip().endswith("3,598")
+    # the costliest request is the first (it writes the whole prefix to the cache): the longest bar
+    lengths = [sum(line.count(c) for c in "█▓▒░") for line in lines]
+    assert lengths[0] == max(lengths)
+    assert lines[-1].rstrip().endswith("$0.0312")  # the running total
 
 
 def test_quiet_prints_one_number(capsys: pytest.CaptureFixture[str]) -> None:
@@ -160,9 +160,9 @@ def test_tripped_gates_become_github_error_annotations(
     )
     assert code == 1
     assert err.splitlines() == [
-        "agentcost: gate failed: scenarios/bugfix.yaml: over budget: estimated $0.0312129 > $0.01 (--budget)",
+        "agentcost: gate failed: scenarios/bugfix.yaml: over budget: estimated $0.0312 > $0.0100 (--budget)",
         "::error file=scenarios/bugfix.yaml,title=agentcost budget::scenarios/bugfix.yaml: over budget:"
-        " estimated $0.0312129 > $0.01 (--budget)",
+        " estimated $0.0312 > $0.0100 (--budget)",
     ]
 
 
@@ -190,9 +190,10 @@ def test_budget_set_from_the_command_line_names_the_override(capsys: pytest.Capt
         "source": "--set limits.budget_usd=0.02",
         "over": True,
         "headroom_usd": "-0.0112129",
+        "overrun": None,
     }
     assert err.startswith(
-        f"agentcost: gate failed: {BUGFIX}: over budget: estimated $0.0312129 > $0.02 (--set limits.budget_usd=0.02)"
+        f"agentcost: gate failed: {BUGFIX}: over budget: estimated $0.0312 > $0.0200 (--set limits.budget_usd=0.02)"
     )
 
 

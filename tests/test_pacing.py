@@ -354,7 +354,7 @@ def test_explicit_caching_is_refused_where_it_does_not_exist(
 
 def test_gemini_storage_facts() -> None:
     pro = facts.gemini_cache_storage_usd_per_mtok_hour("gemini-2.5-pro")
-    assert pro is not None and pro.value == Decimal("4.50") and "§B.3" in pro.source
+    assert pro is not None and pro.value == Decimal("4.50") and "§B.3" in (pro.provenance or "")
     flash = facts.gemini_cache_storage_usd_per_mtok_hour("gemini-2.5-flash")
     assert flash is not None and flash.value == Decimal("1.00")
     # 3.8 Flash: $0.50 through 2026-12-31, $1.00 from 2027-01-01

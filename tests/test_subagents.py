@@ -386,12 +386,12 @@ def test_table_markdown_and_json_show_the_tree(
     assert (
         "|  | ↳ subagent researcher.yaml (gpt-4o-mini): 2 requests | 670 | 0 | 0 | 170 | $0.0002 |  |" in md
     )
-    assert "Subagents: 1 run, 2 of the 4 requests, $0.0002 of the total." in md
+    assert "Subagents: 1 run (gpt-4o-mini), 2 of the 4 requests, $0.0002 of the total;" in md
 
-    assert run(["estimate", "top.yaml", "--as-of", "2026-11-30"]) == 0
+    assert run(["estimate", "top.yaml", "--as-of", "2026-11-30", "--verbose"]) == 0
     out = capsys.readouterr().out
     assert "↳ subagent researcher.yaml" in out and "total (4 requests)" in out
-    assert "Subagents: 1 run (gpt-4o-mini), 2 of the 4 requests, $0.000203 of the total" in out
+    assert "Subagents: 1 run (gpt-4o-mini), 2 of the 4 requests, $0.0002 of the total" in out
 
     data = json.loads(render_json(report))
     validate_json(data, report_schema())

@@ -158,8 +158,8 @@ def test_notes_say_which_retention_and_why() -> None:
     gpt = count_tokens(scenario(), provider="openai", model_id="gpt-5.6-sol")
     assert keep.notes[-1] == (
         "thinking: 1,700 tokens billed as output; earlier thinking re-sent as input in every later "
-        "request; claude-opus-4-5: all by model family, from the provider's docs (facts.yaml, read "
-        "2026-11-30)"
+        "request; claude-opus-4-5: all by model family, from the provider's docs "
+        "(https://platform.claude.com/docs/en/build-with-claude/extended-thinking, read 2026-11-30)"
     )
     assert "only in the next request" in last.notes[-1] and "last_turn" in last.notes[-1]
     assert "not re-sent" in gpt.notes[-1] and "a documented default" in gpt.notes[-1]

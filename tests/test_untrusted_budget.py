@@ -30,7 +30,7 @@ from agentcost.tokens.memo import TokenMemo
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAD = "version: 1\nmodel: gpt-4o\ntask: 100\nfinal: 10\n"  # no text of its own: totals stay simple
-RAISE = "raise the limit with --max-input-bytes N, see docs/limits.md"
+RAISE = "raise the limit with --max-input-bytes N"
 LOAD_HINT = (
     f"files read, texts, and call inputs and tool definitions as JSON text, each time one is built; {RAISE}"
 )

@@ -262,7 +262,7 @@ def test_a_wrapped_line_cannot_start_a_workflow_command(
     capsys: pytest.CaptureFixture[str], write: Write
 ) -> None:
     """Rich wraps a long title at a space: a ``::`` from the middle of a name starts a line."""
-    name = "w " * 44 + "::error title=wrapped::x"  # wraps right before the "::"
+    name = "w " * 60 + "::error title=wrapped::x"  # wraps right before the "::" (at 120 columns)
     path = write("s.yaml", scenario_yaml(name, ["t"]))
     code, out, err = cli(capsys, "estimate", path, "--as-of", "2026-11-30")
     assert code == 0, err
@@ -335,14 +335,14 @@ def test_gate_lines_and_annotations_on_stderr(
     where = str(folder).replace("##[", "#\\x23[").replace("\n", " ")
     assert (
         lines[0]
-        == f"agentcost: gate failed: {where}/s.yaml: over budget: estimated $0.00808 > $0.0001 (--budget)"
+        == f"agentcost: gate failed: {where}/s.yaml: over budget: estimated $0.0081 > $0.0001 (--budget)"
     )
     check_output(lines[0], "text")
     assert "##[" not in lines[1] and DANGEROUS.search(lines[1]) is None
     file = str(path).replace("\n", "%0A").replace(":", "%3A").replace(",", "%2C").replace("##[", "#\\x23[")
     assert lines[1] == (
         f"::error file={file},title=agentcost budget::"
-        f"{file.replace('%3A', ':').replace('%2C', ',')}: over budget: estimated $0.00808 > $0.0001 (--budget)"
+        f"{file.replace('%3A', ':').replace('%2C', ',')}: over budget: estimated $0.0081 > $0.0001 (--budget)"
     )
 
 

@@ -464,7 +464,7 @@ def test_a_scenario_from_standard_input(tree: Path, monkeypatch: pytest.MonkeyPa
     assert cli("estimate", "-", *args) == (
         2,
         "",
-        "agentcost: error: -: file too large: over the limit of 10,000,000 bytes (see docs/limits.md)\n",
+        "agentcost: error: -: file too large: over the limit of 10,000,000 bytes (real files stay far below it)\n",
     )
 
 
