@@ -261,8 +261,8 @@ def test_the_cli_shows_the_user_file_as_the_price_source(
     assert run(["compare", "s.yaml", "-m", "acme-coder", "-m", "gpt-5", "--prices", "prices.yaml",
                 "--as-of", "2026-11-30", "-f", "markdown"]) == 0  # fmt: skip
     assert (
-        "prices: genai-prices 0.2.3 (current on 2026-11-30); prices.yaml (self-hosted, 2026-10 capacity plan)"
-        " for acme-coder as of 2026-11-30" in capsys.readouterr().out
+        "prices: genai-prices 0.2.3; prices.yaml (self-hosted, 2026-10 capacity plan)"
+        " for acme-coder, in force on 2026-11-30" in capsys.readouterr().out
     )
     # diff: both sides priced with the same file
     write(tmp_path, SMALL.format(model="acme-coder").replace("repeat: 3", "repeat: 4"), "t.yaml")

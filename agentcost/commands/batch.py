@@ -192,6 +192,7 @@ class BatchReport:
     as_of: str
     warnings: tuple[str, ...]
     price_label: str = ""  # every scenario's price source (and service tier), one line
+    price_sources: str = ""  # the same without the data dates: the line people read
 
     @property
     def reports(self) -> tuple[Report, ...]:
@@ -299,6 +300,7 @@ def build_batch_report(batch: Batch) -> BatchReport:
         as_of=first.as_of,
         warnings=tuple(warnings),
         price_label=joined_price_label([r.report for r in rows]),
+        price_sources=joined_price_label([r.report for r in rows], dated=False),
     )
 
 

@@ -300,6 +300,7 @@ class CompareReport:
     as_of: str
     warnings: tuple[str, ...]
     price_label: str = ""  # every row's price source (and service tier), one line
+    price_sources: str = ""  # the same without the data dates: the line people read
 
     @property
     def cheapest(self) -> CompareRow:
@@ -349,6 +350,7 @@ def compare_models(
         as_of=first.as_of,
         warnings=tuple(warnings),
         price_label=joined_price_label([r.report for r in rows]),
+        price_sources=joined_price_label([r.report for r in rows], dated=False),
     )
 
 

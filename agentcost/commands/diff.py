@@ -204,6 +204,7 @@ class DiffReport:
     approximate: bool  # some count on either side is approximate
     warnings: tuple[str, ...]  # the head side's, each prefixed with its scenario
     price_label: str = ""  # every report's price source (and service tier), one line
+    price_sources: str = ""  # the same without the data dates: the line people read
 
     @property
     def changed(self) -> tuple[ScenarioDiff, ...]:
@@ -571,4 +572,5 @@ def build_diff(
         approximate=any(r.approximate for r in reports),
         warnings=warnings,
         price_label=joined_price_label(reports),
+        price_sources=joined_price_label(reports, dated=False),
     )

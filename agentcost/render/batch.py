@@ -176,7 +176,7 @@ def _assumptions(report: BatchReport) -> Text:
         lines.append(project)
     if t.over_budget:
         lines.append(f"{t.over_budget} of {t.scenarios} scenarios over their own budget.")
-    lines.append(f"Prices: {report.price_label}, as of {report.as_of}.")
+    lines.append(f"Prices: {report.price_sources}, in force on {report.as_of[:10]}.")
     approximate = [r.model_id for r in report.rows if r.approximate]
     if approximate:
         models = ", ".join(dict.fromkeys(approximate))
@@ -236,7 +236,7 @@ def render_batch_markdown(report: BatchReport) -> str:
     ]
     lines.append("| " + " | ".join(totals) + " |")
     lines.append("")
-    notes = [f"Prices: {escape_md(report.price_label)} as of {report.as_of[:10]}"]
+    notes = [f"Prices: {escape_md(report.price_sources)}, in force on {report.as_of[:10]}"]
     if report.approximate:
         notes.append("\\* approximate token counts")
     if t.cost_per_day_usd is not None:

@@ -125,7 +125,7 @@ def _assumptions(report: CompareReport) -> Text:
     lines.append(
         "Caching: " + "; ".join(f"{mode} for {', '.join(models)}" for mode, models in modes.items()) + "."
     )
-    lines.append(f"Prices: {report.price_label}, as of {report.as_of}.")
+    lines.append(f"Prices: {report.price_sources}, in force on {report.as_of[:10]}.")
     approximate = [r.model_id for r in report.rows if r.approximate]
     if approximate:
         lines.append(
@@ -174,7 +174,7 @@ def render_compare_markdown(report: CompareReport) -> str:
     lines.append("")
     notes = [
         f"Scenario {markdown_code(report.scenario_path)}",
-        f"prices: {escape_md(report.price_label)} as of {report.as_of[:10]}",
+        f"prices: {escape_md(report.price_sources)}, in force on {report.as_of[:10]}",
     ]
     if report.approximate:
         notes.append("\\* approximate token counts")

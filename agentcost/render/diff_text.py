@@ -189,7 +189,10 @@ def _gate_text(gate: Gate) -> str:
 
 def _footer(report: DiffReport) -> str:
     accuracy = "approximate, marked *" if report.approximate else "exact tokenizer"
-    return f"Both sides priced with {report.price_label} as of {report.as_of}; token counts: {accuracy}."
+    return (
+        f"Both sides priced with {report.price_sources}, in force on {report.as_of[:10]};"
+        f" token counts: {accuracy}."
+    )
 
 
 def _per_month(report: DiffReport) -> bool:
@@ -429,7 +432,7 @@ def render_diff_markdown(report: DiffReport) -> str:
     accuracy = "approximate (\\*)" if report.approximate else "exact tokenizer"
     lines += [
         "",
-        f"<sub>Both sides priced with {escape_md(report.price_label)} as of"
+        f"<sub>Both sides priced with {escape_md(report.price_sources)}, in force on"
         f" {report.as_of[:10]}; token counts: {accuracy}.</sub>",
     ]
     for w in report.warnings:

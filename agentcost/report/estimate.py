@@ -208,17 +208,26 @@ class Report:
     def over_budget(self) -> bool:
         return self.budget is not None and self.budget.over
 
+    @property
+    def price_name(self) -> str:
+        """The price source without dates: ``genai-prices 0.2.3``, or a price file's label."""
+        if self.price_source == PRICE_SOURCE_NAME:
+            return f"{self.price_source} {self.price_version}"
+        return self.price_label or f"{self.price_source} ({self.price_version})"
 
-def joined_price_label(reports: Sequence[Report]) -> str:
+
+def joined_price_label(reports: Sequence[Report], *, dated: bool = True) -> str:
     """Where the prices of several reports come from, in one line: the sources' labels (a user
     price file's followed by the models it priced) and the service tier when it is not standard::
 
         genai-prices 0.2.3 (current on 2026-11-30); prices.yaml (self-hosted) for acme; batch service tier
-    """
+
+    ``dated=False`` leaves out the date the price data is current on (the line people read carries
+    one date, the day whose prices are in force; JSON keeps both)."""
     sources: dict[str, list[str]] = {}
     user: set[str] = set()
     for r in reports:
-        label = r.price_label or f"{r.price_source} {r.price_version}"
+        label = (r.price_label or f"{r.price_source} {r.price_version}") if dated else r.price_name
         ids = sources.setdefault(label, [])
         if r.model_id not in ids:
             ids.append(r.model_id)

@@ -15,7 +15,6 @@ from decimal import Decimal
 from typing import Literal
 
 from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
-from agentcost.prices.genai import PRICE_SOURCE_NAME
 from agentcost.report import fmt
 from agentcost.report.estimate import Overrun, Report, all_subagents, cheapest_ttl
 
@@ -123,10 +122,8 @@ def prices_line(report: Report) -> str:
 
 
 def price_name(report: Report) -> str:
-    """The price source without dates: ``genai-prices 0.2.3``, or a price file's label."""
-    if report.price_source == PRICE_SOURCE_NAME:
-        return f"{report.price_source} {report.price_version}"
-    return report.price_label or f"{report.price_source} ({report.price_version})"
+    """The price source without dates (:attr:`Report.price_name`)."""
+    return report.price_name
 
 
 def _short_notes(report: Report) -> list[tuple[str, str]]:
