@@ -39,6 +39,7 @@ from agentcost.cli_options import (
     SetOpt,
     SummaryOpt,
     TraceModelOpt,
+    VerboseOpt,
     flagged,
     from_stdin,
     is_project,
@@ -154,9 +155,7 @@ def estimate(
     ] = None,
     allow_path: AllowPathOpt = None,
     max_input_bytes: MaxInputBytesOpt = None,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", metavar="", help="All assumptions and their sources.")
-    ] = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Estimate scenarios: a row per billed request, totals, and the assumptions behind them.
 
@@ -265,6 +264,7 @@ def compare(
     prices: PricesOpt = None,
     allow_path: AllowPathOpt = None,
     max_input_bytes: MaxInputBytesOpt = None,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Estimate one scenario on several models: a row per model, cheapest first.
 
@@ -274,7 +274,7 @@ def compare(
     from agentcost.loop.options import parse_as_of
     from agentcost.scenario.cache import load_scenario  # the validated scenario, cached on disk
 
-    out = Output(format_, output, summary, quiet, chart)
+    out = Output(format_, output, summary, quiet, chart, verbose=verbose)
     try:
         set_input_policy(ctx, allow_path, max_input_bytes)
         when = parse_as_of(as_of)

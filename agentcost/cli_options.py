@@ -58,6 +58,9 @@ ChartOpt = Annotated[
     bool,
     typer.Option("--chart", metavar="", help="Add a bar chart of the costs: per request, model or scenario."),
 ]
+VerboseOpt = Annotated[
+    bool, typer.Option("--verbose", "-v", metavar="", help="All assumptions and their sources.")
+]
 SetOpt = Annotated[
     list[str] | None,
     typer.Option(

@@ -221,3 +221,23 @@ def test_help_says_the_thing_instead_of_pointing_at_docs(
     assert run([command, "--help"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert not re.search(r"docs/\w+\.md", out), out
+
+
+def test_compare_leads_with_the_answer_and_keeps_its_method_behind_verbose(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """compare: the cheapest model, the price source and the marks by default; how each column is
+    derived and each model's caching with -v. Both carry the same table."""
+    monkeypatch.setenv("COLUMNS", "100")
+    args = ["compare", str(BUGFIX), "-m", "gpt-5", "-m", "claude-sonnet-4-5", "--as-of", AS_OF]
+    code, short, _ = cli(capsys, *args)
+    assert code == 0
+    lines = under_table(short)
+    assert lines[0].startswith("Cheapest of 2 models: gpt-5 (openai) at $0.0109 per run of 9 requests")
+    assert "Prices: genai-prices 0.2.3, in force on 2026-11-30. Details: --verbose." in lines
+    assert not any(line.startswith(("Scenario:", "Caching:")) for line in lines)
+    code, long, _ = cli(capsys, *args, "-v")
+    assert code == 0
+    assert long.split("Cheapest")[0] == short.split("Cheapest")[0]  # the same table
+    assert "Caching: conversation for gpt-5, claude-sonnet-4-5." in long
+    assert "Per request = total / requests" in long

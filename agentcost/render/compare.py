@@ -72,10 +72,12 @@ def _window(row: CompareRow) -> Text:
     return window
 
 
-def render_compare_table(report: CompareReport) -> RenderableType:
+def render_compare_table(report: CompareReport, *, verbose: bool = False) -> RenderableType:
     """A row per model, cheapest first, laid out for the width it is printed at (render.fit): the
     model and every dollar figure always shown, token columns dropped first. The request count is
-    the same for every model, so it is stated once below the table rather than in a column."""
+    the same for every model, so it is stated once below the table rather than in a column. Below
+    it: the answer, the price source and what marks mean; ``verbose`` adds how each column is
+    derived and each model's caching."""
     over = any(r.fits_context is False for r in report.rows)
     columns = (
         Col("model", justify="left", text=True, min_width=12),
@@ -107,30 +109,31 @@ def render_compare_table(report: CompareReport) -> RenderableType:
             )
         )
     title = rich(f"{_title(report)} · {len(report.rows)} models", "table.title")
-    return Group(FitTable(columns, rows, title=title), _assumptions(report))
+    return Group(FitTable(columns, rows, title=title), _assumptions(report, verbose=verbose))
 
 
-def _assumptions(report: CompareReport) -> Text:
+def _assumptions(report: CompareReport, *, verbose: bool = False) -> Text:
     lines = [_summary(report)]
-    over = f" ({OVER}: a request does not fit, the model cannot run the scenario as is)"
-    lines.append(
-        f"Scenario: {report.scenario_path}. Per request = total / requests; vs cheapest = total /"
-        f" the cheapest total; context window: {FITS} when every request fits"
-        + (over if any(r.fits_context is False for r in report.rows) else "")
-        + "."
-    )
-    modes: dict[str, list[str]] = {}
-    for r in report.rows:
-        modes.setdefault(r.caching_mode, []).append(r.model_id)
-    lines.append(
-        "Caching: " + "; ".join(f"{mode} for {', '.join(models)}" for mode, models in modes.items()) + "."
-    )
-    lines.append(f"Prices: {report.price_sources}, in force on {report.as_of[:10]}.")
+    if any(r.fits_context is False for r in report.rows):
+        lines.append(f"{OVER}: a request does not fit the model's context window; it cannot run as is.")
+    if verbose:
+        lines.append(
+            f"Scenario: {report.scenario_path}. Per request = total / requests; vs cheapest = total /"
+            f" the cheapest total; context window: {FITS} when every request fits."
+        )
+        modes: dict[str, list[str]] = {}
+        for r in report.rows:
+            modes.setdefault(r.caching_mode, []).append(r.model_id)
+        lines.append(
+            "Caching: " + "; ".join(f"{mode} for {', '.join(models)}" for mode, models in modes.items()) + "."
+        )
+    details = "" if verbose else " Details: --verbose."
+    lines.append(f"Prices: {report.price_sources}, in force on {report.as_of[:10]}.{details}")
     approximate = [r.model_id for r in report.rows if r.approximate]
     if approximate:
         lines.append(
-            f"Token counts marked * are approximate ({', '.join(approximate)});"
-            " each distinct text was tokenized once per encoding."
+            f"Token counts marked * are approximate ({', '.join(approximate)})"
+            + ("; each distinct text was tokenized once per encoding." if verbose else ".")
         )
     lines.extend(f"Warning: {w}" for w in report.warnings)
     return Text("\n".join(map(plain, lines)))  # names from files in them: one line each, shown escaped
@@ -350,6 +353,7 @@ RENDERERS = (
         kind="compare",
         body=compare_dict,
         rich=render_compare_table,
+        verbose=lambda r: render_compare_table(r, verbose=True),
         markdown=render_compare_markdown,
         csv=render_compare_csv,
         total=lambda r: r.cheapest.cost_usd,
