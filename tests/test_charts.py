@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import resvg_py  # the dev extra installs both: a missing renderer fails the suite, never skips it
+from PIL import Image
 from rich.cells import cell_len
 from rich.console import Console
 
@@ -24,9 +26,6 @@ from agentcost.commands.diff import signed_percent
 from agentcost.render import chart as charts
 from agentcost.render.output import Format, render_text, renderers_for
 from agentcost.report import fmt
-
-resvg_py = pytest.importorskip("resvg_py")
-Image = pytest.importorskip("PIL.Image")
 
 pytestmark = pytest.mark.usefixtures("no_ctok", "fixed_terminal")
 
