@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import difflib
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -110,3 +111,48 @@ def validate_json(instance: Any, schema: dict[str, Any]) -> None:
         cls.check_schema(schema)
         validator = _VALIDATORS[key] = cls(schema)
     validator.validate(instance)
+
+
+TERMINAL_ENV: dict[str, str | None] = {  # what a terminal (or CI) may set that would change Rich's output
+    "FORCE_COLOR": None,
+    "TTY_COMPATIBLE": None,
+    "TTY_INTERACTIVE": None,
+    "JUPYTER_COLUMNS": None,
+    "JUPYTER_LINES": None,
+    "GITHUB_ACTIONS": None,
+}
+
+
+def run_in_pty(args: Sequence[str], width: int, *, cwd: Path, env: dict[str, str]) -> str:
+    """``python -m agentcost ARGS`` (ctok hidden, as in ``no_ctok``) with its stdout on a real
+    pseudo-terminal ``width`` columns wide: the text a user's terminal receives, ``\r`` removed."""
+    import fcntl
+    import struct
+    import subprocess
+    import termios
+
+    controller, terminal = os.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 50, width, 0, 0))
+    code = "import runpy, sys; sys.modules['ctok'] = None; runpy.run_module('agentcost', run_name='__main__')"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        cwd=cwd,
+        env={**env, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+        stdin=subprocess.DEVNULL,
+        stdout=terminal,
+        stderr=subprocess.PIPE,
+    )
+    os.close(terminal)
+    chunks: list[bytes] = []
+    while True:
+        try:
+            data = os.read(controller, 65536)
+        except OSError:  # EIO: the terminal's other end closed
+            break
+        if not data:
+            break
+        chunks.append(data)
+    _, err = proc.communicate(timeout=60)
+    os.close(controller)
+    assert proc.returncode == 0, err.decode()
+    return b"".join(chunks).decode("utf-8").replace("\r", "")

@@ -9,8 +9,6 @@ width: no line wider than the terminal, no ``…``.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +16,7 @@ from rich.cells import cell_len
 from typer.testing import CliRunner
 
 from agentcost.cli import app
-from tests.conftest import GoldenCheck
+from tests.conftest import TERMINAL_ENV, GoldenCheck, run_in_pty
 
 pytestmark = pytest.mark.usefixtures("no_ctok")
 
@@ -35,15 +33,6 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "explain": ("estimate", "scenarios/mcp-40-tools.yaml", "--explain"),
 }
 
-_TERMINAL = {  # what a terminal (or CI) may set that would change Rich's output
-    "FORCE_COLOR": None,
-    "TTY_COMPATIBLE": None,
-    "TTY_INTERACTIVE": None,
-    "JUPYTER_COLUMNS": None,
-    "JUPYTER_LINES": None,
-    "GITHUB_ACTIONS": None,
-}
-
 
 def check_width(out: str, width: int) -> None:
     assert out.strip()
@@ -53,7 +42,7 @@ def check_width(out: str, width: int) -> None:
 
 
 def piped(args: tuple[str, ...], width: int) -> str:
-    env = {**_TERMINAL, "COLUMNS": str(width), "LINES": "50", "NO_COLOR": "1"}
+    env = {**TERMINAL_ENV, "COLUMNS": str(width), "LINES": "50", "NO_COLOR": "1"}
     result = CliRunner().invoke(app, [*args, "--as-of", AS_OF], env=env, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return result.stdout
@@ -80,44 +69,11 @@ def test_narrow_columns_are_named_not_cropped(monkeypatch: pytest.MonkeyPatch) -
     assert "↳ subagent" in ledger
 
 
-def _pty_run(args: tuple[str, ...], width: int, env: dict[str, str]) -> str:
-    """``python -m agentcost ARGS`` with its stdout on a pseudo-terminal ``width`` columns wide."""
-    import fcntl
-    import struct
-    import termios
-
-    controller, terminal = os.openpty()
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 50, width, 0, 0))
-    code = "import runpy, sys; sys.modules['ctok'] = None; runpy.run_module('agentcost', run_name='__main__')"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, *args, "--as-of", AS_OF],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=terminal,
-        stderr=subprocess.PIPE,
-    )
-    os.close(terminal)
-    chunks: list[bytes] = []
-    while True:
-        try:
-            data = os.read(controller, 65536)
-        except OSError:  # EIO: the terminal's other end closed
-            break
-        if not data:
-            break
-        chunks.append(data)
-    _, err = proc.communicate(timeout=60)
-    os.close(controller)
-    assert proc.returncode == 0, err.decode()
-    return b"".join(chunks).decode("utf-8").replace("\r", "")
-
-
 @pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a POSIX pseudo-terminal")
 @pytest.mark.parametrize("width", WIDTHS)
 def test_a_real_terminal_gets_the_same_table(width: int, golden: GoldenCheck) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in _TERMINAL}
+    env = {k: v for k, v in os.environ.items() if k not in TERMINAL_ENV}
     env.update(COLUMNS=str(width), LINES="50", TERM="xterm-256color", NO_COLOR="1")
-    out = _pty_run(COMMANDS["estimate-bugfix"], width, env)
+    out = run_in_pty([*COMMANDS["estimate-bugfix"], "--as-of", AS_OF], width, cwd=ROOT, env=env)
     check_width(out, width)
     golden(f"widths/estimate-bugfix-{width}.txt", out)

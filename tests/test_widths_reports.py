@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -26,7 +24,7 @@ from typer.testing import CliRunner
 
 from agentcost.cli import app
 from agentcost.report import fmt
-from tests.conftest import GoldenCheck
+from tests.conftest import TERMINAL_ENV, GoldenCheck, run_in_pty
 from tests.test_diff import BASE, HEAD
 
 pytestmark = pytest.mark.usefixtures("no_ctok")
@@ -57,14 +55,6 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "replay-claude-code": ("replay", "tests/data/claude-code/session.jsonl"),
 }
 
-_TERMINAL = {  # what a terminal (or CI) may set that would change Rich's output
-    "FORCE_COLOR": None,
-    "TTY_COMPATIBLE": None,
-    "TTY_INTERACTIVE": None,
-    "JUPYTER_COLUMNS": None,
-    "JUPYTER_LINES": None,
-    "GITHUB_ACTIONS": None,
-}
 
 # The diff: a project of two scenarios on both sides (tests/test_diff.py's pair: one more tool and
 # bigger results on gpt-4o, exact counts), and a Claude scenario (approximate counts) whose final
@@ -97,7 +87,7 @@ def _cwd(name: str, tmp_path: Path) -> Path:
 
 
 def invoke(args: tuple[str, ...], width: int = 120) -> str:
-    env = {**_TERMINAL, "COLUMNS": str(width), "LINES": "50", "NO_COLOR": "1"}
+    env = {**TERMINAL_ENV, "COLUMNS": str(width), "LINES": "50", "NO_COLOR": "1"}
     result = CliRunner().invoke(app, [*args, "--as-of", AS_OF], env=env, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return result.stdout
@@ -319,47 +309,14 @@ def test_monthly_figures_are_totals_and_changes_each_labelled(
 # --------------------------------------------------------------------------------------------
 
 
-def _pty_run(args: tuple[str, ...], width: int, cwd: Path, env: dict[str, str]) -> str:
-    """``python -m agentcost ARGS`` with its stdout on a pseudo-terminal ``width`` columns wide."""
-    import fcntl
-    import struct
-    import termios
-
-    controller, terminal = os.openpty()
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 50, width, 0, 0))
-    code = "import runpy, sys; sys.modules['ctok'] = None; runpy.run_module('agentcost', run_name='__main__')"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, *args, "--as-of", AS_OF],
-        cwd=cwd,
-        env={**env, "PYTHONPATH": str(ROOT)},
-        stdin=subprocess.DEVNULL,
-        stdout=terminal,
-        stderr=subprocess.PIPE,
-    )
-    os.close(terminal)
-    chunks: list[bytes] = []
-    while True:
-        try:
-            data = os.read(controller, 65536)
-        except OSError:  # EIO: the terminal's other end closed
-            break
-        if not data:
-            break
-        chunks.append(data)
-    _, err = proc.communicate(timeout=60)
-    os.close(controller)
-    assert proc.returncode == 0, err.decode()
-    return b"".join(chunks).decode("utf-8").replace("\r", "")
-
-
 @pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a POSIX pseudo-terminal")
 @pytest.mark.parametrize("width", (60, 80))  # a subprocess each: the narrow widths, where layout matters
 @pytest.mark.parametrize("name", ["project", "diff-project"])
 def test_a_real_terminal_gets_the_same_table(
     name: str, width: int, golden: GoldenCheck, reports: dict[str, dict[str, Any]], tmp_path: Path
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in _TERMINAL}
+    env = {k: v for k, v in os.environ.items() if k not in TERMINAL_ENV}
     env.update(COLUMNS=str(width), LINES="50", TERM="xterm-256color", NO_COLOR="1")
-    out = _pty_run(COMMANDS[name], width, _cwd(name, tmp_path), env)
+    out = run_in_pty([*COMMANDS[name], "--as-of", AS_OF], width, cwd=_cwd(name, tmp_path), env=env)
     check_output(out, width, _figures(reports[name]))
     golden(f"widths/{name}-{width}.txt", out)
