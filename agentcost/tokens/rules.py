@@ -1,13 +1,11 @@
-"""Counting rules per provider: one model's rules, part by part (:class:`Rules`), for OpenAI, Anthropic
-and Gemini, and :func:`rules_for`, which picks them by the model's maker."""
+"""Counting rules per model family: one model's rules, part by part (:class:`Rules`), for OpenAI,
+Anthropic and Gemini here, every other family in :mod:`agentcost.tokens.framing`, and
+:func:`rules_for`, which picks them by the model's family (:func:`family_of`, families.yaml)."""
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from decimal import Decimal
+from dataclasses import replace
 from typing import Literal, Protocol
 
 from agentcost.infra.jsontext import dump_json
@@ -26,6 +24,7 @@ from agentcost.tokens.anthropic import (
     ctok_scheme_id,
 )
 from agentcost.tokens.counts import RoundTokens
+from agentcost.tokens.families import Family, family_of, maker_of
 from agentcost.tokens.memo import DEFAULT_MEMO, TokenMemo
 from agentcost.tokens.openai import (
     OPENAI_REPLY_PRIMING,
@@ -36,9 +35,22 @@ from agentcost.tokens.openai import (
     openai_message_constants,
     openai_tool_constants,
 )
+from agentcost.tokens.textcount import KindArg, Notes, RatioCounter, TextKind
 
-TextKind = Literal["prose", "json"]
-KindArg = Literal["prose", "json", "auto"]
+__all__ = [
+    "AnthropicRules",
+    "Family",
+    "GeminiRules",
+    "KindArg",
+    "Notes",
+    "OpenAIRules",
+    "Rules",
+    "TextKind",
+    "family_of",
+    "maker_of",
+    "rules_for",
+]
+
 ProviderName = Literal["anthropic", "openai", "google"]
 
 
@@ -49,6 +61,7 @@ class Rules(Protocol):
     approximate: bool
     method: str
     per_request: int
+    family: Family  # the model's family: exact or approximate, how, and the source
 
     def prefetch(self, texts: Iterable[str]) -> None: ...
 
@@ -75,25 +88,21 @@ def _tool_json(tool: ToolDef) -> str:
     )
 
 
-@dataclass
-class Notes:
-    items: list[str] = field(default_factory=list)
-
-    def add(self, note: str | None) -> None:
-        if note and note not in self.items:
-            self.items.append(note)
-
-
 class OpenAIRules:
     """Exact text counts with the model's encoding; cookbook framing + ours for the agent loop."""
 
     approximate = False
     per_request = OPENAI_REPLY_PRIMING
 
-    def __init__(self, model_id: str, *, memo: TokenMemo | None = None) -> None:
+    def __init__(self, model_id: str, *, memo: TokenMemo | None = None, provider: str = "openai") -> None:
         self.model_id = model_id
         self.memo = memo or DEFAULT_MEMO
         self.encoding, fallback = openai_encoding_name(model_id)
+        self.family = replace(
+            family_of(provider, model_id),
+            method=f"tiktoken {self.encoding} (exact) + OpenAI cookbook framing",
+            backend=f"tiktoken {self.encoding}",
+        )
         self._per_message, self._per_name = openai_message_constants(model_id)
         self._notes = Notes()
         self._notes.add(fallback)
@@ -178,45 +187,15 @@ class OpenAIRules:
         return tuple(self._notes.items)
 
 
-def _looks_like_json(text: str) -> bool:
-    stripped = text.strip()
-    if not stripped or stripped[0] not in "{[" or stripped[-1] not in "}]":
-        return False
-    try:
-        json.loads(stripped)
-    except ValueError:
-        return False
-    return True
-
-
-class _RatioCounter:
+class _RatioCounter(RatioCounter):
     """``ceil(o200k_base count x ratio)`` with the facts module's per-kind ratios."""
 
     def __init__(self, provider: str, model_id: str, memo: TokenMemo) -> None:
         from agentcost import facts
 
-        self.memo = memo
         self.prose = facts.token_ratio(provider, model_id, "prose")
         self.json = facts.token_ratio(provider, model_id, "json")
-        self._kinds: dict[str, TextKind] = {}
-
-    def kind(self, text: str) -> TextKind:
-        known = self._kinds.get(text)
-        if known is None:
-            known = "json" if _looks_like_json(text) else "prose"
-            self._kinds[text] = known
-        return known
-
-    def __call__(self, text: str, kind: KindArg) -> int:
-        if not text:
-            return 0
-        base = self.memo.tiktoken("o200k_base", text)
-        resolved = self.kind(text) if kind == "auto" else kind
-        ratio = self.json.value if resolved == "json" else self.prose.value
-        return math.ceil(Decimal(base) * ratio)
-
-    def prefetch(self, texts: Iterable[str]) -> None:
-        self.memo.prefetch_tiktoken("o200k_base", texts)
+        super().__init__(self.prose.value, self.json.value, memo)
 
 
 class AnthropicRules:
@@ -224,31 +203,40 @@ class AnthropicRules:
 
     approximate = True
 
-    def __init__(self, model_id: str, *, memo: TokenMemo | None = None, use_ctok: bool | None = None) -> None:
+    def __init__(
+        self,
+        model_id: str,
+        *,
+        memo: TokenMemo | None = None,
+        use_ctok: bool | None = None,
+        provider: str = "anthropic",
+    ) -> None:
         self.model_id = model_id
         self.memo = memo or DEFAULT_MEMO
-        self.family = claude_family(model_id)
-        self.per_request = self.family.per_request
+        self.claude = claude_family(model_id)
+        self.per_request = self.claude.per_request
         self._notes = Notes()
-        self._notes.add(self.family.assumed)
+        self._notes.add(self.claude.assumed)
         ctok = ctok_module() if use_ctok is not False else None
         if use_ctok and ctok is None:
             raise RuntimeError("use_ctok=True but the 'ctok' package is not importable")
         self._ctok = ctok
         self._ratio: _RatioCounter | None = None
         if ctok is not None:
-            version = self.family.ctok_version
+            version = self.claude.ctok_version
             self.encoding = f"ctok {version}"
             self.method = f"ctok v{version} (Claude tokenizer reconstruction) + calibrated framing"
+            backend = f"ctok v{version}"
             self._notes.add(
                 f"Claude's tokenizer is not public: texts counted offline with ctok (family "
-                f"v{version}, its {self.family.ctok_frame}-token message frame removed)"
+                f"v{version}, its {self.claude.ctok_frame}-token message frame removed)"
             )
         else:
             ratio = _RatioCounter("anthropic", model_id, self.memo)
             self._ratio = ratio
             self.encoding = "o200k_base × ratio"
             self.method = "o200k_base × Claude ratio, + framing calibrated on Anthropic cookbook/docs counts"
+            backend = "o200k_base × ratio"
             self._notes.add(
                 f"Claude's tokenizer is not public and ctok is not installed: texts counted as "
                 f"o200k_base × {ratio.prose.value} (prose) / × {ratio.json.value} (JSON, incl. "
@@ -262,11 +250,14 @@ class AnthropicRules:
             f"{ANTHROPIC_TOOLS_FRAMING}, {ANTHROPIC_TOOL_USE_FRAMING} per tool_use block; "
             f"{ANTHROPIC_TOOL_RESULT_FRAMING} per tool_result block is an unmeasured assumption"
         )
-        if self.family.ctok_version != "3.0":
+        if self.claude.ctok_version != "3.0":
             self._notes.add(
                 f"framing constants were measured on the v3 tokenizer family; applied unchanged "
-                f"to v{self.family.ctok_version} except the message frame ({self.family.ctok_frame})"
+                f"to v{self.claude.ctok_version} except the message frame ({self.claude.ctok_frame})"
             )
+        self.family = replace(
+            family_of(provider, model_id), exact=False, method=f"{self.method} (approximate)", backend=backend
+        )
 
     def text(self, text: str, kind: KindArg = "auto") -> int:
         """Approximate Claude tokens of ``text`` (no framing)."""
@@ -274,8 +265,8 @@ class AnthropicRules:
             return 0
         if self._ctok is not None:
             ctok = self._ctok
-            version = self.family.ctok_version
-            frame = self.family.ctok_frame
+            version = self.claude.ctok_version
+            frame = self.claude.ctok_frame
             return self.memo.count(
                 f"ctok {version}",
                 text,
@@ -376,13 +367,14 @@ class GeminiRules:
     approximate = True
     per_request = GEMINI_PER_REQUEST
 
-    def __init__(self, model_id: str, *, memo: TokenMemo | None = None) -> None:
+    def __init__(self, model_id: str, *, memo: TokenMemo | None = None, provider: str = "google") -> None:
         self.model_id = model_id
         self.memo = memo or DEFAULT_MEMO
         self._ratio = _RatioCounter("google", model_id, self.memo)
         self.encoding = "o200k_base × ratio"
         prose, js = self._ratio.prose, self._ratio.json
         self.method = "o200k_base × Gemini ratio (no offline Gemini tokenizer exists)"
+        self.family = replace(family_of(provider, model_id), exact=False)
         self._notes = Notes()
         self._notes.add(
             f"Gemini's tokenizer is not available offline: texts counted as o200k_base × "
@@ -448,34 +440,35 @@ class GeminiRules:
         return tuple(self._notes.items)
 
 
-def maker_of(provider: str, model_id: str) -> str:
-    """Whose rules apply: ``claude-*`` -> anthropic, ``gemini-*``/``gemma-*`` -> google, else
-    ``provider``."""
-    if model_id.startswith("claude-"):
-        return "anthropic"
-    if model_id.startswith(("gemini-", "gemma-")):
-        return "google"
-    return provider
-
-
 def rules_for(
     provider: str,
     model_id: str,
     *,
     memo: TokenMemo | None = None,
     use_ctok: bool | None = None,
+    use_offline: bool | None = None,
 ) -> Rules:
-    """The counting rules for a model: by its maker (``claude-*`` -> Anthropic even on Vertex,
-    ``gemini-*``/``gemma-*`` -> Google), else by ``provider``.
+    """The counting rules for any model, by its family (:func:`family_of`): OpenAI models on any host
+    (Azure, OpenRouter) the OpenAI rules, Claude on any host (Bedrock, Vertex) the Anthropic rules,
+    Gemini and Gemma the Google rules, every other family its chat template's rules
+    (:mod:`agentcost.tokens.framing`); an unknown family counts as o200k_base × 1.0, approximate,
+    with a note. Never raises for an unknown provider or model. Host prefixes and version suffixes
+    are removed first (``us.anthropic.claude-...-v1:0`` counts as ``claude-...``).
 
     ``use_ctok``: ``None`` uses ctok when importable, ``False`` never (reproducible across Python
-    versions), ``True`` requires it.
+    versions), ``True`` requires it. ``use_offline``: ``None`` uses an offline tokenizer
+    (agentcost-estimate[tokenizers]) when installed and verified, ``False`` never.
     """
-    maker = maker_of(provider, model_id)
-    if maker == "openai":
-        return OpenAIRules(model_id, memo=memo)
-    if maker == "anthropic":
-        return AnthropicRules(model_id, memo=memo, use_ctok=use_ctok)
-    if maker == "google":
-        return GeminiRules(model_id, memo=memo)
-    raise ValueError(f"unknown provider {provider!r} (expected anthropic, openai or google)")
+    from agentcost.tokens.families import canonical_model_id, spec_of
+
+    model = canonical_model_id(model_id)
+    spec = spec_of(provider, model)
+    if spec.rules == "openai":
+        return OpenAIRules(model, memo=memo, provider=provider)
+    if spec.rules == "anthropic":
+        return AnthropicRules(model, memo=memo, use_ctok=use_ctok, provider=provider)
+    if spec.rules == "google":
+        return GeminiRules(model, memo=memo, provider=provider)
+    from agentcost.tokens.framing import template_rules
+
+    return template_rules(provider, model, memo=memo or DEFAULT_MEMO, use_offline=use_offline)
