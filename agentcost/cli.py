@@ -30,6 +30,8 @@ from agentcost.cli_options import (
     ListFormat,
     ListFormatOpt,
     MaxInputBytesOpt,
+    ModelsAllOpt,
+    ModelsProviderOpt,
     OutputOpt,
     PricesOpt,
     QuietOpt,
@@ -392,15 +394,17 @@ def diff(
         raise _fail(err, "as_of", "service_tier") from None
 
 
-@app.command(epilog="Example: agentcost models 'claude-*'")
+@app.command(epilog="Example: agentcost models 'claude-*'; agentcost models --provider deepseek")
 def models(
     ctx: typer.Context,
     pattern: Annotated[
         str | None,
         typer.Argument(
-            metavar="PATTERN", help="Filter: a substring, a glob such as 'claude-*', or 'openai/*'."
+            metavar="PATTERN", help="Filter: a substring, a glob such as 'claude-*', or 'deepseek/*'."
         ),
     ] = None,
+    provider: ModelsProviderOpt = None,
+    all_: ModelsAllOpt = False,
     as_of: AsOfOpt = None,
     format_: ListFormatOpt = ListFormat.table,
     prices: PricesOpt = None,
@@ -409,18 +413,20 @@ def models(
 ) -> None:
     """List the models agentcost can price, newest first: rates, context window, tiers, count accuracy."""
     from agentcost.loop.options import parse_as_of
-    from agentcost.prices.listing import list_models, newest_first
+    from agentcost.prices.listing import listing
 
+    every = all_ or format_ is ListFormat.json
     try:
         set_input_policy(ctx, allow_path, max_input_bytes)
         when = parse_as_of(as_of)
-        found = newest_first(list_models(as_of=when, pattern=pattern, user_prices=read_user_prices(prices)))
+        user = read_user_prices(prices)
+        found = listing(as_of=when, pattern=pattern, user_prices=user, provider=provider, every=every)
     except InputError as err:
-        raise _fail(err, "as_of") from None
-    if not found:
+        raise _fail(err, "as_of", "provider") from None
+    if not found.models and not (format_ is ListFormat.json and found.not_estimable):
         raise _fail(f"no known model matches {pattern!r} (try a shorter filter, or none)")
     if format_ is ListFormat.json:
-        from agentcost.render.prices import render_models_json
+        from agentcost.render.models import render_models_json
 
         sys.stdout.write(render_models_json(found, as_of=when))
         return

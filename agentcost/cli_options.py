@@ -126,6 +126,25 @@ ListFormatOpt = Annotated[
     ListFormat,
     typer.Option("--format", "-f", metavar="FORMAT", help="Output format: table (default) or json."),
 ]
+# `agentcost models`: which providers to list.
+ModelsProviderOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--provider",
+        "-p",
+        metavar="NAME",
+        help="List this provider's models (a genai-prices provider id or alias: aws, azure, deepseek,"
+        " mistral, xai, groq, openrouter, ...).",
+    ),
+]
+ModelsAllOpt = Annotated[
+    bool,
+    typer.Option(
+        "--all",
+        help="List every provider genai-prices prices (the table lists anthropic, openai and google"
+        " by default; --format json lists every provider).",
+    ),
+]
 
 # Options of every command that reads input files (scenarios, projects, price files, traces).
 AllowPathOpt = Annotated[
@@ -211,6 +230,7 @@ OPTION_FLAGS: dict[str, str] = {
     "runs": "--simulate",
     "output": "--output",
     "models_file": "--models",
+    "provider": "--provider",
 }
 _FILE_OPTIONS = frozenset({"output", "models_file"})  # options that are a file: their errors name that file
 

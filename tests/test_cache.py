@@ -23,7 +23,7 @@ import pytest
 from agentcost.errors import InputError
 from agentcost.infra import cachecodec, diskcache
 from agentcost.prices import lookup as P
-from agentcost.prices.genai import known_model_ids
+from agentcost.prices.genai import MAIN_PROVIDERS, known_model_ids
 from agentcost.prices.model import Usage
 from agentcost.scenario import cache as scenariocache
 from agentcost.scenario.model import Content, Round, Scenario, ToolUse
@@ -96,7 +96,7 @@ def usages(thresholds: tuple[int, ...], has_1h: bool) -> list[Usage]:
 
 
 def every_row(when: datetime) -> Iterator[P.ModelPrices]:
-    for provider in P.SUPPORTED_PROVIDERS:
+    for provider in MAIN_PROVIDERS:  # every provider at one usage: tests/test_providers_resolution.py
         for model in known_model_ids(provider):
             base = P.resolve_model(model, provider=provider, as_of=when)
             for tier in base.service_tiers:

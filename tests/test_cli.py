@@ -392,9 +392,11 @@ BAD_INPUT = [
         text=OK + "limits: {budget_usd: 1.0e+999999999}\n",
     ),
     case(
-        "--model of another provider",
-        "estimate {ok} --model mistral-large-latest",
-        "'mistral-large-latest' is served by 'mistral', which agentcost does not support",
+        "--model several providers serve",
+        "estimate {ok} --model qwen3.8-27b",
+        "--model: model 'qwen3.8-27b' is served by 2 providers and none of them made it:"
+        " ovhcloud/qwen3.8-27b, quicksilverpro/qwen3.8-27b",
+        "write one as provider/model",
     ),
     case(
         "unknown model in the scenario",
@@ -404,11 +406,11 @@ BAD_INPUT = [
         text="version: 1\nname: typo\nmodel: gpt-5x\ntask: hi\nfinal: 10\n",
     ),
     case(
-        "model of an unsupported provider",
+        "model several providers serve",
         "estimate {s}",
-        "{s}:2: model: model 'mistral-large-latest' is served by 'mistral'",
-        "anthropic, openai, google",
-        text="version: 1\nmodel: mistral-large-latest\ntask: hi\nfinal: 10\n",
+        "{s}:2: model: model 'qwen3.8-27b' is served by 2 providers",
+        "write one as provider/model",
+        text="version: 1\nmodel: qwen3.8-27b\ntask: hi\nfinal: 10\n",
     ),
     case(
         "model of another provider than given",

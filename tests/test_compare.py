@@ -108,9 +108,10 @@ def test_selector_errors_name_the_option_or_the_file_line(tmp_path: Path) -> Non
     no_match = error(["claud-sonnet-*"])
     assert no_match.startswith("model: no known model matches 'claud-sonnet-*' (did you mean: claude-sonnet-")
     assert no_match.endswith("run 'agentcost models' to list known models)")
-    assert error(["azure/*"]) == (
-        "model: unsupported provider 'azure' in 'azure/*' (supported providers: anthropic, openai, google)"
+    assert error(["azur/*"]) == (
+        "model: unknown provider 'azur' (did you mean: azure? 'agentcost models --all' lists every provider)"
     )
+    assert "azure/o3-2025-04-16" in expand_models(["azure/*"], as_of=AS_OF)  # issue 15: any provider
     assert error([]) == "model: no models to compare (e.g. --model gpt-5 --model 'anthropic/*')"
     bad = tmp_path / "models.txt"
     bad.write_text("gpt-5\n# next\ngtp-4o\n", encoding="utf-8")

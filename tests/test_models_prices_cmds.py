@@ -12,7 +12,7 @@ import pytest
 
 from agentcost.cli import run
 from agentcost.errors import InputError
-from agentcost.prices.genai import known_model_ids
+from agentcost.prices.genai import MAIN_PROVIDERS, known_model_ids
 from agentcost.prices.listing import list_models, newest_first, release_key
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.model import Usage
@@ -68,7 +68,16 @@ def test_every_known_model_is_listed() -> None:
     # genai-prices' ft:gpt-4o only matches "ft:gpt-4o:..." references, so it is not offered (it used to
     # make the unfiltered listing fail)
     assert "ft:gpt-4o" not in known_model_ids()
-    assert len(list_models(as_of=AS_OF)) == len(known_model_ids())
+    # the three main providers' own models by default (Claude on Vertex, google's claude-* rows,
+    # with --provider google); every provider's with every=True
+    main = {
+        (p, m)
+        for p in MAIN_PROVIDERS
+        for m in known_model_ids(p)
+        if not m.startswith("claude-") or p != "google"
+    }
+    assert {(m.provider, m.model_id) for m in list_models(as_of=AS_OF)} == main
+    assert len(list_models(as_of=AS_OF, provider="google")) == len(known_model_ids("google"))
 
 
 def test_count_accuracy() -> None:
@@ -89,7 +98,8 @@ def test_models_table(capsys: pytest.CaptureFixture[str]) -> None:
     ) in out
     assert "3 models, by provider, then newest first by the version number in the model id" in out
     assert "in force on 2026-11-30, from genai-prices 0.2.3 (current on 2026-11-30)." in out
-    assert "* token counts are approximate (Claude, Gemini); OpenAI counts are exact." in out
+    assert "* token counts are approximate (Claude). cache write: the 5-minute write" in out
+    assert "more matching models at other providers (aws " in out
     code, out, _ = cli(capsys, "models", "gpt-5-mini")
     # OpenAI counts are exact: no *
     assert "│ gpt-5-mini │ $0.25 │     $2 │     $0.025 │           - │ 400,000 │ batch flex priority │" in out
@@ -112,6 +122,12 @@ def test_models_json(capsys: pytest.CaptureFixture[str]) -> None:
         "model": "gpt-5",
         "name": "GPT-5",
         "provider": "openai",
+        "price_provider": "openai",
+        "host": None,
+        "rules_id": "gpt-5",
+        "estimable": True,
+        "chat": True,
+        "why": None,
         "per_mtok_usd": {
             "input": "1.25",
             "output": "10",

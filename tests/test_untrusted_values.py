@@ -152,7 +152,8 @@ UNQUOTED = [
             "p.yaml": f"version: 1\nmodels:\n  - {{id: a, provider: {SECRET}, input_mtok: 1, output_mtok: 2, source: x}}\n",
         },
         "estimate s.yaml --prices p.yaml",
-        "p.yaml:3: models[0].provider: must be one of anthropic, openai, google; got text (40 characters)",
+        "p.yaml:3: models[0].provider: not a genai-prices provider id, got text (40 characters)"
+        " (e.g. anthropic, openai, google, aws, azure, deepseek; 'agentcost models --all' lists them)",
         id="price file value",
     ),
     pytest.param(

@@ -353,8 +353,9 @@ BAD = [
         " (give the provider in provider:)",
     ),
     (
-        H + "  - {id: a, provider: mistral, input_mtok: 1, output_mtok: 2, source: x}\n",
-        "bad.yaml:3: models[0].provider: must be one of anthropic, openai, google; got text (7 characters)",
+        H + "  - {id: a, provider: acme, input_mtok: 1, output_mtok: 2, source: x}\n",
+        "bad.yaml:3: models[0].provider: not a genai-prices provider id, got text (4 characters)"
+        " (e.g. anthropic, openai, google, aws, azure, deepseek; 'agentcost models --all' lists them)",
     ),
     (
         H + "  - {id: a, provider: openai, input_mtok: 1, output_mtok: 2, source: ''}\n",

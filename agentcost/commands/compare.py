@@ -14,7 +14,6 @@ not once per model. Renderers live in ``agentcost.render.compare``.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -54,18 +53,18 @@ MAX_SELECTORS = 1_000
 # embedding/moderation models. Models genai-prices cannot price per input and output token
 # (tts-1, whisper-1, text-embedding-*) are not listed at all.
 NOT_CHAT_UNITS = frozenset({"output_audio_mtok", "output_image_mtok"})
-NOT_CHAT_WORDS = frozenset(
-    {"tts", "transcribe", "realtime", "audio", "image", "embedding", "moderation", "whisper", "live"}
-)
 
 
 def is_chat_model(prices: ModelPrices) -> bool:
     """Whether a model generates text from a prompt (chat or completion), the kind ``compare`` can
-    put side by side; False for speech, transcription, realtime, image, embedding and moderation
-    models (see ``NOT_CHAT_UNITS`` and ``NOT_CHAT_WORDS``)."""
+    put side by side: not one that bills audio or image output (``NOT_CHAT_UNITS``), nor one the
+    price catalog classes as speech, transcription, realtime, image, embedding or moderation
+    (:func:`agentcost.prices.catalog.not_chat_kind`, the rule ``models`` uses)."""
+    from agentcost.prices.catalog import not_chat_kind
+
     if prices.table is not None and any(u.key in NOT_CHAT_UNITS for u in prices.table.units):
         return False
-    return not NOT_CHAT_WORDS.intersection(re.split(r"[-._:/]", prices.model_id.lower()))
+    return not_chat_kind(prices.model_id, prices.name) is None
 
 
 @dataclass(frozen=True)
@@ -155,16 +154,11 @@ def _glob(
     selector: str, as_of: datetime, user_prices: UserPrices | None = None, service_tier: str | None = None
 ) -> tuple[list[str], list[str]]:
     """The chat models ``selector`` matches and the other models it matches."""
-    from agentcost.prices.genai import SUPPORTED_PROVIDERS, known_model_ids
+    from agentcost.prices.genai import check_provider, known_model_ids
     from agentcost.prices.listing import list_models
 
-    provider, slash, pattern = selector.rpartition("/")
-    provider = provider.strip().lower()
-    if slash and provider not in SUPPORTED_PROVIDERS:
-        raise InputError(
-            f"unsupported provider {provider!r} in {selector!r}",
-            hint="supported providers: " + ", ".join(SUPPORTED_PROVIDERS),
-        )
+    head, slash, rest = selector.partition("/")
+    provider, pattern = (check_provider(head, key="model"), rest) if slash else ("", selector)
     # list_models takes the glob as it is, filtered by provider with "provider/"
     matched = list_models(
         as_of=as_of, pattern=f"{provider}/{pattern}" if slash else pattern, user_prices=user_prices

@@ -1,6 +1,8 @@
 """Looking a model up in genai-prices (or a user price file) and fixing its prices: :func:`resolve_model`.
 
-``resolve_model`` looks a model up once, at a fixed timestamp, and keeps genai-prices' price object;
+``resolve_model`` finds the row a written id means (:func:`agentcost.prices.locate.locate`: any
+genai-prices provider, ``provider/model``, Bedrock, Azure, Vertex and OpenRouter ids), looks it up
+once, at a fixed timestamp, and keeps genai-prices' price object;
 :meth:`ModelPrices.cost <agentcost.prices.model.ModelPrices.cost>` then prices one request with it,
 no clock. genai-prices is imported lazily (:mod:`agentcost.prices.genai`) and its
 ``LookupError``/``ValueError`` are turned into :class:`InputError` here. A row resolved once is
@@ -19,16 +21,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
-from agentcost.prices.genai import (
-    PRICE_SOURCE_NAME,
-    SUPPORTED_PROVIDERS,
-    check_provider,
-    find_model,
-    light_genai_prices,
-    providers,
-    snapshot,
-    suggest_model,
-)
+from agentcost.prices.gpdata import PRICE_SOURCE_NAME, light_genai_prices
 from agentcost.prices.model import ModelPrices, PricedUnit, PriceTable
 from agentcost.prices.rates import (
     PriceChange,
@@ -45,6 +38,7 @@ from agentcost.prices.rowcache import cached_row, row_key, store_row
 if TYPE_CHECKING:
     from genai_prices.types import ModelInfo, ModelPrice
 
+    from agentcost.prices.locate import Located
     from agentcost.prices.user import UserModel, UserPrices
 
 SERVICE_TIERS = ("standard", "batch", "flex", "priority")
@@ -61,18 +55,10 @@ SERVICE_TIER_CONTEXT: dict[str, dict[str, str]] = {
 
 def _suggest(model: str, provider: str | None, user_prices: UserPrices | None = None) -> str:
     """:func:`~agentcost.prices.genai.suggest_model`, the models of ``user_prices`` included."""
+    from agentcost.prices.catalog import suggest_model
+
     mine = [] if user_prices is None else [m.id for m in user_prices.models if provider in (None, m.provider)]
     return suggest_model(model, provider, mine)
-
-
-def _other_provider(model: str) -> str | None:
-    """The genai-prices provider (not one of ours) that knows this model, if any."""
-    try:
-        provider, _ = snapshot().find_provider_model(model, None, None, None)
-    except (LookupError, ValueError):
-        return None
-    pid: str = provider.id
-    return pid
 
 
 def _base(value: object) -> Decimal | None:
@@ -109,8 +95,10 @@ def resolve_model(
     first, and its models replace genai-prices models of the same provider and id (aliases too).
 
     Raises :class:`InputError` (key ``model``, ``provider`` or ``service_tier``) for an unknown model
-    (with close names suggested), a model of an unsupported provider, a model not of the given
-    provider, or a service tier the model does not offer at ``as_of`` (naming the ones it offers).
+    (with close names suggested), an unknown provider, a model several providers serve with none of
+    them its maker (naming them as ``provider/model``), a model not of the given provider, an Azure
+    deployment name, or a service tier the model does not offer at ``as_of`` (naming the ones it
+    offers).
     """
     when = _utc(as_of)
     _check_service_tier(service_tier)
@@ -126,59 +114,39 @@ def resolve_model(
 def _resolve(
     model: str, provider: str | None, when: datetime, service_tier: str, user_prices: UserPrices | None
 ) -> ModelPrices:
-    written = ref = model.strip()
-    if not ref:
-        raise InputError("model must not be empty", key="model", hint=_suggest("", provider, user_prices))
-    head, slash, tail = ref.partition("/")
-    if slash and head.lower() in SUPPORTED_PROVIDERS and provider in (None, head.lower()):
-        provider, ref = head.lower(), tail.strip()  # "openai/gpt-5", as LiteLLM writes it
-    if provider is not None:
-        check_provider(provider)
+    # the catalog and the resolver are imported here: a lookup the row cache answers needs neither
+    from agentcost.prices.locate import check_provider, locate, locate_in, split_provider
 
+    written = model.strip()
+    if not written:
+        raise InputError("model must not be empty", key="model", hint=_suggest("", provider, user_prices))
+    pid = None if provider is None else check_provider(provider)
     if user_prices is not None:
-        mine = user_prices.find(ref, provider)
+        head, ref = split_provider(written)  # "openai/acme-coder": a user id has no "/"
+        mine_of = pid if head is None or pid not in (None, head) else head
+        mine_ref = ref if head is not None and pid in (None, head) else written
+        mine = user_prices.find(mine_ref, mine_of)
         if mine is not None:
             return _user_model_prices(written, mine, user_prices, when, service_tier)
-        elsewhere = user_prices.find(ref, None) if provider is not None else None
-        if elsewhere is not None and provider is not None and find_model(ref, provider) is None:
+        elsewhere = user_prices.find(mine_ref, None) if mine_of is not None else None
+        if elsewhere is not None and mine_of is not None and locate_in(mine_of, mine_ref) is None:
             raise InputError(
-                f"model {ref!r} belongs to provider {elsewhere.provider!r} in {user_prices.shown},"
-                f" not {provider!r}",
+                f"model {mine_ref!r} belongs to provider {elsewhere.provider!r} in {user_prices.shown},"
+                f" not {mine_of!r}",
                 key="model",
                 hint=f"set provider: {elsewhere.provider}, or leave provider out",
             )
-
-    found: tuple[str, ModelInfo] | None = None
-    for pid in (provider,) if provider is not None else SUPPORTED_PROVIDERS:
-        info = find_model(ref, pid)
-        if info is not None:
-            found = (pid, info)
-            break
-
-    if found is None:
-        if provider is not None:
-            for pid in SUPPORTED_PROVIDERS:
-                if pid != provider and find_model(ref, pid) is not None:
-                    raise InputError(
-                        f"model {ref!r} belongs to provider {pid!r}, not {provider!r}",
-                        key="model",
-                        hint=f"set provider: {pid}, or leave provider out",
-                    )
-        other = _other_provider(ref)
-        if other is not None and other not in SUPPORTED_PROVIDERS:
-            raise InputError(
-                f"model {ref!r} is served by {other!r}, which agentcost does not support",
-                key="model",
-                hint="supported providers: " + ", ".join(SUPPORTED_PROVIDERS),
-            )
-        raise InputError(f"unknown model {ref!r}", key="model", hint=_suggest(ref, provider, user_prices))
-
-    pid, info = found
+    try:
+        found = locate(written, pid)
+    except InputError as error:
+        if user_prices is not None and error.key == "model" and error.message.startswith("unknown "):
+            raise InputError(error.message, key=error.key, hint=_suggest(written, pid, user_prices)) from None
+        raise
     if user_prices is not None:  # an alias ("claude-sonnet-4-5-20250929") of a model the file overrides
-        mine = user_prices.find(info.id, pid)
+        mine = user_prices.find(found.info.id, found.provider)
         if mine is not None:
             return _user_model_prices(written, mine, user_prices, when, service_tier)
-    return _model_prices(written, pid, info, when, service_tier)
+    return _model_prices(written, found, when, service_tier)
 
 
 # --------------------------------------------------------------------------------------------
@@ -241,13 +209,16 @@ def _tier_error(
     )
 
 
-def _model_prices(
-    ref: str, pid: str, info: ModelInfo, when: datetime, service_tier: str = "standard"
-) -> ModelPrices:
+def _model_prices(ref: str, found: Located, when: datetime, service_tier: str = "standard") -> ModelPrices:
     light_genai_prices()
     import genai_prices
 
-    offered = offered_service_tiers(info, when)
+    from agentcost.prices import catalog
+
+    info, pid = found.info, found.provider
+    # genai-prices applies no price variant to another provider's row (azure/gpt-4o batch is the
+    # standard price), so such a model offers the standard tier only
+    offered = ("standard",) if found.via_fallback else offered_service_tiers(info, when)
     if service_tier not in offered:
         raise _tier_error(info.id, service_tier, offered, _tier_starts(info, service_tier, when))
     context = SERVICE_TIER_CONTEXT[service_tier]
@@ -255,12 +226,11 @@ def _model_prices(
         price: ModelPrice = info.get_prices(when, context or None)
     except (LookupError, ValueError) as error:
         raise InputError(f"cannot price {info.id}: {error}", key="model") from None
-    prov = providers()[pid]
     source = PriceSource(
         name=PRICE_SOURCE_NAME,
         version=genai_prices.__version__,
         as_of=when,
-        urls=tuple(prov.pricing_urls or ()),
+        urls=tuple(catalog.provider(pid).pricing_urls or ()),
         data_date=price_data_date(),
     )
     changes = scheduled_changes(info, pid, when, context)
@@ -269,7 +239,7 @@ def _model_prices(
         model_id=info.id,
         name=info.name or info.id,
         provider=pid,
-        context_window=_context_window(pid, info),
+        context_window=_context_window(found.price_provider, info),
         source=source,
         price=price,
         service_tier=service_tier,
@@ -277,12 +247,29 @@ def _model_prices(
         changes=changes,
         warnings=(
             *price_warnings(info.id, service_tier, changes, source),
-            *release_warnings(pid, info.id, when.date()),
+            *release_warnings(found.price_provider, info.id, when.date()),
         ),
         info=info,
         deprecated=bool(info.deprecated),
         comments=info.price_comments,
+        price_provider=found.price_provider,
+        host=found.host,
+        underlying_id=found.underlying_id,
+        time_of_day=time_windows(info),
     )
+
+
+def time_windows(info: ModelInfo) -> tuple[tuple[str, str], ...]:
+    """The daily UTC windows ("HH:MM", "HH:MM") of a row's time-of-day prices, in its data's order."""
+    light_genai_prices()
+    from genai_prices.types import ConditionalPrice, TimeOfDateConstraint
+
+    windows: dict[tuple[str, str], None] = {}
+    for conditional in info.prices if isinstance(info.prices, list) else ():
+        constraint = conditional.constraint if isinstance(conditional, ConditionalPrice) else None
+        if isinstance(constraint, TimeOfDateConstraint):
+            windows.setdefault((f"{constraint.start_time:%H:%M}", f"{constraint.end_time:%H:%M}"))
+    return tuple(windows)
 
 
 def _context_window(provider: str, info: ModelInfo) -> int | None:
@@ -312,6 +299,10 @@ def _build(
     base_id: str | None = None,
     deprecated: bool = False,
     comments: str | None = None,
+    price_provider: str = "",
+    host: str | None = None,
+    underlying_id: str | None = None,
+    time_of_day: tuple[tuple[str, str], ...] = (),
 ) -> ModelPrices:
     light_genai_prices()
     from genai_prices.types import TieredPrices
@@ -320,7 +311,8 @@ def _build(
     output_mtok = _base(price.output_mtok)
     if input_mtok is None or output_mtok is None:
         raise InputError(
-            f"{model_id} has no per-token input and output prices at {source.as_of:%Y-%m-%d}",
+            f"{model_id} has no per-token input and output prices at {source.as_of:%Y-%m-%d}"
+            + ("" if any(v is not None for v in price.__dict__.values()) else " (a free row: no prices)"),
             key="model",
             hint="agentcost prices chat models; run 'agentcost models' to list them",
         )
@@ -352,6 +344,10 @@ def _build(
         _price=price,
         _info=info,
         table=_price_table(price, rates),
+        price_provider=price_provider,
+        host=host,
+        underlying_id=underlying_id,
+        time_of_day=time_of_day,
     )
 
 
@@ -412,13 +408,17 @@ def _user_model_prices(
 ) -> ModelPrices:
     light_genai_prices()
     import genai_prices
-
-    light_genai_prices()
     from genai_prices.types import ModelPrice
 
-    base = find_model(entry.base, entry.provider) if entry.base is not None else None
-    if entry.base is not None and base is None:  # checked on loading; the data cannot change since
-        raise user_prices.error(entry, "base", f"unknown {entry.provider} model {entry.base!r}")
+    from agentcost.prices.locate import locate
+
+    located: Located | None = None
+    if entry.base is not None:
+        try:
+            located = locate(entry.base, entry.provider)
+        except InputError:  # checked on loading; the data cannot change since
+            raise user_prices.error(entry, "base", f"unknown {entry.provider} model") from None
+    base = None if located is None else located.info
     basis: str | None = None
     changes: tuple[PriceChange, ...] = ()
     warnings: tuple[str, ...] = ()
@@ -426,7 +426,8 @@ def _user_model_prices(
     if entry.discount is not None:
         if base is None:  # pragma: no cover - the loader requires base with discount
             raise user_prices.error(entry, "discount", "a discount needs base: the model it applies to")
-        offered = offered_service_tiers(base, when)
+        fallback = located is not None and located.via_fallback
+        offered = ("standard",) if fallback else offered_service_tiers(base, when)
         if service_tier not in offered:
             raise _tier_error(entry.id, service_tier, offered, _tier_starts(base, service_tier, when))
         context = SERVICE_TIER_CONTEXT[service_tier]
@@ -481,8 +482,8 @@ def _user_model_prices(
     if entry.discount is not None:
         warnings = price_warnings(entry.id, service_tier, changes, source)
     context_window = entry.context_window
-    if context_window is None and base is not None:
-        context_window = _context_window(entry.provider, base)
+    if context_window is None and located is not None:
+        context_window = _context_window(located.price_provider, located.info)
     return _build(
         ref=ref,
         model_id=entry.id,
@@ -496,8 +497,11 @@ def _user_model_prices(
         changes=changes,
         warnings=warnings,
         info=None,
-        base_id=base.id if base is not None else None,
+        base_id=None if located is None else located.underlying_id or located.info.id,
         comments=None,
+        price_provider=located.price_provider if located is not None and entry.discount is not None else "",
+        host=None if located is None else located.host,
+        time_of_day=time_windows(located.info) if located is not None and entry.discount is not None else (),
     )
 
 

@@ -22,7 +22,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
-from agentcost.prices.genai import light_genai_prices
+from agentcost.prices.gpdata import light_genai_prices
 from agentcost.prices.rates import PriceChange, PriceSource, Rate, rates_of, tier_name
 
 if TYPE_CHECKING:
@@ -275,10 +275,10 @@ class ModelPrices:
     ``cost`` applies tiers itself. ``None`` means "no such price" (never read it as 0).
     """
 
-    model_ref: str  # what the user wrote
-    model_id: str  # genai-prices' id
+    model_ref: str  # what the user wrote (also :attr:`written`)
+    model_id: str  # genai-prices' id (its row's id: "regional.anthropic.claude-...-v1:0" on Bedrock)
     name: str
-    provider: str  # "anthropic" | "openai" | "google"
+    provider: str  # any genai-prices provider id: "anthropic", "aws", "azure", "deepseek", "x-ai", ...
     context_window: int | None
     source: PriceSource
     input_mtok: Decimal
@@ -301,11 +301,34 @@ class ModelPrices:
     _info: ModelInfo | None = field(default=None, repr=False, compare=False)
     # the resolved prices as plain data (None: genai-prices' price object prices every request)
     table: PriceTable | None = field(default=None, repr=False, compare=False)
+    # The genai-prices provider whose row prices the model ("" on construction: ``provider``). It
+    # differs from ``provider`` where genai-prices prices a host's model with another provider's row
+    # (azure/gpt-4o: the openai row, billed as azure).
+    price_provider: str = ""
+    # The host rule that resolved the id (agentcost/prices/hosts.yaml): "bedrock", "azure", "vertex",
+    # "openrouter"; None for a provider's own id.
+    host: str | None = None
+    # The underlying model id without host prefixes or suffixes ("claude-sonnet-4-5-20250929" for
+    # "us.anthropic.claude-sonnet-4-5-20250929-v1:0"); None: ``model_id`` itself.
+    underlying_id: str | None = None
+    # The daily UTC windows ("HH:MM", "HH:MM") in which genai-prices prices this model differently
+    # (DeepSeek's peak hours), in force on the price date; empty when its prices follow dates only.
+    time_of_day: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.price_provider:
+            object.__setattr__(self, "price_provider", self.provider)
+
+    @property
+    def written(self) -> str:
+        """The id as the user wrote it (``model_ref``)."""
+        return self.model_ref
 
     @property
     def rules_id(self) -> str:
-        """The model id whose counting and caching rules (tokenizer, facts.yaml rows) apply."""
-        return self.base_id or self.model_id
+        """The model id whose counting and caching rules (tokenizer, facts.yaml rows) apply: a user
+        model's base, else the underlying model id (host prefixes stripped), else ``model_id``."""
+        return self.base_id or self.underlying_id or self.model_id
 
     def tier_label(self, input_tokens: int) -> str | None:
         """``">200k"`` when a request of ``input_tokens`` is priced at a long-context tier, else None.

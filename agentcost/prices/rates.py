@@ -18,12 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from agentcost.prices.genai import PRICE_SOURCE_NAME, light_genai_prices, snapshot
+from agentcost.prices.gpdata import PRICE_SOURCE_NAME, light_genai_prices, snapshot
 
 if TYPE_CHECKING:
     from genai_prices.types import ModelInfo, ModelPrice
@@ -216,8 +216,8 @@ def scheduled_changes(
 
     previous = rates_at(when)
     changes: list[PriceChange] = []
-    for day in dates:
-        current = rates_at(datetime.combine(day, time(), tzinfo=UTC))
+    for day in dates:  # at the same time of day (a price may apply by the time of day: DeepSeek)
+        current = rates_at(datetime.combine(day, when.astimezone(UTC).time(), tzinfo=UTC))
         keys = list(previous) + [k for k in current if k not in previous]
         differing = [k for k in keys if previous.get(k) != current.get(k)]
         if differing:

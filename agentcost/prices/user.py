@@ -23,8 +23,9 @@ PyYAML keeping line numbers, numbers with a fraction become ``Decimal`` from the
 by strict pydantic models, and every problem is one :class:`~agentcost.errors.InputError` naming
 the file, the 1-based line and the key path. Messages never quote the file's text (it may be a file
 the user did not write): a wrong value is named by its type and size (docs/limits.md). Prices are
-computed in :mod:`agentcost.prices.lookup`; models are found in genai-prices with
-:mod:`agentcost.prices.genai`.
+computed in :mod:`agentcost.prices.lookup`; ``provider`` is any genai-prices provider (an id or an
+alias such as ``bedrock``), and ``base`` is found at it as ``--model`` would find it
+(:mod:`agentcost.prices.locate`: a Bedrock id, ``azure/<model>``, ...).
 """
 
 from __future__ import annotations
@@ -70,13 +71,15 @@ class UserModelSpec(Spec):
         description="The model id scenarios and --model use. The id of a genai-prices model of the same "
         "provider overrides that model."
     )
-    provider: Literal["anthropic", "openai", "google"] = Field(
-        description="anthropic, openai or google: token counting and caching follow this provider."
+    provider: Annotated[str, Field(min_length=1)] = Field(
+        description="A genai-prices provider id (anthropic, openai, google, aws, azure, deepseek, mistral, "
+        "x-ai, groq, ...; 'agentcost models --all' lists them): billing and caching follow this provider."
     )
     base: Annotated[str, Field(min_length=1)] | None = Field(
         default=None,
-        description="A genai-prices model of the same provider whose tokenizer, billing facts, context "
-        "window and per-use fees apply (and whose list prices a discount applies to).",
+        description="A genai-prices model of the same provider, written as for --model (a Bedrock id, "
+        "azure/<model>, ...), whose tokenizer, billing facts, context window and per-use fees apply "
+        "(and whose list prices a discount applies to).",
     )
     input_mtok: RateValue | None = Field(default=None, description="USD per million input tokens.")
     output_mtok: RateValue | None = Field(default=None, description="USD per million output tokens.")
@@ -88,7 +91,9 @@ class UserModelSpec(Spec):
         description="USD per million cache-write tokens, 5-minute writes on Anthropic (default: input).",
     )
     cache_write_1h_mtok: RateValue | None = Field(
-        default=None, description="USD per million 1-hour cache-write tokens (Anthropic only)."
+        default=None,
+        description="USD per million 1-hour cache-write tokens (Anthropic, or a base model with such"
+        " a price).",
     )
     context_window: Annotated[int, Field(ge=1)] | None = Field(
         default=None, description="Context window in tokens (default: the base model's)."
@@ -176,8 +181,9 @@ def load_user_prices(path: Path | str, *, reader: Reader | None = None) -> UserP
     """Read and check a user price file. Raises :class:`InputError` (``file:line: key: message``).
 
     Checks beyond the format: ids are unique; a model gives ``input_mtok`` and ``output_mtok``, or
-    ``base`` with ``discount`` (not both); ``base`` is a genai-prices model of the same provider;
-    1-hour cache writes only on Anthropic; every model says its ``source``.
+    ``base`` with ``discount`` (not both); ``provider`` is a genai-prices provider; ``base`` is a
+    genai-prices model of that provider; 1-hour cache writes only on Anthropic or with a base that
+    has a 1-hour price; every model says its ``source``.
     """
     shown = str(path)
     path = Path(path)
@@ -276,17 +282,19 @@ def _entry(doc: Doc, i: int, item: UserModelSpec) -> UserModel:
                     "required key is missing",
                     "give input_mtok and output_mtok, or base and discount",
                 )
-    if item.cache_write_1h_mtok is not None and item.provider != "anthropic":
+    provider = _provider(doc, (*at, "provider"), item.provider)
+    has_1h = False
+    if item.base is not None:
+        has_1h = _check_base(doc, (*at, "base"), item.base, provider)
+    if item.cache_write_1h_mtok is not None and provider != "anthropic" and not has_1h:
         raise doc.error(
             (*at, "cache_write_1h_mtok"),
-            f"{item.provider} has no 1-hour cache writes",
+            f"{provider} has no 1-hour cache writes",
             "1-hour cache writes are an Anthropic feature; leave it out",
         )
-    if item.base is not None:
-        _check_base(doc, (*at, "base"), item.base, item.provider)
     return UserModel(
         id=model_id,
-        provider=item.provider,
+        provider=provider,
         source=" ".join(source.split()),
         index=i,
         base=item.base,
@@ -315,19 +323,41 @@ def _discount(doc: Doc, at: KeyPath, value: Any) -> Decimal | None:
     return percent / 100
 
 
-def _check_base(doc: Doc, at: KeyPath, base: str, provider: str) -> None:
-    from agentcost.prices import genai
+def _provider(doc: Doc, at: KeyPath, value: str) -> str:
+    """The genai-prices provider id ``value`` names (an id or an alias such as ``bedrock``)."""
+    from agentcost.prices.catalog import find_provider
 
-    if genai.find_model(base, provider) is not None:
-        return
-    for other in genai.SUPPORTED_PROVIDERS:
-        if other != provider and genai.find_model(base, other) is not None:
+    found = find_provider(value)
+    if found is None:
+        raise doc.error(
+            at,
+            f"not a genai-prices provider id, got {shown(value, quote=False)}",
+            "e.g. anthropic, openai, google, aws, azure, deepseek; 'agentcost models --all' lists them",
+        )
+    return found
+
+
+def _check_base(doc: Doc, at: KeyPath, base: str, provider: str) -> bool:
+    """Check ``base`` is a model of ``provider`` (as :func:`agentcost.prices.locate.locate` finds
+    it); whether it has a 1-hour cache-write price."""
+    from agentcost.prices.catalog import latest_price, suggest_model
+    from agentcost.prices.locate import locate
+
+    try:
+        found = locate(base, provider)
+    except InputError:
+        try:
+            owner: str | None = locate(base).provider
+        except InputError:
+            owner = None
+        if owner is not None and owner != provider:
             raise doc.error(
                 at,
-                f"the base model belongs to provider {other!r}, not {provider!r}",
+                f"the base model belongs to provider {owner!r}, not {provider!r}",
                 "base: must be a model of the same provider",
-            )
-    raise doc.error(at, f"unknown {provider} model", genai.suggest_model(base, provider))
+            ) from None
+        raise doc.error(at, f"unknown {provider} model", suggest_model(base, provider)) from None
+    return latest_price(found.info).cache_write_1h_mtok is not None
 
 
 if __name__ == "__main__":  # python -m agentcost.prices.user > docs/prices.schema.json

@@ -11,7 +11,6 @@ The renderers only format.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
@@ -44,22 +43,40 @@ MODELS_ORDER = (
 
 
 def count_accuracy(provider: str, model_id: str) -> str:
-    """``exact`` where agentcost reproduces the provider's tokenizer (OpenAI, tiktoken), else
-    ``approximate`` (Claude and Gemini: o200k_base x a measured ratio). By the model's maker, as
-    :func:`agentcost.tokens.rules.rules_for` chooses the rules (``claude-*`` on any provider is Claude)."""
-    from agentcost.tokens.rules import AnthropicRules, GeminiRules, OpenAIRules
+    """``exact`` where agentcost reproduces the model's tokenizer (OpenAI models with tiktoken, an
+    installed offline tokenizer), else ``approximate``: by the model's family
+    (:func:`agentcost.tokens.rules.family_of`, as :func:`agentcost.tokens.rules.rules_for` chooses
+    the rules: ``claude-*`` on any provider is Claude)."""
+    from agentcost.tokens.rules import family_of
 
-    maker = provider
-    if model_id.startswith("claude-"):
-        maker = "anthropic"
-    elif model_id.startswith(("gemini-", "gemma-")):
-        maker = "google"
-    approximate = {
-        "openai": OpenAIRules.approximate,
-        "anthropic": AnthropicRules.approximate,
-        "google": GeminiRules.approximate,
-    }[maker]
-    return "approximate" if approximate else "exact"
+    return "exact" if family_of(provider, model_id).exact else "approximate"
+
+
+def served_line(p: ModelPrices) -> str | None:
+    """How a hosted model is priced and counted (None for a provider's own model): ``Served by aws
+    (bedrock): genai-prices' aws row regional.anthropic.claude-...; counting and caching rules: those
+    of claude-sonnet-4-5-20250929.``"""
+    if p.source.kind == "user" or (
+        p.host is None and p.price_provider == p.provider and p.rules_id == p.model_id
+    ):
+        return None
+    host = f" ({p.host})" if p.host not in (None, p.provider) else ""
+    row = f"{p.price_provider} row {p.model_id}"
+    if p.price_provider != p.provider:
+        row += f", as {p.provider} bills it"
+    rules = f"counting and caching rules: those of {p.rules_id}"
+    return f"Served by {p.provider}{host}: genai-prices' {row}; {rules}."
+
+
+def time_of_day_line(p: ModelPrices) -> str | None:
+    """The daily windows in which the model's prices differ (DeepSeek), and the time priced at."""
+    if not p.time_of_day:
+        return None
+    windows = ", ".join(f"{start}–{end}" for start, end in p.time_of_day)
+    return (
+        f"Prices change by the time of day: {windows} UTC has its own rates; these are the rates at"
+        f" {p.source.as_of:%H:%M} UTC (choose the time with --as-of, e.g. 2026-11-30T10:00Z)."
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -175,24 +192,38 @@ def _facts(prices: ModelPrices) -> tuple[FactLine, ...]:
             url = auto.url if same or auto.url == any_.url else f"{auto.url}, {any_.url}"
             note = auto.note if same else "; ".join(n for n in (auto.note, any_.note) if n) or None
             out.append(FactLine(name, value, url, auto.read, note))
-    cacheable = facts.min_cacheable_tokens(prices.provider, rules)
-    out.append(
-        FactLine(
-            "minimum cacheable prompt",
-            f"{cacheable.value:,} tokens (shorter prefixes are not cached)",
-            cacheable.url,
-            cacheable.read,
-            cacheable.note,
-        )
-    )
-    prose = facts.token_ratio(prices.provider, rules, "prose")
-    json_ = facts.token_ratio(prices.provider, rules, "json")
+    mechanics = facts.host_mechanics(prices.provider, rules)
+    cacheable = mechanics.min_tokens
+    if cacheable is not None:
+        value = f"{cacheable.value:,} tokens (shorter prefixes are not cached)"
+        out.append(FactLine("minimum cacheable prompt", value, cacheable.url, cacheable.read, cacheable.note))
+    elif mechanics.caching == "none" and mechanics.kind is not None:
+        kind = mechanics.kind
+        value = f"none: {prices.provider} caches no prompts"
+        out.append(FactLine("minimum cacheable prompt", value, kind.url, kind.read, kind.note))
+    else:
+        out.append(FactLine("minimum cacheable prompt", "unknown: no public page gives one", None, None))
+    out.append(_token_counts(prices.provider, rules))
+    return tuple(out)
+
+
+def _token_counts(provider: str, rules: str) -> FactLine:
+    """How the model's tokens are counted: the measured o200k_base ratio of facts.yaml where it has
+    one (the three main providers' families), else the counting family's own method and source."""
+    from agentcost import facts
+    from agentcost.tokens.rules import family_of
+
+    try:
+        prose = facts.token_ratio(provider, rules, "prose")
+        json_ = facts.token_ratio(provider, rules, "json")
+    except facts.FactsDataError:
+        family = family_of(provider, rules)
+        return FactLine("token counts", family.method, family.source, None, family.note)
     if prose.value == 1 and json_.value == 1:
         ratio = "o200k_base counts unchanged"
     else:
         ratio = f"o200k_base x {exact(prose.value)} (prose), x {exact(json_.value)} (JSON)"
-    out.append(FactLine("token counts", ratio, prose.url, prose.read, prose.note))
-    return tuple(out)
+    return FactLine("token counts", ratio, prose.url, prose.read, prose.note)
 
 
 def _example(prices: ModelPrices, usage: Usage) -> Example:
@@ -271,6 +302,7 @@ def render_price_sheet(sheet: PriceSheet, *, verbose: bool = False) -> Renderabl
         lines.append(f"genai-prices notes: {' '.join(p.price_comments.split())}")
     if p.base_id is not None:
         lines.append(f"Counting and caching rules: those of {p.base_id} (base).")
+    lines.extend(line for line in (served_line(p), time_of_day_line(p)) if line is not None)
     lines.append("")
     lines.append("Billing facts genai-prices does not carry, from the providers' docs:")
     for fact in sheet.facts:
@@ -364,6 +396,10 @@ def price_sheet_dict(sheet: PriceSheet) -> dict[str, Any]:
         "model_ref": p.model_ref,
         "name": p.name,
         "provider": p.provider,
+        "price_provider": p.price_provider,
+        "host": p.host,
+        "rules_id": p.rules_id,
+        "time_of_day": [{"start": a, "end": b} for a, b in p.time_of_day],
         "as_of": p.source.as_of.isoformat(),
         "service_tier": p.service_tier,
         "source": _source_dict(p),
@@ -430,46 +466,17 @@ def render_price_sheet_json(sheet: PriceSheet) -> str:
     return dumps(envelope("prices", price_sheet_dict(sheet)))
 
 
-def _model_dict(m: ModelPrices) -> dict[str, Any]:
-    return {
-        "model": m.model_id,
-        "name": m.name,
-        "provider": m.provider,
-        "per_mtok_usd": {
-            "input": exact(m.input_mtok),
-            "output": exact(m.output_mtok),
-            "cache_read": None if m.cache_read_mtok is None else exact(m.cache_read_mtok),
-            "cache_write": None if m.cache_write_mtok is None else exact(m.cache_write_mtok),
-            "cache_write_1h": None if m.cache_write_1h_mtok is None else exact(m.cache_write_1h_mtok),
-        },
-        "tier_thresholds": list(m.tier_thresholds),
-        "service_tiers": list(m.service_tiers),
-        "context_window": m.context_window,
-        "token_counts": count_accuracy(m.provider, m.rules_id),
-        "deprecated": m.deprecated,
-        "source": m.source.label,
-    }
-
-
-def models_dict(models: Sequence[ModelPrices], *, as_of: datetime) -> dict[str, Any]:
-    return {
-        "as_of": as_of.isoformat(),
-        "order": MODELS_ORDER,
-        "models": [_model_dict(m) for m in models],
-    }
-
-
-def render_models_json(models: Sequence[ModelPrices], *, as_of: datetime) -> str:
-    return dumps(envelope("models", models_dict(models, as_of=as_of)))
-
-
 # --------------------------------------------------------------------------------------------
 # JSON Schemas (agentcost schema --report)
 # --------------------------------------------------------------------------------------------
 
 _STR = {"type": "string"}
 _STR_OR_NULL = {"type": ["string", "null"]}
-PROVIDER = {"enum": ["anthropic", "openai", "google"]}
+PROVIDER = {
+    "type": "string",
+    "description": "a genai-prices provider id (anthropic, aws, azure, deepseek, ...)",
+}
+_HOST = {"enum": [None, "bedrock", "azure", "vertex", "openrouter"]}
 SERVICE_TIER = {"enum": ["standard", "batch", "flex", "priority"]}
 _RATE = object_schema(
     {
@@ -494,21 +501,54 @@ MODELS_JSON_SCHEMA: dict[str, Any] = {
                 "model": _STR,
                 "name": _STR,
                 "provider": PROVIDER,
-                "per_mtok_usd": object_schema(
-                    {
-                        "input": USD,
-                        "output": USD,
-                        "cache_read": USD_OR_NULL,
-                        "cache_write": USD_OR_NULL,
-                        "cache_write_1h": USD_OR_NULL,
-                    }
-                ),
+                "price_provider": {
+                    **PROVIDER,
+                    "description": "the provider whose genai-prices row prices it",
+                },
+                "host": _HOST,
+                "rules_id": {
+                    **_STR_OR_NULL,
+                    "description": "the model whose counting and caching rules apply",
+                },
+                "estimable": {"type": "boolean", "description": "whether agentcost can estimate with it"},
+                "chat": {"type": "boolean", "description": "an estimable text-generation chat model"},
+                "why": {
+                    **_STR_OR_NULL,
+                    "description": "why it cannot be estimated, or what it is if not chat",
+                },
+                "per_mtok_usd": {
+                    "anyOf": [
+                        object_schema(
+                            {
+                                "input": USD,
+                                "output": USD,
+                                "cache_read": USD_OR_NULL,
+                                "cache_write": USD_OR_NULL,
+                                "cache_write_1h": USD_OR_NULL,
+                            }
+                        ),
+                        {"type": "null"},
+                    ]
+                },
                 "tier_thresholds": {"type": "array", "items": COUNT},
                 "service_tiers": {"type": "array", "items": SERVICE_TIER},
                 "context_window": {"type": ["integer", "null"]},
-                "token_counts": {"enum": ["exact", "approximate"]},
+                "token_counts": {"enum": ["exact", "approximate", None]},
                 "deprecated": {"type": "boolean"},
-                "source": _STR,
+                "source": _STR_OR_NULL,
+            }
+        ),
+    },
+    "providers": {
+        "type": "array",
+        "items": object_schema(
+            {
+                "provider": PROVIDER,
+                "name": _STR,
+                "models": COUNT,
+                "estimable": COUNT,
+                "chat": COUNT,
+                "listed": {"type": "boolean"},
             }
         ),
     },
@@ -519,6 +559,10 @@ PRICES_JSON_SCHEMA: dict[str, Any] = {
     "model_ref": _STR,
     "name": _STR,
     "provider": PROVIDER,
+    "price_provider": PROVIDER,
+    "host": _HOST,
+    "rules_id": _STR,
+    "time_of_day": {"type": "array", "items": object_schema({"start": _STR, "end": _STR})},
     "as_of": {"type": "string", "format": "date-time"},
     "service_tier": SERVICE_TIER,
     "source": object_schema(
@@ -602,7 +646,6 @@ __all__ = [
     "PriceSheet",
     "count_accuracy",
     "price_sheet",
-    "render_models_json",
     "render_price_sheet",
     "render_price_sheet_json",
 ]

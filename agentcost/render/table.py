@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from agentcost.infra.text import plain, rich
-from agentcost.prices.model import ModelPrices
+from agentcost.prices.listing import Listing
 from agentcost.render.fit import SECTION, Cell, Col, FitTable
 from agentcost.render.notes import notes
 from agentcost.report import fmt
@@ -73,18 +73,21 @@ def render_table(report: Report, *, verbose: bool = False) -> RenderableType:
     return Group(table, notes(report, verbose=verbose))
 
 
-def render_models(models: list[ModelPrices]) -> RenderableType:
+def render_models(found: Listing) -> RenderableType:
     """The ``agentcost models`` listing: prices per million tokens in force at the lookup date, the
     long-context tiers and service tiers genai-prices knows, and which token counts are approximate
-    (marked *, as in estimates)."""
+    (marked *, as in estimates); then what is not listed (rows that cannot be estimated, other
+    providers)."""
     from decimal import Decimal
 
     from agentcost.prices.rates import tier_name
+    from agentcost.render.models import models_footer
     from agentcost.render.prices import MODELS_ORDER, count_accuracy
 
     def per_mtok(d: Decimal | None) -> str:
         return "-" if d is None else f"${fmt.exact(d)}"
 
+    models = found.models
     rows: list[tuple[str, list[str]]] = []
     for m in models:
         tiers = [tier_name(t) for t in m.tier_thresholds]
@@ -135,12 +138,7 @@ def render_models(models: list[ModelPrices]) -> RenderableType:
             f"Prices in USD per million tokens in force on {day}, from"
             f" {'; '.join(sources) or 'your price file'}."
         )
-    lines.append(
-        "* token counts are approximate (Claude, Gemini); OpenAI counts are exact. cache write: the"
-        " 5-minute write on Anthropic. tiers: a long-context tier (>200k: a request over 200,000 input"
-        " tokens is priced whole at higher rates) and the service tiers besides standard (their rates:"
-        " agentcost prices MODEL)."
-    )
+    lines.extend(models_footer(found))
     user = [m for m in models if m.source.kind == "user"]
     if user:
         lines.append("† from " + "; ".join(dict.fromkeys(m.source.label for m in user)) + ".")
