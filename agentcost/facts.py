@@ -5,12 +5,19 @@ The data lives in ONE file, ``facts.yaml`` next to this module, loaded once. Eac
 was chosen) and an optional ``provenance`` in agentcost's internal reference notes, kept for
 maintainers and never shown. Rows are matched by
 genai-prices model id: an exact id wins, then the longest prefix pattern (``"claude-opus-5*"``), then
-``"*"`` (a documented default). Claude ids are looked up in the anthropic rows whatever provider serves
-them (Claude on Vertex has ``claude-*`` ids under genai-prices' ``google`` provider).
+``"*"`` (a documented default), then a ``provider: "*"`` row (a default for makers without rows of
+their own); an id with a date or version suffix (``-20250929``, ``@20250929``,
+``-v1:0``) also matches the rows of the id without it. Facts about a model are looked up in its
+maker's rows: Claude ids in the anthropic rows whatever provider serves them (Claude on Vertex has
+``claude-*`` ids under genai-prices' ``google`` provider, Claude on Bedrock ``aws``), OpenAI ids in
+the openai rows. Facts about a host (:data:`HOST_TABLES`: how the serving provider caches and
+batches) are looked up in the serving provider's rows only; the minimum cacheable length in the
+serving provider's rows, then the maker's.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -35,8 +42,20 @@ TABLES = (
     "server_tool_fees",
     "server_tool_free_quota",
     "server_tool_iteration_cap",
+    "caching_kind",
+    "cache_ttl",
+    "cache_writes_extra",
+    "batch_api",
 )
-_PROVIDERS = ("anthropic", "openai", "google")
+HOST_TABLES = ("caching_kind", "cache_ttl", "cache_writes_extra", "batch_api")
+"""Tables about the provider serving a model, read for that provider only."""
+HOST_THEN_MAKER_TABLES = ("min_cacheable_tokens",)
+"""Tables read for the serving provider (Azure's own page), then for the model's maker (Claude's
+minimums on Bedrock are Anthropic's)."""
+ANY_PROVIDER = "*"
+"""A row's ``provider: "*"``: a documented default for models whose maker has no row of its own."""
+_PROVIDER_ID = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")  # a genai-prices provider id
+_SUFFIX = re.compile(r"(?:[-@]\d{8}|-v?\d+:\d+)$")  # -20250929, @20250929, -v1:0, -1:0
 _ROW_KEYS = {"provider", "models", "value", "url", "read"}  # required
 _OPTIONAL_KEYS = {"note", "provenance"}
 _DEFAULT_MARKS = ("DEFAULT", "WEAK EVIDENCE")  # a note starting so: not a published value
@@ -150,8 +169,8 @@ def _parse_row(table: str, index: int, row: object) -> _Row:
             f"{where}: a row has the keys {sorted(_ROW_KEYS)}, and may have {sorted(_OPTIONAL_KEYS)}"
         )
     provider, models, url, read = row["provider"], row["models"], row["url"], row["read"]
-    if provider not in _PROVIDERS:
-        raise FactsDataError(f"{where}: unknown provider {provider!r}")
+    if not isinstance(provider, str) or not (provider == ANY_PROVIDER or _PROVIDER_ID.match(provider)):
+        raise FactsDataError(f"{where}: provider must be a genai-prices provider id, got {provider!r}")
     if not isinstance(models, list) or not models or not all(isinstance(m, str) for m in models):
         raise FactsDataError(f"{where}: models must be a non-empty list of strings")
     if not isinstance(url, str) or not url.startswith("https://") or len(url.split()) != 1:
@@ -167,12 +186,18 @@ def _parse_row(table: str, index: int, row: object) -> _Row:
     return _Row(table, provider, tuple(models), row["value"], url, read, texts["note"], texts["provenance"])
 
 
+_OPENAI_IDS = re.compile(r"^(?:gpt-(?!oss)|o[1-9]|chatgpt-|codex-)")
+
+
 def _maker(provider: str, model_id: str) -> str:
-    """Whose rows apply: the model's maker, not the serving provider."""
+    """Whose rows apply: the model's maker, not the serving provider (Claude and OpenAI models on
+    any host, Gemini and Gemma on Vertex...)."""
     if model_id.startswith("claude-"):
         return "anthropic"
     if model_id.startswith(("gemini-", "gemma-")):
         return "google"
+    if _OPENAI_IDS.match(model_id):
+        return "openai"
     return provider
 
 
@@ -184,20 +209,47 @@ def _match_rank(pattern: str, model_id: str) -> int | None:
     return 1_000_000 if pattern == model_id else None
 
 
-def _lookup(table: str, provider: str, model_id: str, *, tool: str | None = None) -> _Row | None:
-    """The best row for the model; with ``tool``, only rows whose value names that tool."""
-    maker = _maker(provider, model_id)
+def _ids(model_id: str) -> tuple[str, ...]:
+    """The id, and the id without its date or version suffixes (``claude-sonnet-4-5-20250929`` ->
+    ``claude-sonnet-4-5``; ``anthropic.claude-sonnet-4-5-20250929-v1:0`` -> ``...-4-5``)."""
+    ids = [model_id]
+    while (stripped := _SUFFIX.sub("", ids[-1])) != ids[-1] and stripped:
+        ids.append(stripped)
+    return tuple(ids)
+
+
+def _best(table: str, owner: str, model_id: str, tool: str | None) -> _Row | None:
+    """The best row of ``owner`` for the model (the id as given wins a tie with a stripped one)."""
     best: tuple[int, _Row] | None = None
-    for row in _rows()[table]:
-        if row.provider != maker:
-            continue
-        if tool is not None and not (isinstance(row.value, Mapping) and row.value.get("tool") == tool):
-            continue
-        for pattern in row.models:
-            rank = _match_rank(pattern, model_id)
-            if rank is not None and (best is None or rank > best[0]):
-                best = (rank, row)
+    for candidate in _ids(model_id):
+        for row in _rows()[table]:
+            if row.provider != owner:
+                continue
+            if tool is not None and not (isinstance(row.value, Mapping) and row.value.get("tool") == tool):
+                continue
+            for pattern in row.models:
+                rank = _match_rank(pattern, candidate)
+                if rank is not None and (best is None or rank > best[0]):
+                    best = (rank, row)
     return best[1] if best else None
+
+
+def _lookup(table: str, provider: str, model_id: str, *, tool: str | None = None) -> _Row | None:
+    """The best row for the model; with ``tool``, only rows whose value names that tool. Host tables
+    (:data:`HOST_TABLES`) are read for the serving provider itself: Claude on Bedrock caches as
+    Bedrock says, not as Anthropic's own API does."""
+    maker = _maker(provider, model_id)
+    if table in HOST_TABLES:
+        owners: tuple[str, ...] = (provider,)
+    elif table in HOST_THEN_MAKER_TABLES:
+        owners = (provider, maker)
+    else:
+        owners = (maker,)
+    for owner in (*dict.fromkeys(owners), ANY_PROVIDER):
+        row = _best(table, owner, model_id, tool)
+        if row is not None:
+            return row
+    return None
 
 
 def _int(row: _Row, value: object) -> int:
@@ -411,3 +463,72 @@ def release_date(provider: str, model_id: str) -> Fact[date] | None:
     if not isinstance(row.value, date):
         raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: {row.value!r} is not a date")
     return row.fact(row.value)
+
+
+# --- host mechanics: how the serving provider caches and batches ------------------------------------
+
+CachingKind = Literal["automatic-prefix", "explicit", "implicit", "none", "unknown"]
+CACHING_KINDS: tuple[CachingKind, ...] = ("automatic-prefix", "explicit", "implicit", "none", "unknown")
+
+
+@dataclass(frozen=True)
+class HostMechanics:
+    """How the provider serving a model caches prompts and batches requests, each fact with its page
+    (``None``: no public page was found, the fact is unknown). Discounts are not here: cache-read,
+    cache-write and batch prices are genai-prices'."""
+
+    provider: str  # the serving provider (genai-prices id)
+    kind: Fact[CachingKind] | None
+    min_tokens: Fact[int] | None  # the shortest prefix cached
+    ttl_seconds: Fact[int] | None  # how long an unused entry lives
+    writes_extra: Fact[bool] | None  # written entries cost more than plain input
+    batch: Fact[bool] | None  # an asynchronous batch API exists
+
+    @property
+    def caching(self) -> CachingKind:
+        """The caching kind, ``unknown`` when no page says."""
+        return "unknown" if self.kind is None else self.kind.value
+
+
+def _kind(row: _Row) -> CachingKind:
+    for kind in CACHING_KINDS:
+        if row.value == kind and kind != "unknown":
+            return kind
+    raise FactsDataError(
+        f"{FACTS_FILE}: tables.{row.table}: {row.value!r} is not one of {CACHING_KINDS[:-1]}"
+        " (unknown: no row)"
+    )
+
+
+def _bool(row: _Row) -> bool:
+    if not isinstance(row.value, bool):
+        raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: {row.value!r} is not true or false")
+    return row.value
+
+
+def caching_kind(provider: str, model_id: str) -> Fact[CachingKind] | None:
+    """How ``provider`` caches prompts for this model; ``None`` when no page says (unknown)."""
+    row = _lookup("caching_kind", provider, model_id)
+    return None if row is None else row.fact(_kind(row))
+
+
+def cache_minimum(provider: str, model_id: str) -> Fact[int] | None:
+    """The shortest prefix ``provider`` caches for this model (``min_cacheable_tokens``, the maker's
+    rows); ``None`` when no page gives one."""
+    row = _lookup("min_cacheable_tokens", provider, model_id)
+    return None if row is None else row.fact(_int(row, row.value))
+
+
+def host_mechanics(provider: str, model_id: str) -> HostMechanics:
+    """Every caching and batch fact of ``provider`` serving ``model_id``."""
+    ttl = _lookup("cache_ttl", provider, model_id)
+    writes = _lookup("cache_writes_extra", provider, model_id)
+    batch = _lookup("batch_api", provider, model_id)
+    return HostMechanics(
+        provider=provider,
+        kind=caching_kind(provider, model_id),
+        min_tokens=cache_minimum(provider, model_id),
+        ttl_seconds=None if ttl is None else ttl.fact(_int(ttl, ttl.value)),
+        writes_extra=None if writes is None else writes.fact(_bool(writes)),
+        batch=None if batch is None else batch.fact(_bool(batch)),
+    )

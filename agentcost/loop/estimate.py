@@ -28,17 +28,23 @@ from agentcost.tokens.counts import Route, TokenCounts
 from agentcost.tokens.request import TTL_SECONDS, CachePolicy, Pricer, RequestCost, RequestUsage
 
 if TYPE_CHECKING:
+    from agentcost.facts import HostMechanics
     from agentcost.prices.user import UserPrices
 
 DEFAULT_CACHING: dict[str, CachingMode] = {
-    # Anthropic: agents (Claude Code, the Agent SDK, automatic caching) put a breakpoint on the last
-    # message of every request; an agent that sets no cache_control should say `caching: none`.
-    "anthropic": "conversation",
-    # OpenAI caches every prompt prefix of 1,024+ tokens automatically.
-    "openai": "conversation",
+    # Explicit breakpoints (Claude, on Anthropic's API, Bedrock, Vertex or Foundry): agents (Claude
+    # Code, the Agent SDK, automatic caching) put one on the last message of every request; an agent
+    # that sets no cache_control should say `caching: none`.
+    "explicit": "conversation",
+    # Automatic prefix caching (OpenAI, Azure OpenAI, ...: facts.yaml caching_kind) caches every prompt
+    # prefix past the provider's minimum; modelled only where that minimum is published.
+    "automatic-prefix": "conversation",
     # Gemini's implicit caching gives "no cost saving guarantee": assume none unless the scenario asks.
-    "google": "none",
+    "implicit": "none",
+    "none": "none",
+    "unknown": "none",
 }
+"""The caching mode a scenario without ``caching:`` gets, by its host's caching kind (facts.yaml)."""
 
 # OpenAI's prompt-caching guide: cache hits "in increments of 128 tokens" past the first 1,024
 # (pricing-facts.md §B.2, older guide; the current page no longer says so, so this is conservative).
@@ -76,6 +82,8 @@ class Estimate:
     dynamics: DynamicsEffect | None = None  # parallel calls and routing vs their baselines
     # routing: the models rounds name, priced (the run's own model left out), in first-use order
     routed: tuple[tuple[str, PricedModel], ...] = field(default=(), repr=False, compare=False)
+    # one line where the host's caching is not (fully) modelled (CachingPlan.note), else None
+    caching_note: str | None = None
 
     @property
     def subagents_usd(self) -> Decimal:
@@ -92,19 +100,82 @@ class Estimate:
         return self.budget is not None and self.total_usd > self.budget.limit_usd
 
 
+@dataclass(frozen=True)
+class CachingPlan:
+    """How a scenario's caching is modelled on a model's host: the mode, whether it is the default,
+    the host's facts (facts.yaml host tables) and, where caching is not (fully) modelled, one short
+    line that says so."""
+
+    mode: CachingMode
+    is_default: bool
+    mechanics: HostMechanics
+    note: str | None = None
+
+
+def caching_plan(scenario: Scenario, prices: ModelPrices) -> CachingPlan:
+    """The caching mode for this scenario on this model's host, from ``caching:`` or the host's
+    caching kind (:data:`DEFAULT_CACHING`).
+
+    Automatic caching is modelled where the host's minimum cacheable length is published; where it
+    is not, or how the host caches is unknown, no cache reads are assumed and the plan's note says so
+    (the cost is an upper bound). ``caching: prefix|conversation`` there assumes every repeated prefix
+    is read (no minimum), and says so. A host without prompt caching (``none``) refuses them."""
+    from agentcost.facts import host_mechanics
+
+    mechanics = host_mechanics(prices.provider, prices.rules_id)
+    kind = mechanics.caching
+    unmodelled = kind == "unknown" or (kind == "automatic-prefix" and mechanics.min_tokens is None)
+    if kind == "explicit" and mechanics.min_tokens is None:
+        unmodelled = True
+    where = _host_name(prices)
+    if scenario.caching is None:
+        mode = "none" if unmodelled else DEFAULT_CACHING[kind]
+        note = None
+        if unmodelled and prices.cache_read_mtok is not None:  # a cache price: reads would cost less
+            why = f"{where} publishes no minimum" if kind != "unknown" else f"no page says how {where} caches"
+            note = f"Caching not modelled: {why}; costs are an upper bound (set caching: to choose)."
+        return CachingPlan(mode, True, mechanics, note)
+    mode = scenario.caching
+    if mode in ("prefix", "conversation"):
+        if kind == "none":
+            raise InputError(
+                f"{where} has no prompt caching for {prices.model_id}, so {mode} caching cannot apply"
+                + (f" ({mechanics.kind.url})" if mechanics.kind is not None else ""),
+                file=scenario.path,
+                key="caching",
+                hint="use caching: none",
+            )
+        if unmodelled:
+            return CachingPlan(
+                mode,
+                False,
+                mechanics,
+                f"Caching {mode} assumed with no minimum: {where} publishes none; costs are a lower bound.",
+            )
+    return CachingPlan(mode, False, mechanics)
+
+
+def _host_name(prices: ModelPrices) -> str:
+    """``deepseek``; ``aws (bedrock)`` where a host rule resolved the id."""
+    host = prices.host
+    return prices.provider if not host or host == prices.provider else f"{prices.provider} ({host})"
+
+
 def cache_policy(scenario: Scenario, prices: ModelPrices) -> tuple[CachePolicy, bool]:
     """The cache policy for this scenario and model, and whether the mode is the provider default.
 
-    Entries expire after their TTL unused: Anthropic's ``cache_ttl`` (5 min or 1 h, refreshed on every
-    hit; ``{prefix: 1h, conversation: 5m}`` gives the prefix breakpoint its own TTL); OpenAI and
-    Gemini implicit caching :data:`AUTOMATIC_IDLE_SECONDS`. ``caching: explicit``
-    (Gemini only) stores the stable prefix in a Gemini explicit cache with Google's default TTL, 1 h.
+    Entries expire after their TTL unused: Anthropic-style ``cache_ttl`` (5 min or 1 h, refreshed on
+    every hit; ``{prefix: 1h, conversation: 5m}`` gives the prefix breakpoint its own TTL); automatic
+    and implicit caching the host's published lifetime (facts.yaml ``cache_ttl``), else
+    :data:`AUTOMATIC_IDLE_SECONDS`. ``caching: explicit`` (Gemini only) stores the stable prefix in a
+    Gemini explicit cache with Google's default TTL, 1 h.
     """
-    from agentcost.facts import gemini_cache_storage_usd_per_mtok_hour, min_cacheable_tokens
+    from agentcost.facts import gemini_cache_storage_usd_per_mtok_hour
 
-    provider = prices.provider
-    mode = scenario.caching if scenario.caching is not None else DEFAULT_CACHING[provider]
-    if scenario.prefix_cache_ttl is not None and provider != "anthropic":
+    plan = caching_plan(scenario, prices)
+    provider, mode, mechanics = prices.provider, plan.mode, plan.mechanics
+    explicit_style = mechanics.caching == "explicit"
+    if scenario.prefix_cache_ttl is not None and not explicit_style:
         raise InputError(
             f"cache_ttl: {{prefix, conversation}} sets Anthropic cache breakpoints; {prices.model_id} is a "
             f"{provider} model",
@@ -112,15 +183,16 @@ def cache_policy(scenario: Scenario, prices: ModelPrices) -> tuple[CachePolicy, 
             key="cache_ttl",
             hint="give one TTL (5m or 1h)",
         )
-    minimum = min_cacheable_tokens(provider, prices.rules_id).value  # a user model: its base's
+    # a user model: its base's; unpublished (caching not modelled, or assumed with no minimum): 1
+    minimum = mechanics.min_tokens.value if mechanics.min_tokens is not None else 1
     if mode == "explicit":
-        if provider != "google":
+        if mechanics.caching != "implicit":
             raise InputError(
                 f"caching: explicit is Gemini's explicit context caching; {prices.model_id} is a "
                 f"{provider} model",
                 file=scenario.path,
                 key="caching",
-                hint="use prefix or conversation (Anthropic breakpoints, OpenAI automatic caching)",
+                hint="use prefix or conversation (cache breakpoints, or automatic caching)",
             )
         storage = gemini_cache_storage_usd_per_mtok_hour(prices.rules_id, prices.source.as_of.date())
         if storage is None:
@@ -139,7 +211,7 @@ def cache_policy(scenario: Scenario, prices: ModelPrices) -> tuple[CachePolicy, 
             bills_writes=False,
             storage_usd_per_mtok_hour=storage.value,
         )
-    elif provider == "anthropic":
+    elif explicit_style:
         policy = CachePolicy(
             mode=mode,
             style="explicit",
@@ -149,15 +221,21 @@ def cache_policy(scenario: Scenario, prices: ModelPrices) -> tuple[CachePolicy, 
             prefix_ttl=scenario.prefix_cache_ttl,
         )
     else:
+        ttl = mechanics.ttl_seconds
         policy = CachePolicy(
             mode=mode,
             style="automatic",
             min_tokens=minimum,
-            increment=OPENAI_CACHE_INCREMENT if provider == "openai" else 1,
+            increment=OPENAI_CACHE_INCREMENT if provider in _STEPS_OF_128 else 1,
             bills_writes=prices.cache_write_mtok is not None,
-            ttl_seconds=AUTOMATIC_IDLE_SECONDS,
+            ttl_seconds=AUTOMATIC_IDLE_SECONDS if ttl is None else ttl.value,
         )
-    return policy, scenario.caching is None
+    return policy, plan.is_default
+
+
+# Hosts whose automatic caching hits in 128-token steps past the minimum (OpenAI's older guide,
+# Azure OpenAI's page: facts.yaml caching_kind notes).
+_STEPS_OF_128 = ("openai", "azure")
 
 
 def ttl_comparison(
@@ -300,6 +378,7 @@ def estimate_scenario(
         tool_search=searching,
         dynamics=dynamics_effect(scenario, counts, ledger, own, routed, opts) if compare else None,
         routed=routed,
+        caching_note=caching_plan(scenario, prices).note,
     )
 
 

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from agentcost.errors import InputError
+from agentcost.facts import host_mechanics
 from agentcost.loop.accountant import LedgerRow
-from agentcost.loop.estimate import DEFAULT_CACHING, Estimate, estimate_scenario
+from agentcost.loop.estimate import Estimate, estimate_scenario
 from agentcost.scenario.model import ResultTrim, Retries, Round, Scenario, ToolDef
 from agentcost.tokens.counts import RoundTokens
 
@@ -223,13 +224,18 @@ def _field_supported(cls: type, name: str) -> bool:
 
 
 def _caching(est: Estimate) -> _Candidate | None:
-    """No caching (or only the prefix cached): cache the whole conversation."""
-    s, provider = est.scenario, est.prices.provider
-    mode = s.caching if s.caching is not None else DEFAULT_CACHING[provider]
+    """No caching (or only the prefix cached): cache the whole conversation (not on a host without
+    prompt caching)."""
+    s, mode = est.scenario, est.ledger.policy.mode
+    kind = host_mechanics(est.prices.provider, est.prices.rules_id).caching
+    if kind == "none":
+        return None
     if mode == "none":
         what = "turn on conversation caching"
-        if provider == "google":
+        if kind == "implicit":
             what += " (Gemini implicit caching: no saving is guaranteed)"
+        elif est.caching_note is not None:
+            what += f" (assumes {est.prices.provider} reads every repeated prefix: no minimum is published)"
     elif mode == "prefix":
         what = "cache the whole conversation, not only the prefix"
     else:
@@ -240,7 +246,8 @@ def _caching(est: Estimate) -> _Candidate | None:
 def _explicit_cache(est: Estimate) -> _Candidate | None:
     """Gemini: an explicit context cache of the stable prefix (a guaranteed discount, plus storage)."""
     s = est.scenario
-    if est.prices.provider != "google" or s.caching == "explicit":
+    kind = host_mechanics(est.prices.provider, est.prices.rules_id).caching
+    if kind != "implicit" or s.caching == "explicit":
         return None
     return _Candidate(
         "caching_explicit",

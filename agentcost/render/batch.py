@@ -438,7 +438,7 @@ JSON_SCHEMA: dict[str, Any] = {
                     "path": {"type": "string"},
                     "name": {"type": "string"},
                     "model": {"type": "string"},
-                    "provider": {"enum": ["anthropic", "openai", "google"]},
+                    "provider": {"type": "string"},
                     "requests": COUNT,
                     "input_tokens": COUNT,
                     "cache_read_tokens": COUNT,

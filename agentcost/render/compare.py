@@ -292,7 +292,7 @@ def compare_dict(report: CompareReport) -> dict[str, Any]:
 
 
 DECIMAL = {"type": "string", "pattern": r"^\d+(\.\d+)?$", "description": "an exact decimal number"}
-PROVIDER = {"enum": ["anthropic", "openai", "google"]}
+PROVIDER = {"type": "string", "description": "a genai-prices provider id (anthropic, aws, deepseek...)"}
 
 JSON_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -280,7 +280,7 @@ _SUMS = _obj(
 _SIDE = _obj(
     {
         "model": {"type": "string"},
-        "provider": {"enum": ["anthropic", "openai", "google"]},
+        "provider": {"type": "string"},
         "caching": {"enum": ["none", "prefix", "conversation", "explicit"]},
         "requests": COUNT,
         "input_tokens": COUNT,

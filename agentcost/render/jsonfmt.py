@@ -39,6 +39,8 @@ def report_dict(report: Report) -> dict[str, Any]:
         "model": report.model_id,
         "model_ref": report.model,
         "provider": report.provider,
+        "price_provider": report.price_provider or report.provider,
+        "host": report.host,
         "prices": {
             "source": report.price_source,
             "version": report.price_version,
@@ -49,10 +51,14 @@ def report_dict(report: Report) -> dict[str, Any]:
             "data_date": report.price_data_date,
             "service_tier": report.service_tier,
             "tier_thresholds": list(report.tier_thresholds),
+            "time_of_day": [{"start": start, "end": end} for start, end in report.time_windows],
+            "in_time_window": report.in_time_window,
         },
         "caching": {
             "mode": report.caching_mode,
             "default": report.caching_is_default,
+            "kind": report.caching_kind,
+            "note": report.caching_note,
             "ttl": report.cache_ttl,
             "min_cacheable_tokens": report.cache_min_tokens,
             "cache_expiries": t.cache_expiries,
@@ -82,6 +88,10 @@ def report_dict(report: Report) -> dict[str, Any]:
             "approximate": report.approximate,
             "method": report.count_method,
             "notes": list(report.count_notes),
+            "family": report.count_family,
+            "exact": report.exact,
+            "family_method": report.family_method,
+            "source": report.family_source,
         },
         "requests": [
             {

@@ -222,7 +222,19 @@ ESTIMATE_BODY: dict[str, Any] = {
     "scenario": object_schema({"path": {"type": "string"}, "name": {"type": ["string", "null"]}}),
     "model": {"type": "string"},
     "model_ref": {"type": "string"},
-    "provider": {"enum": ["anthropic", "openai", "google"]},
+    "provider": {
+        "type": "string",
+        "description": "the genai-prices provider serving the model (anthropic, aws, azure, deepseek...)",
+    },
+    "price_provider": {
+        "type": "string",
+        "description": "the genai-prices provider whose price row prices it (azure/gpt-4o: openai)",
+    },
+    "host": {
+        "type": ["string", "null"],
+        "description": "the host id form that resolved the model (bedrock, azure, vertex, openrouter...); "
+        "null for a provider's own id",
+    },
     "prices": object_schema(
         {
             "source": {"type": "string"},
@@ -236,12 +248,30 @@ ESTIMATE_BODY: dict[str, Any] = {
             "data_date": {"type": ["string", "null"], "format": "date"},
             "service_tier": {"enum": ["standard", "batch", "flex", "priority"]},
             "tier_thresholds": {"type": "array", "items": COUNT},
+            "time_of_day": {
+                "type": "array",
+                "description": "daily UTC windows in which the model is priced differently (DeepSeek's "
+                "peak hours); empty when its prices follow the date only",
+                "items": object_schema({"start": {"type": "string"}, "end": {"type": "string"}}),
+            },
+            "in_time_window": {
+                "type": ["boolean", "null"],
+                "description": "as_of falls in one of the time_of_day windows; null without windows",
+            },
         }
     ),
     "caching": object_schema(
         {
             "mode": {"enum": ["none", "prefix", "conversation", "explicit"]},
             "default": {"type": "boolean"},
+            "kind": {
+                "enum": ["automatic-prefix", "explicit", "implicit", "none", "unknown"],
+                "description": "how the provider serving the model caches prompts (facts.yaml caching_kind)",
+            },
+            "note": {
+                "type": ["string", "null"],
+                "description": "where the host's caching is not (fully) modelled: why, in one line",
+            },
             "ttl": {"enum": ["5m", "1h", "1h+5m"]},
             "min_cacheable_tokens": COUNT,
             "cache_expiries": {
@@ -286,6 +316,17 @@ ESTIMATE_BODY: dict[str, Any] = {
             "approximate": {"type": "boolean"},
             "method": {"type": "string"},
             "notes": {"type": "array", "items": {"type": "string"}},
+            "family": {
+                "type": "string",
+                "description": "the model's counting family: openai, claude, gemini, llama3, qwen, "
+                "deepseek, mistral, gpt-oss, grok, ..., other",
+            },
+            "exact": {"type": "boolean", "description": "not approximate: the model's own tokenizer"},
+            "family_method": {"type": "string", "description": "the family's counting method, one line"},
+            "source": {
+                "type": "string",
+                "description": "where the family's method comes from: a public page, or a measurement",
+            },
         }
     ),
     "requests": {"type": "array", "items": REQUEST},

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 
 from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
@@ -203,10 +204,26 @@ class Report:
     uncertain: bool = False  # the scenario has distributions: every figure is at their medians
     paced: bool = False  # the scenario says how long rounds take (pacing, seconds): caches may expire
     price_day: str = ""  # YYYY-MM-DD of as_of: the day whose prices are in force
+    price_provider: str = ""  # the genai-prices provider whose row prices the model (azure/gpt-4o: openai)
+    host: str | None = None  # the host rule that resolved the id (bedrock, azure, vertex...); None: none
+    count_family: str = ""  # the model's counting family (tokens.rules.family_of): openai, claude, ...
+    family_method: str = ""  # the family's counting method in one line, e.g. "o200k_base × 1.044 (...)"
+    family_source: str = ""  # where the family's method comes from (a public page, or a measurement)
+    count_summary: str = ""  # why counts are approximate, short: "DeepSeek counted as o200k_base × 1.040"
+    caching_kind: str = "unknown"  # how the host caches prompts (facts.yaml caching_kind)
+    caching_note: str | None = None  # caching not (fully) modelled on this host, in one line
+    cache_min_published: bool = True  # the host publishes its minimum cacheable length
+    time_windows: tuple[tuple[str, str], ...] = ()  # daily UTC windows priced differently (DeepSeek)
+    in_time_window: bool | None = None  # as_of falls in one of them; None: no such windows
 
     @property
     def over_budget(self) -> bool:
         return self.budget is not None and self.budget.over
+
+    @property
+    def exact(self) -> bool:
+        """Token counts are exact (the model's own tokenizer and framing), not approximate."""
+        return not self.approximate
 
     @property
     def price_name(self) -> str:
@@ -337,7 +354,7 @@ def build_report(est: Estimate, *, overrun: bool = True) -> Report:
             f"run truncated by limits.max_rounds: {ledger.rounds_run} of {ledger.rounds_planned} rounds,"
             " no final answer"
         )
-    if est.scenario.cache_ttl == "1h" and prices.provider != "anthropic":
+    if est.scenario.cache_ttl == "1h" and ledger.policy.style != "explicit":
         warnings.append(
             f"cache_ttl: 1h has no effect on {prices.provider}: only Anthropic sells 1-hour cache writes"
         )
@@ -362,6 +379,11 @@ def build_report(est: Estimate, *, overrun: bool = True) -> Report:
             f"{len(tiered)} of {len(requests)} requests (#{numbers}) cross {prices.model_id}'s long-context"
             f" tier ({', '.join(crossed)} input tokens): each is priced whole at the tier's higher rates"
         )
+    from agentcost.facts import host_mechanics
+    from agentcost.tokens.rules import family_of
+
+    family = family_of(prices.provider, prices.rules_id)
+    mechanics = host_mechanics(prices.provider, prices.rules_id)
     return Report(
         version=REPORT_VERSION,
         scenario_path=str(est.scenario.path),
@@ -421,7 +443,47 @@ def build_report(est: Estimate, *, overrun: bool = True) -> Report:
         paced=est.scenario.pacing.round_seconds is not None
         or any(r.seconds is not None for r in est.scenario.rounds),
         price_day=prices.source.as_of.date().isoformat(),
+        price_provider=prices.price_provider,
+        host=prices.host,
+        count_family=family.name,
+        family_method=family.method,
+        family_source=family.source,
+        count_summary=_count_summary(prices.provider, prices.rules_id),
+        caching_kind=mechanics.caching,
+        cache_min_published=mechanics.min_tokens is not None,
+        caching_note=est.caching_note,
+        time_windows=prices.time_of_day,
+        in_time_window=in_time_window(prices.time_of_day, prices.source.as_of),
     )
+
+
+def _count_summary(provider: str, model_id: str) -> str:
+    """How an approximate count is made, short enough for one line under the table: ``DeepSeek
+    counted as o200k_base × 1.040 (prose)``; the family's method otherwise."""
+    from agentcost.tokens.families import spec_of
+    from agentcost.tokens.rules import family_of
+
+    family, spec = family_of(provider, model_id), spec_of(provider, model_id)
+    ratio = spec.ratio
+    if family.backend == "o200k_base × ratio" and ratio is not None:
+        kind = "" if ratio.prose == ratio.json else " (prose)"
+        return f"{spec.label} counted as o200k_base × {ratio.prose}{kind}"
+    return f"{spec.label} counted with {family.method}"
+
+
+def in_time_window(windows: Sequence[tuple[str, str]], when: datetime) -> bool | None:
+    """Whether ``when`` (UTC) falls in one of the daily ``(start, end)`` windows ("HH:MM", end
+    excluded; an end before its start runs past midnight); None without windows."""
+    if not windows:
+        return None
+    moment = when.astimezone(UTC).strftime("%H:%M:%S")
+    for start, end in windows:
+        if start <= end:
+            if start <= moment < end:
+                return True
+        elif moment >= start or moment < end:
+            return True
+    return False
 
 
 def _ttl_choices(est: Estimate) -> tuple[TtlChoice, ...]:

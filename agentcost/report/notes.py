@@ -42,6 +42,8 @@ KINDS = (
     "distributions",  # short notes (essential, at most MAX_SHORT_NOTES, best first)
     "overrun",
     "approximate",
+    "caching_unmodelled",  # the host's caching is not (fully) modelled: costs are a bound
+    "time_of_day",  # the price date's time of day picks the model's prices (DeepSeek's peak hours)
     "pacing",
     "warning",
 )
@@ -139,6 +141,11 @@ def _short_notes(report: Report) -> list[tuple[str, str]]:
             out.append(("overrun", _overrun_text(o)))
     if report.approximate:
         out.append(("approximate", f"Token counts marked * are approximate: {_why_approximate(report)}."))
+    if report.caching_note is not None:
+        out.append(("caching_unmodelled", report.caching_note))
+    window = time_of_day_line(report)
+    if window is not None:
+        out.append(("time_of_day", window))
     if report.caching_mode != "none" and not report.paced:
         out.append(("pacing", "No pacing set: requests run back to back, so the cache never expires."))
     return out
@@ -154,11 +161,26 @@ def _overrun_text(o: Overrun) -> str:
 
 
 def _why_approximate(report: Report) -> str:
-    if report.model_id.startswith("claude-") or report.provider == "anthropic":
+    family = report.count_family
+    if family == "claude" or report.model_id.startswith("claude-") or report.provider == "anthropic":
         return "Claude's tokenizer is not public"
-    if report.model_id.startswith(("gemini-", "gemma-")) or report.provider == "google":
+    if family == "gemini" or report.model_id.startswith(("gemini-", "gemma-")) or report.provider == "google":
         return "Gemini's tokenizer is not available offline"
+    if report.count_summary:
+        return report.count_summary
     return f"counted with {report.encoding}"
+
+
+def time_of_day_line(report: Report) -> str | None:
+    """``Priced at 00:00 UTC, outside deepseek's 00:30-16:30 UTC price window; --as-of picks the
+    hour.``; None when the model's prices do not follow the time of day."""
+    if not report.time_windows or report.in_time_window is None:
+        return None
+    windows = ", ".join(f"{start[:5]}-{end[:5]}" for start, end in report.time_windows)
+    s = "" if len(report.time_windows) == 1 else "s"
+    where = "inside" if report.in_time_window else "outside"
+    window = f"{report.provider}'s {windows} UTC price window{s}"
+    return f"Priced at {report.as_of[11:16]} UTC, {where} {window}; --as-of picks the hour."
 
 
 # --- details ------------------------------------------------------------------------------------------
@@ -215,10 +237,13 @@ def _caching_line(report: Report) -> str:
     default = " (provider default)" if report.caching_is_default else ""
     ttl = (
         f", TTL {report.cache_ttl}"
-        if (report.provider == "anthropic" and report.caching_mode != "none")
+        if (report.caching_kind == "explicit" and report.caching_mode != "none")
         or report.caching_mode == "explicit"
         else ""
     )
+    if not report.cache_min_published:
+        where = f"{report.provider} publishes no minimum cacheable length"
+        return f"Caching: {report.caching_mode}{default}{ttl}; {where}."
     return (
         f"Caching: {report.caching_mode}{default}{ttl}; prefixes under"
         f" {report.cache_min_tokens:,} tokens are not cached."
