@@ -349,6 +349,9 @@ _EXPECTED = {
 
 _DEFAULT_HINTS = ErrorHints()
 
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+"""The shape of an id a file names (a provider): letters, digits, ``-``, ``_`` and ``.``."""
+
 
 def _describe(
     kind: str, given: Any, ctx: dict[str, Any], default: str, hints: ErrorHints, *, quote: bool
@@ -376,6 +379,12 @@ def _describe(
         return f"must be {sign} {limit}, got {got}", hint
     if kind == "string_too_short":
         return "must not be empty", None
+    if kind == "string_too_long":
+        return f"must be at most {ctx.get('max_length')} characters", None
+    if kind == "string_pattern_mismatch":  # the value is the user's: never quoted back
+        if ctx.get("pattern") == ID_PATTERN:
+            return "must be an id of letters, digits, '-', '_' and '.'", None
+        return "is not one of the forms this field takes", hint
     if kind == "literal_error":
         choices = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
         message = f"must be one of {', '.join(choices)}; got {got}"

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, ConfigDict, Discriminator, Field, Tag, WithJsonSchema
 from pydantic.config import JsonDict
 
+from agentcost.infra.validate import ID_PATTERN
 from agentcost.infra.yamlread import (
     ErrorHints,
     KeyPath,
@@ -25,7 +26,6 @@ from agentcost.infra.yamlread import (
 from agentcost.scenario.model import (
     CacheTTL,
     CachingMode,
-    Provider,
     QuotaState,
     ServerToolName,
     ServiceTier,
@@ -63,6 +63,10 @@ _SERVER_TOOLS = (
     "Server-side tools the provider runs inside this response (web search, fetch, code). Alone in a "
     "round (no tool, no calls): they run inside the next round's response."
 )
+
+
+ProviderId = Annotated[str, Field(min_length=1, max_length=64, pattern=ID_PATTERN)]
+"""A provider id (:data:`agentcost.scenario.model.Provider`): its shape here, its existence when priced."""
 
 
 class ServerToolSpec(Spec):
@@ -314,8 +318,10 @@ class ScenarioFile(Spec):
     name: str | None = Field(default=None, description="A short name for the scenario.")
     description: str | None = Field(default=None, description="What the scenario models.")
     model: Name = Field(description="Model id, e.g. claude-sonnet-4-5, gpt-5, gemini-2.5-pro.")
-    provider: Provider | None = Field(
-        default=None, description="The model's provider (default: inferred from the model id)."
+    provider: ProviderId | None = Field(
+        default=None,
+        description="The model's provider as genai-prices names it (anthropic, openai, google, deepseek,"
+        " aws, azure, x-ai, ...; default: inferred from the model id).",
     )
     system: ContentValue | None = Field(default=None, description="System prompt: " + CONTENT_FORMS + ".")
     tools: list[ToolItem] | None = Field(

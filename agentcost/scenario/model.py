@@ -19,7 +19,10 @@ ServiceTier = Literal["standard", "batch", "flex", "priority"]
 ThinkingRetention = Literal["auto", "keep", "last", "drop"]
 ServerToolName = Literal["web_search", "web_fetch", "code_execution"]
 QuotaState = Literal["spent", "available"]
-Provider = Literal["anthropic", "openai", "google"]
+Provider = str
+"""A provider id as genai-prices names them (``anthropic``, ``deepseek``, ``aws``, ``x-ai``) or one of
+their aliases (``bedrock``, ``xai``, ``vertex_ai``); whether it exists is checked when the model is
+priced, where the list of providers is known (the scenario format bounds its shape)."""
 DistKind = Literal["fixed", "uniform", "triangular", "pert", "lognormal", "empirical"]
 SizeField = Literal["result", "call", "text", "thinking", "user"]
 
