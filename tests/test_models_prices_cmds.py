@@ -351,3 +351,14 @@ def test_prices_of_a_user_model(
     assert code == 0
     assert "│ acme † │  $0.5 │     $2 │          - │           - │ 400,000 │ -     │" in out
     assert "† from prices.yaml (quote Q-17)." in out
+
+
+def test_models_says_which_context_windows_are_unknown(capsys: pytest.CaptureFixture[str]) -> None:
+    """A chat model of the main providers without a known window is listed with '-' and the footer
+    says the estimate will not check it (issue 15: never silently unchecked)."""
+    assert run(["models", "gemini-3-pro-preview", "--as-of", "2026-11-30"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "context -: unknown for 1 model" in out
+    assert '"context window unknown: not checked"' in out
+    assert run(["models", "gemini-2.5-pro", "--as-of", "2026-11-30"]) == 0  # a known window: no line
+    assert "context -: unknown" not in capsys.readouterr().out

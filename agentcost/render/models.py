@@ -84,6 +84,12 @@ def models_footer(found: Listing) -> list[str]:
     else:
         accuracy = f"Token counts are exact ({', '.join(sure)})." if sure else ""
     lines = [f"{accuracy} {_TIERS_NOTE}".strip()]
+    unknown = sum(1 for m in found.models if m.context_window is None)
+    if unknown:
+        lines.append(
+            f"context -: unknown for {unknown} model{'' if unknown == 1 else 's'} (genai-prices has no"
+            ' window and agentcost\'s facts none); their estimates say "context window unknown: not checked".'
+        )
     if found.not_estimable:
         why = ", ".join(
             _WHY_SHORT.get(code, "{n} other").format(n=n, s="" if n == 1 else "s")
