@@ -26,7 +26,7 @@ from agentcost.tokens import offline
 from agentcost.tokens.counts import RoundTokens
 from agentcost.tokens.families import Family, FamilySpec, family_of, ratio_method, spec_of
 from agentcost.tokens.memo import TokenMemo
-from agentcost.tokens.textcount import KindArg, Notes, RatioCounter
+from agentcost.tokens.textcount import BodyTail, KindArg, Notes, RatioCounter
 
 
 def _tool_json(tool: ToolDef) -> str:
@@ -37,7 +37,7 @@ def _tool_json(tool: ToolDef) -> str:
     )
 
 
-class TemplateRules:
+class TemplateRules(BodyTail):
     """One open-weight (or otherwise non-OpenAI/Claude/Gemini) family's counting rules."""
 
     def __init__(
@@ -171,16 +171,6 @@ class TemplateRules:
             result=result,
             reply=round_.is_chat,
         )
-
-    def final(self, content: Content) -> int:
-        return self._body(content)
-
-    def server_result(self, content: Content) -> int:
-        """A server tool's results as they enter the context (no framing known: the body only)."""
-        return self._body(content)
-
-    def notes(self) -> tuple[str, ...]:
-        return tuple(self._notes.items)
 
 
 def template_rules(

@@ -122,27 +122,12 @@ class TokenMemo:
         One thread: tiktoken's threaded ``encode_ordinary_batch`` showed no consistent gain over a
         plain loop on a 2-core machine (bench/bench_tokens.py: 10-23 MB/s either way, noisy).
         """
-        table, stats = self._table(encoding_name)
-        missing = list({t: None for t in texts if t and t not in table})
-        if not missing:
-            return
-        disk_scheme = self._disk_scheme(encoding_name)
-        stored = self._from_disk(disk_scheme, missing)
-        if stored:
-            table.update(stored)
-            stats.disk_hits += len(stored)
-            missing = [t for t in missing if t not in stored]
-            if not missing:
-                return
-        encoding = get_encoding(encoding_name)
-        started = time.perf_counter()
-        counted: dict[str, int] = {}
-        for text in missing:
-            counted[text] = table[text] = ordinary_tokens(encoding, text)
-        stats.seconds += time.perf_counter() - started
-        stats.texts_counted += len(missing)
-        stats.chars_counted += sum(len(t) for t in missing)
-        self._to_disk(disk_scheme, counted)
+
+        def load() -> Callable[[str], int]:
+            encoding = get_encoding(encoding_name)
+            return lambda text: ordinary_tokens(encoding, text)
+
+        self.prefetch(encoding_name, texts, load, disk_scheme=tiktoken_scheme_id(encoding_name))
 
     def prefetch(
         self,

@@ -35,7 +35,7 @@ from agentcost.tokens.openai import (
     openai_message_constants,
     openai_tool_constants,
 )
-from agentcost.tokens.textcount import KindArg, Notes, RatioCounter, TextKind
+from agentcost.tokens.textcount import BodyTail, KindArg, Notes, RatioCounter, TextKind
 
 __all__ = [
     "AnthropicRules",
@@ -88,7 +88,7 @@ def _tool_json(tool: ToolDef) -> str:
     )
 
 
-class OpenAIRules:
+class OpenAIRules(BodyTail):
     """Exact text counts with the model's encoding; cookbook framing + ours for the agent loop."""
 
     approximate = False
@@ -176,16 +176,6 @@ class OpenAIRules:
             reply=round_.is_chat,
         )
 
-    def final(self, content: Content) -> int:
-        return self._body(content)
-
-    def server_result(self, content: Content) -> int:
-        """A server tool's results as they enter the context (no framing known: the body only)."""
-        return self._body(content)
-
-    def notes(self) -> tuple[str, ...]:
-        return tuple(self._notes.items)
-
 
 class _RatioCounter(RatioCounter):
     """``ceil(o200k_base count x ratio)`` with the facts module's per-kind ratios."""
@@ -198,7 +188,7 @@ class _RatioCounter(RatioCounter):
         super().__init__(self.prose.value, self.json.value, memo)
 
 
-class AnthropicRules:
+class AnthropicRules(BodyTail):
     """Approximate Claude counts: ctok when importable, else o200k_base x ratio; calibrated framing."""
 
     approximate = True
@@ -350,18 +340,11 @@ class AnthropicRules:
     def final(self, content: Content) -> int:
         return ANTHROPIC_OUTPUT_FRAMING + self._body(content)
 
-    def server_result(self, content: Content) -> int:
-        """A server tool's results as they enter the context (no framing known: the body only)."""
-        return self._body(content)
-
-    def notes(self) -> tuple[str, ...]:
-        return tuple(self._notes.items)
-
 
 GEMINI_PER_REQUEST = 1  # docs: count_tokens 10 vs usage prompt_token_count 11 for the same prompt
 
 
-class GeminiRules:
+class GeminiRules(BodyTail):
     """Approximate Gemini counts: o200k_base x ratio, content only, 1 token per request."""
 
     approximate = True
@@ -428,16 +411,6 @@ class GeminiRules:
             result=result,
             reply=round_.is_chat,
         )
-
-    def final(self, content: Content) -> int:
-        return self._body(content)
-
-    def server_result(self, content: Content) -> int:
-        """A server tool's results as they enter the context (no framing known: the body only)."""
-        return self._body(content)
-
-    def notes(self) -> tuple[str, ...]:
-        return tuple(self._notes.items)
 
 
 def rules_for(

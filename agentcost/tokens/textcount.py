@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
+from agentcost.scenario.model import Content
 from agentcost.tokens.memo import TokenMemo
 
 TextKind = Literal["prose", "json"]
@@ -63,3 +64,23 @@ class RatioCounter:
 
     def prefetch(self, texts: Iterable[str]) -> None:
         self.memo.prefetch_tiktoken("o200k_base", texts)
+
+
+class BodyTail:
+    """What every family's rules share: the final answer and a server tool's results count as
+    their body (a family with output framing overrides :meth:`final`), and the notes gathered."""
+
+    _notes: Notes
+
+    def _body(self, content: Content) -> int:
+        raise NotImplementedError
+
+    def final(self, content: Content) -> int:
+        return self._body(content)
+
+    def server_result(self, content: Content) -> int:
+        """A server tool's results as they enter the context (no framing known: the body only)."""
+        return self._body(content)
+
+    def notes(self) -> tuple[str, ...]:
+        return tuple(self._notes.items)
