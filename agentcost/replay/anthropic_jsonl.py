@@ -20,6 +20,7 @@ from typing import Any
 from agentcost.errors import InputError
 from agentcost.replay.jsonl import api_call, api_trace, dump, obj, records, whole
 from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
+from agentcost.replay.tool_ids import ToolIds
 
 FORMAT = "anthropic-jsonl"
 
@@ -75,6 +76,23 @@ def _tool_results(content: Any) -> str | None:
     return "\n".join(parts) if parts else None
 
 
+def _block_ids(content: Any, kind: str, key: str) -> list[Any]:
+    """The ``key`` of every ``kind`` block of message content (tool_use ids, tool_result ids)."""
+    if not isinstance(content, list):
+        return []
+    return [obj(b).get(key) for b in content if obj(b).get("type") == kind]
+
+
+def _halt(response: Mapping[str, Any]) -> tuple[str, list[Any]] | None:
+    """Why a response asks for a tool (``stop_reason`` tool_use, or tool_use blocks when no
+    stop_reason is recorded) and the ids it calls, or None."""
+    ids = _block_ids(response.get("content"), "tool_use", "id")
+    stop = response.get("stop_reason")
+    if stop == "tool_use":
+        return "stop_reason tool_use", ids
+    return ("a tool_use block", ids) if stop is None and ids else None
+
+
 def reported_usage(usage: Mapping[str, Any], path: Path, line: int) -> ReportedUsage:
     """Anthropic usage as :class:`ReportedUsage` (input = uncached + cache reads + cache writes)."""
     fresh = whole(usage.get("input_tokens"), "usage.input_tokens", path, line)
@@ -108,6 +126,8 @@ def read(path: Path, *, text: str, model: str | None = None) -> Trace:
     """Read an Anthropic Messages API JSONL log. ``model`` (``--model``) overrides the log's."""
     warnings: list[str] = []
     calls: list[RecordedCall] = []
+    ids = ToolIds()
+    halt: tuple[str, list[Any]] | None = None
     for n, line in records(path, text, warnings):
         bare = "request" not in line and "response" not in line
         response = line if bare else obj(line.get("response"))
@@ -132,6 +152,17 @@ def read(path: Path, *, text: str, model: str | None = None) -> Trace:
                     raise InputError("a message needs a role", file=path, line=n)
                 sent.append(Message(role, _content_text(m.get("content"))))
             messages = tuple(sent)
+            ids.check(
+                len(calls) + 1,
+                (
+                    (
+                        obj(m).get("role") == "assistant",
+                        _block_ids(obj(m).get("content"), "tool_use", "id"),
+                        _block_ids(obj(m).get("content"), "tool_result", "tool_use_id"),
+                    )
+                    for m in raw
+                ),
+            )
             if isinstance(request.get("tools"), list) and request["tools"]:
                 tools = tuple(obj(t) for t in request["tools"] if "name" in obj(t))
             choice = obj(request.get("tool_choice")).get("type")
@@ -144,6 +175,8 @@ def read(path: Path, *, text: str, model: str | None = None) -> Trace:
                     c.index, c.model, c.messages, c.tools, c.output_text, c.reported, c.line, c.action,
                     results, c.tool_choice,
                 )  # fmt: skip
+        # a forced tool (tool_choice any / tool) is how a structured-output call answers: no halt
+        halt = _halt(response) if tool_choice not in ("any", "tool") else None
         content = response.get("content")
         output = _content_text(content) if isinstance(content, list | str) else None
         action = None
@@ -168,4 +201,5 @@ def read(path: Path, *, text: str, model: str | None = None) -> Trace:
         "Anthropic input_tokens exclude cached tokens: reported input = input_tokens + "
         "cache_read_input_tokens + cache_creation_input_tokens",
     )
-    return api_trace(path, FORMAT, calls, model, warnings, notes)
+    halted = (len(calls), *halt) if halt is not None and calls and not warnings else None
+    return api_trace(path, FORMAT, calls, model, warnings, notes, ids.warnings(halted))

@@ -28,6 +28,7 @@ from agentcost.errors import InputError
 from agentcost.infra.validate import shown
 from agentcost.replay.files import loads, read_text, reported_dollars, usage_count
 from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
+from agentcost.replay.tool_ids import ToolIds, id_key
 
 FORMAT = "claude-code"
 
@@ -119,6 +120,8 @@ class _Request:
     usage_line: int | None = None  # the line of the usage kept (the last line that gave one)
     texts: list[str] = field(default_factory=list)
     tool_ids: list[tuple[str, str]] = field(default_factory=list)  # (tool_use id, name)
+    raw_ids: list[Any] = field(default_factory=list)  # the tool_use ids as the log writes them
+    stop_reason: Any = None  # the last one a line of it records
 
 
 @dataclass
@@ -146,6 +149,8 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
     init_model: str | None = None
     all_uuid = True
     sidechains = 0
+    ids = ToolIds()  # its indexes are positions in ``requests`` until the calls are numbered
+    issued: set[str] = set()  # every tool_use id an assistant line has called so far
 
     for i, raw in enumerate(rows):
         if not raw.strip():
@@ -201,15 +206,21 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
             if isinstance(message.get("usage"), dict):
                 req.usage = message["usage"]  # split lines repeat it: the last one wins
                 req.usage_line = lineno
+            if message.get("stop_reason") is not None:
+                req.stop_reason = message["stop_reason"]
             if msg.text:
                 req.texts.append(msg.text)
             for block in content if isinstance(content, list) else ():
                 if isinstance(block, dict) and block.get("type") == "tool_use":
                     req.tool_ids.append((str(block.get("id")), str(block.get("name"))))
+                    req.raw_ids.append(block.get("id"))
+                    issued.add(id_key(block.get("id")))
         elif isinstance(content, list):
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     results[str(block.get("tool_use_id"))] = _content_text(block.get("content"))
+                    # sent with the next request; subagent lines may interleave, so any earlier call
+                    ids.result(len(requests), block.get("tool_use_id"), issued)
         history.append(msg)
         if isinstance(uuid, str):
             lines_by_uuid[uuid] = _Line(parent if isinstance(parent, str) else None, msg)
@@ -231,10 +242,17 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
     calls: list[RecordedCall] = []
     models: Counter[str] = Counter()
     synthetic = 0
-    for req in requests.values():
+    numbered: dict[int, int] = {}  # position in ``requests`` -> index of the call at or after it
+    halted: tuple[int, str, list[Any]] | None = None
+    for position, req in enumerate(requests.values()):
         if req.model == "<synthetic>":  # Claude Code's own error/abort messages: no API call
             synthetic += 1
             continue
+        for p in range(len(numbered), position + 1):
+            numbered[p] = len(calls) + 1
+        unanswered = bool(req.raw_ids) and not any(i in results for i, _ in req.tool_ids)
+        why = "stop_reason tool_use" if req.stop_reason == "tool_use" else "a tool_use block"
+        halted = (len(calls) + 1, why, req.raw_ids) if unanswered else None
         names = list(dict.fromkeys(name for _, name in req.tool_ids))
         answered = [results[i] for i, _ in req.tool_ids if i in results]
         if req.model:
@@ -252,6 +270,8 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
                 result_text="\n".join(answered) if answered else None,
             )
         )
+    ids.unmatched = [(numbered[p], i) for p, i in ids.unmatched if p in numbered]
+    warnings += ids.warnings(None if truncated else halted)
     if synthetic:
         notes.append(f"{synthetic} <synthetic> assistant message(s) (no API call) skipped")
     if sidechains:

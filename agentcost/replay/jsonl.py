@@ -9,7 +9,7 @@ before it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -121,8 +121,10 @@ def api_trace(
     model: str | None,
     warnings: list[str],
     notes: tuple[str, ...] = (),
+    tool_warnings: Sequence[str] = (),
 ) -> Trace:
-    """The trace of an API log; without ``--model`` the first model a call names."""
+    """The trace of an API log; without ``--model`` the first model a call names. ``warnings``
+    are the cut-file ones (the trace is truncated); ``tool_warnings`` are added after them."""
     if model is None:
         model = next((c.model for c in calls if c.model), None)
     return Trace(
@@ -132,6 +134,6 @@ def api_trace(
         calls=tuple(calls),
         reported_totals=None,
         truncated=bool(warnings),
-        warnings=tuple(warnings),
+        warnings=(*warnings, *tool_warnings),
         notes=notes,
     )

@@ -19,6 +19,7 @@ from typing import Any
 from agentcost.errors import InputError
 from agentcost.replay.jsonl import api_call, api_trace, dump, obj, records, whole
 from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
+from agentcost.replay.tool_ids import ToolIds, id_key
 
 CHAT = "openai-chat-jsonl"
 RESPONSES = "openai-responses-jsonl"
@@ -123,6 +124,64 @@ def _responses_output(output: Any) -> tuple[str | None, str | None]:
     return "\n".join(t for t in texts if t), action
 
 
+def _call_ids(calls: Any) -> list[Any]:
+    """The ids of assistant ``tool_calls`` (Chat Completions)."""
+    return [obj(c).get("id") for c in calls] if isinstance(calls, list) else []
+
+
+def _check_chat(ids: ToolIds, index: int, raw: list[Any]) -> None:
+    """Every ``role: tool`` message answers a ``tool_calls`` id of the preceding assistant message."""
+    ids.check(
+        index,
+        (
+            (
+                obj(m).get("role") == "assistant",
+                _call_ids(obj(m).get("tool_calls")),
+                [obj(m).get("tool_call_id")] if obj(m).get("role") == "tool" else [],
+            )
+            for m in raw
+        ),
+    )
+
+
+def _output_call_ids(output: Any) -> list[Any]:
+    """The ``call_id`` of every ``function_call`` item of a Responses output (or input) list."""
+    if not isinstance(output, list):
+        return []
+    return [obj(i).get("call_id") for i in output if obj(i).get("type") == "function_call"]
+
+
+def _check_responses(ids: ToolIds, index: int, request: Mapping[str, Any], previous: Any) -> None:
+    """Every ``function_call_output`` answers a ``function_call`` before it in the input, or one of
+    the previous response's (``previous``: its output, None when the log has no previous call)."""
+    chained = request.get("previous_response_id") is not None
+    if chained and previous is None:
+        return  # the response it continues is not in the log: nothing to match against
+    called = {id_key(c) for c in _output_call_ids(previous)} if chained else set()
+    raw = request.get("input")
+    for item in raw if isinstance(raw, list) else ():
+        it = obj(item)
+        if it.get("type") == "function_call":
+            called.add(id_key(it.get("call_id")))
+        elif it.get("type") == "function_call_output":
+            ids.result(index, it.get("call_id"), called)
+
+
+def _halt(fmt: str, response: Mapping[str, Any]) -> tuple[str, list[Any]] | None:
+    """Why a response asks for a tool (``finish_reason`` tool_calls, or tool calls when no
+    finish_reason is recorded; Responses: a function_call output item) and the ids, or None."""
+    if fmt == RESPONSES:
+        ids = _output_call_ids(response.get("output"))
+        return ("a function_call output item", ids) if ids else None
+    choices = response.get("choices")
+    choice = obj(choices[0]) if isinstance(choices, list) and choices else {}
+    ids = _call_ids(obj(choice.get("message")).get("tool_calls"))
+    reason = choice.get("finish_reason")
+    if reason == "tool_calls":
+        return "finish_reason tool_calls", ids
+    return ("a tool_calls message", ids) if reason is None and ids else None
+
+
 def _usage(fmt: str, usage: Mapping[str, Any], path: Path, line: int) -> ReportedUsage:
     if fmt == CHAT:
         inp, out, details = "prompt_tokens", "completion_tokens", "prompt_tokens_details"
@@ -151,6 +210,9 @@ def read(path: Path, *, text: str, fmt: str, model: str | None = None) -> Trace:
     """Read an OpenAI Chat Completions or Responses JSONL log. ``model`` overrides the log's."""
     warnings: list[str] = []
     calls: list[RecordedCall] = []
+    ids = ToolIds()
+    halt: tuple[str, list[Any]] | None = None
+    previous: Any = None  # the previous response's output (Responses), None before the first
     for n, line in records(path, text, warnings):
         bare = "request" not in line and "response" not in line
         response = line if bare else obj(line.get("response"))
@@ -165,9 +227,17 @@ def read(path: Path, *, text: str, fmt: str, model: str | None = None) -> Trace:
                 if not isinstance(raw, list):
                     raise InputError("request.messages must be a list", file=path, line=n)
                 messages = tuple(_chat_message(obj(m), path, n) for m in raw)
+                _check_chat(ids, len(calls) + 1, raw)
             else:
                 messages = tuple(_responses_items(request, path, n))
+                _check_responses(ids, len(calls) + 1, request, previous if calls else None)
             tools = _tools(request.get("tools"))
+        # a forced tool (tool_choice required / a named function) answers a structured-output call
+        forced = request is not None and (
+            request.get("tool_choice") == "required" or obj(request.get("tool_choice"))
+        )
+        halt = _halt(fmt, response) if not forced else None
+        previous = response.get("output")
         output: str | None = None
         action: str | None = None
         if fmt == CHAT:
@@ -192,4 +262,5 @@ def read(path: Path, *, text: str, fmt: str, model: str | None = None) -> Trace:
                 action=action,
             )
         )
-    return api_trace(path, fmt, calls, model, warnings)
+    halted = (len(calls), *halt) if halt is not None and calls and not warnings else None
+    return api_trace(path, fmt, calls, model, warnings, tool_warnings=ids.warnings(halted))
