@@ -536,6 +536,33 @@ CATALOGUE = [
             "own; give fewer, or retries.share)"
         ),
     ),
+    case(
+        "success rate of 0",
+        {"s.yaml": OK + "outcome: {success: 0}\n"},
+        "estimate s.yaml",
+        "s.yaml:5: outcome.success: must be above 0 and at most 1, got 0 (a probability: 0.7 for 70%)",
+    ),
+    case(
+        "success rate over 1",
+        {"s.yaml": OK + "outcome:\n  success: 70\n"},
+        "estimate s.yaml",
+        "s.yaml:6: outcome.success: must be above 0 and at most 1, got 70 (a probability: 0.7 for 70%)",
+    ),
+    case(
+        "success rate too small",
+        {"s.yaml": OK + "outcome: {success: 1e-999999}\n"},
+        "estimate s.yaml",
+        "s.yaml:5: outcome.success: must be at least 0.000001 (one success in a million runs), got 1E-999999",
+    ),
+    case(
+        "max_attempts without retry",
+        {"s.yaml": OK + "outcome: {success: 0.7, on_failure: abandon, max_attempts: 3}\n"},
+        "estimate s.yaml",
+        (
+            "s.yaml:5: outcome.max_attempts: max_attempts applies to on_failure: retry (an abandoned run is "
+            "never made again; remove max_attempts or use on_failure: retry)"
+        ),
+    ),
     # -- price files (--prices) ---------------------------------------------------------------------
     case(
         "missing price file",

@@ -256,7 +256,7 @@ BAD: list[tuple[str, list[str], str | None, str]] = [
      "--set modle=gpt-5: unknown key 'modle' (allowed: version, name, description, model, provider, "
      "system, tools, tool_choice, task, defaults, rounds, final, caching, cache_ttl, limits, pacing, "
      "service_tier, thinking_retention, final_thinking, server_tool_quota, retries, trim, "
-     "context_editing, tool_search_stub; did you mean 'model'?)"),
+     "context_editing, tool_search_stub, outcome; did you mean 'model'?)"),
     ("unknown-limits-key", ["limits.max_round=40"], "limits.max_round",
      "--set limits.max_round=40: unknown key 'max_round' in limits (allowed: max_rounds, budget_usd, "
      "max_budget_usd; did you mean 'max_rounds'?)"),

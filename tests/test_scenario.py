@@ -736,7 +736,7 @@ def test_schema_describes_every_field_and_forbids_unknown_keys() -> None:
         "version", "name", "description", "model", "provider", "system", "tools", "tool_choice",
         "task", "defaults", "rounds", "final", "caching", "cache_ttl", "limits", "pacing",
         "service_tier", "thinking_retention", "final_thinking", "server_tool_quota",
-        "retries", "trim", "context_editing", "tool_search_stub",
+        "retries", "trim", "context_editing", "tool_search_stub", "outcome",
     }  # fmt: skip
     assert schema["required"] == ["version", "model", "task", "final"]
 

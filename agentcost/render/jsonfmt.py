@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from agentcost.render.dynamics import agent_dict, editing_dict, tool_search_dict
-from agentcost.report.estimate import Overrun, Report, cheapest_ttl
+from agentcost.report.estimate import OutcomeLine, Overrun, Report, cheapest_ttl
 from agentcost.report.fmt import exact
 from agentcost.report.notes import estimate_notes
 
@@ -32,7 +32,27 @@ def _overrun_dict(o: Overrun | None) -> dict[str, Any] | None:
     return {"runs": o.runs, "seed": o.seed, "over_budget_runs": o.over, "probability": exact(o.share)}
 
 
+def _outcome_dict(o: OutcomeLine) -> dict[str, Any]:
+    return {
+        "success": exact(o.success),
+        "on_failure": o.on_failure,
+        "max_attempts": o.max_attempts,
+        "cost_per_run_usd": exact(o.cost_per_run_usd),
+        "runs_per_task": exact(o.runs_per_task),
+        "completion_probability": exact(o.completion),
+        "cost_per_task_usd": exact(o.cost_per_task_usd),
+        "cost_per_completed_task_usd": exact(o.cost_per_completed_usd),
+    }
+
+
 def report_dict(report: Report) -> dict[str, Any]:
+    body = _report_body(report)
+    if report.outcome is not None:  # only with the scenario's outcome: other reports are unchanged
+        body["outcome"] = _outcome_dict(report.outcome)
+    return body
+
+
+def _report_body(report: Report) -> dict[str, Any]:
     t = report.totals
     return {
         "scenario": {"path": report.scenario_path, "name": report.scenario_name},

@@ -475,7 +475,40 @@ SIMULATION = object_schema(
 
 
 ESTIMATE_BODY["simulation"] = SIMULATION
-ESTIMATE_OPTIONAL = ("insights", "simulation")  # only with estimate --explain / --simulate
+_DECIMAL = {"type": "string", "pattern": r"^\d+(\.\d+)?$"}
+OUTCOME = object_schema(  # the scenario's outcome (docs/scenario.md#outcome)
+    {
+        "success": {**_DECIMAL, "description": "probability that a run completes its task (0 < p <= 1)"},
+        "on_failure": {"enum": ["retry", "abandon"]},
+        "max_attempts": {
+            "type": ["integer", "null"],
+            "minimum": 1,
+            "description": "retry: most runs per task; null: until it succeeds (or abandon)",
+        },
+        "cost_per_run_usd": {**USD, "description": "totals.cost_usd: one run, failed or not"},
+        "runs_per_task": {
+            **_DECIMAL,
+            "description": "expected runs per started task: abandon 1; retry 1/p; retry up to K"
+            " (1-(1-p)^K)/p",
+        },
+        "completion_probability": {
+            **_DECIMAL,
+            "description": "probability a started task is completed: abandon p; retry 1; retry up to"
+            " K 1-(1-p)^K",
+        },
+        "cost_per_task_usd": {
+            **USD,
+            "description": "expected cost per started task: cost_per_run_usd x runs_per_task",
+        },
+        "cost_per_completed_task_usd": {
+            **USD,
+            "description": "expected cost per completed task: cost_per_run_usd / success, whatever"
+            " the policy",
+        },
+    }
+)
+ESTIMATE_BODY["outcome"] = OUTCOME
+ESTIMATE_OPTIONAL = ("insights", "simulation", "outcome")  # --explain / --simulate / a scenario's outcome
 
 ESTIMATE = object_schema(ESTIMATE_BODY, required=[k for k in ESTIMATE_BODY if k not in ESTIMATE_OPTIONAL])
 

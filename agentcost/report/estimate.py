@@ -14,6 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
 from agentcost.loop.estimate import DynamicsEffect, Estimate
 from agentcost.prices.genai import PRICE_SOURCE_NAME
+from agentcost.scenario.model import Outcome
 
 REPORT_VERSION = 1
 
@@ -134,6 +135,61 @@ class BudgetLine:
 
 
 @dataclass(frozen=True)
+class OutcomeLine:
+    """Cost per completed task (the scenario's ``outcome``; docs/scenario.md#outcome). A run succeeds
+    with probability ``success``; a failed run costs as much as a successful one. ``runs_per_task``:
+    expected runs per started task; ``completion``: probability a started task is completed."""
+
+    success: Decimal
+    on_failure: str  # "retry" | "abandon"
+    max_attempts: int | None  # retry: most runs per task (None: until it succeeds)
+    cost_per_run_usd: Decimal
+    runs_per_task: Decimal
+    completion: Decimal
+    cost_per_task_usd: Decimal  # expected cost per started task: cost per run x runs_per_task
+    cost_per_completed_usd: Decimal  # cost per run / success, whatever the policy
+
+    @property
+    def policy_text(self) -> str:
+        """``retry up to 3 attempts``, ``retried until it succeeds``, ``failed runs abandoned``."""
+        if self.on_failure == "abandon":
+            return "failed runs abandoned"
+        if self.max_attempts is None:
+            return "retried until it succeeds"
+        s = "" if self.max_attempts == 1 else "s"
+        return f"retry up to {self.max_attempts} attempt{s}"
+
+
+def outcome_line(outcome: Outcome, cost_per_run: Decimal) -> OutcomeLine:
+    """The expected costs of a run that succeeds with probability p = ``outcome.success`` (q = 1 - p):
+
+    * abandon: 1 run per started task, completed with probability p;
+    * retry, unlimited: runs until success are geometric, 1/p expected runs, always completed;
+    * retry, at most K: E[runs] = sum over k < K of q^k = (1 - q^K) / p, completed with 1 - q^K.
+
+    Cost per completed task = cost per run x E[runs] / P(completed) = cost per run / p in every case
+    (computed as such, so that it is exactly the division)."""
+    p = outcome.success
+    if outcome.on_failure == "abandon":
+        runs, completion = Decimal(1), p
+    elif outcome.max_attempts is None:
+        runs, completion = 1 / p, Decimal(1)
+    else:
+        completion = 1 - (1 - p) ** outcome.max_attempts
+        runs = completion / p
+    return OutcomeLine(
+        success=p,
+        on_failure=outcome.on_failure,
+        max_attempts=outcome.max_attempts,
+        cost_per_run_usd=cost_per_run,
+        runs_per_task=runs,
+        completion=completion,
+        cost_per_task_usd=cost_per_run * runs,
+        cost_per_completed_usd=cost_per_run / p,
+    )
+
+
+@dataclass(frozen=True)
 class SubagentLine:
     """A subagent started by a call, folded under the request whose response made the call.
     ``requests`` and ``cost_usd`` include its own subagents (``report.totals``)."""
@@ -215,6 +271,7 @@ class Report:
     cache_min_published: bool = True  # the host publishes its minimum cacheable length
     time_windows: tuple[tuple[str, str], ...] = ()  # daily UTC windows priced differently (DeepSeek)
     in_time_window: bool | None = None  # as_of falls in one of them; None: no such windows
+    outcome: OutcomeLine | None = None  # the scenario's outcome: cost per completed task
 
     @property
     def over_budget(self) -> bool:
@@ -294,9 +351,11 @@ def quick_overrun(est: Estimate, limit_usd: Decimal) -> Overrun | None:
     return Overrun(sim.runs, sim.seed, sim.over_budget)
 
 
-def build_report(est: Estimate, *, overrun: bool = True) -> Report:
+def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True) -> Report:
     """The report of an estimate. ``overrun``: for a scenario with distributions and a budget, run the
-    quick simulation of :func:`quick_overrun` (subagents' reports skip it)."""
+    quick simulation of :func:`quick_overrun` (subagents' reports skip it). ``outcome``: the cost per
+    completed task of a scenario with an ``outcome`` (subagents' reports skip it: the parent's run is
+    the task)."""
     ledger, prices, counts = est.ledger, est.prices, est.counts
     t = ledger.totals
     requests = tuple(
@@ -454,6 +513,9 @@ def build_report(est: Estimate, *, overrun: bool = True) -> Report:
         caching_note=est.caching_note,
         time_windows=prices.time_of_day,
         in_time_window=in_time_window(prices.time_of_day, prices.source.as_of),
+        outcome=None
+        if not outcome or est.scenario.outcome is None
+        else outcome_line(est.scenario.outcome, totals.cost_usd),
     )
 
 
@@ -558,7 +620,7 @@ def _fold_subagents(
 
 
 def _subagent_line(parent: Estimate, i: int, j: int, sub: Estimate) -> SubagentLine:
-    report = build_report(sub, overrun=False)
+    report = build_report(sub, overrun=False, outcome=False)
     path = sub.scenario.path
     inline = path == parent.scenario.path  # an inline subagent is read from its parent's file
     label = "inline" if inline else os.path.relpath(path, parent.scenario.path.parent)

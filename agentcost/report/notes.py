@@ -16,7 +16,7 @@ from typing import Literal
 
 from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
 from agentcost.report import fmt
-from agentcost.report.estimate import Overrun, Report, all_subagents, cheapest_ttl
+from agentcost.report.estimate import OutcomeLine, Overrun, Report, all_subagents, cheapest_ttl
 
 Level = Literal["essential", "detail", "warning"]
 LEVELS: tuple[Level, ...] = ("essential", "detail", "warning")
@@ -39,7 +39,8 @@ KINDS = (
     "tool_search",
     "count_method",
     "count_note",
-    "distributions",  # short notes (essential, at most MAX_SHORT_NOTES, best first)
+    "outcome",  # short notes (essential, at most MAX_SHORT_NOTES, best first): cost per completed task
+    "distributions",
     "overrun",
     "approximate",
     "caching_unmodelled",  # the host's caching is not (fully) modelled: costs are a bound
@@ -132,6 +133,8 @@ def _short_notes(report: Report) -> list[tuple[str, str]]:
     """What changes the meaning of the number, best first: distributions at their medians and the
     chance of overrunning the budget, approximate counts, the pacing assumed for caching."""
     out: list[tuple[str, str]] = []
+    if report.outcome is not None:
+        out.append(("outcome", outcome_text(report.outcome)))
     if report.uncertain:
         out.append(
             ("distributions", "Cost at the medians of its distributions; --simulate N for percentiles.")
@@ -149,6 +152,17 @@ def _short_notes(report: Report) -> list[tuple[str, str]]:
     if report.caching_mode != "none" and not report.paced:
         out.append(("pacing", "No pacing set: requests run back to back, so the cache never expires."))
     return out
+
+
+def outcome_text(o: OutcomeLine) -> str:
+    """``Per completed task: $0.0446 at 70% success (retry up to 3 attempts).``"""
+    usd = fmt.usd(o.cost_per_completed_usd)
+    return f"Per completed task: {usd} at {_share(o.success)} success ({o.policy_text})."
+
+
+def _share(p: Decimal) -> str:
+    """A success probability as a percentage, with no more decimals than it has: ``70%``, ``99.5%``."""
+    return f"{fmt.exact(p * 100)}%"
 
 
 def _overrun_text(o: Overrun) -> str:

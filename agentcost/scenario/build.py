@@ -29,6 +29,7 @@ from agentcost.scenario.format import (
     ContextEditingSpec,
     DefaultsSpec,
     LimitsSpec,
+    OutcomeSpec,
     PacingSpec,
     RetriesSpec,
     RoundSpec,
@@ -43,6 +44,7 @@ from agentcost.scenario.model import (
     ContextEditing,
     Dist,
     Limits,
+    Outcome,
     Pacing,
     ResultTrim,
     Retries,
@@ -171,6 +173,7 @@ class ScenarioBuilder:
             spreads=tuple(self.spreads),
             final_dist=self.dist_at(spec.final, ("final",)),
             final_thinking_dist=self.dist_at(final_thinking, ("final_thinking",)),
+            outcome=self.outcome(spec.outcome),
         )
 
     def cache_ttl(self, value: CacheTTL | CacheTTLSpec | None) -> dict[str, Any]:
@@ -198,6 +201,19 @@ class ScenarioBuilder:
             )
         error = None if item.error is None else self.content(item.error, ("retries", "error"))
         return Retries(share=item.share or Decimal(0), count=item.count or 0, error=error)
+
+    def outcome(self, item: OutcomeSpec | None) -> Outcome | None:
+        if item is None:
+            return None
+        policy = item.on_failure or "retry"
+        if policy == "abandon" and item.max_attempts is not None:
+            raise self.doc.error(
+                ("outcome", "max_attempts"),
+                "max_attempts applies to on_failure: retry",
+                "an abandoned run is never made again; remove max_attempts or use on_failure: retry",
+            )
+        line = self.doc.own_line(("outcome", "success"))
+        return Outcome(item.success, policy, item.max_attempts, line)
 
     def trim(self, item: TrimSpec) -> ResultTrim:
         if item.max_tokens is None and item.keep_last is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, ConfigDict, Discriminator, Field, Tag, WithJsonSchema
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Discriminator, Field, Tag, WithJsonSchema
 from pydantic.config import JsonDict
 
 from agentcost.infra.validate import ID_PATTERN
@@ -26,6 +26,7 @@ from agentcost.infra.yamlread import (
 from agentcost.scenario.model import (
     CacheTTL,
     CachingMode,
+    OnFailure,
     QuotaState,
     ServerToolName,
     ServiceTier,
@@ -278,6 +279,54 @@ class RetriesSpec(Spec):
     )
 
 
+MIN_SUCCESS = Decimal("0.000001")
+"""Smallest success probability a scenario may state: one success in a million runs (a smaller one is
+surely a typo, and 1/p would overflow the Decimal maths for a tiny enough p)."""
+
+
+def _probability(value: Decimal) -> Decimal:
+    from pydantic_core import PydanticCustomError
+
+    if not 0 < value <= 1:
+        raise PydanticCustomError(
+            "probability",
+            "must be above 0 and at most 1, got {got} (a probability: 0.7 for 70%)",
+            {"got": str(value)},
+        )
+    if value < MIN_SUCCESS:
+        raise PydanticCustomError(
+            "probability",
+            "must be at least 0.000001 (one success in a million runs), got {got}",
+            {"got": str(value)},
+        )
+    return value
+
+
+Probability = Annotated[
+    Decimal,
+    BeforeValidator(int_to_decimal),
+    AfterValidator(_probability),
+    WithJsonSchema({"type": "number", "minimum": float(MIN_SUCCESS), "maximum": 1}),
+]
+
+
+class OutcomeSpec(Spec):
+    """How often a run completes its task, and what a failed run costs (cost per completed task)."""
+
+    success: Probability = Field(
+        description="Probability that a run completes its task: above 0, at most 1 (e.g. 0.7)."
+    )
+    on_failure: OnFailure | None = Field(
+        default="retry",
+        description="retry: a failed run is paid and the whole run is made again until it succeeds "
+        "(up to max_attempts); abandon: a failed run is paid and nothing is completed.",
+    )
+    max_attempts: PositiveCount | None = Field(
+        default=None,
+        description="Most runs per task with on_failure: retry, the first included (default: unlimited).",
+    )
+
+
 class TrimSpec(Spec):
     """Result trimming done by the agent's own code before results go back to the model."""
 
@@ -384,6 +433,11 @@ class ScenarioFile(Spec):
     )
     tool_search_stub: Count | None = Field(
         default=None, description="Tokens a deferred tool (defer_loading) costs until loaded (default 9)."
+    )
+    outcome: OutcomeSpec | None = Field(
+        default=None,
+        description="Success rate of a run and what a failure costs: reports add the expected cost per "
+        "completed task.",
     )
 
 

@@ -25,6 +25,7 @@ their aliases (``bedrock``, ``xai``, ``vertex_ai``); whether it exists is checke
 priced, where the list of providers is known (the scenario format bounds its shape)."""
 DistKind = Literal["fixed", "uniform", "triangular", "pert", "lognormal", "empirical"]
 SizeField = Literal["result", "call", "text", "thinking", "user"]
+OnFailure = Literal["retry", "abandon"]
 
 SCENARIO_VERSION = 1
 MAX_BUDGET_USD = Decimal(1_000_000_000)  # larger budgets are surely typos, and overflow Decimal maths
@@ -168,6 +169,19 @@ class Retries:
 
 
 @dataclass(frozen=True)
+class Outcome:
+    """How often a run completes its task: ``success`` the probability a run succeeds (0 < p <= 1);
+    ``on_failure`` what happens to a failed run: ``retry`` (paid, and the whole run is made again, up
+    to ``max_attempts`` runs in all; None: until it succeeds) or ``abandon`` (paid, nothing completed).
+    A failed run costs the same as a successful one. ``line``: the line of ``success``."""
+
+    success: Decimal
+    on_failure: OnFailure = "retry"
+    max_attempts: int | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
 class ResultTrim:
     """Cap every tool result at ``max_tokens``, and/or keep only the last ``keep_last`` results in
     full (older ones replaced by a placeholder)."""
@@ -260,6 +274,7 @@ class Scenario:
     spreads: tuple[Spread, ...] = ()
     final_dist: Dist | None = None
     final_thinking_dist: Dist | None = None
+    outcome: Outcome | None = None  # success rate and failure policy: cost per completed task
 
     @property
     def uncertain(self) -> bool:
