@@ -46,6 +46,7 @@ TABLES = (
     "cache_ttl",
     "cache_writes_extra",
     "batch_api",
+    "tool_search",
 )
 HOST_TABLES = ("caching_kind", "cache_ttl", "cache_writes_extra", "batch_api")
 """Tables about the provider serving a model, read for that provider only."""
@@ -532,3 +533,56 @@ def host_mechanics(provider: str, model_id: str) -> HostMechanics:
         writes_extra=None if writes is None else writes.fact(_bool(writes)),
         batch=None if batch is None else batch.fact(_bool(batch)),
     )
+
+
+# --- tool search (defer_loading) --------------------------------------------------------------------
+
+NAME_DESCRIPTION = "name_description"
+"""A deferred tool's stub on OpenAI: its name and description stay in the prompt."""
+
+
+@dataclass(frozen=True)
+class ToolSearch:
+    """Whether the model has tool search, how it runs, and what a deferred tool costs until a search
+    loads it: ``stub`` tokens each (Anthropic), or :data:`NAME_DESCRIPTION` (OpenAI); ``None`` when
+    the model has no tool search."""
+
+    supported: bool
+    server_side: bool = (
+        False  # the provider runs the search (Anthropic's regex/BM25 tool, OpenAI's hosted one)
+    )
+    client_side: bool = False  # the caller runs it and returns the definitions
+    stub: int | Literal["name_description"] | None = None
+
+
+def tool_search(provider: str, model_id: str) -> Fact[ToolSearch] | None:
+    """Tool search on this model (the maker's rows); ``None`` when no page says (unknown)."""
+    row = _lookup("tool_search", provider, model_id)
+    if row is None:
+        return None
+    supported = _field(row, "supported")
+    if not isinstance(supported, bool):
+        raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: supported must be true or false")
+    if not supported:
+        return row.fact(ToolSearch(False))
+    flags = [_field(row, key) for key in ("server_side", "client_side")]
+    if not all(isinstance(flag, bool) for flag in flags):
+        raise FactsDataError(
+            f"{FACTS_FILE}: tables.{row.table}: server_side and client_side are true or false"
+        )
+    raw = _field(row, "stub")
+    stub: int | Literal["name_description"] = (
+        "name_description" if raw == NAME_DESCRIPTION else _int(row, raw)
+    )
+    return row.fact(ToolSearch(True, bool(flags[0]), bool(flags[1]), stub))
+
+
+def tool_search_models(provider: str, model_id: str) -> tuple[str, ...]:
+    """The model patterns with tool search among the model's maker's rows, or every maker's when
+    its maker has none (for the message refusing ``defer_loading``)."""
+    rows = [
+        r for r in _rows()["tool_search"] if isinstance(r.value, Mapping) and r.value.get("supported") is True
+    ]
+    maker = _maker(provider, model_id)
+    own = [r for r in rows if r.provider == maker] or rows
+    return tuple(m for r in own for m in r.models)

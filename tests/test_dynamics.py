@@ -371,8 +371,9 @@ def test_without_routing_puts_every_request_on_one_model() -> None:
 
 
 def test_every_key_of_the_issue_loads(tmp_path: Path) -> None:
-    """The YAML of the brief: every dynamics key at once, estimated without error."""
-    text = HEAD + (
+    """The YAML of the brief: every dynamics key at once, estimated without error (on gpt-5.4: gpt-5
+    has no tool search, facts.yaml tool_search)."""
+    text = HEAD.replace("model: gpt-5\n", "model: gpt-5.4\n") + (
         "tools:\n"
         "  - {name: Read, description: r, input_schema: {}}\n"
         "  - {name: Grep, description: g, input_schema: {}, defer_loading: true}\n"
@@ -380,7 +381,7 @@ def test_every_key_of_the_issue_loads(tmp_path: Path) -> None:
         "  - calls:\n"
         "      - {tool: Read, input: {file: a.py}, result: 800}\n"
         "      - {tool: Grep, call_tokens: 30, result: {text: found}}\n"
-        "    model: gpt-5-mini\n"
+        "    model: gpt-5.4-mini\n"
         "  - {tool: Read, call_tokens: 20, result: 300}\n"
         "retries: {share: 0.5, error: 60}\n"
         "trim: {max_tokens: 2000}\n"

@@ -199,7 +199,7 @@ VARIANTS = [
     (path, model, parallel)
     for path in SHIPPED
     if path.name != "uncertain-steps.yaml"  # its unrolled rounds are routed like any others below
-    for model, parallel in (("claude-haiku-4-5", False), ("gpt-5-mini", True))
+    for model, parallel in (("claude-haiku-4-5", False), ("gpt-5.4-mini", True))  # with tool search
 ]
 
 

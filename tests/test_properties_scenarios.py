@@ -54,6 +54,7 @@ MODELS: dict[str, tuple[str, ...]] = {
     "google": ("gemini-2.5-pro", "gemini-2.5-flash"),
 }
 PROVIDER = {model: provider for provider, models in MODELS.items() for model in models}
+TOOL_SEARCH = {"claude-sonnet-4-5", "claude-haiku-4-5"}  # MODELS with tool search (facts.yaml)
 SERVER_TOOLS = {  # what each provider runs (facts.yaml server_tool_fees): OpenAI has no web_fetch
     "anthropic": ("web_search", "web_fetch", "code_execution"),
     "openai": ("web_search", "code_execution"),
@@ -113,8 +114,9 @@ def content(sizes: st.SearchStrategy[int] = SIZE) -> st.SearchStrategy[Any]:
 
 
 @st.composite
-def tool_def(draw: st.DrawFn, name: str) -> dict[str, Any]:
-    """One tool definition in one of the four formats, deferred or not."""
+def tool_def(draw: st.DrawFn, name: str, deferrable: bool = True) -> dict[str, Any]:
+    """One tool definition in one of the four formats, deferred or not (never when not
+    ``deferrable``: a model without tool search refuses defer_loading)."""
     description = draw(_text(0, 40))
     props = {
         p: {"type": draw(st.sampled_from(["string", "integer"]))}
@@ -134,7 +136,7 @@ def tool_def(draw: st.DrawFn, name: str) -> dict[str, Any]:
         tool = {"type": "function", "name": name, "description": description, "parameters": schema}
     else:
         tool = {"name": name, "description": description, "inputSchema": schema}
-    if draw(st.integers(0, 3)) == 0:
+    if deferrable and draw(st.integers(0, 3)) == 0:
         tool["defer_loading"] = True
     return tool
 
@@ -175,9 +177,10 @@ def tool_call(
 
 
 @st.composite
-def scenario_docs(draw: st.DrawFn, depth: int = 0) -> dict[str, Any]:
-    """A valid scenario (the YAML file's data); ``depth`` 1: an inline subagent (no subagents of its own)."""
-    provider = draw(st.sampled_from(sorted(MODELS)))
+def scenario_docs(draw: st.DrawFn, depth: int = 0, tool_search: bool = False) -> dict[str, Any]:
+    """A valid scenario (the YAML file's data); ``depth`` 1: an inline subagent (no subagents of its own);
+    ``tool_search``: on models with tool search only (routes included)."""
+    provider = "anthropic" if tool_search else draw(st.sampled_from(sorted(MODELS)))
     model = draw(st.sampled_from(MODELS[provider]))
     doc: dict[str, Any] = {} if depth else {"version": 1}
     doc["model"] = model
@@ -194,7 +197,8 @@ def scenario_docs(draw: st.DrawFn, depth: int = 0) -> dict[str, Any]:
     # routing: other models rounds may name (none with a Gemini explicit cache, which refuses routing)
     routes: list[str] = []
     if caching != "explicit" and draw(st.booleans()):
-        routes = draw(st.lists(st.sampled_from(sorted(PROVIDER)), min_size=1, max_size=2, unique=True))
+        routable = sorted(TOOL_SEARCH if tool_search else PROVIDER)
+        routes = draw(st.lists(st.sampled_from(routable), min_size=1, max_size=2, unique=True))
     providers = {provider, *(PROVIDER[m] for m in routes)}
     ttl = draw(st.sampled_from([None, "5m", "1h", "two"]))
     if ttl == "two" and providers == {"anthropic"}:
@@ -213,7 +217,8 @@ def scenario_docs(draw: st.DrawFn, depth: int = 0) -> dict[str, Any]:
         draw(st.lists(st.sampled_from(TOOL_NAMES), min_size=n_tools, max_size=n_tools, unique=True))
     )
     if names:
-        doc["tools"] = [draw(tool_def(name)) for name in names]
+        deferrable = all(m in TOOL_SEARCH for m in (model, *routes))
+        doc["tools"] = [draw(tool_def(name, deferrable)) for name in names]
     call_names = names or TOOL_NAMES
 
     if draw(st.booleans()):
@@ -649,7 +654,7 @@ def monotone_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Slot, int]:
     """A scenario, one of its sizes and a bump; half of them made to meet the conditions of
     :func:`why_not_monotone` (no context editing, no max_budget_usd; caching none or a prefix over
     every model's minimum) so that the property is asserted often."""
-    doc = draw(scenario_docs())
+    doc = draw(scenario_docs(tool_search=True))
     if draw(st.booleans()):
         doc.pop("context_editing", None)
         doc.get("limits", {}).pop("max_budget_usd", None)
@@ -722,7 +727,7 @@ def tool_names(doc: dict[str, Any]) -> tuple[str, ...]:
 def insertion_cases(draw: st.DrawFn) -> tuple[dict[str, Any], int, dict[str, Any]]:
     """A scenario, a position among its round items and a new round item (a chat turn, or a tool
     round on the scenario's model); half of them made to meet the conditions of :func:`why_not_more`."""
-    doc = draw(scenario_docs())
+    doc = draw(scenario_docs(tool_search=True))
     if draw(st.booleans()):
         doc.pop("context_editing", None)
         doc.pop("retries", None)
@@ -817,7 +822,7 @@ def _deferred(tool: dict[str, Any]) -> bool:
 def deferral_cases(draw: st.DrawFn) -> tuple[dict[str, Any], int]:
     """A scenario with a deferred tool and a tool no round calls, and the index of the latter; half
     of them made to meet the conditions of :func:`why_not_deferred` (as for :func:`monotone_cases`)."""
-    doc = draw(scenario_docs())
+    doc = draw(scenario_docs(tool_search=True))
     if draw(st.booleans()):
         doc.pop("context_editing", None)
         doc.get("limits", {}).pop("max_budget_usd", None)
@@ -1071,7 +1076,7 @@ def test_an_inserted_round_can_cost_less_by_loading_a_deferred_tool_sooner(workd
     bash = {"tool": "Bash", "call_tokens": 20, "result": 10}
     doc: dict[str, Any] = {
         "version": 1,
-        "model": "gpt-5",
+        "model": "gpt-5.4",  # gpt-5 has no tool search
         "caching": "none",
         "tools": tools,
         "task": {"tokens": 100},
@@ -1133,14 +1138,17 @@ def _deferring_dearer(workdir: Path, doc: dict[str, Any]) -> None:
 
 def test_deferring_an_unused_tool_can_cost_more(workdir: Path) -> None:
     """Each case excluded by :func:`why_not_deferred`, deferring ``ping`` with ``lookup`` already
-    deferred, on gpt-5 unless said. A ``tool_search_stub`` of 60 tokens in place of a bare tool's
-    definition: the prefix grows from 213 to 264 tokens. OpenAI caching: the prefix shrinks by 5
-    tokens (167 to 162), and the second request's cache hit falls a step, from 1,280 to 1,152 tokens.
+    deferred, on gpt-5.4 unless said. A ``tool_search_stub`` of 60 tokens in place of a bare tool's
+    definition (claude-sonnet-4-5: OpenAI keeps a deferred function's name and description, whatever
+    the stub size). OpenAI caching (gpt-5.4): deferring a one-parameter function sheds its parameter,
+    the prefix shrinks by 9 tokens (179 to 170), and the second request's cache hit falls a step, from
+    1,280 to 1,152 tokens.
     A prefix under the minimum (claude-sonnet-4-5, conversation caching): deferring a 60-token tool
     brings the second request's prompt under 1,024 tokens, so it is no longer cached.
-    ``max_budget_usd`` $0.009590625: the third request passes it and the run stops before a
-    20,000-token final answer; 5 tokens fewer per request and it passes nothing. Context editing at
-    6,363 tokens: the last request (6,366) clears both 3,000-token results; deferred (6,361), none."""
+    With that function, ``max_budget_usd`` $0.0188: the third request ($0.018840 in all) passes it and
+    the run stops before a 20,000-token final answer; 9 tokens fewer per request ($0.0187725) and it
+    passes nothing. Context editing at 6,374 tokens: the last request (6,378) clears both 3,000-token
+    results; deferred (6,369), none."""
     tools: list[dict[str, Any]] = [
         {"name": "Read", "description": "Read a file.", "input_schema": {"type": "object"}},
         {
@@ -1154,26 +1162,28 @@ def test_deferring_an_unused_tool_can_cost_more(workdir: Path) -> None:
     read = {"tool": "Read", "call_tokens": 20, "result": 100}
     doc: dict[str, Any] = {
         "version": 1,
-        "model": "gpt-5",
+        "model": "gpt-5.4",  # gpt-5 has no tool search
         "caching": "none",
         "tools": tools,
         "task": {"tokens": 100},
         "rounds": [read],
         "final": 10,
     }
-    _deferring_dearer(workdir, {**doc, "tool_search_stub": 60})
+    _deferring_dearer(workdir, {**doc, "model": "claude-sonnet-4-5", "tool_search_stub": 60})
     tools = deepcopy(tools)
     tools[2]["description"] = "Check that the service answers."
-    cached = {**doc, "caching": "conversation", "system": {"tokens": 1005}, "tools": tools}
+    one_parameter = deepcopy(tools)
+    one_parameter[2]["input_schema"] = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    cached = {**doc, "caching": "conversation", "system": {"tokens": 1000}, "tools": one_parameter}
     _deferring_dearer(workdir, {**cached, "rounds": [{**read, "result": 94}] * 4})
     claude = {**doc, "model": "claude-sonnet-4-5", "caching": "conversation", "rounds": [read] * 3}
     claude["tools"] = deepcopy(tools)
     claude["tools"][2]["description"] = "Check " * 40
     _deferring_dearer(workdir, claude)
-    two_pages = {**doc, "tools": tools, "rounds": [{**read, "result": 3000}] * 2}
-    three_pages = {**doc, "tools": tools, "rounds": [{**read, "result": 2000}] * 3, "final": 20000}
-    _deferring_dearer(workdir, {**three_pages, "limits": {"max_budget_usd": 0.009590625}})
-    _deferring_dearer(workdir, {**two_pages, "context_editing": {"trigger": 6363, "keep": 0}})
+    two_pages = {**doc, "tools": one_parameter, "rounds": [{**read, "result": 3000}] * 2}
+    three_pages = {**doc, "tools": one_parameter, "rounds": [{**read, "result": 2000}] * 3, "final": 20000}
+    _deferring_dearer(workdir, {**three_pages, "limits": {"max_budget_usd": 0.0188}})
+    _deferring_dearer(workdir, {**two_pages, "context_editing": {"trigger": 6374, "keep": 0}})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1244,7 +1254,7 @@ def test_a_server_tool_is_not_a_call_of_the_deferred_client_tool_of_that_name(wo
     rounds' client calls."""
     doc: dict[str, Any] = {
         "version": 1,
-        "model": "gpt-5",
+        "model": "gpt-5.4",  # gpt-5 has no tool search
         "caching": "none",
         "tools": [
             {"name": "Read", "description": "Read a file.", "input_schema": {"type": "object"}},

@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from agentcost.scenario.model import Scenario
-from agentcost.tokens.context import TOOL_SEARCH_TOOL_TOKENS, without_deferral
+from agentcost.tokens.context import without_deferral
 from agentcost.tokens.counts import TokenCounts
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def tool_search_effect(
         return None
     full = recount(without_deferral(scenario))
     baseline = rerun(full)
-    prefix_tokens = len(deferred) * scenario.tool_search_stub + TOOL_SEARCH_TOOL_TOKENS
+    prefix_tokens = counts.tool_search_prefix  # the stubs (per provider) + the tool-search tool
     called = dict.fromkeys(call.tool for r in scenario.rounds for call in r.calls)  # client calls only
     return ToolSearchEffect(
         deferred=deferred,

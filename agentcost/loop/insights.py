@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from agentcost.errors import InputError
-from agentcost.facts import host_mechanics
+from agentcost.facts import host_mechanics, tool_search
 from agentcost.loop.accountant import LedgerRow
 from agentcost.loop.estimate import Estimate, estimate_scenario
 from agentcost.scenario.model import ResultTrim, Retries, Round, Scenario, ToolDef
@@ -273,8 +273,12 @@ def _ttl(est: Estimate) -> _Candidate | None:
 
 
 def _defer(est: Estimate) -> _Candidate | None:
-    """Tools no round calls, loaded on demand (tool search) instead of sent in every request."""
+    """Tools no round calls, loaded on demand (tool search) instead of sent in every request: only
+    on a model with tool search (facts.yaml ``tool_search``; none documented: no lever)."""
     if not _field_supported(ToolDef, "defer_loading"):
+        return None
+    search = tool_search(est.prices.provider, est.prices.rules_id)
+    if search is None or not search.value.supported:
         return None
     s = est.scenario
     called = {call.tool for r in s.rounds for call in r.calls}

@@ -9,7 +9,9 @@ on those counts (TTL comparison, levers, baselines) applies them without extra a
   before every request whether to clear; the baseline without editing is the same counts with
   ``context_editing=None``.
 * Deferred tools (tool search): :func:`defer_tools` shrinks ``TokenCounts.tools`` (each deferred
-  definition replaced by ``tool_search_stub`` tokens, plus the tool-search tool's own definition)
+  definition replaced by its stub, plus the tool-search tool's own definition; the stub is
+  ``tool_search_stub`` tokens on Anthropic, the function's name and description on OpenAI, as
+  facts.yaml ``tool_search`` says; a model without tool search, or with none documented, is refused)
   and inserts a tool-search request (``RoundTokens.search``) before the first round that calls a
   deferred tool; that request's result carries the loaded definitions into the conversation. The
   baseline loads every tool up front: the scenario with ``defer_loading`` off
@@ -25,7 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from agentcost.scenario.model import Content, Round, Scenario, ToolUse
+from agentcost import facts
+from agentcost.errors import InputError
+from agentcost.scenario.model import Content, Round, Scenario, ToolDef, ToolUse
 from agentcost.tokens.counts import RoundTokens
 
 if TYPE_CHECKING:
@@ -73,6 +77,7 @@ class Deferral:
     searches: int  # tool-search requests inserted
     definitions: int  # tokens the deferred definitions would cost in the prefix
     prefix_cost: int  # what they cost instead: stubs + the tool-search tool
+    stub: str = ""  # what one stub is, for the note ("9 tokens", "its name and description")
 
 
 def definition_tokens(rules: Rules, scenario: Scenario) -> dict[str, int]:
@@ -87,6 +92,43 @@ def definition_tokens(rules: Rules, scenario: Scenario) -> dict[str, int]:
     }
 
 
+def tool_search_support(scenario: Scenario, provider: str, model_id: str) -> facts.Fact[facts.ToolSearch]:
+    """The model's tool search (facts.yaml ``tool_search``), for a scenario that defers a tool.
+
+    Raises :class:`InputError` (exit 2) at the first deferred tool when the model has no tool search:
+    the providers document it only on the models listed and no fallback (OpenAI's API refuses a
+    hosted tool the model does not support), and no page documents one for other makers (unknown)."""
+    fact = facts.tool_search(provider, model_id)
+    if fact is not None and fact.value.supported:
+        return fact
+    first = next(t for t in scenario.tools if t.defer_loading)
+    why = "has no tool search" if fact is not None else "has no documented tool search"
+    cite = f" ({fact.url})" if fact is not None else ""
+    raise InputError(
+        f"{model_id} {why}{cite}, so it cannot defer {first.name!r}",
+        file=scenario.path,
+        line=first.line,
+        key="defer_loading",
+        hint="remove defer_loading, or pick a model with tool search: "
+        + ", ".join(facts.tool_search_models(provider, model_id)),
+    )
+
+
+def stub_tokens(scenario: Scenario, rules: Rules, support: facts.ToolSearch) -> dict[str, int]:
+    """What each deferred tool costs in the tool prefix until a search loads it: the scenario's
+    ``tool_search_stub`` (Anthropic), or, where the provider keeps a deferred function's name and
+    description (OpenAI), the definition of that function without parameters."""
+    if support.stub != facts.NAME_DESCRIPTION:
+        return {t.name: scenario.tool_search_stub for t in scenario.tools if t.defer_loading}
+    choice = scenario.tool_choice
+    out: dict[str, int] = {}
+    for t in scenario.tools:
+        if t.defer_loading:
+            bare = ToolDef(t.name, t.description, {}, t.line, True)
+            out[t.name] = rules.tools((bare, bare), choice) - rules.tools((bare,), choice)
+    return out
+
+
 def search_round(rules: Rules, definitions: int) -> RoundTokens:
     """A tool-search request: output one tool-search call, result the loaded definitions (counted as
     one tool result of ``definitions`` tokens with the provider's framing)."""
@@ -99,18 +141,26 @@ def search_round(rules: Rules, definitions: int) -> RoundTokens:
 
 
 def defer_tools(
-    scenario: Scenario, rules: Rules, tools: int, rounds: Sequence[RoundTokens]
+    scenario: Scenario,
+    rules: Rules,
+    tools: int,
+    rounds: Sequence[RoundTokens],
+    *,
+    provider: str,
+    model_id: str,
 ) -> tuple[int, list[RoundTokens], Deferral | None]:
     """The tool prefix and rounds with deferred tools: ``tools`` (every definition counted) loses
-    the deferred definitions and gains ``tool_search_stub`` per deferred tool plus
+    the deferred definitions and gains each deferred tool's stub (:func:`stub_tokens`) plus
     :data:`TOOL_SEARCH_TOOL_TOKENS`; a tool-search request goes before each round that calls a
     deferred tool not loaded yet (one search loads all such tools of that round; loaded tools stay
-    loaded)."""
+    loaded). Raises :class:`InputError` on a model without tool search (:func:`tool_search_support`)."""
     sizes = definition_tokens(rules, scenario)
     if not sizes:
         return tools, list(rounds), None
+    support = tool_search_support(scenario, provider, model_id).value
+    stubs = stub_tokens(scenario, rules, support)
     definitions = sum(sizes.values())
-    prefix_cost = len(sizes) * scenario.tool_search_stub + TOOL_SEARCH_TOOL_TOKENS
+    prefix_cost = sum(stubs.values()) + TOOL_SEARCH_TOOL_TOKENS
     loaded: list[str] = []
     out: list[RoundTokens] = []
     searches = 0
@@ -121,7 +171,12 @@ def defer_tools(
             out.append(search_round(rules, sum(sizes[name] for name in new)))
             searches += 1
         out.append(r)
-    deferral = Deferral(tuple(sizes), tuple(loaded), searches, definitions, prefix_cost)
+    stub = (
+        "their name and description"
+        if support.stub == facts.NAME_DESCRIPTION
+        else f"{scenario.tool_search_stub} tokens each"
+    )
+    deferral = Deferral(tuple(sizes), tuple(loaded), searches, definitions, prefix_cost, stub)
     return tools - definitions + prefix_cost, out, deferral
 
 
@@ -136,7 +191,7 @@ def _client_calls(scenario: Scenario, rounds: Sequence[RoundTokens]) -> list[tup
     return [r.tools if r.inserted else next(it) for r in rounds]
 
 
-def deferral_note(d: Deferral, stub: int) -> str:
+def deferral_note(d: Deferral) -> str:
     loaded = (
         f"{len(d.loaded)} loaded by {d.searches} tool-search request(s) ({', '.join(d.loaded)}), "
         "their definitions sent as the search result, after the cached tool prefix"
@@ -144,7 +199,7 @@ def deferral_note(d: Deferral, stub: int) -> str:
         else "none is called, so none is loaded"
     )
     return (
-        f"deferred tools: {len(d.deferred)} tool(s) cost {stub} tokens each until loaded, plus "
+        f"deferred tools: {len(d.deferred)} tool(s) cost {d.stub} until loaded, plus "
         f"{TOOL_SEARCH_TOOL_TOKENS} for the tool-search tool ({d.prefix_cost:,} in the prefix instead "
         f"of {d.definitions:,} definition tokens); {loaded}; a search request = one call of "
         f"{TOOL_SEARCH_QUERY_TOKENS} argument tokens + the provider's call and result framing (ours)"

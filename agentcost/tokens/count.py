@@ -147,11 +147,16 @@ def count_tokens(
     mechanics_notes(scenario, rounds, retention, why, server, mechanics)
     rounds = insert_retries(scenario, rounds, count)  # before deferral: a search loads a tool first
     tools, rounds, deferral = defer_tools(
-        scenario, rules, rules.tools(scenario.tools, scenario.tool_choice), rounds
+        scenario,
+        rules,
+        rules.tools(scenario.tools, scenario.tool_choice),
+        rounds,
+        provider=provider,
+        model_id=model_id,
     )
     rounds = route_inserted(rounds)
     if deferral is not None:
-        mechanics.add(deferral_note(deferral, scenario.tool_search_stub))
+        mechanics.add(deferral_note(deferral))
     from agentcost.infra import diskcache
 
     diskcache.flush()  # the counts made here, for the next process
@@ -167,4 +172,5 @@ def count_tokens(
         method=rules.method,
         notes=rules.notes() + tuple(mechanics.items),
         context_editing=editing,
+        tool_search_prefix=0 if deferral is None else deferral.prefix_cost,
     )

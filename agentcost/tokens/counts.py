@@ -79,6 +79,7 @@ class TokenCounts:
     # (RoundTokens.model); set by agentcost.loop.estimate, read by the accountant. A round whose model has
     # no route here runs on the scenario's model (e.g. counts recounted without routes)
     routes: tuple[tuple[str, Route], ...] = ()
+    tool_search_prefix: int = 0  # deferred tools: their stubs + the tool-search tool, in ``tools``
 
     @property
     def prefix(self) -> int:
