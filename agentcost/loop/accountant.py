@@ -40,7 +40,7 @@ breakpoint are billed at the prefix TTL's rate and the rest at ``ttl``'s; after 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Literal
@@ -138,6 +138,14 @@ class Ledger:
     truncated: bool  # max_rounds stopped the run before the final answer
     storage: CacheStorage | None = None  # the explicit cache, when the policy stores one
     budget_stop: int | None = None  # max_budget_usd stopped the run after this request (1-based)
+    # the budget was crossed inside this subagent (round, call; 0-based), started by request budget_stop
+    budget_subagent: tuple[int, int] | None = None
+    spent_usd: Decimal = Decimal(0)  # what the budget check saw last: requests + subagents' spent_usd
+
+
+SubagentRun = Callable[[Decimal | None], Decimal]
+"""Runs one subagent given what is left of the budget (None: no cap), stopping once its running
+total passes it, and returns what it spent (its ``Ledger.spent_usd``)."""
 
 
 @dataclass(frozen=True)
@@ -324,6 +332,8 @@ def run_accountant(
     gaps: Sequence[Decimal] = (),
     max_budget_usd: Decimal | None = None,
     routes: Mapping[str, Route] | None = None,
+    subagents: Mapping[int, Sequence[tuple[int, SubagentRun]]] | None = None,
+    budget_left: Decimal | None = None,
 ) -> Ledger:
     """Build the per-request ledger. O(rounds x models); every dollar is an exact Decimal from a pricer.
 
@@ -333,6 +343,12 @@ def run_accountant(
     ``routes``: the models rounds name (``RoundTokens.model``; default ``counts.routes``); a request on
     another model than the one before it reads no cache (it writes again). A round whose model has no
     route runs on the scenario's model.
+    ``subagents``: by scenario round, the (call index, run) of each subagent its response starts, run
+    in call order after the round's response (and its continuations) and before the next request;
+    what they spend counts against the budget like the run's own requests, and a subagent is given
+    what is left of it, so it stops at the request that crosses it (``Ledger.budget_subagent``).
+    ``budget_left``: a parent's budget left when this run (a subagent) starts; the run stops once its
+    spending passes it as for ``max_budget_usd`` (the tighter of the two applies).
     """
     routes = dict(counts.routes) if routes is None else routes
     for name, route in routes.items():
@@ -343,6 +359,10 @@ def run_accountant(
     route_cacheable = {name: r.counts.prefix + r.counts.task for name, r in routes.items()}
     last_model: str | None = None
     budget_stop: int | None = None
+    budget_subagent: tuple[int, int] | None = None
+    caps = [c for c in (max_budget_usd, budget_left) if c is not None]
+    cap = min(caps) if caps else None  # the budget this run checks after every response
+    spent = Decimal(0)  # the running cost with the subagents started so far
     # tool-search requests (RoundTokens.search) are not scenario rounds: max_rounds, gaps and
     # LedgerRow.round count scenario rounds only
     position = [i for i, r in enumerate(counts.rounds) if not r.inserted]  # scenario round -> index
@@ -444,6 +464,7 @@ def run_accountant(
             )
             cost = run_pricer(usage)
             running += cost.total_usd
+            spent += cost.total_usd
             rows.append(
                 LedgerRow(
                     index=len(rows) + 1,
@@ -463,8 +484,19 @@ def run_accountant(
                 )
             )
             more = part < extra - 1 or k < n_requests - 1
-            if max_budget_usd is not None and running > max_budget_usd and more:
+            if cap is not None and spent > cap and more:
                 budget_stop = len(rows)  # the agent stops before its next request
+                break
+        if budget_stop is not None:
+            break
+        started = (
+            () if subagents is None or this is None or this.inserted else subagents.get(scenario_round[k], ())
+        )
+        for n, (call, sub) in enumerate(started):  # subagents run before the next request
+            spent += sub(None if cap is None else cap - spent)
+            if cap is not None and spent > cap:  # crossed inside it: it stopped there
+                if k < n_requests - 1 or n < len(started) - 1:  # and nothing more is sent
+                    budget_stop, budget_subagent = len(rows), (scenario_round[k], call)
                 break
         if budget_stop is not None:
             break
@@ -480,6 +512,8 @@ def run_accountant(
         truncated=truncated or budget_stop is not None,
         storage=storage,
         budget_stop=budget_stop,
+        budget_subagent=budget_subagent,
+        spent_usd=spent,
     )
 
 
@@ -534,22 +568,24 @@ def ttl_options(
     max_rounds: int | None = None,
     gaps: Sequence[Decimal] = (),
     max_budget_usd: Decimal | None = None,
+    subagents: Mapping[int, Sequence[tuple[int, SubagentRun]]] | None = None,
+    budget_left: Decimal | None = None,
 ) -> tuple[TtlOption, ...]:
     """The run's cost with no caching and with each of ``ttls`` (Anthropic's explicit caching), for
-    the same pacing and the same ``max_budget_usd`` stop, in that order. A policy whose mode is
-    ``none`` is compared with ``conversation`` caching, what agents usually do."""
+    the same pacing and the same ``max_budget_usd`` stop (``subagents`` and ``budget_left`` as
+    :func:`run_accountant` takes them), in that order. A policy whose mode is ``none`` is compared
+    with ``conversation`` caching, what agents usually do."""
+    stops = _Stops(max_rounds, gaps, max_budget_usd, subagents, budget_left)
     mode: CachingMode = policy.mode if policy.mode in ("prefix", "conversation") else "conversation"
-    options = [TtlOption("none", *_cost(counts, pricer, NO_CACHE, max_rounds, gaps, max_budget_usd))]
+    options = [TtlOption("none", *_cost(counts, pricer, NO_CACHE, stops))]
     for ttl in ttls:
         variant = replace(
             policy, mode=mode, style="explicit", ttl=ttl, ttl_seconds=TTL_SECONDS[ttl], prefix_ttl=None
         )
-        options.append(TtlOption(ttl, *_cost(counts, pricer, variant, max_rounds, gaps, max_budget_usd)))
+        options.append(TtlOption(ttl, *_cost(counts, pricer, variant, stops)))
     if policy.ttl_label not in TTL_SECONDS:  # the policy's own two TTLs (explicit style only)
         own = replace(policy, mode=mode)
-        options.append(
-            TtlOption(policy.ttl_label, *_cost(counts, pricer, own, max_rounds, gaps, max_budget_usd))
-        )
+        options.append(TtlOption(policy.ttl_label, *_cost(counts, pricer, own, stops)))
     return tuple(options)
 
 
@@ -558,15 +594,26 @@ def cheapest(options: Sequence[TtlOption]) -> TtlOption:
     return min(options, key=lambda option: option.cost_usd)
 
 
-def _cost(
-    counts: TokenCounts,
-    pricer: Pricer,
-    policy: CachePolicy,
-    max_rounds: int | None,
-    gaps: Sequence[Decimal],
-    max_budget_usd: Decimal | None,
-) -> tuple[Decimal, int]:
+@dataclass(frozen=True)
+class _Stops:
+    """The stops and subagents of :func:`run_accountant` that every TTL option shares."""
+
+    max_rounds: int | None
+    gaps: Sequence[Decimal]
+    max_budget_usd: Decimal | None
+    subagents: Mapping[int, Sequence[tuple[int, SubagentRun]]] | None
+    budget_left: Decimal | None
+
+
+def _cost(counts: TokenCounts, pricer: Pricer, policy: CachePolicy, stops: _Stops) -> tuple[Decimal, int]:
     totals = run_accountant(
-        counts, pricer, policy, max_rounds=max_rounds, gaps=gaps, max_budget_usd=max_budget_usd
+        counts,
+        pricer,
+        policy,
+        max_rounds=stops.max_rounds,
+        gaps=stops.gaps,
+        max_budget_usd=stops.max_budget_usd,
+        subagents=stops.subagents,
+        budget_left=stops.budget_left,
     ).totals
     return totals.cost_usd, totals.cache_expiries

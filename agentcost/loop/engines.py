@@ -131,6 +131,7 @@ class PerRunEngine:
         policy, _ = cache_policy(est.scenario, est.prices)
         self.own = PricedModel(est.prices, pricer_for(est.prices), policy)
         self.subs: dict[int, tuple[Decimal, int, int]] = {}
+        self.whole: dict[int, Estimate] = {}  # uncapped subagent estimates (SubagentRuns)
         self.scale = 10**18  # Decimal dollars of the accountant, as whole units
 
     def _sub(self, sub: Scenario) -> tuple[Decimal, int, int]:
@@ -148,6 +149,9 @@ class PerRunEngine:
         count = counter(scenario)
         counts = count(self.own.prices)
         counts = replace(counts, routes=model_routes(scenario, self.est.routed, count))
+        subagents = any(c.subagent for r in scenario.rounds for c in r.calls)
+        if subagents and scenario.limits.max_budget_usd is not None:
+            return self._capped(scenario, counts)
         ledger = run_ledger(scenario, counts, self.own)
         t = ledger.totals
         cost, requests, tokens = t.cost_usd, t.requests, t.input_tokens
@@ -162,6 +166,30 @@ class PerRunEngine:
             cost,
             requests,
             tokens,
+            ledger.truncated and ledger.budget_stop is None,
+            ledger.budget_stop is not None,
+        )
+
+    def _capped(self, scenario: Scenario, counts: TokenCounts) -> tuple[Decimal, int, int, bool, bool]:
+        """:meth:`one` with subagents and ``max_budget_usd``: the subagents run inside the ledger, so
+        their spending counts against the budget in order (``run_accountant(subagents=...)``)."""
+        from agentcost.loop.estimate import estimate_scenario, run_ledger
+        from agentcost.loop.subagents import SubagentRuns
+
+        options = self.est.options.for_subagent()
+        runs = SubagentRuns(
+            scenario,
+            lambda sub, left: estimate_scenario(sub, options=options, compare=False, budget_left=left),
+            lambda e: e.ledger.spent_usd,
+            self.whole,
+        )
+        ledger = run_ledger(scenario, counts, self.own, subagents=runs.by_round())
+        t = ledger.totals
+        parts = [task_totals(sub) for sub in runs.started.values()]
+        return (
+            t.cost_usd + sum((p[0] for p in parts), Decimal(0)),
+            t.requests + sum(p[1] for p in parts),
+            t.input_tokens + sum(p[2] for p in parts),
             ledger.truncated and ledger.budget_stop is None,
             ledger.budget_stop is not None,
         )

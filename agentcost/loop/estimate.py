@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
-from agentcost.loop.accountant import Ledger, TtlOption, request_gaps, run_accountant, ttl_options
+from agentcost.loop.accountant import (
+    Ledger,
+    SubagentRun,
+    TtlOption,
+    request_gaps,
+    run_accountant,
+    ttl_options,
+)
 from agentcost.loop.context import (
     ContextEditingEffect,
     ToolSearchEffect,
@@ -29,6 +36,7 @@ from agentcost.tokens.request import TTL_SECONDS, CachePolicy, Pricer, RequestCo
 
 if TYPE_CHECKING:
     from agentcost.facts import HostMechanics
+    from agentcost.loop.subagents import SubagentRuns
     from agentcost.prices.user import UserPrices
 
 DEFAULT_CACHING: dict[str, CachingMode] = {
@@ -239,10 +247,18 @@ _STEPS_OF_128 = ("openai", "azure")
 
 
 def ttl_comparison(
-    scenario: Scenario, prices: ModelPrices, counts: TokenCounts, policy: CachePolicy, pricer: Pricer
+    scenario: Scenario,
+    prices: ModelPrices,
+    counts: TokenCounts,
+    policy: CachePolicy,
+    pricer: Pricer,
+    *,
+    subagents: Mapping[int, Sequence[tuple[int, SubagentRun]]] | None = None,
+    budget_left: Decimal | None = None,
 ) -> tuple[TtlOption, ...]:
     """No caching vs 5-minute vs 1-hour cache entries for this scenario's pacing (Anthropic only;
-    ``()`` elsewhere). 1 h is left out where the model has no 1-hour write price."""
+    ``()`` elsewhere). 1 h is left out where the model has no 1-hour write price. ``subagents`` and
+    ``budget_left``: as the run's ledger had them (a budget then counts the subagents' spending)."""
     if policy.style != "explicit":
         return ()
     ttls: tuple[CacheTTL, ...] = ("5m", "1h") if prices.cache_write_1h_mtok is not None else ("5m",)
@@ -254,6 +270,8 @@ def ttl_comparison(
         max_rounds=scenario.limits.max_rounds,
         gaps=request_gaps(scenario),
         max_budget_usd=scenario.limits.max_budget_usd,
+        subagents=subagents,
+        budget_left=budget_left,
     )
 
 
@@ -321,11 +339,14 @@ def estimate_scenario(
     service_tier: str | None = None,
     user_prices: UserPrices | None = None,
     compare: bool = True,
+    budget_left: Decimal | None = None,
 ) -> Estimate:
     """Estimate an already-loaded scenario, priced as ``options`` say, or as the keyword arguments
     say (``as_of``; ``model`` overrides the scenario's model, ``service_tier`` its ``service_tier``;
     ``user_prices`` is a loaded price file). ``budget_usd`` replaces the scenario's budget.
-    ``compare``: also price the baselines of parallel calls and routing (``Estimate.dynamics``)."""
+    ``compare``: also price the baselines of parallel calls and routing (``Estimate.dynamics``).
+    ``budget_left``: a subagent's run stops once it has spent more than this (its parent's budget left
+    when it starts; ``run_accountant``)."""
     opts = _options(options, as_of, model, service_tier, user_prices)
     prices = _resolve(scenario, opts)
     count = counter(scenario)
@@ -335,11 +356,36 @@ def estimate_scenario(
     policy, is_default = cache_policy(scenario, prices)
     own = PricedModel(prices, pricer_for(prices), policy)
 
-    def rerun(other: TokenCounts) -> Ledger:  # the run on these counts (baselines: on others), same stops
-        return run_ledger(scenario, other, own)
+    runs: Callable[[], SubagentRuns[Estimate]] | None = None  # the subagents, run inside the ledger
+    if any(c.subagent for r in scenario.rounds for c in r.calls) and (
+        scenario.limits.max_budget_usd is not None or budget_left is not None
+    ):
+        from agentcost.loop.subagents import SubagentRuns
 
-    ledger = rerun(counts)
-    ttls = ttl_comparison(scenario, prices, counts, policy, own.pricer)
+        whole: dict[int, Estimate] = {}  # each subagent uncapped, estimated once for every run
+        runs = lambda: SubagentRuns(  # noqa: E731 -- on its own model, with the same date and price file
+            scenario,
+            lambda sub, left: estimate_scenario(
+                sub, options=opts.for_subagent(), compare=compare, budget_left=left
+            ),
+            lambda sub: sub.ledger.spent_usd,
+            whole,
+        )
+
+    def again() -> Mapping[int, Sequence[tuple[int, SubagentRun]]] | None:  # the same subagents, again
+        return None if runs is None else runs().by_round()
+
+    def rerun(other: TokenCounts) -> Ledger:  # the run on these counts (baselines: on others), same stops
+        return run_ledger(scenario, other, own, subagents=again(), budget_left=budget_left)
+
+    main = None if runs is None else runs()
+    ledger = run_ledger(
+        scenario, counts, own, subagents=None if main is None else main.by_round(), budget_left=budget_left
+    )
+    capped = None if main is None else main.started
+    ttls = ttl_comparison(
+        scenario, prices, counts, policy, own.pricer, subagents=again(), budget_left=budget_left
+    )
     editing = context_editing_effect(counts, ledger, rerun)
 
     def recount(other: Scenario) -> TokenCounts:
@@ -356,7 +402,9 @@ def estimate_scenario(
         budget = Budget(scenario.limits.budget_usd, f"--set {setter}" if setter else "limits.budget_usd")
     subagents: Mapping[tuple[int, int], Estimate] = {}
     # agentcost.loop.subagents (and the YAML loader it needs) only when the scenario has subagents
-    if any(call.subagent is not None for round_ in scenario.rounds for call in round_.calls):
+    if capped is not None:
+        subagents = capped
+    elif any(c.subagent for r in scenario.rounds for c in r.calls):
         from agentcost.loop.subagents import estimate_subagents
 
         subagents = estimate_subagents(  # each on its own model, with the same date and price file
@@ -514,8 +562,16 @@ def counter(scenario: Scenario) -> Counter:
     return count
 
 
-def run_ledger(scenario: Scenario, counts: TokenCounts, model: PricedModel) -> Ledger:
-    """The accountant's run of ``counts`` on ``model``, with the scenario's pacing and stops."""
+def run_ledger(
+    scenario: Scenario,
+    counts: TokenCounts,
+    model: PricedModel,
+    *,
+    subagents: Mapping[int, Sequence[tuple[int, SubagentRun]]] | None = None,
+    budget_left: Decimal | None = None,
+) -> Ledger:
+    """The accountant's run of ``counts`` on ``model``, with the scenario's pacing and stops
+    (``subagents``, ``budget_left``: as ``run_accountant`` takes them)."""
     return run_accountant(
         counts,
         model.pricer,
@@ -523,6 +579,8 @@ def run_ledger(scenario: Scenario, counts: TokenCounts, model: PricedModel) -> L
         max_rounds=scenario.limits.max_rounds,
         gaps=request_gaps(scenario),
         max_budget_usd=scenario.limits.max_budget_usd,
+        subagents=subagents,
+        budget_left=budget_left,
     )
 
 

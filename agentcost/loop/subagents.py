@@ -9,6 +9,11 @@ estimator: same ``as_of`` and price file, never the parent's ``--model``, ``--se
 keyed by (round index, call index) of the parent, both 0-based in the unrolled rounds. Subagents of
 rounds the parent never runs (past ``limits.max_rounds``) are not started.
 
+With a budget (``limits.max_budget_usd``), :class:`SubagentRuns` gives the parent's accountant each
+subagent as a run it starts when it reaches it, with what is left of the budget: the subagent's
+spending counts in order with the parent's requests, and a subagent that crosses the budget stops
+at that request (then the parent sends nothing more).
+
 A subagent inherits none of its parent's caching settings (``caching``, ``cache_ttl``, an explicit
 cache): each scenario is estimated the same alone or as a subagent. :func:`ttl_not_inherited` says so
 when it matters: the parent's TTL is not the default and a subagent that says none gets 5m.
@@ -17,10 +22,12 @@ when it matters: the parent's TTL is not the default and a subagent that says no
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
-from typing import TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal
+from typing import Generic, TypeVar
 
 from agentcost.errors import InputError
+from agentcost.loop.accountant import SubagentRun
 from agentcost.scenario.model import Scenario
 from agentcost.tokens.request import CachePolicy
 
@@ -53,6 +60,58 @@ def estimate_subagents(
                     raise err.located(file=sub.path, line=call.subagent_line) from None
             out[(i, j)] = memo[id(sub)]
     return out
+
+
+class SubagentRuns(Generic[E]):
+    """A parent's subagents as runs its accountant starts in order (``run_accountant(subagents=...)``).
+
+    ``estimate(sub, left)``: the subagent's estimate, stopping once it has spent more than ``left``
+    (None: no cap beyond its own); ``spent(e)``: what that estimate spent (``Ledger.spent_usd``). Each
+    distinct subagent is estimated once with no cap; it is estimated again with ``left`` only when it
+    spent more than that (it would cross the budget). :attr:`started` holds the estimates of the
+    subagents the run started, keyed as :func:`estimate_subagents` keys them. ``whole``: the uncapped
+    estimates by ``id`` of the subagent's scenario, to share between runs of one parent.
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        estimate: Callable[[Scenario, Decimal | None], E],
+        spent: Callable[[E], Decimal],
+        whole: dict[int, E] | None = None,
+    ) -> None:
+        self.scenario = scenario
+        self._estimate = estimate
+        self._spent = spent
+        self._whole: dict[int, E] = {} if whole is None else whole  # may be shared by many runs
+        self.started: dict[SubagentKey, E] = {}
+
+    def by_round(self) -> Mapping[int, Sequence[tuple[int, SubagentRun]]]:
+        """For ``run_accountant``: by round index, the (call index, run) of each subagent call."""
+        out: dict[int, list[tuple[int, SubagentRun]]] = {}
+        for i, r in enumerate(self.scenario.rounds):
+            for j, call in enumerate(r.calls):
+                if call.subagent is not None:
+                    out.setdefault(i, []).append((j, self._run(i, j)))
+        return out
+
+    def _run(self, i: int, j: int) -> SubagentRun:
+        def run(left: Decimal | None) -> Decimal:
+            call = self.scenario.rounds[i].calls[j]
+            sub = call.subagent
+            assert sub is not None
+            try:
+                if id(sub) not in self._whole:
+                    self._whole[id(sub)] = self._estimate(sub, None)
+                est = self._whole[id(sub)]
+                if left is not None and self._spent(est) > left:
+                    est = self._estimate(sub, left)
+            except InputError as err:
+                raise err.located(file=sub.path, line=call.subagent_line) from None
+            self.started[(i, j)] = est
+            return self._spent(est)
+
+        return run
 
 
 def ttl_not_inherited(
