@@ -275,7 +275,7 @@ def tables(draw: st.DrawFn) -> tuple[list[Col], list[list[str]]]:
     return columns, rows
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.integers(min_value=40, max_value=200), st.booleans())
 def test_any_table_fits_any_width_with_its_numbers_whole(
     table: tuple[list[Col], list[list[str]]], width: int, titled: bool
