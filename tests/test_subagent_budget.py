@@ -140,3 +140,17 @@ def test_the_accountant_gives_each_subagent_the_budget_left(tmp_path: Path) -> N
     given.clear()  # no cap: every subagent is told None
     run_accountant(est.counts, pricer, subagents={0: [(0, sub)]})
     assert given == [None]
+
+
+def test_the_report_says_where_the_budget_stopped_the_run() -> None:
+    """The warning names the request, and the subagent when the crossing happened inside one
+    (round and call as the scenario counts them, 1-based); a parent request's crossing names none."""
+    inside = build_report(estimate(RESEARCH, as_of=AS_OF, overrides=["limits.max_budget_usd=0.05"]))
+    assert (
+        "run stopped by limits.max_budget_usd (0.05 USD) after request 2, inside the subagent of"
+        " round 2's call 1: 2 of 4 rounds, no final answer"  # the second researcher's request 3
+    ) in inside.warnings
+    parent = build_report(estimate(RESEARCH, as_of=AS_OF, overrides=["limits.max_budget_usd=0.035"]))
+    assert (
+        "run stopped by limits.max_budget_usd (0.035 USD) after request 2: 2 of 4 rounds, no final answer"
+    ) in parent.warnings

@@ -404,9 +404,14 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True) -
         )
     warnings: list[str] = []
     if ledger.budget_stop is not None:
+        inside = ""
+        if ledger.budget_subagent is not None:  # crossed inside a subagent that request started
+            r, c = ledger.budget_subagent
+            inside = f", inside the subagent of round {r + 1}'s call {c + 1}"
         warnings.append(
             f"run stopped by limits.max_budget_usd ({est.scenario.limits.max_budget_usd} USD) after request"
-            f" {ledger.budget_stop}: {ledger.rounds_run} of {ledger.rounds_planned} rounds, no final answer"
+            f" {ledger.budget_stop}{inside}: {ledger.rounds_run} of {ledger.rounds_planned} rounds, no final"
+            " answer"
         )
     elif ledger.truncated:
         warnings.append(
