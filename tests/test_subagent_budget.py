@@ -11,32 +11,14 @@ from agentcost.loop.engines import PerRunEngine
 from agentcost.loop.estimate import estimate, pricer_for
 from agentcost.render.jsonfmt import render_json
 from agentcost.report.estimate import build_report
+from tests.test_subagents import PARENT, RESEARCHER
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 ROOT = Path(__file__).resolve().parent.parent
 RESEARCH = ROOT / "scenarios" / "subagent-research.yaml"
 
-# gpt-4o ($2.50 / $10 per MTok) hands one research call to a gpt-4o-mini researcher ($0.15 / $0.60)
-# (tests/test_subagents.py computes these ledgers by hand).
-PARENT = """\
-version: 1
-model: gpt-4o
-caching: none
-task: {tokens: 100}
-rounds:
-  - {tool: research, call_tokens: 20, subagent: {file: researcher.yaml}}
-final: 200
-"""
-
-RESEARCHER = """\
-version: 1
-model: gpt-4o-mini
-caching: none
-task: {tokens: 60}
-rounds:
-  - {tool: search, call_tokens: 10, result: 500}
-final: {tokens: 150}
-"""
+# PARENT (gpt-4o) hands one research call to RESEARCHER (gpt-4o-mini); tests/test_subagents.py
+# computes their ledgers by hand.
 
 
 def costs(ledger: object) -> list[Decimal]:
