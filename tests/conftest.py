@@ -84,6 +84,78 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     return home / "agentcost"
 
 
+# The shipped scenarios' token counts, price rows, facts and scenario loads, counted once per session
+# (``-q`` estimates, with and without ``--as-of``), without any stored run: a subprocess test given
+# a copy (``seeded_cache``, ``seed_cache``) still runs for real, but skips building the o200k
+# encoding and loading genai-prices' data (~0.8 s of CPU a cold process). Tests about a cold
+# process or the cache itself do not use it.
+_SHIPPED = sorted(f"scenarios/{p.name}" for p in (ROOT / "scenarios").glob("*.y*ml"))
+_SEED_RUNS = [  # one file a run: a batch or project run loads its scenarios around the scenario cache
+    ["estimate", path, *as_of, "-q"] for path in _SHIPPED for as_of in ((), ("--as-of", "2026-11-30"))
+]
+
+
+@pytest.fixture(scope="session")
+def _seed_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import contextlib
+    import io
+    import sqlite3
+
+    from agentcost.cli import run
+    from agentcost.infra import diskcache
+
+    home = tmp_path_factory.mktemp("seed-cache")
+    names = ("XDG_CACHE_HOME", "AGENTCOST_CACHE", "AGENTCOST_CACHE_DIR", "AGENTCOST_CACHE_MAX_MB")
+    saved = {name: os.environ.pop(name, None) for name in names}
+    cwd = Path.cwd()
+    os.environ["XDG_CACHE_HOME"] = str(home)
+    try:
+        os.chdir(ROOT)
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            for args in _SEED_RUNS:
+                assert run(list(args)) == 0, args
+        diskcache.flush()
+    finally:
+        os.chdir(cwd)
+        for name, value in saved.items():
+            os.environ.pop(name, None)
+            if value is not None:
+                os.environ[name] = value
+    seed = home / "seed.sqlite3"
+    source = contextlib.closing(sqlite3.connect(home / "agentcost" / diskcache.DB_NAME))
+    with source as database, contextlib.closing(sqlite3.connect(seed)) as copy:
+        database.backup(copy)
+        copy.execute("DELETE FROM blobs WHERE kind LIKE 'result%'")  # every run in a test is real
+        copy.commit()
+    return seed
+
+
+def copy_seed(seed: Path, home: Path) -> None:
+    """Give the cache under ``home`` (an ``XDG_CACHE_HOME``) the seed database (``_seed_database``)."""
+    import shutil
+
+    from agentcost.infra import diskcache
+
+    directory = home / "agentcost"
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    shutil.copyfile(seed, directory / diskcache.DB_NAME)
+
+
+@pytest.fixture
+def seed_cache(_seed_database: Path) -> Callable[[Path], None]:
+    """``seed_cache(home)``: give the cache under ``home`` (an ``XDG_CACHE_HOME``) the shipped
+    scenarios' counts, price rows and loads (see ``_SEED_RUNS``)."""
+    return lambda home: copy_seed(_seed_database, home)
+
+
+@pytest.fixture
+def seeded_cache(private_cache: Path, seed_cache: Callable[[Path], None]) -> Path:
+    """This test's private cache, seeded as by ``seed_cache``: for tests whose subprocesses inherit
+    ``XDG_CACHE_HOME``."""
+    seed_cache(private_cache.parent)
+    return private_cache
+
+
 @pytest.fixture
 def no_ctok(monkeypatch: pytest.MonkeyPatch) -> None:
     """Claude counts on the o200k_base x ratio path whatever the Python version (ctok needs >= 3.12),

@@ -264,7 +264,7 @@ def test_a_cli_run_writes_under_xdg_cache_home(cold_bugfix: ColdRun) -> None:
 
 
 def test_a_warm_estimate_imports_neither_tiktoken_nor_genai_prices(
-    cold_bugfix: ColdRun, tmp_path: Path
+    cold_bugfix: ColdRun, tmp_path: Path, seed_cache: Callable[[Path], None]
 ) -> None:
     cold = cold_bugfix.done
     warm = run_cli(*COLD_ARGS, env=cold_bugfix.env(), importtime=True)
@@ -283,14 +283,16 @@ def test_a_warm_estimate_imports_neither_tiktoken_nor_genai_prices(
     again = ("estimate", str(project), "--as-of", "2026-11-30", "-f", "json")
     again += ("--allow-path", str(ROOT / "scenarios"))
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    seed_cache(tmp_path)  # the shipped scenarios' counts: the first run need not be cold
     first, second = run_cli(*again, env=env), run_cli(*again, env=env, importtime=True)
     assert first.returncode == second.returncode == 0 and first.stdout == second.stdout, first.stderr
     assert all(f'"path": "{ROOT / "scenarios" / o}"' in first.stdout for o in others)
     assert not {m for m in imported(second.stderr) if m.split(".")[0] in ("tiktoken", "genai_prices")}
 
 
-def test_a_warm_compare_imports_no_genai_prices(tmp_path: Path) -> None:
+def test_a_warm_compare_imports_no_genai_prices(tmp_path: Path, seed_cache: Callable[[Path], None]) -> None:
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    seed_cache(tmp_path)  # bugfix.yaml's counts and gpt-5's row; gemini-2.5-pro's row is the first run's
     args = (
         "compare",
         "scenarios/bugfix.yaml",

@@ -236,11 +236,12 @@ def test_set_overrides(tmp_path: Path) -> None:
         load_scenario(path, overrides=("cache_ttl.prefix=5m", "cache_ttl.conversation=1h"))
 
 
-def test_json_with_two_ttls_validates_against_the_report_schema(tmp_path: Path) -> None:
+def test_json_with_two_ttls_validates_against_the_report_schema(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import json
-    import subprocess
-    import sys
 
+    from agentcost.cli import run
     from agentcost.render.schema import report_schema
 
     scenario = tmp_path / "s.yaml"
@@ -250,12 +251,7 @@ def test_json_with_two_ttls_validates_against_the_report_schema(tmp_path: Path) 
         "rounds:\n  - {tool: t, call_tokens: 10, result: 2000, seconds: 400}\nfinal: 10\n",
         encoding="utf-8",
     )
-    run = subprocess.run(
-        [sys.executable, "-m", "agentcost", "estimate", str(scenario), "--as-of", "2026-11-30", "-f", "json"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    data = json.loads(run.stdout)
+    assert run(["estimate", str(scenario), "--as-of", "2026-11-30", "-f", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
     validate_json(data, report_schema())
     assert data["caching"]["ttl"] == "1h+5m"

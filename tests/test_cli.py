@@ -588,6 +588,7 @@ def test_scenario_files_are_never_modified(capsys: pytest.CaptureFixture[str]) -
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("seeded_cache")
 def test_subprocess_over_budget_json() -> None:
     proc = agentcost_module(
         "estimate", "scenarios/bugfix.yaml", "--as-of", AS_OF, "--format", "json", "--budget", "0.001"

@@ -28,6 +28,7 @@ from agentcost.cli_progress import Spinner, spinning, wanted
 from agentcost.infra.text import guard
 from agentcost.launch import _Parts, _Tee
 from agentcost.render.output import guard_styled
+from tests.conftest import copy_seed
 
 SGR = re.compile("\x1b\\[[0-9;]*m")
 RED_ERROR = "\x1b[31magentcost: error:\x1b[0m"
@@ -368,10 +369,11 @@ pty_only = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals 
 
 
 @pytest.fixture(scope="module")
-def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+def shared(tmp_path_factory: pytest.TempPathFactory, _seed_database: Path) -> Iterator[tuple[Path, Path]]:
     """A scenario and a cache shared by the runs below: only the first is cold."""
     home = tmp_path_factory.mktemp("colour")
     (home / "s.yaml").write_text(SCENARIO, encoding="utf-8")
+    copy_seed(_seed_database, home / "cache")  # the shipped scenarios' price rows and facts
     yield home / "s.yaml", home / "cache"
 
 

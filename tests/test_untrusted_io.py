@@ -13,6 +13,7 @@ import os
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -376,7 +377,10 @@ def _closed_pipe(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedPro
 
 
 def test_closed_pipe_is_exit_0_quietly_also_when_replayed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    seed_cache: Callable[[Path], None],
 ) -> None:
     """Group 7: ``agentcost estimate s.yaml | head`` closing the pipe ends with exit 0 and nothing on
     stderr, on a cold run and on a run replayed from the cache (exit 1 and a BrokenPipeError
@@ -385,6 +389,7 @@ def test_closed_pipe_is_exit_0_quietly_also_when_replayed(
     monkeypatch.chdir(tmp_path)
     whole = plain_output(monkeypatch, capsys, "estimate", "a.yaml", *AS_OF)
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    seed_cache(tmp_path / "cache")  # price rows and facts: the run itself is still cold
     cold = _closed_pipe(tmp_path, env)
     assert (cold.returncode, cold.stderr) == (0, b"")
     stored = agentcost("estimate", "a.yaml", *AS_OF, cwd=tmp_path, env=env)  # not the cut-off run
@@ -395,11 +400,14 @@ def test_closed_pipe_is_exit_0_quietly_also_when_replayed(
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("cache", ["off", "on"])
-def test_full_disk_on_stdout_is_exit_2(tmp_path: Path, cache: str) -> None:
+def test_full_disk_on_stdout_is_exit_2(
+    tmp_path: Path, cache: str, seed_cache: Callable[[Path], None]
+) -> None:
     """Group 7: stdout on a full disk (/dev/full) is exit 2 with one line (120, 3 or 1 before), on a
     cold run and on a run replayed from the cache."""
     files(tmp_path, a__yaml=OK)
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "AGENTCOST_CACHE": cache}
+    seed_cache(tmp_path / "cache")
     if cache == "on":  # store the run: the one on /dev/full is replayed
         assert agentcost("estimate", "a.yaml", *AS_OF, cwd=tmp_path, env=env).returncode == 0
     with open("/dev/full", "wb") as full:
@@ -413,10 +421,11 @@ def test_full_disk_on_stdout_is_exit_2(tmp_path: Path, cache: str) -> None:
 
 
 @pytest.mark.parametrize("cache", ["off", "on"])
-def test_closed_stdout_is_exit_2(tmp_path: Path, cache: str) -> None:
+def test_closed_stdout_is_exit_2(tmp_path: Path, cache: str, seed_cache: Callable[[Path], None]) -> None:
     """Group 7: a closed stdout (``>&-``) is exit 2 with one line (3 and a traceback before)."""
     files(tmp_path, a__yaml=OK)
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "AGENTCOST_CACHE": cache}
+    seed_cache(tmp_path / "cache")
     command = f'"{sys.executable}" -m agentcost estimate a.yaml --as-of 2026-11-30 >&-'
     done = subprocess.run(
         ["sh", "-c", command],
@@ -432,11 +441,14 @@ def test_closed_stdout_is_exit_2(tmp_path: Path, cache: str) -> None:
 
 
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
-def test_non_utf8_stdout_does_not_crash(tmp_path: Path, encoding: str) -> None:
+def test_non_utf8_stdout_does_not_crash(
+    tmp_path: Path, encoding: str, seed_cache: Callable[[Path], None]
+) -> None:
     """Group 7: a stdout that cannot encode the table (PYTHONIOENCODING=ascii) writes those characters
     backslash-escaped and exits 0, cold and replayed (exit 3 and a UnicodeEncodeError before)."""
     files(tmp_path, a__yaml=OK)
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONIOENCODING": encoding, "COLUMNS": "120"}
+    seed_cache(tmp_path / "cache")
     runs = [agentcost("estimate", "a.yaml", *AS_OF, cwd=tmp_path, env=env) for _ in range(2)]
     for done in runs:
         assert (done.returncode, done.stderr) == (0, b"")

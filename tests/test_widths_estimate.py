@@ -71,6 +71,7 @@ def test_narrow_columns_are_named_not_cropped(monkeypatch: pytest.MonkeyPatch) -
 
 @pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a POSIX pseudo-terminal")
 @pytest.mark.parametrize("width", (80,))  # one subprocess: the pipe goldens cover every width
+@pytest.mark.usefixtures("seeded_cache")
 def test_a_real_terminal_gets_the_same_table(width: int, golden: GoldenCheck) -> None:
     env = {k: v for k, v in os.environ.items() if k not in TERMINAL_ENV}
     env.update(COLUMNS=str(width), LINES="50", TERM="xterm-256color", NO_COLOR="1")
