@@ -15,7 +15,8 @@ import pytest
 
 from agentcost.errors import InputError
 from agentcost.loop.accountant import Ledger, run_accountant, ttl_options
-from agentcost.loop.estimate import estimate_scenario, pricer_for
+from agentcost.loop.caching import pricer_for
+from agentcost.loop.estimate import estimate_scenario
 from agentcost.prices.lookup import resolve_model
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.tokens.counts import RoundTokens, TokenCounts

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from agentcost.loop.accountant import Ledger, run_accountant
-from agentcost.loop.estimate import estimate_scenario, pricer_for
+from agentcost.loop.caching import pricer_for
+from agentcost.loop.estimate import estimate_scenario
 from agentcost.prices.lookup import resolve_model
 from agentcost.render.jsonfmt import report_dict
 from agentcost.render.table import render_table

@@ -55,7 +55,8 @@ from typing import Any
 import pytest
 
 from agentcost.loop.accountant import Ledger
-from agentcost.loop.estimate import Estimate, estimate_scenario, pricer_for
+from agentcost.loop.caching import pricer_for
+from agentcost.loop.estimate import Estimate, estimate_scenario
 from agentcost.prices.lookup import resolve_model
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.tokens.anthropic import ANTHROPIC_MESSAGE_FRAMING, ANTHROPIC_OUTPUT_FRAMING

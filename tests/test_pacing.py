@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from agentcost import facts
 from agentcost.errors import InputError
 from agentcost.loop.accountant import Ledger, cheapest, request_gaps, run_accountant, ttl_options
-from agentcost.loop.estimate import AUTOMATIC_IDLE_SECONDS, Estimate, estimate_scenario, pricer_for
+from agentcost.loop.caching import AUTOMATIC_IDLE_SECONDS, pricer_for
+from agentcost.loop.estimate import Estimate, estimate_scenario
 from agentcost.prices.lookup import resolve_model
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.tokens.counts import RoundTokens, TokenCounts

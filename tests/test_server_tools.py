@@ -19,7 +19,8 @@ import pytest
 
 from agentcost import facts
 from agentcost.errors import InputError
-from agentcost.loop.estimate import Estimate, estimate_scenario, pricer_for
+from agentcost.loop.caching import pricer_for
+from agentcost.loop.estimate import Estimate, estimate_scenario
 from agentcost.prices.genai import known_model_ids
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.model import Usage

@@ -7,8 +7,9 @@ from decimal import Decimal
 from pathlib import Path
 
 from agentcost.loop.accountant import run_accountant
+from agentcost.loop.caching import pricer_for
 from agentcost.loop.engines import PerRunEngine
-from agentcost.loop.estimate import estimate, pricer_for
+from agentcost.loop.estimate import estimate
 from agentcost.render.jsonfmt import render_json
 from agentcost.report.estimate import build_report
 from tests.test_subagents import PARENT, RESEARCHER

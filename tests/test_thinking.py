@@ -20,7 +20,8 @@ import pytest
 
 from agentcost import facts
 from agentcost.loop.accountant import NO_CACHE, run_accountant
-from agentcost.loop.estimate import estimate_scenario, pricer_for
+from agentcost.loop.caching import pricer_for
+from agentcost.loop.estimate import estimate_scenario
 from agentcost.scenario.model import Content, Round, Scenario, ToolUse
 from agentcost.tokens.count import count_tokens
 from agentcost.tokens.request import CachePolicy

@@ -125,7 +125,8 @@ class PerRunEngine:
     name = "per run"
 
     def __init__(self, est: Estimate) -> None:
-        from agentcost.loop.estimate import PricedModel, cache_policy, pricer_for
+        from agentcost.loop.caching import cache_policy, pricer_for
+        from agentcost.loop.estimate import PricedModel
 
         self.est = est
         policy, _ = cache_policy(est.scenario, est.prices)
@@ -287,7 +288,7 @@ class VectorEngine:
     def __init__(self, est: Estimate, slots: Sequence[int]) -> None:
         import numpy as np
 
-        from agentcost.loop.estimate import pricer_for
+        from agentcost.loop.caching import pricer_for
 
         s = est.scenario
         self.why_not(est)

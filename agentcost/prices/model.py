@@ -39,7 +39,7 @@ class Usage:
     cache_write_tokens: int = 0  # 5-minute writes (or the provider's only write bucket)
     cache_write_1h_tokens: int = 0  # Anthropic 1-hour writes
     # Server-tool uses, genai-prices usage keys (priced where the model has web_searches_kcount /
-    # code_executions_kcount; agentcost.loop.estimate.pricer_for prices the rest from facts.yaml).
+    # code_executions_kcount; agentcost.loop.caching.pricer_for prices the rest from facts.yaml).
     web_searches: int = 0
     code_executions: int = 0
 
