@@ -18,8 +18,10 @@ from agentcost.cli_colour import echo_err
 from agentcost.cli_options import (
     AllowPathOpt,
     AsOfOpt,
+    AtOpt,
     BudgetOpt,
     ChartOpt,
+    EstimateModelOpt,
     ExampleCacheReadOpt,
     ExampleCacheWriteOpt,
     ExampleInputOpt,
@@ -36,9 +38,11 @@ from agentcost.cli_options import (
     PricesOpt,
     QuietOpt,
     RunConfigOpt,
+    SeedOpt,
     ServiceTier,
     ServiceTierOpt,
     SetOpt,
+    SimulateOpt,
     SummaryOpt,
     TraceModelOpt,
     VerboseOpt,
@@ -56,7 +60,6 @@ from agentcost.cli_options import (
     tier_name,
 )
 from agentcost.cli_output import (
-    DEFAULT_SIMULATION_RUNS,
     Output,
     calibration_summary,
     guarded_run,
@@ -125,36 +128,13 @@ def estimate(
     set_: SetOpt = None,
     budget: BudgetOpt = None,
     as_of: AsOfOpt = None,
-    model: Annotated[
-        str | None,
-        typer.Option("--model", "-m", metavar="MODEL", help="Price a different model than the scenario's."),
-    ] = None,
+    model: EstimateModelOpt = None,
     service_tier: ServiceTierOpt = None,
     prices: PricesOpt = None,
     explain: ExplainOpt = False,
-    simulate: Annotated[
-        int | None,
-        typer.Option(
-            "--simulate",
-            metavar="N",
-            help="Monte Carlo: N runs drawing the scenario's distributions; percentiles, a histogram"
-            " and the inputs that move p90 most (one scenario, its counts or sizes written as distributions,"
-            " e.g. repeat: {triangular: [4, 6, 12]}).",
-        ),
-    ] = None,
-    seed: Annotated[
-        int,
-        typer.Option("--seed", metavar="N", help="Seed of --simulate: the same seed gives the same numbers."),
-    ] = 0,
-    at: Annotated[
-        str | None,
-        typer.Option(
-            "--at",
-            metavar="STAT",
-            help="Gate the budget at this statistic of the simulated runs: p90, p99, mean, max..."
-            f" (simulates {DEFAULT_SIMULATION_RUNS:,} runs unless --simulate says).",
-        ),
-    ] = None,
+    simulate: SimulateOpt = None,
+    seed: SeedOpt = 0,
+    at: AtOpt = None,
     allow_path: AllowPathOpt = None,
     max_input_bytes: MaxInputBytesOpt = None,
     verbose: VerboseOpt = False,

@@ -92,6 +92,40 @@ ExplainOpt = Annotated[
 ]
 
 
+DEFAULT_SIMULATION_RUNS = 10_000  # --at without --simulate
+
+EstimateModelOpt = Annotated[
+    str | None,
+    typer.Option("--model", "-m", metavar="MODEL", help="Price a different model than the scenario's."),
+]
+
+SimulateOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--simulate",
+        metavar="N",
+        help="Monte Carlo: N runs drawing the scenario's distributions; percentiles, a histogram"
+        " and the inputs that move p90 most (one scenario, its counts or sizes written as distributions,"
+        " e.g. repeat: {triangular: [4, 6, 12]}).",
+    ),
+]
+
+SeedOpt = Annotated[
+    int,
+    typer.Option("--seed", metavar="N", help="Seed of --simulate: the same seed gives the same numbers."),
+]
+
+AtOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--at",
+        metavar="STAT",
+        help="Gate the budget at this statistic of the simulated runs: p90, p99, mean, max..."
+        f" (simulates {DEFAULT_SIMULATION_RUNS:,} runs unless --simulate says).",
+    ),
+]
+
+
 class ServiceTier(StrEnum):
     standard = "standard"
     batch = "batch"

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from agentcost.cli_colour import colour_system, echo_err
+from agentcost.cli_options import DEFAULT_SIMULATION_RUNS
 from agentcost.cli_progress import spinning
 from agentcost.errors import InputError, one_line
 from agentcost.render.output import Format
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
     from agentcost.render.simulation import SimulatedReport
     from agentcost.report.estimate import Report
     from agentcost.report.gates import Gate
-
-DEFAULT_SIMULATION_RUNS = 10_000  # --at without --simulate
 
 
 @dataclass(frozen=True)
