@@ -72,6 +72,18 @@ def _total_row(report: ReplayReport) -> list[str]:
     ]
 
 
+def _compared(report: ReplayReport, ours: int, theirs: int | None, error: Decimal | None) -> str:
+    """Our count beside the figure compared with it, named for what it is (``reported_kind``)."""
+    if report.reported_kind == "none":
+        return f"ours {fmt.tokens(ours)}; no usage reported to compare with"
+    if report.reported_kind == "local_count":
+        return (
+            f"ours {fmt.tokens(ours)}, the agent's local count {fmt.tokens(theirs)} "
+            f"(not API usage; difference {_signed_percent(error)})"
+        )
+    return f"ours {fmt.tokens(ours)}, reported {fmt.tokens(theirs)} (error {_signed_percent(error)})"
+
+
 def _summary(report: ReplayReport, show: Callable[[str], str] = plain) -> list[tuple[str, str]]:
     """(what, value) lines below the table; ``show`` writes the names from the log in them."""
     t, p = report.totals, report.prices
@@ -85,16 +97,8 @@ def _summary(report: ReplayReport, show: Callable[[str], str] = plain) -> list[t
         ("log", f"{show(report.path)} ({report.format}, {t.requests} requests)"),
         ("model", f"{show(report.model)} {ARROW} {show(p.model_id)} ({rates})"),
         ("counted with", show(report.counting) + (" (approximate)" if report.approximate else "")),
-        (
-            "input tokens",
-            f"ours {fmt.tokens(t.counted_input)}, reported {fmt.tokens(t.reported_input)}"
-            f" (error {_signed_percent(t.input_error)})",
-        ),
-        (
-            "output tokens",
-            f"ours {fmt.tokens(t.counted_output)}, reported {fmt.tokens(t.reported_output)}"
-            f" (error {_signed_percent(t.output_error)})",
-        ),
+        ("input tokens", _compared(report, t.counted_input, t.reported_input, t.input_error)),
+        ("output tokens", _compared(report, t.counted_output, t.reported_output, t.output_error)),
         (t.gap_label, "-" if t.gap is None else f"{t.gap:,} tokens"),
         ("cached share of input", share),
         ("cost", f"{cost} (priced from {t.priced_from})"),
@@ -235,6 +239,7 @@ def replay_dict(report: ReplayReport) -> dict[str, Any]:
         "provider": p.provider,
         "counting": report.counting,
         "approximate": report.approximate,
+        "reported_kind": report.reported_kind,
         "requests": [
             {
                 "index": r.index,
@@ -306,6 +311,11 @@ JSON_SCHEMA: dict[str, Any] = object_schema(
         "provider": {"type": "string"},
         "counting": {"type": "string"},
         "approximate": {"type": "boolean"},
+        "reported_kind": {
+            "enum": ["api", "local_count", "none"],
+            "description": "what the reported_* figures are: usage reported by the API, the agent's "
+            "own local count (SWE-agent 1.x model_stats), or none reported",
+        },
         "requests": {
             "type": "array",
             "items": object_schema(

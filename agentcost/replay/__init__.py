@@ -32,7 +32,8 @@ def _unsupported(path: Path) -> InputError:
 
 
 def detect_format(path: Path, text: str) -> str:
-    """The format of a log: ``.traj`` or JSON with ``history`` + ``info.model_stats`` is swe-agent."""
+    """The format of a log: ``.traj`` or JSON with ``history`` + ``info.model_stats`` is swe-agent
+    (0.x or 1.x)."""
     from agentcost.replay import swe_agent
 
     if path.suffix == ".traj":
@@ -69,8 +70,9 @@ def load_trace(
     tools: Path | None = None,
     system: Path | None = None,
 ) -> Trace:
-    """Read a recorded run. ``model`` (``--model``) wins over ``config`` (a SWE-agent args.yaml);
-    without either, SWE-agent's ``args.yaml`` beside the trajectory is read when there is one."""
+    """Read a recorded run. ``model`` (``--model``) wins over ``config`` (a SWE-agent args.yaml),
+    which wins over the model a SWE-agent 1.x trajectory names (``replay_config``); without any,
+    SWE-agent's ``args.yaml`` beside the trajectory is read when there is one."""
     from agentcost.replay import swe_agent
     from agentcost.replay.files import read_text
 
@@ -94,14 +96,15 @@ def load_trace(
         else:
             read = openai_jsonl.read(path, text=text, fmt=fmt, model=model)
         return prefix.add_prefix(read, tools=tools, system=system)
+    beside = None
     if model is None:
         if config is not None:
             model = swe_agent.model_from_config(config)
-        elif (beside := _run_config_beside(path)) is not None:
-            model = swe_agent.model_from_config(beside)
+        else:  # read only when the trajectory does not name the model (1.x: replay_config)
+            beside = _run_config_beside(path)
     else:
         model = swe_agent.model_name(model)
-    return swe_agent.read(path, model=model, text=text)
+    return swe_agent.read(path, model=model, text=text, beside=beside, tools=tools, system=system)
 
 
 def _run_config_beside(path: Path) -> Path | None:

@@ -91,6 +91,9 @@ class Trace:
     prefix_recorded: bool = False
     reported_cost_usd: Decimal | None = None  # what the agent framework computed, for comparison
     notes: tuple[str, ...] = ()
+    # what the reported figures are: "api" (the provider's usage), "local_count" (the agent counted
+    # them itself, e.g. SWE-agent 1.x with litellm), None: "api" when anything is reported
+    reported_kind: ReportedKind | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -98,6 +101,7 @@ class Trace:
 # ---------------------------------------------------------------------------------------------
 
 PricedFrom = Literal["reported", "counted"]
+ReportedKind = Literal["api", "local_count", "none"]
 
 
 @dataclass(frozen=True)
@@ -181,6 +185,7 @@ class ReplayReport:
     truncated: bool
     warnings: tuple[str, ...]
     notes: tuple[str, ...]
+    reported_kind: ReportedKind = "api"  # what the compared figures are ("none": nothing reported)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -429,7 +434,13 @@ def replay(
         t = trace.reported_totals
         rep_in, rep_out = t.input_tokens, t.output_tokens
         cache_read = cache_write = None  # the run totals do not split cached input
-        if prices.has_tiers:
+        if trace.reported_kind == "local_count":
+            priced = "counted"
+            notes.append(
+                "the run totals are the agent's own local count, not API usage: priced from our "
+                "per-request counts, compared with the local count"
+            )
+        elif prices.has_tiers:
             priced = "counted"
             notes.append(
                 "only run totals are reported and the model has long-context tiers, which apply per "
@@ -504,4 +515,5 @@ def replay(
         truncated=trace.truncated,
         warnings=trace.warnings + prices.warnings,
         notes=tuple(dict.fromkeys(notes + counter.notes)),
+        reported_kind="none" if rep_in is None else (trace.reported_kind or "api"),
     )

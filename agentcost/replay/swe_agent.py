@@ -1,20 +1,30 @@
-"""SWE-agent trajectories (``.traj``, SWE-agent 0.x): every assistant message is one API call.
+"""SWE-agent trajectories (``.traj``, SWE-agent 0.x and 1.x): every assistant message is one API call.
 
 A ``.traj`` file is one JSON object: ``environment``, ``trajectory`` (thought/action/observation
 per step), ``history`` (every message of the conversation, each tagged with its ``agent``) and
 ``info.model_stats`` (run totals: ``tokens_sent``, ``tokens_received``, ``api_calls``,
-``instance_cost``). SWE-agent sends the whole history before each assistant message, keeping only
+``instance_cost``). SWE-agent 0.x sends the whole history before each assistant message, keeping only
 ``role`` and ``content`` (``history_to_messages``): the system prompt, the demonstration (a user
 message with ``is_demo``), the issue and every observation and earlier response. So call *k*'s
 input is every message of the primary agent before the *k*-th assistant message, and its output is
-that message's ``content``. Only run totals are reported; the model is in the run's ``args.yaml``
-(``agent.model.model_name``, which may be a SWE-agent shortcut such as ``gpt4``).
+that message's ``content``. Only run totals are reported, by the API; the model is in the run's
+``args.yaml`` (``agent.model.model_name``, which may be a SWE-agent shortcut such as ``gpt4``).
+
+SWE-agent 1.x tags messages ``agent: main`` and adds ``message_type``; with function calling an
+assistant message carries ``tool_calls`` and the observation is a ``role: tool`` message with
+``tool_call_ids``. Each request is the agent's history after its history processors
+(``last_n_observations`` elides old observations), sent in the OpenAI chat format
+(``LiteLLMModel._history_to_messages``), or the step's recorded ``query`` when the trajectory has
+one. The model is ``replay_config`` (a dict, or a JSON string) ``agent.model.name``. Its
+``model_stats`` are counted locally by litellm (without tool definitions and tool-call arguments),
+not reported by the API; a replayed run stores zeros. The tool definitions are not in the file.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -167,8 +177,334 @@ def _calls(
     return calls
 
 
-def read(path: Path, *, model: str | None = None, text: str | None = None) -> Trace:
-    """Read a SWE-agent ``.traj`` file. ``model`` overrides the run config's (``--model``)."""
+# ---------------------------------------------------------------------------------------------
+# SWE-agent 1.x
+# ---------------------------------------------------------------------------------------------
+
+
+def is_1x(history: list[tuple[int, dict[str, Any]]], data: Any = None) -> bool:
+    """A SWE-agent 1.x trajectory: a ``replay_config``, or history messages with ``message_type``,
+    ``tool_calls``, ``role: tool`` or an agent other than 0.x's ``primary``."""
+    if isinstance(data, dict) and "replay_config" in data:
+        return True
+    return any(
+        "message_type" in e
+        or "tool_calls" in e
+        or e.get("role") == "tool"
+        or e.get("agent", "primary") != "primary"
+        for _, e in history
+    )
+
+
+def run_config(data: Any, path: Path, warnings: list[str]) -> dict[str, Any]:
+    """``replay_config`` as a dict (SWE-agent writes a dict, or since 1.0 a JSON string); {} when absent."""
+    raw = data.get("replay_config") if isinstance(data, dict) else None
+    if isinstance(raw, str):
+        try:
+            raw = loads(raw, path, key="replay_config")
+        except (json.JSONDecodeError, RecursionError):
+            warnings.append("replay_config is not valid JSON: its model and history processors are not read")
+            return {}
+    return raw if isinstance(raw, dict) else {}
+
+
+def _agent_config(config: dict[str, Any]) -> dict[str, Any]:
+    agent = config.get("agent")
+    return agent if isinstance(agent, dict) else {}
+
+
+def config_model(config: dict[str, Any]) -> str | None:
+    """The model of a 1.x run config: ``agent.model.name``."""
+    model = _agent_config(config).get("model")
+    name = model.get("name") if isinstance(model, dict) else None
+    return model_name(name) if isinstance(name, str) and name.strip() else None
+
+
+@dataclass(frozen=True)
+class _Processors:
+    """The history processors of a 1.x run that change what is sent."""
+
+    last_n: int | None = None  # last_n_observations: n
+    polling: int = 1
+    system_as_user: bool = False  # agent.model.convert_system_to_user
+    skipped: tuple[str, ...] = ()  # processors not replayed
+
+
+def _processors(config: dict[str, Any]) -> _Processors:
+    agent = _agent_config(config)
+    raw = agent.get("history_processors", agent.get("history_processor"))
+    items = raw if isinstance(raw, list) else [raw] if isinstance(raw, dict) else []
+    last_n, polling, skipped = None, 1, []
+    for item in items:
+        kind = item.get("type", "default") if isinstance(item, dict) else None
+        if kind == "last_n_observations" and isinstance(item, dict):
+            n, poll = item.get("n"), item.get("polling", 1)
+            if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+                last_n = n
+                polling = poll if isinstance(poll, int) and not isinstance(poll, bool) and poll > 0 else 1
+        elif kind not in ("default", "cache_control"):  # cache_control marks do not change the text
+            skipped.append(str(kind))
+    model = agent.get("model")
+    system_as_user = isinstance(model, dict) and model.get("convert_system_to_user") is True
+    return _Processors(last_n, polling, system_as_user, tuple(skipped))
+
+
+def _content_text(content: Any) -> str:
+    """A history message's text: a string, or a list of ``{"type": "text", "text"}`` parts."""
+    from agentcost.replay.openai_jsonl import _parts_text
+
+    return _parts_text(content)
+
+
+def _elided(entries: list[dict[str, Any]], proc: _Processors) -> set[int]:
+    """Indices of ``entries`` (one request's history) whose observation ``last_n_observations``
+    replaces by a line count (SWE-agent ``LastNObservations._get_omit_indices``)."""
+    if proc.last_n is None:
+        return set()
+    observations = [
+        i
+        for i, e in enumerate(entries)
+        if e.get("message_type") == "observation" and not e.get("is_demo", False)
+    ]
+    last_removed = max(0, (len(observations) // proc.polling) * proc.polling - proc.last_n)
+    out = set()
+    for i in observations[1:last_removed]:  # the first observation (the task) is never elided
+        if "keep_output" not in (entries[i].get("tags") or ()):
+            out.add(i)
+    out.update(
+        i
+        for i, e in enumerate(entries)
+        if e.get("message_type") == "observation" and "remove_output" in (e.get("tags") or ())
+    )
+    return out
+
+
+def _chat_row(entry: dict[str, Any], proc: _Processors, *, elide: bool = False) -> dict[str, Any]:
+    """A history message as SWE-agent 1.x sends it (``LiteLLMModel._history_to_messages``)."""
+    role = entry.get("role")
+    if role == "system" and proc.system_as_user:
+        role = "user"
+    content = entry.get("content")
+    if elide:
+        content = f"Old environment output: ({len(_content_text(content).splitlines())} lines omitted)"
+    row: dict[str, Any] = {"role": role, "content": content}
+    if role != "tool" and entry.get("tool_calls") is not None:
+        row["tool_calls"] = entry["tool_calls"]
+    return row
+
+
+def _message(
+    entry: dict[str, Any], proc: _Processors, path: Path, line: int, *, elide: bool = False
+) -> Message:
+    """One message of a request, with the OpenAI chat log's rules (tool calls as ``name(arguments)``)."""
+    from agentcost.replay.openai_jsonl import _chat_message
+
+    return _chat_message(_chat_row(entry, proc, elide=elide), path, line)
+
+
+def _check_entry(entry: dict[str, Any], path: Path, line: int) -> None:
+    content = entry.get("content")
+    if not isinstance(entry.get("role"), str) or not (content is None or isinstance(content, str | list)):
+        raise InputError(
+            "a history message needs a string role and a string (or list of parts) content",
+            file=path,
+            line=line,
+        )
+
+
+def _tool_name(entry: dict[str, Any]) -> str | None:
+    """The tool an assistant message called: its first tool call, else its ``action``'s first word."""
+    from agentcost.replay.openai_jsonl import _tool_calls_text
+
+    _, first = _tool_calls_text(entry.get("tool_calls"))
+    if first:
+        return first
+    action = entry.get("action")
+    return action.split()[0] if isinstance(action, str) and action.split() else None
+
+
+def _output(entry: dict[str, Any]) -> str:
+    """The response: its text and its tool calls, as the OpenAI chat log counts them."""
+    from agentcost.replay.openai_jsonl import _tool_calls_text
+
+    calls, _ = _tool_calls_text(entry.get("tool_calls"))
+    return "\n".join(t for t in (_content_text(entry.get("content")), calls) if t)
+
+
+def _calls_1x(
+    path: Path,
+    text: str,
+    history: list[tuple[int, dict[str, Any]]],
+    model: str | None,
+    proc: _Processors,
+    queries: list[list[Any]] | None,
+    last_step: dict[str, Any] | None = None,
+) -> list[RecordedCall]:
+    """One call per assistant message of the main agent (the agent of the first message), and one
+    for ``last_step``, a trajectory step the history lacks (some versions record the final
+    ``submit`` only in ``trajectory``): its request is the whole history, its output the response.
+
+    ``queries``: the steps' recorded requests (``trajectory[k].query``), used when there is one per
+    call; else each request is the history before the call, after ``last_n_observations``.
+    """
+    name = history[0][1].get("agent", "main") if history else "main"
+    entries = [(pos, e) for pos, e in history if e.get("agent", name) == name]
+    for pos, e in entries:
+        _check_entry(e, path, _line(text, pos))
+    plain = [_message(e, proc, path, _line(text, pos)) for pos, e in entries]
+    answers = [i for i, (_, e) in enumerate(entries) if e.get("role") == "assistant"]
+    if last_step is not None:
+        answers.append(len(entries))
+        step_entry: dict[str, Any] = {"role": "assistant", "content": last_step.get("response")}
+        action = last_step.get("action")
+        if isinstance(action, str):
+            step_entry["action"] = action
+        entries = [*entries, (entries[-1][0] if entries else 0, step_entry)]
+        plain.append(Message("assistant", ""))  # never sent: it is the last call's own output
+    use_queries = queries is not None and len(queries) == len(answers)
+    calls: list[RecordedCall] = []
+    for k, i in enumerate(answers):
+        pos, entry = entries[i]
+        line = _line(text, pos)
+        if use_queries and queries is not None:
+            sent = [q for q in queries[k] if isinstance(q, dict)]
+            for q in sent:
+                _check_entry(q, path, line)
+            messages = tuple(_message(q, proc, path, line) for q in sent)
+        else:
+            before = [e for _, e in entries[:i]]
+            elided = _elided(before, proc)
+            messages = tuple(
+                _message(e, proc, path, line, elide=True) if j in elided else plain[j]
+                for j, e in enumerate(before)
+            )
+        nxt = entries[i + 1][1] if i + 1 < len(entries) else None
+        result = None
+        if nxt is not None and nxt.get("role") in ("tool", "user"):
+            result = _content_text(nxt.get("content"))
+        calls.append(
+            RecordedCall(
+                index=k + 1,
+                model=model,
+                messages=messages,
+                tools=None,
+                output_text=_output(entry),
+                reported=None,
+                line=line,
+                action=_tool_name(entry),
+                result_text=result,
+            )
+        )
+    return calls
+
+
+def _queries(data: Any) -> list[list[Any]] | None:
+    """Every trajectory step's recorded request (``query``, SWE-agent 1.x since 2025), or None."""
+    steps = data.get("trajectory") if isinstance(data, dict) else None
+    if not isinstance(steps, list) or not steps:
+        return None
+    out = [
+        s["query"] for s in steps if isinstance(s, dict) and isinstance(s.get("query"), list) and s["query"]
+    ]
+    return out if len(out) == len(steps) else None
+
+
+def _read_1x(
+    path: Path,
+    text: str,
+    data: Any,
+    history: list[tuple[int, dict[str, Any]]],
+    model: str | None,
+    beside: Path | None,
+    *,
+    tools_given: bool = False,
+) -> Trace:
+    warnings: list[str] = []
+    config = run_config(data, path, warnings)
+    model = model or config_model(config) or (model_from_config(beside) if beside is not None else None)
+    proc = _processors(config)
+    queries = _queries(data)
+    steps = data.get("trajectory")
+    agent = history[0][1].get("agent", "main") if history else "main"
+    answers = sum(1 for _, e in history if e.get("role") == "assistant" and e.get("agent", agent) == agent)
+    last = steps[-1] if isinstance(steps, list) and len(steps) == answers + 1 else None
+    last_step = last if isinstance(last, dict) and isinstance(last.get("response"), str) else None
+    calls = _calls_1x(path, text, history, model, proc, queries, last_step)
+    if last_step is not None:
+        warnings.append(
+            f"the last step (call {len(calls)}) is in 'trajectory' but not in 'history': its request is "
+            "counted as the whole history, its output from the step's response (tool-call arguments "
+            "not recorded)"
+        )
+    notes = [
+        "SWE-agent 1.x: each request is counted as the OpenAI chat format carries it (tool calls as "
+        "name + arguments, tool results as tool messages), with the rules OpenAI logs use"
+    ]
+    if not tools_given:
+        notes.append(
+            "the tool definitions sent with each request are not in the trajectory and are not "
+            "counted (pass --tools FILE to add them)"
+        )
+    if queries is not None and len(queries) == len(calls):
+        notes.append("each request is the step's recorded query")
+    elif proc.last_n is not None:
+        notes.append(
+            f"history processor last_n_observations (n={proc.last_n}) replayed: observations before the "
+            "last n are sent as 'Old environment output: (N lines omitted)'"
+        )
+    if proc.skipped:
+        warnings.append(
+            "history processors not replayed (their changes to the requests are not counted): "
+            + ", ".join(shown(k, quote=False) for k in proc.skipped)
+        )
+    stats = data["info"]["model_stats"]
+    sent_, received = stats.get("tokens_sent"), stats.get("tokens_received")
+    sent_count = usage_count(sent_, "info.model_stats.tokens_sent", path)
+    received_count = usage_count(received, "info.model_stats.tokens_received", path)
+    local = sent_ is not None and received is not None and (sent_count or received_count)
+    reported = ReportedUsage(sent_count, received_count) if local else None
+    api_calls = stats.get("api_calls")
+    if isinstance(api_calls, int) and api_calls != len(calls):
+        warnings.append(
+            f"info.model_stats.api_calls is {shown(api_calls, quote=False)} but the history has "
+            f"{len(calls)} responses (requests that failed or were retried are not in the history)"
+        )
+    cost = reported_dollars(stats.get("instance_cost"), "info.model_stats.instance_cost", path)
+    if local:
+        notes.append(
+            "info.model_stats is SWE-agent's local count (litellm, without tool definitions and "
+            "tool-call arguments), not usage reported by the API"
+        )
+    else:
+        notes.append(
+            "info.model_stats holds no token counts (a replayed run stores zeros): nothing to compare"
+        )
+    return Trace(
+        path=str(path),
+        format=FORMAT,
+        model=model,
+        calls=tuple(calls),
+        reported_totals=reported,
+        warnings=tuple(warnings),
+        prefix_recorded=False,  # the tool definitions are not recorded
+        reported_cost_usd=cost if local else None,
+        notes=tuple(notes),
+        reported_kind="local_count" if local else "none",
+    )
+
+
+def read(
+    path: Path,
+    *,
+    model: str | None = None,
+    text: str | None = None,
+    beside: Path | None = None,
+    tools: Path | None = None,
+    system: Path | None = None,
+) -> Trace:
+    """Read a SWE-agent ``.traj`` file. ``model`` (``--model`` or ``--config``) overrides the file's
+    (1.x ``replay_config``); ``beside`` is a run config next to the file, read when neither names one.
+    ``tools`` / ``system`` (``--tools``, ``--system``) are added to 1.x requests (0.x records both)."""
     if text is None:
         text = read_text(path)
     warnings: list[str] = []
@@ -182,7 +518,12 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
             raise InputError(
                 f"not valid JSON: {err.msg} (column {err.colno})", file=path, line=err.lineno
             ) from None
-        calls = _calls(path, text, history, model)
+        if model is None and beside is not None:
+            model = model_from_config(beside)
+        if is_1x(history):
+            calls = _calls_1x(path, text, history, model, _Processors(), None)
+        else:
+            calls = _calls(path, text, history, model)
         warnings.append(
             f"the file ends early at line {err.lineno} (truncated): read {len(calls)} API "
             f"call{'s' if len(calls) != 1 else ''} from {len(history)} complete history messages"
@@ -201,6 +542,13 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
         )
     if not looks_like(data):
         raise InputError("not a SWE-agent trajectory: expected 'history' and 'info.model_stats'", file=path)
+    if is_1x(history, data):
+        from agentcost.replay import prefix
+
+        trace = _read_1x(path, text, data, history, model, beside, tools_given=tools is not None)
+        return prefix.add_prefix(trace, tools=tools, system=system)
+    if model is None and beside is not None:
+        model = model_from_config(beside)
     calls = _calls(path, text, history, model)
     stats = data["info"]["model_stats"]
     reported: ReportedUsage | None = None
@@ -229,4 +577,5 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
             "SWE-agent re-sends the whole history (system prompt, demonstration, every observation) "
             "with each call; each request is counted from role and content only, as SWE-agent sends it",
         ),
+        reported_kind="api" if reported is not None else None,
     )
