@@ -35,6 +35,8 @@ from agentcost.cli_options import (
     ModelsAllOpt,
     ModelsProviderOpt,
     OutputOpt,
+    Per,
+    PerOpt,
     PricesOpt,
     QuietOpt,
     RunConfigOpt,
@@ -138,6 +140,7 @@ def estimate(
     allow_path: AllowPathOpt = None,
     max_input_bytes: MaxInputBytesOpt = None,
     verbose: VerboseOpt = False,
+    per: PerOpt = Per.run,
 ) -> None:
     """Estimate scenarios: a row per billed request, totals, and the assumptions behind them.
 
@@ -163,7 +166,7 @@ def estimate(
             est = estimate_scenario(
                 loaded, as_of=when, model=model, budget_usd=limit, service_tier=tier, user_prices=user_prices
             )
-            report = build_report(est, overrun=simulate is None and at is None)  # --simulate says it
+            report = build_report(est, overrun=simulate is None and at is None, per=per)  # --simulate says it
             gates = estimate_gates(report)
             simulating = simulate is not None or at is not None
             replayable = not from_stdin(scenarios[0])  # standard input differs from run to run
@@ -172,20 +175,15 @@ def estimate(
                 from agentcost.replayable import allow_replay
 
                 allow_replay()
-            if simulate is not None or at is not None:
-                if explain:
-                    raise InputError(
-                        "--explain and --simulate make separate reports",
-                        key="--simulate",
-                        hint="run them one at a time",
-                    )
-                report, gates = simulated(report, est, simulate, seed, at, quiet)  # type: ignore[assignment]
+            if simulate is not None or at is not None:  # with --explain: one report with both
+                report, gates = simulated(report, est, simulate, seed, at, quiet, explain)  # type: ignore[assignment]
             elif explain:
                 from agentcost.loop.insights import explain as run_explain
+                from agentcost.render.footprint import with_footprint
                 from agentcost.render.insights import ExplainedReport
 
                 working("explaining")
-                report = ExplainedReport(report, run_explain(est))  # type: ignore[assignment]
+                report = with_footprint(ExplainedReport(report, run_explain(est)), est)
         elif simulate is not None or at is not None:
             raise InputError(
                 "simulates one scenario file at a time",
@@ -209,6 +207,7 @@ def estimate(
                 overrides=overrides,
                 service_tier=tier,
                 user_prices=user_prices,
+                per=per,
             )
             report, gates = batch, batch_gates(batch)  # type: ignore[assignment]
         _emit(report, gates, out)
@@ -247,6 +246,7 @@ def compare(
     allow_path: AllowPathOpt = None,
     max_input_bytes: MaxInputBytesOpt = None,
     verbose: VerboseOpt = False,
+    per: PerOpt = Per.run,
 ) -> None:
     """Estimate one scenario on several models: a row per model, cheapest first.
 
@@ -274,7 +274,9 @@ def compare(
         if note is not None:
             echo_err(f"agentcost: note: {note}")
         working(f"pricing {len(chosen.models)} model{'' if len(chosen.models) == 1 else 's'}")
-        report = compare_models(loaded, chosen.models, as_of=when, service_tier=tier, user_prices=user_prices)
+        report = compare_models(
+            loaded, chosen.models, as_of=when, service_tier=tier, user_prices=user_prices, per=per
+        )
         if output is None and not summary and not from_stdin(scenario):  # only on the input files
             from agentcost.replayable import allow_replay
 
@@ -335,6 +337,7 @@ def diff(
     prices: PricesOpt = None,
     allow_path: AllowPathOpt = None,
     max_input_bytes: MaxInputBytesOpt = None,
+    per: PerOpt = Per.run,
 ) -> None:
     """Compare the cost before and after a change: per scenario, per request, and what changed."""
     from agentcost.commands.diff import diff_gates
@@ -352,6 +355,7 @@ def diff(
         limits = IncreaseLimits(
             fraction=parse_option(parse_increase, max_increase, "--max-increase"),
             usd=parse_usd(max_increase_usd, "--max-increase-usd", allow_zero=True),
+            per=per,
         )
         reader = None
         if base_ref is not None:

@@ -138,6 +138,22 @@ class ListFormat(StrEnum):
     json = "json"
 
 
+class Per(StrEnum):
+    run = "run"
+    task = "task"
+
+
+PerOpt = Annotated[
+    Per,
+    typer.Option(
+        "--per",
+        metavar="UNIT",
+        help="run or task: figures and gates per run, or per completed task (expected, from the"
+        " scenario's outcome: success rate and what a failed run costs).",
+    ),
+]
+
+
 ServiceTierOpt = Annotated[
     ServiceTier | None,
     typer.Option(

@@ -26,6 +26,7 @@ from agentcost.render.output import Format
 if TYPE_CHECKING:
     from agentcost.commands.conversations import LogCalibration
     from agentcost.loop.estimate import Estimate
+    from agentcost.render.insights import ExplainedReport
     from agentcost.render.simulation import SimulatedReport
     from agentcost.report.estimate import Report
     from agentcost.report.gates import Gate
@@ -90,9 +91,11 @@ def simulated(
     seed: int,
     at: str | None,
     quiet: bool,
-) -> tuple[SimulatedReport, tuple[Gate, ...]]:
+    explain: bool = False,
+) -> tuple[SimulatedReport | ExplainedReport, tuple[Gate, ...]]:
     """``estimate --simulate N [--seed S] [--at LABEL]``: the report with a Simulation section and
-    its gates (the budget read at ``--at`` when given). The runs are priced as ``est`` was."""
+    its gates (the budget read at ``--at`` when given). The runs are priced as ``est`` was. With
+    ``--explain``, an Insights section follows, steps per task read off the simulation."""
     from agentcost.loop.simulate import parse_at, simulate
     from agentcost.render.simulation import SimulatedReport
     from agentcost.report.gates import simulation_gates
@@ -116,7 +119,15 @@ def simulated(
             at=() if label is None else (label,),
             progress=progress,
         )
-    return SimulatedReport(report, sim, label), simulation_gates(report, sim, label)
+    gates = simulation_gates(report, sim, label)
+    if not explain:
+        return SimulatedReport(report, sim, label), gates
+    from agentcost.loop.insights import explain as run_explain
+    from agentcost.render.footprint import with_footprint
+    from agentcost.render.insights import ExplainedReport
+
+    explained = ExplainedReport(SimulatedReport(report, sim, label), run_explain(est, sim))
+    return with_footprint(explained, est), gates
 
 
 @contextmanager

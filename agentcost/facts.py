@@ -401,6 +401,38 @@ def server_tool_iteration_cap(provider: str, model_id: str) -> Fact[int] | None:
     return row.fact(_int(row, row.value))
 
 
+@dataclass(frozen=True)
+class ContainerRate:
+    """What the container of code execution costs by time: ``usd_per_hour``, billed per request that
+    runs code for at least ``minimum_seconds``; ``free_hours`` per ``free_period`` are the
+    organization's (shared by every run, so never applied to one)."""
+
+    usd_per_hour: Decimal
+    minimum_seconds: int
+    free_hours: int | None = None
+    free_period: Literal["day", "month"] | None = None
+
+
+def container_time(provider: str, model_id: str, tool: str = "code_execution") -> Fact[ContainerRate] | None:
+    """The container-time rate of a server tool on this model; ``None`` when it is unknown (reports
+    say so instead of pricing it at $0)."""
+    row = _lookup("container_time", provider, model_id, tool=tool)
+    if row is None:
+        return None
+    free = _field(row, "free_hours")
+    period = _field(row, "free_period")
+    per: Literal["day", "month"] | None = None
+    if period is not None:
+        per = "day" if _choice(row, period, ("day", "month")) == "day" else "month"
+    rate = ContainerRate(
+        usd_per_hour=_decimal(row, _field(row, "usd_per_hour")),
+        minimum_seconds=_int(row, _field(row, "minimum_seconds")),
+        free_hours=None if free is None else _int(row, free),
+        free_period=per,
+    )
+    return row.fact(rate)
+
+
 def is_default(fact: Fact[Any]) -> bool:
     """True when the fact comes from a documented default row rather than a published value (its note
     starts with DEFAULT or WEAK EVIDENCE)."""
@@ -586,3 +618,30 @@ def tool_search_models(provider: str, model_id: str) -> tuple[str, ...]:
     maker = _maker(provider, model_id)
     own = [r for r in rows if r.provider == maker] or rows
     return tuple(m for r in own for m in r.models)
+
+
+# --- active tools (how many functions a request should carry) --------------------------------------
+
+
+@dataclass(frozen=True)
+class ActiveToolsGuidance:
+    """A maker's published advice on how many functions a request should have active: at most
+    ``max_active``, in the guide's words ``advice`` (e.g. "fewer than 20 functions at the start of a
+    turn")."""
+
+    max_active: int
+    advice: str
+
+
+def active_tools_guidance(provider: str, model_id: str) -> Fact[ActiveToolsGuidance] | None:
+    """The model's maker's advice on active tools (facts.yaml ``active_tools_guidance``); ``None``
+    when the maker publishes no number (unknown: nothing is flagged)."""
+    if "active_tools_guidance" not in _rows():
+        return None
+    row = _lookup("active_tools_guidance", provider, model_id)
+    if row is None:
+        return None
+    advice = _field(row, "advice")
+    if not isinstance(advice, str):
+        raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: advice must be a text")
+    return row.fact(ActiveToolsGuidance(_int(row, _field(row, "max_active")), advice))

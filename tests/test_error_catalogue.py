@@ -160,7 +160,7 @@ CATALOGUE = [
         "estimate s.yaml --set limits.max_round=40",
         (
             "s.yaml: --set limits.max_round=40: unknown key 'max_round' in limits (allowed: max_rounds, "
-            "budget_usd, max_budget_usd; did you mean 'max_rounds'?)"
+            "budget_usd, max_budget_usd, max_concurrent_subagents; did you mean 'max_rounds'?)"
         ),
     ),
     case(
@@ -384,7 +384,8 @@ CATALOGUE = [
         "estimate s.yaml",
         (
             "s.yaml:8: rounds[0].rsult: unknown key (allowed: tool, input, call_tokens, result, calls, "
-            "subagent, model, repeat, thinking, text, seconds, server_tools; did you mean 'result'?)"
+            "subagent, model, repeat, thinking, text, seconds, container_seconds, server_tools; did you mean "
+            "'result'?)"
         ),
     ),
     case(

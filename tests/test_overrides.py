@@ -259,10 +259,11 @@ BAD: list[tuple[str, list[str], str | None, str]] = [
      "context_editing, tool_search_stub, outcome; did you mean 'model'?)"),
     ("unknown-limits-key", ["limits.max_round=40"], "limits.max_round",
      "--set limits.max_round=40: unknown key 'max_round' in limits (allowed: max_rounds, budget_usd, "
-     "max_budget_usd; did you mean 'max_rounds'?)"),
+     "max_budget_usd, max_concurrent_subagents; did you mean 'max_rounds'?)"),
     ("unknown-round-key", ["rounds[*].reslt.tokens=2000"], "rounds[*].reslt",
      "--set rounds[*].reslt.tokens=2000: unknown key 'reslt' in rounds[*] (allowed: tool, input, "
-     "call_tokens, result, calls, subagent, model, repeat, thinking, text, seconds, server_tools; "
+     "call_tokens, result, calls, subagent, model, repeat, thinking, text, seconds, container_seconds, "
+     "server_tools; "
      "did you mean 'result'?)"),
     ("unknown-content-key", ["rounds[*].result.tokns=2000"], "rounds[*].result.tokns",
      "--set rounds[*].result.tokns=2000: unknown key 'tokns' in rounds[*].result (allowed: tokens, "
@@ -271,7 +272,7 @@ BAD: list[tuple[str, list[str], str | None, str]] = [
      "--set defaults.input={}: unknown key 'input' in defaults (allowed: call_tokens, result, "
      "thinking, text, seconds, server_tools)"),
     ("inside-a-tool-file", ["tools[0].description=x"], "tools[0].description",
-     "--set tools[0].description=x: unknown key 'description' in tools[0] (allowed: file, defer_loading; "
+     "--set tools[0].description=x: unknown key 'description' in tools[0] (allowed: file, defer_loading, include, exclude; "
      "tools[0] names a tool file; --set cannot change the tools in it)"),
     ("index-out-of-range", ["rounds[11].result=1"], "rounds[11]",
      "--set rounds[11].result=1: index 11 is out of range: rounds has 11 items (rounds[0] to "

@@ -450,7 +450,8 @@ ROUND_X = "rounds:\n  - tool: x\n    call_tokens: 1\n    result: 1\n"  # after B
 BAD: list[tuple[str, str | bytes, dict[str, str | bytes], int | None, str | None, str, str]] = [
     ("unknown-round-key", TOOLS + ROUND + "    call_tokens: 4\n    rsult: 5\n", {}, 11,
      "rounds[0].rsult", "unknown key (allowed: tool, input, call_tokens, result, calls, subagent, "
-     "model, repeat, thinking, text, seconds, server_tools; did you mean 'result'?)", "s.yaml"),
+     "model, repeat, thinking, text, seconds, container_seconds, server_tools; did you mean 'result'?)",
+     "s.yaml"),
     ("unknown-top-key", BASE + "modle: x\n", {}, 5, "modle", "did you mean 'model'?", "s.yaml"),
     ("duplicate-key", BASE + "model: other\n", {}, 5, "model", "duplicate key (first at line 2)",
      "s.yaml"),

@@ -373,7 +373,8 @@ def test_openai_code_execution_priced_from_facts() -> None:
 @pytest.mark.usefixtures("no_ctok")
 def test_anthropic_fetch_and_code_execution_cost_tokens_only() -> None:
     est = run("claude-sonnet-4-5", searching(("web_fetch", 2, 5_000), ("code_execution", 1, 200)))
-    assert est.ledger.totals.fees_usd == 0
+    # no per-use fee; the container's minimum 5 minutes at $0.05/h (tests/test_container_time.py)
+    assert est.ledger.totals.fees_usd == est.ledger.totals.container_usd == Decimal("0.004166667")
     assert est.ledger.rows[0].usage.web_fetches == 2
     assert est.counts.rounds[0].echo == 76 + 5_200
 

@@ -584,10 +584,6 @@ def test_cli_percentile_gate_passes_under_budget(capsys: pytest.CaptureFixture[s
         ),
         (["--simulate", "0"], "agentcost: error: --simulate: must be from 1 to 10,000,000 runs, got 0"),
         (
-            ["--simulate", "10", "--explain"],
-            "agentcost: error: --simulate: --explain and --simulate make separate reports (run them one at a time)",
-        ),
-        (
             ["--simulate", "10", "--seed", "-1"],
             "agentcost: error: --seed: must be a whole number from 0 to 2**63 - 1, got -1",
         ),

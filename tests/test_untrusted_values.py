@@ -203,7 +203,7 @@ ECHOED = [
     pytest.param(
         OK + "limits: {" + "k" * 100 + ": 1}\n",
         "s.yaml:5: limits.kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk... (100 characters): unknown key (allowed: "
-        "max_rounds, budget_usd, max_budget_usd)",
+        "max_rounds, budget_usd, max_budget_usd, max_concurrent_subagents)",
         id="long key",
     ),
     pytest.param(

@@ -19,8 +19,16 @@ from typing import TYPE_CHECKING
 from agentcost.errors import InputError
 from agentcost.loop.estimate import Budget, Estimate, estimate_scenario
 from agentcost.report import fmt
-from agentcost.report.estimate import REPORT_VERSION, BudgetLine, Report, build_report, joined_price_label
+from agentcost.report.estimate import (
+    REPORT_VERSION,
+    BudgetLine,
+    Report,
+    build_report,
+    joined_price_label,
+    unit_cost,
+)
 from agentcost.report.gates import Gate, budget_gate, context_gate
+from agentcost.report.outcome import PER_TASK_NOTE
 
 if TYPE_CHECKING:  # project files and scenarios need pydantic: imported where they are read
     from agentcost.infra.yamlread import Reader
@@ -139,7 +147,7 @@ class BatchRow:
     cache_write_tokens: int
     output_tokens: int
     cached_share: Decimal | None  # cache reads / input tokens, rounded to 4 places; None: no input
-    cost_usd: Decimal  # one run
+    cost_usd: Decimal  # one run (cost_per_run_usd), or one completed task with --per task
     budget: BudgetLine | None
     budget_file: str  # where the budget is set (the project file for an entry's budget_usd)
     budget_line: int | None
@@ -151,6 +159,8 @@ class BatchRow:
     fits_context: bool | None  # None when the window is unknown
     approximate: bool
     report: Report  # the scenario's full single-estimate report
+    cost_per_run_usd: Decimal = Decimal(0)  # the report's totals.cost_usd
+    cost_per_task_usd: Decimal = Decimal(0)  # expected cost per completed task (no outcome: per run)
 
     @property
     def over_budget(self) -> bool:
@@ -166,7 +176,7 @@ class BatchTotals:
     cache_write_tokens: int
     output_tokens: int
     cached_share: Decimal | None
-    cost_usd: Decimal  # one run of every scenario
+    cost_usd: Decimal  # one run of every scenario (one completed task each with --per task)
     cost_per_day_usd: Decimal | None  # None unless every scenario has runs_per_day
     cost_per_month_usd: Decimal | None
     over_budget: int  # scenarios over their own budget
@@ -193,6 +203,17 @@ class BatchReport:
     warnings: tuple[str, ...]
     price_label: str = ""  # every scenario's price source (and service tier), one line
     price_sources: str = ""  # the same without the data dates: the line people read
+    per: str = "run"  # "task" (--per task): every cost is of a completed task, budgets too
+
+    @property
+    def unit_text(self) -> str:
+        """``per run``, or ``per task`` with --per task."""
+        return "per task" if self.per == "task" else "per run"
+
+    @property
+    def one_text(self) -> str:
+        """``one run``, or ``one completed task`` with --per task."""
+        return "one completed task" if self.per == "task" else "one run"
 
     @property
     def reports(self) -> tuple[Report, ...]:
@@ -212,10 +233,11 @@ def share(part: int, whole: int) -> Decimal | None:
     return (Decimal(part) / Decimal(whole)).quantize(SHARE_PLACES, rounding=ROUND_HALF_UP)
 
 
-def _row(index: int, item: BatchItem, project: Project) -> BatchRow:
-    report = build_report(item.estimate)
+def _row(index: int, item: BatchItem, project: Project, per: str = "run") -> BatchRow:
+    report = build_report(item.estimate, per=per)
     entry, t = item.entry, report.totals
-    per_day = None if entry.runs_per_day is None else t.cost_usd * entry.runs_per_day
+    cost = unit_cost(report, per)
+    per_day = None if entry.runs_per_day is None else cost * entry.runs_per_day
     from_entry = report.budget is not None and report.budget.source == PROJECT_BUDGET_SOURCE
     window = report.context_window
     return BatchRow(
@@ -230,7 +252,7 @@ def _row(index: int, item: BatchItem, project: Project) -> BatchRow:
         cache_write_tokens=t.cache_write_tokens,
         output_tokens=t.output_tokens,
         cached_share=share(t.cache_read_tokens, t.input_tokens),
-        cost_usd=t.cost_usd,
+        cost_usd=cost,
         budget=report.budget,
         budget_file=str(project.path) if from_entry and project.path is not None else report.scenario_path,
         budget_line=entry.budget_line if from_entry else report.budget_line,
@@ -242,15 +264,19 @@ def _row(index: int, item: BatchItem, project: Project) -> BatchRow:
         fits_context=None if window is None else report.max_input_tokens <= window,
         approximate=report.approximate,
         report=report,
+        cost_per_run_usd=t.cost_usd,
+        cost_per_task_usd=unit_cost(report, "task"),
     )
 
 
-def build_batch_report(batch: Batch) -> BatchReport:
-    """One summary row per scenario, the grand totals, the project budget verdict."""
+def build_batch_report(batch: Batch, *, per: str = "run") -> BatchReport:
+    """One summary row per scenario, the grand totals, the project budget verdict. ``per="task"``
+    (``--per task``): costs, budgets and totals per completed task (:func:`unit_cost`); per day is
+    then per task x runs_per_day, the entry's runs read as tasks."""
     if not batch.items:
         raise InputError("no scenarios to estimate")
     project = batch.project
-    rows = tuple(_row(i, item, project) for i, item in enumerate(batch.items, start=1))
+    rows = tuple(_row(i, item, project, per) for i, item in enumerate(batch.items, start=1))
     input_tokens = sum(r.input_tokens for r in rows)
     cache_read = sum(r.cache_read_tokens for r in rows)
     cost = sum((r.cost_usd for r in rows), Decimal(0))
@@ -287,7 +313,9 @@ def build_batch_report(batch: Batch) -> BatchReport:
         names = ", ".join(r.path for r in missing)
         warnings.append(f"no runs_per_day for {names}: totals per day and per month are left out")
     for r in rows:
-        warnings.extend(f"{r.path}: {w}" for w in r.report.warnings)
+        warnings.extend(f"{r.path}: {w}" for w in r.report.warnings if w != PER_TASK_NOTE)
+    if per == "task" and any(r.report.outcome is None for r in rows):
+        warnings.append(PER_TASK_NOTE)
     first = rows[0].report
     return BatchReport(
         version=REPORT_VERSION,
@@ -301,6 +329,7 @@ def build_batch_report(batch: Batch) -> BatchReport:
         warnings=tuple(warnings),
         price_label=joined_price_label([r.report for r in rows]),
         price_sources=joined_price_label([r.report for r in rows], dated=False),
+        per=per,
     )
 
 
@@ -314,8 +343,10 @@ def batch_report_for_paths(
     reader: Reader | None = None,
     service_tier: str | None = None,
     user_prices: UserPrices | None = None,
+    per: str = "run",
 ) -> BatchReport:
-    """``agentcost estimate PATH...``: a project file or scenario files -> the batch report."""
+    """``agentcost estimate PATH...``: a project file or scenario files -> the batch report
+    (``per``: :func:`build_batch_report`)."""
     from agentcost.scenario.project import load_targets
 
     project = load_targets(paths, reader=reader)
@@ -329,7 +360,7 @@ def batch_report_for_paths(
         service_tier=service_tier,
         user_prices=user_prices,
     )
-    return build_batch_report(batch)
+    return build_batch_report(batch, per=per)
 
 
 # --------------------------------------------------------------------------------------------
@@ -349,7 +380,7 @@ def project_budget_gate(report: BatchReport) -> Gate | None:
         name="budget",
         tripped=b.over,
         message=(
-            f"{info.path}: {verdict}: estimated {shown} for one run of each of"
+            f"{info.path}: {verdict}: estimated {shown} for {report.one_text} of each of"
             f" {report.totals.scenarios} scenarios {relation} {limit} (project budget_usd)"
         ),
         file=info.path,

@@ -24,8 +24,15 @@ from typing import TYPE_CHECKING, Any
 from agentcost.commands.batch import share
 from agentcost.errors import InputError
 from agentcost.loop.estimate import estimate_scenario
-from agentcost.report.estimate import REPORT_VERSION, Report, build_report, joined_price_label
+from agentcost.report.estimate import (
+    REPORT_VERSION,
+    Report,
+    build_report,
+    joined_price_label,
+    unit_cost,
+)
 from agentcost.report.gates import Gate, context_gate
+from agentcost.report.outcome import PER_TASK_NOTE
 from agentcost.scenario.model import Scenario
 
 if TYPE_CHECKING:
@@ -269,8 +276,8 @@ class CompareRow:
     cache_write_tokens: int
     output_tokens: int
     cached_share: Decimal | None  # cache reads / input tokens, rounded to 4 places
-    cost_usd: Decimal  # exactly estimate_scenario(scenario, model=model).ledger.totals.cost_usd
-    cost_per_request_usd: Decimal  # cost / requests, rounded half-up to 10 places
+    cost_usd: Decimal  # the ranked figure: cost_per_run_usd, or cost_per_task_usd with --per task
+    cost_per_request_usd: Decimal  # cost per run / requests, rounded half-up to 10 places
     ratio_to_cheapest: Decimal | None  # cost / cheapest cost, rounded to 2 places (None: cheapest is $0)
     cheapest: bool
     context_window: int | None
@@ -280,6 +287,8 @@ class CompareRow:
     encoding: str
     caching_mode: str
     report: Report
+    cost_per_run_usd: Decimal = Decimal(0)  # exactly estimate_scenario(...).report's totals.cost_usd
+    cost_per_task_usd: Decimal = Decimal(0)  # expected cost per completed task (no outcome: per run)
 
 
 @dataclass(frozen=True)
@@ -295,10 +304,21 @@ class CompareReport:
     warnings: tuple[str, ...]
     price_label: str = ""  # every row's price source (and service tier), one line
     price_sources: str = ""  # the same without the data dates: the line people read
+    per: str = "run"  # "task" (--per task): rows ranked and compared by cost per completed task
 
     @property
     def cheapest(self) -> CompareRow:
         return self.rows[0]
+
+    @property
+    def cost_header(self) -> str:
+        """The heading of the ranked cost column: ``total`` (one run) or ``per task``."""
+        return "per task" if self.per == "task" else "total"
+
+    @property
+    def unit_text(self) -> str:
+        """``per run``, or ``per completed task`` with --per task."""
+        return "per completed task" if self.per == "task" else "per run"
 
 
 def compare_models(
@@ -308,12 +328,14 @@ def compare_models(
     as_of: datetime,
     service_tier: str | None = None,
     user_prices: UserPrices | None = None,
+    per: str = "run",
 ) -> CompareReport:
     """Estimate ``scenario`` on each of ``models`` (names as ``estimate --model`` takes them).
 
     Two names of the same model (``gpt-5``, ``openai/gpt-5``) give one row. ``service_tier``
     (``--service-tier``) replaces the scenario's for every model; ``user_prices`` is a ``--prices``
-    file.
+    file. ``per="task"`` (``--per task``) ranks the models by the expected cost per completed task
+    of the scenario's ``outcome`` (per run without one: the warnings say so).
     """
     if not models:
         raise InputError("no models to compare", key="model", hint="e.g. --model gpt-5")
@@ -323,15 +345,23 @@ def compare_models(
         est = estimate_scenario(
             scenario, as_of=as_of, model=model, service_tier=service_tier, user_prices=user_prices
         )
-        report = build_report(est)
+        report = build_report(est, per=per)
         if (report.provider, report.model_id) in seen:
             continue
         seen.add((report.provider, report.model_id))
         reports.append((model, report))
-    reports.sort(key=lambda item: (item[1].totals.cost_usd, item[1].model_id, item[1].provider))
-    cheapest = reports[0][1].totals.cost_usd
-    rows = tuple(_row(model, report, cheapest) for model, report in reports)
-    warnings = [f"{r.model_id}: {w}" for r in rows for w in r.report.warnings if w != _over_window(r)]
+    reports.sort(key=lambda item: (unit_cost(item[1], per), item[1].model_id, item[1].provider))
+    cheapest = unit_cost(reports[0][1], per)
+    rows = tuple(_row(model, report, cheapest, per) for model, report in reports)
+    # the window is said in its column; the per-task note once, below
+    warnings = [
+        f"{r.model_id}: {w}"
+        for r in rows
+        for w in r.report.warnings
+        if w not in (_over_window(r), PER_TASK_NOTE)
+    ]
+    if per == "task" and scenario.outcome is None:
+        warnings.append(PER_TASK_NOTE)
     first = rows[0].report
     return CompareReport(
         version=REPORT_VERSION,
@@ -345,6 +375,7 @@ def compare_models(
         warnings=tuple(warnings),
         price_label=joined_price_label([r.report for r in rows]),
         price_sources=joined_price_label([r.report for r in rows], dated=False),
+        per=per,
     )
 
 
@@ -359,14 +390,15 @@ def _over_window(row: CompareRow) -> str | None:
     )
 
 
-def _row(model: str, report: Report, cheapest: Decimal) -> CompareRow:
+def _row(model: str, report: Report, cheapest: Decimal, per: str = "run") -> CompareRow:
     t = report.totals
     window = report.context_window
+    unit = unit_cost(report, per)
     ratio: Decimal | None
     if cheapest > 0:
-        ratio = (t.cost_usd / cheapest).quantize(RATIO_PLACES, rounding=ROUND_HALF_UP)
+        ratio = (unit / cheapest).quantize(RATIO_PLACES, rounding=ROUND_HALF_UP)
     else:
-        ratio = Decimal("1.00") if t.cost_usd == 0 else None
+        ratio = Decimal("1.00") if unit == 0 else None
     per_request = (
         (t.cost_usd / t.requests).quantize(PER_REQUEST_PLACES, rounding=ROUND_HALF_UP)
         if t.requests
@@ -383,10 +415,10 @@ def _row(model: str, report: Report, cheapest: Decimal) -> CompareRow:
         cache_write_tokens=t.cache_write_tokens,
         output_tokens=t.output_tokens,
         cached_share=share(t.cache_read_tokens, t.input_tokens),
-        cost_usd=t.cost_usd,
+        cost_usd=unit,
         cost_per_request_usd=per_request,
         ratio_to_cheapest=ratio,
-        cheapest=t.cost_usd == cheapest,
+        cheapest=unit == cheapest,
         context_window=window,
         max_input_tokens=report.max_input_tokens,
         fits_context=None if window is None else report.max_input_tokens <= window,
@@ -394,6 +426,8 @@ def _row(model: str, report: Report, cheapest: Decimal) -> CompareRow:
         encoding=report.encoding,
         caching_mode=report.caching_mode,
         report=report,
+        cost_per_run_usd=t.cost_usd,
+        cost_per_task_usd=unit_cost(report, "task"),
     )
 
 

@@ -22,9 +22,17 @@ from typing import Literal
 from agentcost.commands.batch import DAYS_PER_MONTH
 from agentcost.loop.estimate import Estimate
 from agentcost.report import fmt
-from agentcost.report.estimate import Report, RequestLine, Totals, build_report, joined_price_label
+from agentcost.report.estimate import (
+    Report,
+    RequestLine,
+    Totals,
+    build_report,
+    joined_price_label,
+    unit_cost,
+)
 from agentcost.report.fmt import ARROW
 from agentcost.report.gates import Gate, IncreaseLimits, estimate_gates, increase_gates
+from agentcost.report.outcome import PER_TASK_NOTE
 
 DIFF_VERSION = 1
 NO_LIMITS = IncreaseLimits()
@@ -157,6 +165,16 @@ class ScenarioDiff:
         return None if self.head is None else self.head.totals.cost_usd
 
     @property
+    def before_task_usd(self) -> Decimal | None:
+        """The base's expected cost per completed task (its outcome; per run without one)."""
+        return None if self.base is None else unit_cost(self.base, "task")
+
+    @property
+    def after_task_usd(self) -> Decimal | None:
+        """The head's expected cost per completed task (its outcome; per run without one)."""
+        return None if self.head is None else unit_cost(self.head, "task")
+
+    @property
     def model(self) -> str:
         """The model id, or ``before → after`` when it changed."""
         before = self.base.model_id if self.base is not None else None
@@ -178,6 +196,8 @@ class DiffTotals:
     change: Amounts
     change_fraction: Decimal | None  # None when before is 0
     per_day: PerDay | None = None  # None unless every scenario has one
+    before_task_usd: Decimal = Decimal(0)  # the base's costs per completed task, summed
+    after_task_usd: Decimal = Decimal(0)  # the head's
 
     @property
     def before_usd(self) -> Decimal:
@@ -205,6 +225,7 @@ class DiffReport:
     warnings: tuple[str, ...]  # the head side's, each prefixed with its scenario
     price_label: str = ""  # every report's price source (and service tier), one line
     price_sources: str = ""  # the same without the data dates: the line people read
+    per: str = "run"  # "task" (--per task): gates and per-day figures per completed task
 
     @property
     def changed(self) -> tuple[ScenarioDiff, ...]:
@@ -425,9 +446,9 @@ def _tools_line(b: Estimate, h: Estimate) -> InputChange | None:
     return InputChange("tools", b_tokens, h_tokens, "tools: " + ", ".join(parts))
 
 
-def _scenario_diff(pair: Pair) -> ScenarioDiff:
-    base = build_report(pair.base) if pair.base is not None else None
-    head = build_report(pair.head) if pair.head is not None else None
+def _scenario_diff(pair: Pair, per: str = "run") -> ScenarioDiff:
+    base = build_report(pair.base, per=per) if pair.base is not None else None
+    head = build_report(pair.head, per=per) if pair.head is not None else None
     change = _minus(head.totals if head else None, base.totals if base else None)
     inputs = input_changes(pair.base, pair.head) if pair.base is not None and pair.head is not None else ()
     requests = _request_diffs(base, head)
@@ -443,8 +464,8 @@ def _scenario_diff(pair: Pair) -> ScenarioDiff:
     side = head if head is not None else base
     assert side is not None, "a pair has at least one side"
     per_day = _per_day(
-        base.totals.cost_usd if base is not None else None,
-        head.totals.cost_usd if head is not None else None,
+        unit_cost(base, per) if base is not None else None,
+        unit_cost(head, per) if head is not None else None,
         pair.base_runs_per_day,
         pair.head_runs_per_day,
     )
@@ -521,11 +542,13 @@ def build_diff(
     comparing project files that both list scenarios (pointing at ``total_file``; a project file
     new on the head side is gated by its budgets alone), and the head side's budget and
     context-window gates: ``head_gates`` when given (a project's, from ``batch_gates``), else
-    ``estimate_gates`` of every head scenario.
+    ``estimate_gates`` of every head scenario. ``limits.per == "task"`` (``--per task``): the
+    increase gates, budgets and per-day figures use the expected cost per completed task.
     """
     if not pairs:
         raise ValueError("build_diff needs at least one pair")
-    scenarios = tuple(_scenario_diff(p) for p in pairs)
+    per = limits.per
+    scenarios = tuple(_scenario_diff(p, per) for p in pairs)
     before = _total(_amounts(s.base.totals) for s in scenarios if s.base is not None)
     after = _total(_amounts(s.head.totals) for s in scenarios if s.head is not None)
     change = _total(s.change for s in scenarios)
@@ -540,15 +563,22 @@ def build_diff(
         change=change,
         change_fraction=_fraction(change.cost_usd, before.cost_usd),
         per_day=_total_per_day(scenarios),
+        before_task_usd=sum((s.before_task_usd or Decimal(0) for s in scenarios), Decimal(0)),
+        after_task_usd=sum((s.after_task_usd or Decimal(0) for s in scenarios), Decimal(0)),
     )
     gates: list[Gate] = []
+    unit = " per completed task" if per == "task" else ""
     for s in scenarios:
         if s.base is not None and s.head is not None:
-            gates.extend(
-                increase_gates(s.path, s.base.totals.cost_usd, s.head.totals.cost_usd, limits, file=s.file)
-            )
+            b, h = unit_cost(s.base, per), unit_cost(s.head, per)
+            gates.extend(increase_gates(s.path + unit, b, h, limits, file=s.file))
     if kind == "project" and any(s.base is not None for s in scenarios):  # nothing to compare with
-        gates.extend(increase_gates("total", before.cost_usd, after.cost_usd, limits, file=total_file))
+        b, h = (
+            (totals.before_task_usd, totals.after_task_usd)
+            if per == "task"
+            else (before.cost_usd, after.cost_usd)
+        )
+        gates.extend(increase_gates("total" + unit, b, h, limits, file=total_file))
     if head_gates is not None:
         gates.extend(head_gates)
     else:
@@ -556,7 +586,10 @@ def build_diff(
             if s.head is not None:
                 gates.extend(estimate_gates(s.head))
     reports = [r for s in scenarios for r in (s.base, s.head) if r is not None]
-    warnings = tuple(f"{s.path}: {w}" for s in scenarios if s.head is not None for w in s.head.warnings)
+    heads = [(s.path, s.head) for s in scenarios if s.head is not None]
+    warnings = tuple(f"{path}: {w}" for path, head in heads for w in head.warnings if w != PER_TASK_NOTE)
+    if per == "task" and any(r.outcome is None for r in (s.head or s.base for s in scenarios) if r):
+        warnings += (PER_TASK_NOTE,)
     return DiffReport(
         version=DIFF_VERSION,
         kind=kind,
@@ -573,4 +606,5 @@ def build_diff(
         warnings=warnings,
         price_label=joined_price_label(reports),
         price_sources=joined_price_label(reports, dated=False),
+        per=per,
     )

@@ -193,7 +193,7 @@ def _diff_projects(
         kind="project",
         limits=limits,
         total_file=str(head),
-        head_gates=batch_gates(build_batch_report(head_batch)),
+        head_gates=batch_gates(build_batch_report(head_batch, per=limits.per)),
     )
 
 

@@ -121,6 +121,8 @@ class LedgerTotals:
     cache_expiries: int = 0  # requests that found the cache expired
     failed_requests: int = 0  # failed attempts (retries)
     failed_usd: Decimal = Decimal(0)  # what the failed attempts themselves cost, part of cost_usd
+    container_seconds: Decimal | None = None  # code-execution container time billed (None: none ran)
+    container_usd: Decimal | None = Decimal(0)  # its price, part of fees_usd (None: the rate is unknown)
 
     @property
     def failed_share(self) -> Decimal | None:
@@ -257,9 +259,29 @@ def request_inputs(counts: TokenCounts, rounds: int) -> list[int]:
 
 def request_gaps(scenario: Scenario) -> tuple[Decimal, ...]:
     """Seconds from each round's request to the next: its own ``seconds``, else
-    ``pacing.round_seconds``, else 0 (no pause)."""
+    ``pacing.round_seconds``, else 0 (no pause); with ``limits.max_concurrent_subagents``, plus the
+    time of the subagents the round's response starts (:func:`subagent_wait`)."""
     default = scenario.pacing.round_seconds if scenario.pacing.round_seconds is not None else Decimal(0)
-    return tuple(r.seconds if r.seconds is not None else default for r in scenario.rounds)
+    own = tuple(r.seconds if r.seconds is not None else default for r in scenario.rounds)
+    if scenario.limits.max_concurrent_subagents is None:
+        return own
+    return tuple(g + subagent_wait(scenario, i) for i, g in enumerate(own))
+
+
+def subagent_wait(scenario: Scenario, index: int) -> Decimal:
+    """Seconds the parent waits after round ``index`` for the subagents its response starts, when
+    ``limits.max_concurrent_subagents`` (N) is set (else 0): they run in call order in waves of at
+    most N, each wave as long as its slowest subagent, a subagent as long as its own request gaps
+    (its pacing, from its first request to its final one)."""
+    n = scenario.limits.max_concurrent_subagents
+    if n is None:
+        return Decimal(0)
+    times = [
+        sum(request_gaps(c.subagent), Decimal(0))
+        for c in scenario.rounds[index].calls
+        if c.subagent is not None
+    ]
+    return sum((max(times[k : k + n]) for k in range(0, len(times), n)), Decimal(0))
 
 
 def _automatic_hit(sent_before: int, policy: CachePolicy) -> int:
@@ -461,6 +483,7 @@ def run_accountant(
                 cache_write_tokens=write - write_1h,
                 cache_write_1h_tokens=write_1h,
                 **(server_use_counts(this.server_uses) if this is not None and first else {}),
+                container_seconds=this.container_seconds if this is not None and first else None,
             )
             cost = run_pricer(usage)
             running += cost.total_usd
@@ -540,6 +563,7 @@ def _totals(rows: list[LedgerRow], storage: CacheStorage | None) -> LedgerTotals
     requests_usd = sum((r.cost.total_usd for r in rows), Decimal(0))
     storage_usd = storage.storage_usd if storage is not None else Decimal(0)
     creation_usd = storage.creation_usd if storage is not None else Decimal(0)
+    container = _container(rows)
     return LedgerTotals(
         requests=len(rows),
         input_tokens=sum(r.usage.input_tokens for r in rows),
@@ -556,7 +580,21 @@ def _totals(rows: list[LedgerRow], storage: CacheStorage | None) -> LedgerTotals
         cache_expiries=sum(1 for r in rows if r.cache_expired),
         failed_requests=sum(1 for r in rows if r.failed),
         failed_usd=sum((r.cost.total_usd for r in rows if r.failed), Decimal(0)),
+        container_seconds=container[0],
+        container_usd=container[1],
     )
+
+
+def _container(rows: list[LedgerRow]) -> tuple[Decimal | None, Decimal | None]:
+    """(seconds, USD) of container time over the requests that ran a container: (None, 0) when none
+    did; USD None when a rate is unknown."""
+    ran = [r for r in rows if r.usage.container_seconds is not None]
+    if not ran:
+        return None, Decimal(0)
+    seconds = sum((r.usage.container_seconds or Decimal(0) for r in ran), Decimal(0))
+    if any(r.cost.container_usd is None for r in ran):
+        return seconds, None
+    return seconds, sum((r.cost.container_usd or Decimal(0) for r in ran), Decimal(0))
 
 
 def ttl_options(

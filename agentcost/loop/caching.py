@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
@@ -25,7 +25,7 @@ from agentcost.tokens.counts import TokenCounts
 from agentcost.tokens.request import TTL_SECONDS, CachePolicy, Pricer, RequestCost, RequestUsage
 
 if TYPE_CHECKING:
-    from agentcost.facts import HostMechanics
+    from agentcost.facts import ContainerRate, HostMechanics
 
 DEFAULT_CACHING: dict[str, CachingMode] = {
     # Explicit breakpoints (Claude, on Anthropic's API, Bedrock, Vertex or Foundry): agents (Claude
@@ -237,7 +237,9 @@ def pricer_for(prices: ModelPrices) -> Pricer:
     (``web_searches_kcount``, ``code_executions_kcount``), otherwise from facts.yaml
     ``server_tool_fees`` (web fetch $0, Anthropic code execution $0 per use, OpenAI code
     interpreter $0.03 per response...). Fees are part of ``total_usd`` and shown as ``fees_usd``,
-    never of ``input_usd``/``output_usd``.
+    never of ``input_usd``/``output_usd``. Container time (``usage.container_seconds``) is priced
+    from facts.yaml ``container_time`` (:func:`container_usd`) and is part of the fees too; where
+    the rate is unknown it adds nothing and ``container_usd`` is None, which reports show.
     """
     from agentcost import facts
 
@@ -250,6 +252,7 @@ def pricer_for(prices: ModelPrices) -> Pricer:
         if key is None or f"{key}_kcount" not in priced:
             fee = facts.server_tool_fee(prices.provider, prices.rules_id, tool)
             own[tool] = fee.value.usd_per_1000 if fee is not None else Decimal(0)
+    container = facts.container_time(prices.provider, prices.rules_id)
 
     def price(usage: RequestUsage) -> RequestCost:
         uses = {
@@ -271,6 +274,24 @@ def pricer_for(prices: ModelPrices) -> Pricer:
         # genai-prices puts per-use fees in total_price only (they have no input/output direction)
         fees = cost.total_usd - cost.input_usd - cost.output_usd
         fees += sum((own[t] * n / 1000 for t, n in uses.items() if n and t in own), Decimal(0))
-        return RequestCost(cost.input_usd, cost.output_usd, cost.input_usd + cost.output_usd + fees, fees)
+        box: Decimal | None = Decimal(0)
+        if usage.container_seconds is not None:
+            box = None if container is None else container_usd(container.value, usage.container_seconds)
+            fees += box or Decimal(0)
+        total = cost.input_usd + cost.output_usd + fees
+        return RequestCost(cost.input_usd, cost.output_usd, total, fees, container_usd=box)
 
     return price
+
+
+CONTAINER_QUANTUM = Decimal("0.000000001")
+"""Container time is priced to the nano-dollar (rounded half up): an hourly rate over seconds has
+no finite decimal ($0.05 for 300 s is $0.0041666...)."""
+
+
+def container_usd(rate: ContainerRate, seconds: Decimal) -> Decimal:
+    """What one request's container costs: ``seconds`` (at least the rate's minimum) at
+    ``usd_per_hour``, to the nano-dollar. One container per request that runs code (errs high when
+    a client reuses its container across requests, as the OpenAI session fee does)."""
+    billed = max(seconds, Decimal(rate.minimum_seconds))
+    return (rate.usd_per_hour * billed / 3600).quantize(CONTAINER_QUANTUM, rounding=ROUND_HALF_UP)

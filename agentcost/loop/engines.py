@@ -237,7 +237,7 @@ def _probe_prices(
         if level < 4:
             raise NotVectorizable("a long-context tier below 4 tokens")
 
-        def total(level: int = level, **kw: int) -> Fraction:
+        def total(level: int = level, **kw: Any) -> Fraction:  # kw: token counts of RequestUsage
             return Fraction(pricer(RequestUsage(input_tokens=level, **kw)).total_usd)
 
         base = total(output_tokens=0)
@@ -264,12 +264,13 @@ def _probe_prices(
     return tiers
 
 
-def _fee(pricer: Pricer, uses: Sequence[tuple[str, int]]) -> Fraction:
-    """What a response's server-tool uses cost on their own."""
+def _fee(pricer: Pricer, uses: Sequence[tuple[str, int]], container: Decimal | None = None) -> Fraction:
+    """What a response's server-tool uses (and its code-execution container time) cost on their own."""
     from agentcost.loop.accountant import server_use_counts
 
     kw = server_use_counts(uses)
-    with_uses = Fraction(pricer(RequestUsage(input_tokens=1, output_tokens=0, **kw)).total_usd)
+    usage = RequestUsage(input_tokens=1, output_tokens=0, container_seconds=container, **kw)
+    with_uses = Fraction(pricer(usage).total_usd)
     return with_uses - Fraction(pricer(RequestUsage(input_tokens=1, output_tokens=0)).total_usd)
 
 
@@ -364,7 +365,12 @@ class VectorEngine:
         # prices in whole units of 1/scale dollars per token, per tier
         thresholds = tuple(p.tier_thresholds)
         tiers = _probe_prices(pricer, thresholds, self.policy)
-        fees = [_fee(pricer, r.server_uses) if r.server_uses else Fraction(0) for r in ref.rounds]
+        fees = [
+            _fee(pricer, r.server_uses, r.container_seconds)
+            if r.server_uses or r.container_seconds is not None
+            else Fraction(0)
+            for r in ref.rounds
+        ]
         values = [v for t in tiers for v in t.values()] + fees
         scale = 1
         for v in values:

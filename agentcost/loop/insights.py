@@ -21,10 +21,13 @@ from agentcost.errors import InputError
 from agentcost.facts import host_mechanics, tool_search
 from agentcost.loop.accountant import LedgerRow
 from agentcost.loop.estimate import Estimate, estimate_scenario
+from agentcost.loop.simulate import Simulation, Stat
 from agentcost.scenario.model import ResultTrim, Retries, Round, Scenario, ToolDef
 from agentcost.tokens.counts import RoundTokens
 
 TOP_LEVERS = 5  # levers shown, best first (the batch lever, a different product, comes after them)
+STOP_RUNS = 400  # runs simulated for the cost of a run that does not converge (few: it is a check)
+STOP_SEED = 0
 
 
 @dataclass(frozen=True)
@@ -69,10 +72,38 @@ class Lever:
 
 
 @dataclass(frozen=True)
+class StopRules:
+    """The stop rules a scenario lacks (``limits.max_rounds``, ``limits.max_budget_usd``), and, when
+    it has no ``max_rounds`` and an uncertain round count, what a run that does not converge costs:
+    ``runs`` seeded runs (:data:`STOP_RUNS`, :data:`STOP_SEED`) as written (``uncapped``) and with
+    ``max_rounds`` set to the 99th percentile of their rounds (``cap_rounds``; ``capped``)."""
+
+    missing: tuple[str, ...]  # the keys not set, in that order
+    runs: int = 0  # 0: not simulated
+    seed: int = 0
+    uncapped: Stat | None = None  # cost per run (USD), no max_rounds
+    cap_rounds: int | None = None  # p99 of the rounds per run (nearest rank)
+    capped: Stat | None = None  # cost per run with max_rounds: cap_rounds (None: it cuts no run)
+    note: str | None = None  # why the runs were not simulated
+
+
+@dataclass(frozen=True)
+class Steps:
+    """Steps per task as a distribution (``--explain --simulate N``): the simulation's requests per
+    run (continuations, tool searches and failed attempts included)."""
+
+    runs: int
+    seed: int
+    requests: Stat
+
+
+@dataclass(frozen=True)
 class Insights:
     base_usd: Decimal
     checks: Checks
     levers: tuple[Lever, ...]  # best first; a different-product lever (batch) last
+    stops: StopRules | None = None  # None: max_rounds and max_budget_usd are both set
+    steps: Steps | None = None  # with --simulate
 
 
 @dataclass(frozen=True)
@@ -86,9 +117,9 @@ class _Candidate:
 Rerun = Callable[[Scenario], Estimate]
 
 
-def explain(est: Estimate) -> Insights:
+def explain(est: Estimate, simulation: Simulation | None = None) -> Insights:
     """The checks and the levers of ``est``, every lever priced with the options ``est`` was made
-    with (``est.options``)."""
+    with (``est.options``); ``simulation`` (of ``est``): steps per task as a distribution."""
     options = est.options
     service_tier = options.service_tier
 
@@ -109,7 +140,8 @@ def explain(est: Estimate) -> Insights:
             priced = _price(batch, base, lambda s: rerun(s, None))
             if priced is not None:
                 shown.append(priced)
-    return Insights(base, checks(est), tuple(shown))
+    steps = None if simulation is None else Steps(simulation.runs, simulation.seed, simulation.requests)
+    return Insights(base, checks(est), tuple(shown), stop_rules(est, rerun), steps)
 
 
 def _price(candidate: _Candidate, base: Decimal, rerun: Rerun) -> Lever | None:
@@ -184,6 +216,8 @@ def checks(est: Estimate) -> Checks:
     retry_usd = sum((row.cost.total_usd for rows in failed for row in rows), Decimal(0))
     if failed:
         note = f"{len(failed)} failed attempt{'' if len(failed) == 1 else 's'} repeated"
+        if est.scenario.retries.attempts != 2:  # retries.attempts: several failed attempts per call
+            note += f" ({est.scenario.retries.attempts} attempts per failing call, the last one succeeds)"
     elif est.scenario.retries.share or est.scenario.retries.count:
         note = "retries are set, but no failed attempt falls in the rounds run"
     else:
@@ -204,6 +238,48 @@ def checks(est: Estimate) -> Checks:
         tool_searches=sum(1 for r, _ in ran if r.search),
         failed_attempts=len(failed),
     )
+
+
+# --- stop rules ------------------------------------------------------------------------------------
+
+
+def stop_rules(est: Estimate, rerun: Rerun) -> StopRules | None:
+    """Which of ``limits.max_rounds`` and ``limits.max_budget_usd`` the scenario lacks (None: it has
+    both); with no ``max_rounds`` and a round count drawn from a distribution, the simulated cost
+    of its runs as written and with ``max_rounds`` at their p99 rounds (``rerun``: the estimate of
+    the changed scenario, priced as ``est`` was)."""
+    s = est.scenario
+    limits = s.limits
+    keys = (("limits.max_rounds", limits.max_rounds), ("limits.max_budget_usd", limits.max_budget_usd))
+    missing = tuple(key for key, value in keys if value is None)
+    if not missing:
+        return None
+    if limits.max_rounds is not None or not any(sp.repeat is not None for sp in s.spreads):
+        return StopRules(missing)
+    from agentcost.loop.simulate import nearest_rank, simulate
+
+    try:
+        rounds = sorted(rounds_per_run(s, STOP_RUNS, STOP_SEED))
+    except InputError as err:  # a round count with no upper bound: no run can be drawn without a cap
+        return StopRules(missing, note=err.message)
+    cap = max(rounds[nearest_rank(rounds, Decimal(99))], 1)
+    uncapped = simulate(est, STOP_RUNS, seed=STOP_SEED, sensitivity=False)
+    if cap >= rounds[-1]:  # the cap would cut no run: nothing to price
+        return StopRules(missing, STOP_RUNS, STOP_SEED, uncapped.cost, cap)
+    capped = rerun(dataclasses.replace(s, limits=dataclasses.replace(limits, max_rounds=cap)))
+    bounded = simulate(capped, STOP_RUNS, seed=STOP_SEED, sensitivity=False)
+    return StopRules(missing, STOP_RUNS, STOP_SEED, uncapped.cost, cap, bounded.cost)
+
+
+def rounds_per_run(scenario: Scenario, runs: int, seed: int) -> list[int]:
+    """The rounds each of the first ``runs`` runs of ``agentcost estimate --simulate`` (seed
+    ``seed``) draws: the fixed rounds plus each uncertain item's drawn count."""
+    from agentcost.loop.simulate import _Streams, slot_counts
+
+    slots = slot_counts(scenario)
+    fixed = len(scenario.rounds) - sum(sp.count for sp in scenario.spreads)
+    counts = _Streams(scenario, seed, slots, None).next(runs).counts
+    return [fixed + sum(int(c[k]) for c in counts) for k in range(runs)]
 
 
 # --- the levers ------------------------------------------------------------------------------------

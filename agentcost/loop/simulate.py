@@ -98,6 +98,20 @@ class Sensitivity:
 
 
 @dataclass(frozen=True)
+class Tasks:
+    """``--simulate`` of a scenario with an ``outcome``: each run draws its success probability (the
+    distribution of ``outcome.success``, else its value) and then completes its task or not. A failed
+    run costs its own drawn cost, or with ``failure_rounds`` at most the estimate's cut cost
+    (:func:`failure_usd`). ``cost``: the cost per completed task, each completed task carrying
+    what was spent since the previous completion (its own run and the failed runs before it), so
+    that its mean is total spend / completions; None when no run completed."""
+
+    completed: int  # runs that completed their task
+    success_mean: Decimal  # the mean of the drawn success probabilities, rounded to 4 places
+    cost: Stat | None
+
+
+@dataclass(frozen=True)
 class Simulation:
     runs: int
     seed: int
@@ -116,6 +130,7 @@ class Simulation:
     sensitivity: tuple[Sensitivity, ...]
     deterministic_usd: Decimal  # the estimate at the medians
     percentile_usd: tuple[tuple[str, Decimal], ...] = ()  # further percentiles asked for (--at p95)
+    tasks: Tasks | None = None  # the scenario's outcome: runs completed, cost per completed task
 
     @property
     def over_budget_share(self) -> Decimal | None:
@@ -449,7 +464,78 @@ def simulate(
         sensitivity=tuple(ranked),
         deterministic_usd=est.total_usd,
         percentile_usd=tuple(extra),
+        tasks=_tasks(est, main.units, seed, scale),
     )
+
+
+_TASK_STREAM = 1 << 21  # the seed key of the outcome's streams (apart from every input's)
+
+
+def failure_usd(est: Estimate) -> Decimal | None:
+    """What a failed run costs when ``outcome.failure_rounds`` N cuts it (docs/scenario.md#outcome):
+    the ledger's running total after the last request of the run's first N rounds (a request made
+    before a round belongs to it), the subagents those rounds started, and the run's explicit-cache
+    creation and storage. A run of N rounds or fewer costs in full. None without ``failure_rounds``."""
+    outcome = est.scenario.outcome
+    if outcome is None or outcome.failure_rounds is None:
+        return None
+    n = outcome.failure_rounds
+    owners: list[int | None] = []  # the round each request belongs to (None: the final answer)
+    owner: int | None = None
+    for row in reversed(est.ledger.rows):
+        owner = row.round if row.round is not None else owner
+        owners.append(owner)
+    owners.reverse()
+    if not any(o is not None and o >= n for o in owners):
+        return est.total_usd  # no round after the N-th: the failure is found at the end
+    spent = Decimal(0)
+    for o, row in zip(owners, est.ledger.rows, strict=True):
+        if o is None or o >= n:
+            break
+        spent = row.running_usd
+    subagents = sum((sub.total_usd for (i, _), sub in est.subagents.items() if i < n), Decimal(0))
+    own = est.ledger.totals
+    return spent + subagents + own.cache_creation_usd + own.storage_usd
+
+
+def _tasks(est: Estimate, units: Any, seed: int, scale: int) -> Tasks | None:
+    """Each run completes or not (:class:`Tasks`), from two streams of their own: the success
+    probabilities and the uniforms they are compared with."""
+    import numpy as np
+
+    from agentcost.scenario.dists import sample
+    from agentcost.scenario.model import SUCCESS_SCALE
+
+    o = est.scenario.outcome
+    if o is None:
+        return None
+    n = len(units)
+
+    def stream(key: int) -> np.random.Generator:
+        return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, _TASK_STREAM, key])))
+
+    u_success, u_run = stream(0).random(n), stream(1).random(n)
+    prices = est.prices
+    names = (prices.model_id, prices.model_ref, f"{prices.provider}/{prices.model_id}")
+    own = next((p for name, p in o.by_model if name in names), None)
+    if o.success_dist is not None and own is None:
+        millionths = sample(o.success_dist, u_success)
+    else:
+        millionths = np.full(n, int((own if own is not None else o.success) * SUCCESS_SCALE), dtype=np.int64)
+    completed = u_run * SUCCESS_SCALE < millionths
+    spent = np.asarray(units, dtype=object)
+    f = failure_usd(est)
+    if f is not None:
+        cut = int(f * scale)
+        spent = np.where(completed, spent, np.minimum(spent, cut)).astype(object)
+    done = np.flatnonzero(completed)
+    mean = (Decimal(_sum(millionths)) / n / SUCCESS_SCALE).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
+    if not len(done):
+        return Tasks(0, mean, None)
+    running = np.cumsum(spent)
+    ends = running[done]
+    costs = ends - np.concatenate([np.array([0], dtype=object), ends[:-1]])
+    return Tasks(len(done), mean, _stat(costs, _sum(costs), len(done), scale))
 
 
 def _p90(units: Any, scale: int) -> Decimal:
@@ -464,6 +550,8 @@ __all__ = [
     "Sensitivity",
     "Simulation",
     "Stat",
+    "Tasks",
+    "failure_usd",
     "inputs",
     "parse_at",
     "simulate",

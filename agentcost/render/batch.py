@@ -63,7 +63,8 @@ def _mark(row: BatchRow, star: str) -> str:
 def _totals_sentence(report: BatchReport, *, bold: bool = False) -> str:
     t = report.totals
     b = "**" if bold else ""
-    text = f"{b}{_against(t.cost_usd, _project_budget(report))[0]}{b} per run of {t.scenarios} scenarios"
+    text = f"{b}{_against(t.cost_usd, _project_budget(report))[0]}{b} {report.unit_text}"
+    text += f" of {t.scenarios} scenarios"
     if t.cost_per_day_usd is not None and t.cost_per_month_usd is not None:
         text += (
             f", {b}{fmt.usd(t.cost_per_day_usd)}{b} per day,"
@@ -80,7 +81,8 @@ def _project_budget_sentence(report: BatchReport, *, markdown: bool = False) -> 
     verdict = ("**over budget**" if markdown else "OVER budget") if b.over else "within budget"
     path = escape_md(info.path) if markdown else info.path
     return (
-        f"Project budget {_against(report.totals.cost_usd, b)[1]} for one run of every scenario ({path}):"
+        f"Project budget {_against(report.totals.cost_usd, b)[1]} for {report.one_text} of every scenario"
+        f" ({path}):"
         f" {verdict}, headroom {fmt.usd(b.headroom_usd)}."
     )
 
@@ -116,7 +118,7 @@ def render_batch_table(report: BatchReport) -> RenderableType:
         Col("input", drop=3, footer=fmt.tokens(t.input_tokens)),
         Col("cached", drop=5, footer=fmt.percent(t.cached_share)),
         Col("output", drop=4, footer=fmt.tokens(t.output_tokens)),
-        Col("per run", footer=_against(t.cost_usd, _project_budget(report))[0]),
+        Col(report.unit_text, footer=_against(t.cost_usd, _project_budget(report))[0]),
     ]
     if budgets:
         project = _project_budget(report)
@@ -201,8 +203,8 @@ def render_batch_markdown(report: BatchReport) -> str:
         lines.append(f"**{t.over_budget} of {t.scenarios} scenarios over their own budget.**")
     lines += [
         "",
-        "| scenario | model | requests | input | cached | output | per run | budget | runs/day | per day"
-        " | per month |",
+        f"| scenario | model | requests | input | cached | output | {report.unit_text} | budget | runs/day"
+        " | per day | per month |",
         "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for r in report.rows:
@@ -358,6 +360,8 @@ def batch_dict(report: BatchReport) -> dict[str, Any]:
                 "output_tokens": r.output_tokens,
                 "cached_share": _dec(r.cached_share),
                 "cost_usd": exact(r.cost_usd),
+                "cost_per_run_usd": exact(r.cost_per_run_usd),
+                "cost_per_completed_task_usd": exact(r.cost_per_task_usd),
                 "budget": _budget_dict(r.budget),
                 "runs_per_day": _dec(r.runs_per_day),
                 "cost_per_day_usd": _dec(r.cost_per_day_usd),
@@ -389,6 +393,7 @@ def batch_dict(report: BatchReport) -> dict[str, Any]:
             "label": report.price_label,
         },
         "approximate": report.approximate,
+        "per": report.per,
         "warnings": list(report.warnings),
         "estimates": [report_dict(r.report) for r in report.rows],
     }
@@ -417,6 +422,7 @@ BUDGET_OR_NULL = {
 JSON_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
+        "per": {"enum": ["run", "task"], "description": "--per: what cost_usd, budgets and totals are of"},
         "project": {
             "anyOf": [
                 object_schema(
@@ -445,7 +451,12 @@ JSON_SCHEMA: dict[str, Any] = {
                     "cache_write_tokens": COUNT,
                     "output_tokens": COUNT,
                     "cached_share": SHARE_OR_NULL,
-                    "cost_usd": USD,
+                    "cost_usd": {**USD, "description": "per run, or per completed task with per task"},
+                    "cost_per_run_usd": USD,
+                    "cost_per_completed_task_usd": {
+                        **USD,
+                        "description": "expected cost per completed task (outcome); per run without one",
+                    },
                     "budget": BUDGET_OR_NULL,
                     "runs_per_day": DECIMAL_OR_NULL,
                     "cost_per_day_usd": USD_OR_NULL,

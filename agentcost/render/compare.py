@@ -48,7 +48,7 @@ def _summary(report: CompareReport, *, markdown: bool = False) -> str:
     bold = "**" if markdown else ""
     text = (
         f"Cheapest of {len(report.rows)} models: {bold}{code(cheapest.model_id)}{bold}"
-        f" ({name(cheapest.provider)}) at {bold}{fmt.usd(cheapest.cost_usd)}{bold} per run"
+        f" ({name(cheapest.provider)}) at {bold}{fmt.usd(cheapest.cost_usd)}{bold} {report.unit_text}"
         f" of {_requests(report)} requests"
     )
     priciest = report.rows[-1]
@@ -84,7 +84,7 @@ def render_compare_table(report: CompareReport, *, verbose: bool = False) -> Ren
         Col("input", drop=3),
         Col("cached", drop=5),
         Col("output", drop=4),
-        Col("total"),
+        Col(report.cost_header),
         Col("per request"),
         Col("vs cheapest", drop=1),
         Col("context window", drop=0 if over else 2),
@@ -150,8 +150,8 @@ def render_compare_markdown(report: CompareReport) -> str:
         "",
         _summary(report, markdown=True),
         "",
-        "| model | provider | requests | input | cached | output | total | per request | vs cheapest"
-        " | context window | fits |",
+        f"| model | provider | requests | input | cached | output | {report.cost_header} | per request"
+        " | vs cheapest | context window | fits |",
         "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|:-:|",
     ]
     for r in report.rows:
@@ -250,6 +250,7 @@ def compare_dict(report: CompareReport) -> dict[str, Any]:
     cheapest = report.cheapest
     return {
         "scenario": {"path": report.scenario_path, "name": report.scenario_name},
+        "per": report.per,
         "models": [
             {
                 "model": r.model_id,
@@ -262,6 +263,8 @@ def compare_dict(report: CompareReport) -> dict[str, Any]:
                 "output_tokens": r.output_tokens,
                 "cached_share": None if r.cached_share is None else exact(r.cached_share),
                 "cost_usd": exact(r.cost_usd),
+                "cost_per_run_usd": exact(r.cost_per_run_usd),
+                "cost_per_completed_task_usd": exact(r.cost_per_task_usd),
                 "cost_per_request_usd": exact(r.cost_per_request_usd),
                 "ratio_to_cheapest": None if r.ratio_to_cheapest is None else exact(r.ratio_to_cheapest),
                 "cheapest": r.cheapest,
@@ -298,6 +301,7 @@ JSON_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "scenario": object_schema({"path": {"type": "string"}, "name": {"type": ["string", "null"]}}),
+        "per": {"enum": ["run", "task"], "description": "--per: what cost_usd, ranks and ratios are of"},
         "models": {
             "type": "array",
             "minItems": 1,
@@ -316,8 +320,18 @@ JSON_SCHEMA: dict[str, Any] = {
                         "anyOf": [DECIMAL, {"type": "null"}],
                         "description": "cache reads / input tokens, rounded to 4 places",
                     },
-                    "cost_usd": USD,
-                    "cost_per_request_usd": {**USD, "description": "US dollars, rounded to 10 places"},
+                    "cost_usd": {
+                        **USD,
+                        "description": "the ranked figure: cost_per_run_usd, or with per task"
+                        " cost_per_completed_task_usd",
+                    },
+                    "cost_per_run_usd": {**USD, "description": "one run (the estimate's totals.cost_usd)"},
+                    "cost_per_completed_task_usd": {
+                        **USD,
+                        "description": "expected cost per completed task (the estimate's outcome); per"
+                        " run without an outcome",
+                    },
+                    "cost_per_request_usd": {**USD, "description": "per run / requests, to 10 places"},
                     "ratio_to_cheapest": {
                         "anyOf": [DECIMAL, {"type": "null"}],
                         "description": "cost / the cheapest cost, rounded to 2 places",

@@ -187,6 +187,7 @@ def diff_dict(report: DiffReport) -> dict[str, Any]:
     t = report.totals
     return {
         "compared": report.kind,
+        "per": report.per,
         "base": report.base_label,
         "head": report.head_label,
         "prices": {
@@ -209,6 +210,10 @@ def diff_dict(report: DiffReport) -> dict[str, Any]:
                 "after": _side_dict(s.head),
                 "change": _amounts_dict(s.change),
                 "change_fraction": _decimal(s.change_fraction),
+                "per_task": {
+                    "before_usd": _decimal(s.before_task_usd),
+                    "after_usd": _decimal(s.after_task_usd),
+                },
                 "per_day": _per_day_dict(s.per_day),
                 "inputs": [
                     {"part": c.part, "before": c.before, "after": c.after, "text": c.text} for c in s.inputs
@@ -236,6 +241,7 @@ def diff_dict(report: DiffReport) -> dict[str, Any]:
             "after": _amounts_dict(t.after),
             "change": _amounts_dict(t.change),
             "change_fraction": _decimal(t.change_fraction),
+            "per_task": {"before_usd": _decimal(t.before_task_usd), "after_usd": _decimal(t.after_task_usd)},
             "per_day": _per_day_dict(t.per_day),
         },
         "approximate": report.approximate,
@@ -257,6 +263,13 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 _DELTA = {"type": "integer"}
+_PER_TASK = {
+    "type": "object",
+    "properties": {"before_usd": USD_OR_NULL, "after_usd": USD_OR_NULL},
+    "required": ["before_usd", "after_usd"],
+    "additionalProperties": False,
+    "description": "expected cost per completed task of each side (its outcome; per run without one)",
+}
 _STATUS = {"enum": ["changed", "unchanged", "added", "removed"]}
 _DECIMAL = {"type": "string", "pattern": r"^-?\d+(\.\d+)?$", "description": "an exact decimal"}
 _CHANGE = _obj(
@@ -355,6 +368,7 @@ JSON_SCHEMA: dict[str, Any] = _obj(
             "enum": ["scenario", "project"],
             "description": "two scenario files or two project files",
         },
+        "per": {"enum": ["run", "task"], "description": "--per: what the increase gates compare"},
         "base": {"type": "string", "description": "the base side: a git ref or a file"},
         "head": {"type": "string", "description": "the head side: 'working tree' or a file"},
         "prices": _obj(
@@ -378,6 +392,7 @@ JSON_SCHEMA: dict[str, Any] = _obj(
                     "after": _nullable(_SIDE),
                     "change": _CHANGE,
                     "change_fraction": _nullable(_DECIMAL),
+                    "per_task": _PER_TASK,
                     "per_day": _PER_DAY,
                     "inputs": {"type": "array", "items": _INPUT},
                     "requests": {
@@ -406,6 +421,7 @@ JSON_SCHEMA: dict[str, Any] = _obj(
                 "after": _SUMS,
                 "change": _CHANGE,
                 "change_fraction": _nullable(_DECIMAL),
+                "per_task": _PER_TASK,
                 "per_day": _PER_DAY,
             }
         ),

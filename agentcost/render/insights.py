@@ -3,7 +3,9 @@ and the levers of :mod:`agentcost.loop.insights`, in the table, Markdown and JSO
 
 An :class:`ExplainedReport` is a single-scenario :class:`~agentcost.report.Report` plus its
 :class:`~agentcost.loop.insights.Insights`; it renders as the estimate report followed by the section, and
-its JSON is the estimate's with an ``insights`` object (JSON kind ``estimate``).
+its JSON is the estimate's with an ``insights`` object (JSON kind ``estimate``). With ``--simulate``
+the inner report is the :class:`~agentcost.render.simulation.SimulatedReport`: its JSON has both
+``simulation`` and ``insights``.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from agentcost.infra.text import markdown, plain, rich
-from agentcost.loop.insights import Checks, Insights, Lever
+from agentcost.loop.insights import Checks, Insights, Lever, Steps, StopRules
+from agentcost.loop.simulate import Stat
 from agentcost.render.fit import Cell, Col, FitTable
 from agentcost.render.output import with_section
+from agentcost.render.simulation import SimulatedReport, stat_dict
 from agentcost.report import fmt
 from agentcost.report.estimate import Report
 
@@ -29,7 +33,7 @@ SHARE_PLACES = Decimal("0.0001")
 
 @dataclass(frozen=True)
 class ExplainedReport:
-    report: Report
+    report: Report | SimulatedReport  # --explain --simulate: the simulated report, then the insights
     insights: Insights
 
 
@@ -67,6 +71,48 @@ def check_lines(c: Checks, show: Callable[[str], str] = plain) -> list[tuple[str
     ]
 
 
+def insight_lines(insights: Insights, show: Callable[[str], str] = plain) -> list[tuple[str, str]]:
+    """The six checks (steps per task as a distribution when simulated), then the stop rules the
+    scenario lacks."""
+    lines = check_lines(insights.checks, show)
+    if insights.steps is not None:
+        lines[0] = ("steps per task", f"{steps_text(insights.steps)}; at the medians: {lines[0][1]}")
+    if insights.stops is not None:
+        lines.append(("stop rules", stops_text(insights.stops, show)))
+    return lines
+
+
+def steps_text(steps: Steps) -> str:
+    """``p50 12, p90 20, p99 31 requests per run (1,000 runs)``."""
+    r = steps.requests
+    spread = ", ".join(f"{label} {int(v):,}" for label, v in (("p50", r.p50), ("p90", r.p90), ("p99", r.p99)))
+    return f"{spread} requests per run ({steps.runs:,} runs)"
+
+
+_NAMES = {"limits.max_rounds": "no step limit", "limits.max_budget_usd": "no spend cap"}
+
+
+def stops_text(stops: StopRules, show: Callable[[str], str] = plain) -> str:
+    """Which stop rules are missing and, when simulated, what a run that does not converge costs
+    with and without a step limit."""
+    text = ", ".join(f"{_NAMES[key]} ({key})" for key in stops.missing)
+    if stops.uncapped is not None:
+        text += (
+            f"; {stops.runs:,} runs (seed {stops.seed}): mean {fmt.usd(stops.uncapped.mean)}, "
+            f"p99 {fmt.usd(stops.uncapped.p99)}"
+        )
+        if stops.capped is not None:
+            text += (
+                f"; with max_rounds: {stops.cap_rounds} (their p99 rounds): mean "
+                f"{fmt.usd(stops.capped.mean)}, p99 {fmt.usd(stops.capped.p99)}"
+            )
+        else:
+            text += f"; max_rounds at their p99 ({stops.cap_rounds} rounds) would cut no run"
+    elif stops.note is not None:
+        text += f"; not simulated: {show(stops.note)}"
+    return text
+
+
 def lever_text(lever: Lever, base_usd: Decimal, show: Callable[[str], str] = plain) -> str:
     """``defer 31 unused tools: −$0.0410 per task (−22.0%), $0.1452 instead of $0.1862``: the lever's
     total instead of the run's (``Insights.base_usd``, which ``saved_usd`` is measured from); ``show``
@@ -90,7 +136,7 @@ _NO_LEVERS = "No single change priced here makes this run cheaper."
 def render_insights_rich(insights: Insights) -> RenderableType:
     checks = FitTable(
         [Col("check", justify="left", text=True), Col("per task", justify="left", text=True)],
-        [[name, rich(value)] for name, value in check_lines(insights.checks)],
+        [[name, rich(value)] for name, value in insight_lines(insights)],
         title=Text("Insights", style="table.title"),
     )
     if not insights.levers:
@@ -123,7 +169,7 @@ def render_insights_rich(insights: Insights) -> RenderableType:
 
 def render_insights_markdown(insights: Insights) -> str:
     lines = ["##### Insights", ""]
-    lines += [f"- **{name}**: {value}" for name, value in check_lines(insights.checks, markdown)]
+    lines += [f"- **{name}**: {value}" for name, value in insight_lines(insights, markdown)]
     lines.append("")
     if not insights.levers:
         lines.append(_NO_LEVERS)
@@ -158,6 +204,14 @@ def insights_dict(insights: Insights) -> dict[str, Any]:
             "retry_note": c.retry_note,
             "cached_share": _fraction(c.cached_share),
         },
+        "stop_rules": None if insights.stops is None else _stops_dict(insights.stops),
+        "steps": None
+        if insights.steps is None
+        else {
+            "runs": insights.steps.runs,
+            "seed": insights.steps.seed,
+            "requests": stat_dict(insights.steps.requests, usd=False),
+        },
         "levers": [
             {
                 "name": lever.name,
@@ -169,6 +223,21 @@ def insights_dict(insights: Insights) -> dict[str, Any]:
             }
             for lever in insights.levers
         ],
+    }
+
+
+def _stops_dict(stops: StopRules) -> dict[str, Any]:
+    def cost(stat: Stat | None) -> dict[str, Any] | None:
+        return None if stat is None else stat_dict(stat, usd=True)
+
+    return {
+        "missing": list(stops.missing),
+        "runs": stops.runs,
+        "seed": stops.seed,
+        "uncapped_usd": cost(stops.uncapped),
+        "max_rounds": stops.cap_rounds,
+        "capped_usd": cost(stops.capped),
+        "note": stops.note,
     }
 
 

@@ -12,9 +12,10 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from agentcost.render.dynamics import agent_dict, editing_dict, tool_search_dict
-from agentcost.report.estimate import OutcomeLine, Overrun, Report, cheapest_ttl
+from agentcost.report.estimate import Overrun, Report, Totals, cheapest_ttl
 from agentcost.report.fmt import exact
 from agentcost.report.notes import estimate_notes
+from agentcost.report.outcome import OutcomeLine
 
 if TYPE_CHECKING:
     from agentcost.report.gates import Gate
@@ -24,6 +25,11 @@ JSON_VERSION = 1
 
 def _usd(d: Decimal | None) -> str | None:
     return None if d is None else exact(d)
+
+
+def _container_dict(t: Totals) -> dict[str, Any]:
+    """Code-execution container time of the run (``totals.container``): seconds and price."""
+    return {"seconds": exact(t.container_seconds or Decimal(0)), "usd": _usd(t.container_usd)}
 
 
 def _overrun_dict(o: Overrun | None) -> dict[str, Any] | None:
@@ -42,7 +48,19 @@ def _outcome_dict(o: OutcomeLine) -> dict[str, Any]:
         "completion_probability": exact(o.completion),
         "cost_per_task_usd": exact(o.cost_per_task_usd),
         "cost_per_completed_task_usd": exact(o.cost_per_completed_usd),
+        **_failure_dict(o),
     }
+
+
+def _failure_dict(o: OutcomeLine) -> dict[str, Any]:
+    """``failure_rounds`` and what a failed run cut there costs, only with ``failure_rounds``; the
+    distribution ``success`` is the median of, only with one."""
+    out: dict[str, Any] = {}
+    if o.failure_rounds is not None and o.failure_cost_usd is not None:
+        out = {"failure_rounds": o.failure_rounds, "failure_cost_usd": exact(o.failure_cost_usd)}
+    if o.success_dist is not None:
+        out["success_distribution"] = o.success_dist
+    return out
 
 
 def report_dict(report: Report) -> dict[str, Any]:
@@ -157,6 +175,7 @@ def _report_body(report: Report) -> dict[str, Any]:
             "cache_creation_usd": exact(t.cache_creation_usd),
             "subagents_usd": exact(t.subagents_usd),
             "subagent_requests": t.subagent_requests,
+            **({} if t.container_seconds is None else {"container": _container_dict(t)}),
         },
         "budget": None
         if report.budget is None
@@ -166,6 +185,7 @@ def _report_body(report: Report) -> dict[str, Any]:
             "over": report.budget.over,
             "headroom_usd": exact(report.budget.headroom_usd),
             "overrun": _overrun_dict(report.budget.overrun),
+            **({"per": "task"} if report.budget.per == "task" else {}),
         },
         "rounds": {
             "planned": report.rounds_planned,

@@ -62,6 +62,7 @@ _MODULES = {
     "CompareReport": "agentcost.render.compare",
     "DiffReport": "agentcost.render.diff",
     "ExplainedReport": "agentcost.render.insights",  # estimate --explain
+    "FootprintReport": "agentcost.render.footprint",  # estimate --explain, with tool definitions
     "SimulatedReport": "agentcost.render.simulation",  # estimate --simulate
     "ReplayReport": "agentcost.render.replay",
 }

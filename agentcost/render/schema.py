@@ -344,7 +344,37 @@ ESTIMATE_BODY: dict[str, Any] = {
             "cache_creation_usd": USD,
             "subagents_usd": {**USD, "description": "what subagents cost, part of cost_usd"},
             "subagent_requests": {**COUNT, "description": "requests made by subagents, part of requests"},
-        }
+            "container": {
+                **object_schema(
+                    {
+                        "seconds": {
+                            "type": "string",
+                            "pattern": r"^\d+(\.\d+)?$",
+                            "description": "code-execution container time billed, in seconds",
+                        },
+                        "usd": {
+                            "anyOf": [USD, {"type": "null"}],
+                            "description": "its price, part of the server-tool fees; null: rate unknown",
+                        },
+                    }
+                ),
+                "description": "only when code runs in a container (code_execution or container_seconds)",
+            },
+        },
+        required=[
+            "requests",
+            "input_tokens",
+            "cache_read_tokens",
+            "cache_write_tokens",
+            "output_tokens",
+            "input_usd",
+            "output_usd",
+            "cost_usd",
+            "storage_usd",
+            "cache_creation_usd",
+            "subagents_usd",
+            "subagent_requests",
+        ],
     ),
     "budget": {
         "anyOf": [
@@ -355,7 +385,13 @@ ESTIMATE_BODY: dict[str, Any] = {
                     "over": {"type": "boolean"},
                     "headroom_usd": USD,
                     "overrun": OVERRUN_SCHEMA,
-                }
+                    "per": {
+                        "enum": ["task"],
+                        "description": "present with --per task: over and headroom_usd are of the"
+                        " expected cost per completed task (outcome.cost_per_completed_task_usd)",
+                    },
+                },
+                required=["limit_usd", "source", "over", "headroom_usd", "overrun"],
             ),
             {"type": "null"},
         ]
@@ -438,6 +474,16 @@ SIMULATION = object_schema(
         "requests": _STAT_COUNT,
         "input_tokens": _STAT_COUNT,
         "percentiles_usd": {"type": "object", "additionalProperties": USD, "description": "--at pNN"},
+        "tasks": object_schema(
+            {
+                "completed_runs": COUNT,
+                "success_mean": {"type": "string", "description": "mean drawn success, 4 places"},
+                "cost_per_completed_task_usd": {
+                    "anyOf": [_STAT_USD, {"type": "null"}],
+                    "description": "each completed task carries the spend since the previous one",
+                },
+            }
+        ),
         "max_rounds": {"type": ["integer", "null"]},
         "hit_max_rounds_runs": COUNT,
         "stopped_by_budget_runs": COUNT,
@@ -472,9 +518,21 @@ SIMULATION = object_schema(
         },
     }
 )
+SIMULATION["required"] = [k for k in SIMULATION["properties"] if k != "tasks"]  # tasks: with outcome
 
 
 ESTIMATE_BODY["simulation"] = SIMULATION
+_NULL_STAT: dict[str, Any] = {"anyOf": [_STAT_USD, {"type": "null"}]}
+_MISSING = {"enum": ["limits.max_rounds", "limits.max_budget_usd"]}
+_STOPS: dict[str, Any] = {"missing": {"type": "array", "items": _MISSING}}
+_STOPS |= {"runs": COUNT, "seed": COUNT, "uncapped_usd": _NULL_STAT, "capped_usd": _NULL_STAT}
+_STOPS |= {"max_rounds": {"type": ["integer", "null"]}, "note": {"type": ["string", "null"]}}
+_STEPS = {"runs": COUNT, "seed": COUNT, "requests": _STAT_COUNT}  # --explain --simulate: requests per run
+INSIGHTS["properties"] |= {  # --explain: the stop rules missing (null: none), the cost of not converging
+    "stop_rules": {"anyOf": [object_schema(_STOPS), {"type": "null"}]},
+    "steps": {"anyOf": [object_schema(_STEPS), {"type": "null"}]},
+}
+INSIGHTS["required"] += ["stop_rules", "steps"]
 _DECIMAL = {"type": "string", "pattern": r"^\d+(\.\d+)?$"}
 OUTCOME = object_schema(  # the scenario's outcome (docs/scenario.md#outcome)
     {
@@ -485,7 +543,17 @@ OUTCOME = object_schema(  # the scenario's outcome (docs/scenario.md#outcome)
             "minimum": 1,
             "description": "retry: most runs per task; null: until it succeeds (or abandon)",
         },
-        "cost_per_run_usd": {**USD, "description": "totals.cost_usd: one run, failed or not"},
+        "cost_per_run_usd": {**USD, "description": "totals.cost_usd: one run"},
+        "failure_rounds": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "present with failure_rounds: a failed run is cut after this many rounds",
+        },
+        "failure_cost_usd": {**USD, "description": "with failure_rounds: what a failed run costs (f)"},
+        "success_distribution": {
+            "type": "string",
+            "description": "present when success is given as a distribution: success is its median",
+        },
         "runs_per_task": {
             **_DECIMAL,
             "description": "expected runs per started task: abandon 1; retry 1/p; retry up to K"
@@ -498,17 +566,77 @@ OUTCOME = object_schema(  # the scenario's outcome (docs/scenario.md#outcome)
         },
         "cost_per_task_usd": {
             **USD,
-            "description": "expected cost per started task: cost_per_run_usd x runs_per_task",
+            "description": "expected cost per started task: c x completion_probability + f x"
+            " (runs_per_task - completion_probability)",
         },
         "cost_per_completed_task_usd": {
             **USD,
-            "description": "expected cost per completed task: cost_per_run_usd / success, whatever"
-            " the policy",
+            "description": "expected cost per completed task: c + f (1-p)/p whatever the policy"
+            " (c / p when a failed run costs a whole run)",
         },
     }
 )
+OUTCOME["required"] = [k for k in OUTCOME["properties"] if not k.startswith(("failure_", "success_"))]
 ESTIMATE_BODY["outcome"] = OUTCOME
-ESTIMATE_OPTIONAL = ("insights", "simulation", "outcome")  # --explain / --simulate / a scenario's outcome
+# --explain (insights, tool_footprint) / --simulate / a scenario's outcome
+ESTIMATE_OPTIONAL = ("insights", "simulation", "outcome", "tool_footprint")
+
+# estimate --explain: each tool definition's footprint (docs/insights.md, agentcost.render.footprint)
+TOOL_FOOTPRINT = object_schema(
+    {
+        "request_1": object_schema(
+            {
+                "tool_prefix_tokens": {**COUNT, "description": "the tool prefix of request 1, all of it"},
+                "tools_tokens": {**COUNT, "description": "the tools' tokens_per_request, summed"},
+                "residual_tokens": {
+                    "type": "integer",
+                    "description": "tool_prefix_tokens - tools_tokens: one-off parts (hidden tool-use"
+                    " system prompt, framing, the tool-search tool)",
+                },
+                "residual": {"type": "string", "description": "what the residual is made of"},
+            }
+        ),
+        "requests": COUNT,
+        "run_usd": USD,
+        "without_definitions_usd": {**USD, "description": "the run re-priced with no tool definitions"},
+        "definitions_usd": {**USD, "description": "run_usd - without_definitions_usd"},
+        "usd_method": {"type": "string"},
+        "active_tools": {
+            "anyOf": [
+                object_schema(
+                    {
+                        "active": COUNT,
+                        "max_active": COUNT,
+                        "advice": {"type": "string"},
+                        "exceeded": {"type": "boolean"},
+                        "url": {"type": "string"},
+                        "read": {"type": "string"},
+                        "note": {"type": ["string", "null"]},
+                    }
+                ),
+                {"type": "null"},
+            ],
+            "description": "null: the model's maker publishes no advice",
+        },
+        "tools": {
+            "type": "array",
+            "description": "every tool definition, most dollars first",
+            "items": object_schema(
+                {
+                    "name": {"type": "string"},
+                    "tokens_per_request": COUNT,
+                    "deferred": {"type": "boolean"},
+                    "requests": COUNT,
+                    "run_tokens": COUNT,
+                    "calls": COUNT,
+                    "result_tokens": COUNT,
+                    "usd_share": {**USD, "description": "its share of definitions_usd, by run_tokens"},
+                }
+            ),
+        },
+    }
+)
+ESTIMATE_BODY["tool_footprint"] = TOOL_FOOTPRINT
 
 ESTIMATE = object_schema(ESTIMATE_BODY, required=[k for k in ESTIMATE_BODY if k not in ESTIMATE_OPTIONAL])
 

@@ -60,6 +60,13 @@ def limit_lines(s: Simulation) -> list[str]:
         lines.append(f"over budget ({fmt.usd(s.budget_usd)}): {s.over_budget:,} runs ({share})")
     for label, value in s.percentile_usd:
         lines.append(f"cost at {label}: {fmt.usd(value)}")
+    if s.tasks is not None:  # the scenario's outcome: cost per task is per completed task
+        t = s.tasks
+        lines.append(
+            f"completed their task: {t.completed:,} runs ({_share(t.completed, s.runs)}),"
+            f" mean success {fmt.exact(t.success_mean)}"
+        )
+        lines.append("cost per task: each completed task with the failed runs before it")
     return lines
 
 
@@ -75,6 +82,7 @@ def stat_rows(s: Simulation) -> list[tuple[str, list[str]]]:
         ("cost", _stat_cells(s.cost, "usd")),
         ("requests", _stat_cells(s.requests, "int")),
         ("input tokens", _stat_cells(s.input_tokens, "int")),
+        *([("cost per task", _stat_cells(s.tasks.cost, "usd"))] if s.tasks and s.tasks.cost else []),
     ]
 
 
@@ -185,7 +193,7 @@ def render_simulation_markdown(s: Simulation) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _stat_dict(stat: Stat, usd: bool) -> dict[str, Any]:
+def stat_dict(stat: Stat, usd: bool) -> dict[str, Any]:
     def value(v: Decimal, mean: bool = False) -> Any:
         if usd:
             return fmt.exact(v.quantize(Decimal("1E-10"), rounding=ROUND_HALF_UP) if mean else v)
@@ -201,6 +209,16 @@ def _stat_dict(stat: Stat, usd: bool) -> dict[str, Any]:
     }
 
 
+def _tasks_dict(s: Simulation) -> dict[str, Any]:
+    """Only with the scenario's outcome: runs completed and the cost per completed task."""
+    t = s.tasks
+    if t is None:
+        return {}
+    cost = None if t.cost is None else stat_dict(t.cost, usd=True)
+    tasks = {"completed_runs": t.completed, "success_mean": fmt.exact(t.success_mean)}
+    return {"tasks": {**tasks, "cost_per_completed_task_usd": cost}}
+
+
 def simulation_dict(s: Simulation) -> dict[str, Any]:
     return {
         "runs": s.runs,
@@ -208,10 +226,11 @@ def simulation_dict(s: Simulation) -> dict[str, Any]:
         "engine": s.engine,
         "engine_note": s.engine_note,
         "deterministic_usd": fmt.exact(s.deterministic_usd),
-        "cost_usd": _stat_dict(s.cost, usd=True),
-        "requests": _stat_dict(s.requests, usd=False),
-        "input_tokens": _stat_dict(s.input_tokens, usd=False),
+        "cost_usd": stat_dict(s.cost, usd=True),
+        "requests": stat_dict(s.requests, usd=False),
+        "input_tokens": stat_dict(s.input_tokens, usd=False),
         "percentiles_usd": {label: fmt.exact(v) for label, v in s.percentile_usd},
+        **_tasks_dict(s),
         "max_rounds": s.max_rounds,
         "hit_max_rounds_runs": s.hit_max_rounds,
         "stopped_by_budget_runs": s.stopped_by_budget,
@@ -250,7 +269,7 @@ def _csv(r: SimulatedReport) -> str:
         ("requests", s.requests, False),
         ("input_tokens", s.input_tokens, False),
     ):
-        d = _stat_dict(stat, usd)
+        d = stat_dict(stat, usd)
         rows.append(",".join([name, *(str(d[k]) for k in ("mean", "p50", "p90", "p99", "min", "max"))]))
     return "\n".join(rows) + "\n"
 

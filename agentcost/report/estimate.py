@@ -14,7 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
 from agentcost.loop.estimate import DynamicsEffect, Estimate
 from agentcost.prices.genai import PRICE_SOURCE_NAME
-from agentcost.scenario.model import Outcome
+from agentcost.report.outcome import PER_TASK_NOTE, OutcomeLine, outcome_line
 
 REPORT_VERSION = 1
 
@@ -75,6 +75,8 @@ class Totals:
     cache_expiries: int = 0  # requests that found the cache expired (a pause longer than the TTL)
     subagents_usd: Decimal = Decimal(0)  # what subagents cost, part of cost_usd (and of the other sums)
     subagent_requests: int = 0  # requests made by subagents, part of requests
+    container_seconds: Decimal | None = None  # code-execution container time billed (None: none ran)
+    container_usd: Decimal | None = Decimal(0)  # its price, part of fees_usd (None: a rate is unknown)
 
     @property
     def explicit_cache_usd(self) -> Decimal:
@@ -132,61 +134,15 @@ class BudgetLine:
     over: bool
     headroom_usd: Decimal  # limit - total; negative when over
     overrun: Overrun | None = None  # a scenario with distributions: the quick simulation's share over
+    per: str = "run"  # "task": checked against the expected cost per completed task (--per task)
 
 
-@dataclass(frozen=True)
-class OutcomeLine:
-    """Cost per completed task (the scenario's ``outcome``; docs/scenario.md#outcome). A run succeeds
-    with probability ``success``; a failed run costs as much as a successful one. ``runs_per_task``:
-    expected runs per started task; ``completion``: probability a started task is completed."""
-
-    success: Decimal
-    on_failure: str  # "retry" | "abandon"
-    max_attempts: int | None  # retry: most runs per task (None: until it succeeds)
-    cost_per_run_usd: Decimal
-    runs_per_task: Decimal
-    completion: Decimal
-    cost_per_task_usd: Decimal  # expected cost per started task: cost per run x runs_per_task
-    cost_per_completed_usd: Decimal  # cost per run / success, whatever the policy
-
-    @property
-    def policy_text(self) -> str:
-        """``retry up to 3 attempts``, ``retried until it succeeds``, ``failed runs abandoned``."""
-        if self.on_failure == "abandon":
-            return "failed runs abandoned"
-        if self.max_attempts is None:
-            return "retried until it succeeds"
-        s = "" if self.max_attempts == 1 else "s"
-        return f"retry up to {self.max_attempts} attempt{s}"
-
-
-def outcome_line(outcome: Outcome, cost_per_run: Decimal) -> OutcomeLine:
-    """The expected costs of a run that succeeds with probability p = ``outcome.success`` (q = 1 - p):
-
-    * abandon: 1 run per started task, completed with probability p;
-    * retry, unlimited: runs until success are geometric, 1/p expected runs, always completed;
-    * retry, at most K: E[runs] = sum over k < K of q^k = (1 - q^K) / p, completed with 1 - q^K.
-
-    Cost per completed task = cost per run x E[runs] / P(completed) = cost per run / p in every case
-    (computed as such, so that it is exactly the division)."""
-    p = outcome.success
-    if outcome.on_failure == "abandon":
-        runs, completion = Decimal(1), p
-    elif outcome.max_attempts is None:
-        runs, completion = 1 / p, Decimal(1)
-    else:
-        completion = 1 - (1 - p) ** outcome.max_attempts
-        runs = completion / p
-    return OutcomeLine(
-        success=p,
-        on_failure=outcome.on_failure,
-        max_attempts=outcome.max_attempts,
-        cost_per_run_usd=cost_per_run,
-        runs_per_task=runs,
-        completion=completion,
-        cost_per_task_usd=cost_per_run * runs,
-        cost_per_completed_usd=cost_per_run / p,
-    )
+def unit_cost(report: Report, per: str) -> Decimal:
+    """What a report's scenario costs per run (``per="run"``) or per completed task (``"task"``: the
+    expected cost per completed task where the scenario has an ``outcome``, else per run)."""
+    if per == "task" and report.outcome is not None:
+        return report.outcome.cost_per_completed_usd
+    return report.totals.cost_usd
 
 
 @dataclass(frozen=True)
@@ -351,11 +307,12 @@ def quick_overrun(est: Estimate, limit_usd: Decimal) -> Overrun | None:
     return Overrun(sim.runs, sim.seed, sim.over_budget)
 
 
-def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True) -> Report:
+def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True, per: str = "run") -> Report:
     """The report of an estimate. ``overrun``: for a scenario with distributions and a budget, run the
     quick simulation of :func:`quick_overrun` (subagents' reports skip it). ``outcome``: the cost per
     completed task of a scenario with an ``outcome`` (subagents' reports skip it: the parent's run is
-    the task)."""
+    the task). ``per="task"`` (``--per task``): the budget is checked against the expected cost per
+    completed task where the scenario has an ``outcome`` (per run otherwise)."""
     ledger, prices, counts = est.ledger, est.prices, est.counts
     t = ledger.totals
     requests = tuple(
@@ -391,17 +348,31 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True) -
         storage_usd=t.storage_usd,
         cache_creation_usd=t.cache_creation_usd,
         cache_expiries=t.cache_expiries,
+        container_seconds=t.container_seconds,
+        container_usd=t.container_usd,
     )
     requests, totals = _fold_subagents(est, requests, totals)
+    line = None
+    if outcome and est.scenario.outcome is not None:
+        from agentcost.loop.simulate import failure_usd
+
+        o = est.scenario.outcome
+        p = o.success_for(prices.model_id, prices.model_ref, f"{prices.provider}/{prices.model_id}")
+        line = outcome_line(o, totals.cost_usd, failure_usd(est), p)
     budget = None
     if est.budget is not None:
-        budget = BudgetLine(
-            limit_usd=est.budget.limit_usd,
-            source=est.budget.source,
-            over=est.over_budget,
-            headroom_usd=est.budget.limit_usd - totals.cost_usd,  # subagents included
-            overrun=quick_overrun(est, est.budget.limit_usd) if overrun else None,
-        )
+        limit = est.budget.limit_usd
+        if per == "task" and line is not None:
+            task = line.cost_per_completed_usd
+            budget = BudgetLine(limit, est.budget.source, task > limit, limit - task, per="task")
+        else:
+            budget = BudgetLine(
+                limit_usd=limit,
+                source=est.budget.source,
+                over=est.over_budget,
+                headroom_usd=limit - totals.cost_usd,  # subagents included
+                overrun=quick_overrun(est, limit) if overrun else None,
+            )
     warnings: list[str] = []
     if ledger.budget_stop is not None:
         inside = ""
@@ -418,6 +389,8 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True) -
             f"run truncated by limits.max_rounds: {ledger.rounds_run} of {ledger.rounds_planned} rounds,"
             " no final answer"
         )
+    if per == "task" and outcome and line is None:  # several reports (compare, batch) say it once
+        warnings.append(PER_TASK_NOTE)
     if est.scenario.cache_ttl == "1h" and ledger.policy.style != "explicit":
         warnings.append(
             f"cache_ttl: 1h has no effect on {prices.provider}: only Anthropic sells 1-hour cache writes"
@@ -505,7 +478,8 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True) -
         budget_stop=ledger.budget_stop,
         uncertain=est.scenario.uncertain,
         paced=est.scenario.pacing.round_seconds is not None
-        or any(r.seconds is not None for r in est.scenario.rounds),
+        or any(r.seconds is not None for r in est.scenario.rounds)
+        or est.scenario.limits.max_concurrent_subagents is not None,  # subagents' time is a pause
         price_day=prices.source.as_of.date().isoformat(),
         price_provider=prices.price_provider,
         host=prices.host,
@@ -518,9 +492,7 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True) -
         caching_note=est.caching_note,
         time_windows=prices.time_of_day,
         in_time_window=in_time_window(prices.time_of_day, prices.source.as_of),
-        outcome=None
-        if not outcome or est.scenario.outcome is None
-        else outcome_line(est.scenario.outcome, totals.cost_usd),
+        outcome=line,
     )
 
 
@@ -603,6 +575,8 @@ def _fold_subagents(
     parts = [f.report.totals for f in subs]
     input_tokens = t.input_tokens + sum(p.input_tokens for p in parts)
     cache_read = t.cache_read_tokens + sum(p.cache_read_tokens for p in parts)
+    boxes = [p.container_seconds for p in (t, *parts) if p.container_seconds is not None]  # ran one
+    box_usd = [p.container_usd for p in (t, *parts) if p.container_seconds is not None]  # None: unknown
     totals = replace(
         t,
         requests=t.requests + sum(p.requests for p in parts),
@@ -620,6 +594,8 @@ def _fold_subagents(
         cache_expiries=t.cache_expiries + sum(p.cache_expiries for p in parts),
         subagents_usd=t.subagents_usd + sum((p.cost_usd for p in parts), Decimal(0)),
         subagent_requests=t.subagent_requests + sum(p.requests for p in parts),
+        container_seconds=sum(boxes, Decimal(0)) if boxes else None,
+        container_usd=None if None in box_usd else sum((u or Decimal(0) for u in box_usd), Decimal(0)),
     )
     return tuple(lines), totals
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Literal
 
-from agentcost.report.estimate import Report, all_subagents
+from agentcost.report.estimate import Report, all_subagents, unit_cost
 from agentcost.report.fmt import ARROW, percent, signed, usd_pair
 
 if TYPE_CHECKING:
@@ -35,21 +35,24 @@ class IncreaseLimits:
 
     fraction: Decimal | None = None
     usd: Decimal | None = None
+    per: str = "run"  # "task" (--per task): costs compared per completed task (report.estimate.unit_cost)
 
 
 def budget_gate(report: Report) -> Gate | None:
-    """Total over the budget (``--budget`` or ``limits.budget_usd``); None when there is no budget."""
+    """Total over the budget (``--budget`` or ``limits.budget_usd``); None when there is no budget.
+    A budget checked per task (``--per task``) compares the expected cost per completed task."""
     b = report.budget
     if b is None:
         return None
-    total = report.totals.cost_usd
+    total = unit_cost(report, b.per)
     verdict, relation = ("over budget", ">") if b.over else ("within budget", "<=")
+    unit = " per completed task" if b.per == "task" else ""
     return Gate(
         name="budget",
         tripped=b.over,
         message=(
             f"{report.scenario_path}: {verdict}: estimated {_versus(total, relation, b.limit_usd)}"
-            f" ({b.source})"
+            f"{unit} ({b.source})"
         ),
         file=report.scenario_path,
         line=report.budget_line,

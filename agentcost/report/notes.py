@@ -16,7 +16,8 @@ from typing import Literal
 
 from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
 from agentcost.report import fmt
-from agentcost.report.estimate import OutcomeLine, Overrun, Report, all_subagents, cheapest_ttl
+from agentcost.report.estimate import Overrun, Report, all_subagents, cheapest_ttl
+from agentcost.report.outcome import OutcomeLine
 
 Level = Literal["essential", "detail", "warning"]
 LEVELS: tuple[Level, ...] = ("essential", "detail", "warning")
@@ -90,7 +91,15 @@ def estimate_notes(report: Report) -> tuple[Note, ...]:
         add("essential" if i < MAX_SHORT_NOTES else "detail", kind, text)
     for w in report.warnings:
         add("warning", "warning", w)
+    if report.totals.container_seconds is not None and report.totals.container_usd is None:
+        add("warning", "warning", CONTAINER_UNKNOWN)
     return tuple(notes)
+
+
+CONTAINER_UNKNOWN = (
+    "container time: unknown. Code runs in a container, and no price by time is known for this "
+    "provider: the total leaves it out."
+)
 
 
 # --- essential lines ----------------------------------------------------------------------------------
@@ -114,7 +123,8 @@ def budget_line(report: Report) -> str:
     if b is None:
         return ""
     verdict = "OVER budget" if b.over else "within budget"
-    return f"Budget {fmt.usd(b.limit_usd)} ({b.source}): {verdict}, headroom {fmt.usd(b.headroom_usd)}."
+    unit = " per completed task" if b.per == "task" else ""
+    return f"Budget {fmt.usd(b.limit_usd)}{unit} ({b.source}): {verdict}, headroom {fmt.usd(b.headroom_usd)}."
 
 
 def prices_line(report: Report) -> str:
@@ -157,7 +167,8 @@ def _short_notes(report: Report) -> list[tuple[str, str]]:
 def outcome_text(o: OutcomeLine) -> str:
     """``Per completed task: $0.0446 at 70% success (retry up to 3 attempts).``"""
     usd = fmt.usd(o.cost_per_completed_usd)
-    return f"Per completed task: {usd} at {_share(o.success)} success ({o.policy_text})."
+    dist = "" if o.success_dist is None else f"median of {o.success_dist}; "
+    return f"Per completed task: {usd} at {_share(o.success)} success ({dist}{o.policy_text})."
 
 
 def _share(p: Decimal) -> str:
@@ -203,8 +214,11 @@ def time_of_day_line(report: Report) -> str | None:
 def _cost_parts(report: Report) -> str:
     t = report.totals
     parts = [f"input {fmt.usd(t.input_usd)}", f"output {fmt.usd(t.output_usd)}"]
-    if t.fees_usd:
-        parts.append(f"server-tool fees {fmt.usd(t.fees_usd)}")
+    if t.fees_usd or t.container_seconds is not None:
+        fees = f"server-tool fees {fmt.usd(t.fees_usd)}"
+        if t.container_seconds is not None:  # code-execution container time, part of the fees
+            fees += f" (container time: {'unknown' if t.container_usd is None else fmt.usd(t.container_usd)})"
+        parts.append(fees)
     if report.cache_storage is not None:
         parts.append(f"explicit cache {fmt.usd(t.explicit_cache_usd)}")
     return f"Total {fmt.usd(t.cost_usd)} = {' + '.join(parts)}."

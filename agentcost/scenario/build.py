@@ -36,6 +36,7 @@ from agentcost.scenario.format import (
     ScenarioFile,
     ServerToolSpec,
     TrimSpec,
+    success_dist,
 )
 from agentcost.scenario.model import (
     MAX_ROUNDS,
@@ -85,6 +86,7 @@ from agentcost.scenario.values import (
     TriangularDist,
     UniformDist,
     dist_kind,
+    select_tools,
 )
 
 if TYPE_CHECKING:
@@ -155,6 +157,7 @@ class ScenarioBuilder:
                 budget_line=doc.own_line(("limits", "budget_usd")),
                 max_budget_usd=limits.max_budget_usd,
                 max_budget_line=doc.own_line(("limits", "max_budget_usd")),
+                max_concurrent_subagents=limits.max_concurrent_subagents,
             ),
             name=spec.name,
             description=spec.description,
@@ -200,7 +203,17 @@ class ScenarioBuilder:
                 ("retries", "count"), "share and count exclude each other", "give one of them"
             )
         error = None if item.error is None else self.content(item.error, ("retries", "error"))
-        return Retries(share=item.share or Decimal(0), count=item.count or 0, error=error)
+        if item.attempts is None:
+            return Retries(share=item.share or Decimal(0), count=item.count or 0, error=error)
+        at, attempts = ("retries", "attempts"), self.count(item.attempts, ("retries", "attempts"), 2) or 0
+        if item.share is None and item.count is None:
+            hint = "give count (e.g. count: 1 for one failing call) or share with attempts"
+            raise self.doc.error(at, "attempts needs the failing calls", hint)
+        if attempts < 2:
+            hint = "attempts counts the successful one too: 2 is one failure, then success"
+            raise self.doc.error(at, f"attempts must be at least 2, got {attempts}", hint)
+        dist = self.dist_at(item.attempts, at, 2)
+        return Retries(item.share or Decimal(0), item.count or 0, error, attempts, dist)
 
     def outcome(self, item: OutcomeSpec | None) -> Outcome | None:
         if item is None:
@@ -213,7 +226,9 @@ class ScenarioBuilder:
                 "an abandoned run is never made again; remove max_attempts or use on_failure: retry",
             )
         line = self.doc.own_line(("outcome", "success"))
-        return Outcome(item.success, policy, item.max_attempts, line)
+        p, dist = success_dist(item.success, line)
+        by_model = tuple((item.success_by_model or {}).items())
+        return Outcome(p, policy, item.max_attempts, line, item.failure_rounds, by_model, dist)
 
     def trim(self, item: TrimSpec) -> ResultTrim:
         if item.max_tokens is None and item.keep_last is None:
@@ -405,7 +420,8 @@ class ScenarioBuilder:
         for i, item in enumerate(items):
             line = self.doc.line(("tools", i))
             defer = item.defer_loading if isinstance(item, ToolFile) else None
-            for model, origin in self.tool_models(item, ("tools", i)):
+            found = self.tool_models(item, ("tools", i))
+            for model, origin in select_tools(item, found, self.doc, ("tools", i)):  # include/exclude
                 if isinstance(model, ServerToolModel):  # a server tool: the rounds' server_tools
                     for server in declared(model, origin.doc, origin.path, line):
                         if isinstance(model, ProviderTool) and model.name is not None:
@@ -569,6 +585,7 @@ class ScenarioBuilder:
             model=item.model,
             seconds=seconds,
             server_tools=self.server_tools(item.server_tools, defaults, path),
+            container_seconds=item.container_seconds,
         )
 
     def tool_use(

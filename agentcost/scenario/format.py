@@ -7,7 +7,7 @@ distributions, tool definitions) are :mod:`agentcost.scenario.values`.
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Discriminator, Field, Tag, WithJsonSchema
@@ -24,8 +24,10 @@ from agentcost.infra.yamlread import (
     int_to_decimal,
 )
 from agentcost.scenario.model import (
+    SUCCESS_SCALE,
     CacheTTL,
     CachingMode,
+    Dist,
     OnFailure,
     QuotaState,
     ServerToolName,
@@ -148,6 +150,11 @@ class RoundSpec(Spec):
     thinking: CountValue | None = Field(default=None, description=_THINKING)
     text: ContentValue | None = Field(default=None, description=_TEXT)
     seconds: Seconds | None = Field(default=None, description=_SECONDS)
+    container_seconds: Seconds | None = Field(
+        default=None,
+        description="Seconds of code-execution container time this round's response is billed for "
+        "(default: its seconds, when it runs code_execution), at the provider's published rate.",
+    )
     server_tools: list[ServerToolSpec] | None = Field(default=None, description=_SERVER_TOOLS)
 
 
@@ -252,6 +259,11 @@ class LimitsSpec(Spec):
         description="Stop the run between requests once the running cost would pass this many US "
         "dollars (as the Claude Agent SDK does); the run is reported as truncated.",
     )
+    max_concurrent_subagents: PositiveCount | None = Field(
+        default=None,
+        description="Run the subagents one response starts in waves of at most this many; their time "
+        "(each wave as long as its slowest) is added to the parent's pacing.",
+    )
 
 
 Share = Annotated[
@@ -271,6 +283,11 @@ class RetriesSpec(Spec):
         default=None, description="Share of the tool rounds whose call fails once (0 to 1, spread evenly)."
     )
     count: Count | None = Field(default=None, description="Failed calls in all (instead of share).")
+    attempts: PositiveCountValue | None = Field(
+        default=None,
+        description="Attempts each failing call takes, the one that succeeds included: a number (at "
+        "least 2) or a distribution (default 2: it fails once, then succeeds).",
+    )
     error: ContentValue | None = Field(
         default=None,
         description="The error result sent back for a failed call: "
@@ -310,11 +327,94 @@ Probability = Annotated[
 ]
 
 
+def _in_order(values: list[Decimal]) -> list[Decimal]:
+    from pydantic_core import PydanticCustomError
+
+    if len(values) == 2 and values[0] > values[1]:
+        raise PydanticCustomError("order", f"min {values[0]} is above max {values[1]} (write [min, max])")
+    if len(values) == 3 and not values[0] <= values[1] <= values[2]:
+        raise PydanticCustomError(
+            "order",
+            f"min {values[0]}, most likely {values[1]}, max {values[2]} are not in order"
+            " (write [min, most likely, max])",
+        )
+    return values
+
+
+SuccessPair = Annotated[list[Probability], Field(min_length=2, max_length=2), AfterValidator(_in_order)]
+SuccessTriple = Annotated[list[Probability], Field(min_length=3, max_length=3), AfterValidator(_in_order)]
+
+
+class SuccessUniform(Spec):
+    """Every success probability from min to max equally likely."""
+
+    uniform: SuccessPair = Field(description="[min, max].")
+
+
+class SuccessTriangular(Spec):
+    """The triangle distribution of the success probability, peaking at the most likely value."""
+
+    triangular: SuccessTriple = Field(description="[min, most likely, max].")
+
+
+class SuccessPert(Spec):
+    """Beta-PERT: like triangular, smoother."""
+
+    pert: SuccessTriple = Field(description="[min, most likely, max].")
+
+
+class SuccessEmpirical(Spec):
+    """Observed success rates (e.g. of past weeks), each equally likely."""
+
+    empirical: Annotated[list[Probability], Field(min_length=1, max_length=10_000)] = Field(
+        description="The observed rates."
+    )
+
+
+SUCCESS_KINDS = ("uniform", "triangular", "pert", "empirical")
+AnySuccessDist = SuccessUniform | SuccessTriangular | SuccessPert | SuccessEmpirical
+
+
+def success_dist(item: Decimal | AnySuccessDist, line: int | None) -> tuple[Decimal, Dist | None]:
+    """``outcome.success`` -> (the success the estimate uses, its distribution or None). A
+    distribution is held in whole millionths (rounded half up), so that agentcost.scenario.dists
+    draws it and takes its median as it does for counts; the estimate uses that median."""
+    from agentcost.scenario.dists import median
+
+    if isinstance(item, Decimal):
+        return item, None
+
+    kind = next(iter(item.model_dump()))
+    values = sorted(item.empirical) if isinstance(item, SuccessEmpirical) else getattr(item, kind)
+    units = tuple((v * SUCCESS_SCALE).to_integral_value(ROUND_HALF_UP) for v in values)
+    dist = Dist(kind, units, "outcome.success", line, 1)  # type: ignore[arg-type]
+    return Decimal(median(dist)) / SUCCESS_SCALE, dist
+
+
+def _success_kind(value: Any) -> str:
+    if isinstance(value, dict):
+        key = next(iter(value), None) if len(value) == 1 else None
+        return key if key in SUCCESS_KINDS else "uniform"  # checked (and explained) as one of them
+    return "~p"
+
+
+SuccessValue = Annotated[
+    Annotated[Probability, Tag("~p")]
+    | Annotated[SuccessUniform, Tag("uniform")]
+    | Annotated[SuccessTriangular, Tag("triangular")]
+    | Annotated[SuccessPert, Tag("pert")]
+    | Annotated[SuccessEmpirical, Tag("empirical")],
+    Discriminator(_success_kind),
+]
+
+
 class OutcomeSpec(Spec):
     """How often a run completes its task, and what a failed run costs (cost per completed task)."""
 
-    success: Probability = Field(
-        description="Probability that a run completes its task: above 0, at most 1 (e.g. 0.7)."
+    success: SuccessValue = Field(
+        description="Probability that a run completes its task: above 0, at most 1 (e.g. 0.7), or a "
+        "distribution of it: {uniform: [min, max]}, {triangular: [min, mode, max]}, {pert: [min, mode, "
+        "max]} or {empirical: [rates...]} (the estimate uses its median; --simulate draws it per run)."
     )
     on_failure: OnFailure | None = Field(
         default="retry",
@@ -324,6 +424,17 @@ class OutcomeSpec(Spec):
     max_attempts: PositiveCount | None = Field(
         default=None,
         description="Most runs per task with on_failure: retry, the first included (default: unlimited).",
+    )
+    failure_rounds: PositiveCount | None = Field(
+        default=None,
+        description="A failed run is cut after this many rounds and costs only those rounds' requests "
+        "(default: a failed run costs a whole run).",
+    )
+    success_by_model: dict[Name, Probability] | None = Field(
+        default=None,
+        max_length=1000,
+        description="Success per model id where it differs from success (e.g. {gpt-5-mini: 0.55}), "
+        "for compare and --model.",
     )
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
+from decimal import ROUND_HALF_UP
 from pathlib import Path
 from typing import Any
 
@@ -113,14 +114,24 @@ def _runs(scenario: Scenario) -> list[tuple[Round, int]]:
     return list(made.values())
 
 
+def _failed_requests(scenario: Scenario) -> int:
+    """Failed attempts a run makes, each a request of its own: the failing calls (``retries.count``,
+    else ``retries.share`` of the tool rounds, rounded half up) times ``retries.attempts - 1``."""
+    retries = scenario.retries
+    failing = retries.count
+    if not failing and retries.share:
+        tool_rounds = sum(1 for r in scenario.rounds if r.calls)
+        failing = int((retries.share * tool_rounds).to_integral_value(rounding=ROUND_HALF_UP))
+    return failing * retries.failed_per_call
+
+
 def _in_all(scenario: Scenario, memo: dict[int, tuple[int, int]]) -> tuple[int, int]:
-    """(rounds, tool calls) a run makes: its own, its failed calls (``retries.count``, each a request
-    of its own) and those of every subagent run it starts (a repeated round starts its subagent each
+    """(rounds, tool calls) a run makes: its own, its failed attempts (:func:`_failed_requests`, each
+    a request of its own) and those of every subagent run it starts (a repeated round starts its subagent each
     time). Each scenario is counted once (``memo``)."""
     if id(scenario) not in memo:
-        n_rounds = (
-            min(len(scenario.rounds), scenario.limits.max_rounds or MAX_ROUNDS) + scenario.retries.count
-        )
+        own = min(len(scenario.rounds), scenario.limits.max_rounds or MAX_ROUNDS)
+        n_rounds = own + _failed_requests(scenario)
         n_calls = 0
         for r, times in _runs(scenario):
             n_calls += len(r.calls) * times
@@ -157,10 +168,17 @@ def _check_rounds_in_all(doc: Doc, scenario: Scenario) -> None:
         counted = (
             f"more than {MAX_ROUNDS:,} rounds in all, counting failed calls and subagents' rounds: {rounds:,}"
         )
-        if scenario.retries.count >= added:
+        failed = _failed_requests(scenario)
+        if failed and failed >= added:
+            if scenario.retries.failed_per_call > 1:
+                raise doc.error(
+                    ("retries", "attempts"),
+                    f"{counted}, {failed:,} of them failed attempts",
+                    "each failed attempt is a request of its own; give fewer attempts or failing calls",
+                )
             raise doc.error(
                 ("retries", "count"),
-                f"{counted}, {scenario.retries.count:,} of them failed calls",
+                f"{counted}, {failed:,} of them failed calls",
                 "each failed call is a request of its own; give fewer, or retries.share",
             )
     else:

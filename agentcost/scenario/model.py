@@ -30,6 +30,7 @@ OnFailure = Literal["retry", "abandon"]
 SCENARIO_VERSION = 1
 MAX_BUDGET_USD = Decimal(1_000_000_000)  # larger budgets are surely typos, and overflow Decimal maths
 MAX_ROUNDS = 100_000
+SUCCESS_SCALE = 1_000_000  # outcome.success as a distribution is drawn in whole millionths
 """Most rounds (tool rounds and chat turns) a scenario may have after ``repeat`` is unrolled."""
 MAX_CALLS = 200_000
 """Most tool calls a run may make, parallel calls and subagents' included (docs/limits.md)."""
@@ -132,6 +133,7 @@ class Round:
     )
     server_tools: tuple[ServerToolUse, ...] = ()
     user: Content | None = None  # a chat turn: the user's next message (``calls`` is then empty)
+    container_seconds: Decimal | None = None  # code-execution container time billed (None: seconds)
 
     @property
     def is_chat(self) -> bool:
@@ -155,17 +157,28 @@ class Limits:
     budget_line: int | None = None
     max_budget_usd: Decimal | None = None  # stop the run between requests once spent (Agent SDK style)
     max_budget_line: int | None = None
+    # subagents one response starts run in waves of at most this many (None: subagent time not paced)
+    max_concurrent_subagents: int | None = None
 
 
 @dataclass(frozen=True)
 class Retries:
     """Calls that fail validation and are retried: each failure is a full request whose output is the
     invalid call and whose result is an error message of ``error`` tokens. ``share`` of the tool
-    rounds fail once (spread evenly), or ``count`` failures in all; 0 with strict schemas."""
+    rounds fail (spread evenly), or ``count`` failing calls in all; 0 with strict schemas. Each failing
+    call takes ``attempts`` attempts, the last one succeeding: ``attempts - 1`` failed requests
+    (``attempts_dist``: the distribution it was written as; ``attempts`` is its median)."""
 
     share: Decimal = Decimal(0)
     count: int = 0
     error: Content | None = None  # the error result; None: the provider's counting rules' default
+    attempts: int = 2  # attempts per failing call, the successful one included
+    attempts_dist: Dist | None = None
+
+    @property
+    def failed_per_call(self) -> int:
+        """Failed requests each failing call makes: ``attempts - 1``."""
+        return self.attempts - 1
 
 
 @dataclass(frozen=True)
@@ -173,12 +186,27 @@ class Outcome:
     """How often a run completes its task: ``success`` the probability a run succeeds (0 < p <= 1);
     ``on_failure`` what happens to a failed run: ``retry`` (paid, and the whole run is made again, up
     to ``max_attempts`` runs in all; None: until it succeeds) or ``abandon`` (paid, nothing completed).
-    A failed run costs the same as a successful one. ``line``: the line of ``success``."""
+    A failed run costs the same as a successful one, or, with ``failure_rounds`` N, only its first N
+    rounds (docs/scenario.md#outcome). ``line``: the line of ``success``."""
 
     success: Decimal
     on_failure: OnFailure = "retry"
     max_attempts: int | None = None
     line: int | None = None
+    failure_rounds: int | None = None
+    by_model: tuple[tuple[str, Decimal], ...] = ()  # success_by_model: (model id, success)
+    # success as a distribution, in millionths (agentcost.scenario.dists draws whole numbers);
+    # ``success`` is then its median / 10^6
+    success_dist: Dist | None = None
+
+    def success_for(self, *names: str) -> Decimal:
+        """The success of the first of ``names`` (a model's id, its reference) in ``by_model``, else
+        ``success``."""
+        given = dict(self.by_model)
+        for name in names:
+            if name in given:
+                return given[name]
+        return self.success
 
 
 @dataclass(frozen=True)

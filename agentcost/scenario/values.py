@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -30,7 +30,7 @@ from pydantic import (
 )
 from pydantic.json_schema import SkipJsonSchema
 
-from agentcost.infra.yamlread import Spec, closest, int_to_decimal, numeral, whole_number
+from agentcost.infra.yamlread import Doc, KeyPath, Spec, closest, int_to_decimal, numeral, whole_number
 from agentcost.scenario.model import MAX_BUDGET_USD, ServerToolName
 
 MAX_COUNT = 1_000_000_000
@@ -301,6 +301,13 @@ class MCPTool(Spec):
     defer_loading: bool | None = Field(default=None, description=_DEFER)
 
 
+_Item = TypeVar("_Item", bound=tuple[Any, Any])
+
+MAX_PATTERNS = 100
+"""Most glob patterns one ``include`` or ``exclude`` list of a tools-file entry may hold."""
+Pattern = Annotated[str, Field(min_length=1, max_length=200)]
+
+
 class ToolFile(Spec):
     """Tool definitions read from a JSON or YAML file."""
 
@@ -312,6 +319,17 @@ class ToolFile(Spec):
     defer_loading: bool | None = Field(
         default=None,
         description="Defer every tool in the file (a tool's own defer_loading wins): " + _DEFER,
+    )
+    include: Annotated[list[Pattern], Field(min_length=1, max_length=MAX_PATTERNS)] | None = Field(
+        default=None,
+        description="Keep only the file's tools whose name matches one of these glob patterns "
+        "(fnmatch: *, ?, [abc]; case-sensitive), like OpenAI's allowed_tools. A pattern that "
+        "matches no tool in the file is an error.",
+    )
+    exclude: Annotated[list[Pattern], Field(min_length=1, max_length=MAX_PATTERNS)] | None = Field(
+        default=None,
+        description="Leave out the file's tools whose name matches one of these glob patterns "
+        "(applied after include). A pattern that matches no tool in the file is an error.",
     )
 
 
@@ -485,3 +503,47 @@ class JsonRpcToolsList(Spec):
     jsonrpc: str | None = Field(default=None, description="JSON-RPC version.")
     id: int | str | None = Field(default=None, description="Request id.")
     result: ToolsListResult = Field(description="The tools/list result.")
+
+
+def select_tools(entry: object, items: list[_Item], doc: Doc, path: KeyPath) -> list[_Item]:
+    """The (tool model, origin) items of ``tools`` entry ``entry`` (at ``path``) that its ``include`` /
+    ``exclude`` globs keep, in file order (fnmatch, case-sensitive); every item when ``entry`` is not
+    a tools file or has no globs. Server tools in the file are kept whatever the globs. A pattern that
+    matches no tool of the file is an error naming the file's tools (bounded and escaped)."""
+    if not isinstance(entry, ToolFile) or (entry.include is None and entry.exclude is None):
+        return items
+    from fnmatch import fnmatchcase
+
+    from agentcost.infra.doc import bounded
+    from agentcost.infra.validate import quoted
+
+    names = [_client_name(model) for model, _ in items]
+    tools = [n for n in names if n is not None]
+    for key, patterns in (("include", entry.include), ("exclude", entry.exclude)):
+        for j, pattern in enumerate(patterns or ()):
+            if not any(fnmatchcase(n, pattern) for n in tools):
+                listed = ", ".join(bounded(n) for n in tools[:12])
+                more = f", ... ({len(tools)} in all)" if len(tools) > 12 else ""
+                raise doc.error(
+                    (*path, key, j),
+                    f"{quoted(pattern)} matches no tool in {bounded(entry.file)}",
+                    f"its tools: {listed}{more}" if tools else "it defines no tool",
+                )
+
+    def kept(n: str | None) -> bool:
+        if n is None:
+            return True
+        if entry.include is not None and not any(fnmatchcase(n, p) for p in entry.include):
+            return False
+        return not any(fnmatchcase(n, p) for p in entry.exclude or ())
+
+    return [item for item, n in zip(items, names, strict=True) if kept(n)]
+
+
+def _client_name(model: object) -> str | None:
+    """A client tool's name in any format (None: a server tool)."""
+    if isinstance(model, OpenAIChatTool):
+        return model.function.name
+    if isinstance(model, AnthropicTool | OpenAIResponsesTool | MCPTool):
+        return model.name
+    return None

@@ -78,7 +78,13 @@ from agentcost.scenario.budget import check_tokenized, round_texts
 from agentcost.scenario.model import Round, Scenario
 from agentcost.tokens.context import call_results, defer_tools, deferral_note
 from agentcost.tokens.counts import RoundTokens, TokenCounts
-from agentcost.tokens.dynamics import cap_results, insert_retries, route_inserted, trim_editing
+from agentcost.tokens.dynamics import (
+    cap_results,
+    container_seconds,
+    insert_retries,
+    route_inserted,
+    trim_editing,
+)
 from agentcost.tokens.mechanics import (
     apply_free_quota,
     mechanics_notes,
@@ -132,6 +138,8 @@ def count_tokens(
         counted = with_mechanics(rules.round(capped), capped, rules, retention, server)
         if editing is not None:  # what clearing can remove, per call
             counted = replace(counted, call_results=call_results(capped, rules))
+        if (container := container_seconds(round_)) is not None:  # code-execution container time
+            counted = replace(counted, container_seconds=container)
         return counted if round_.model is None else replace(counted, model=round_.model)
 
     per_round: dict[Round, RoundTokens] = {}

@@ -7,6 +7,7 @@ once per distinct text. Data only, no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from agentcost.scenario.model import ContextEditing
 from agentcost.tokens.request import CachePolicy, Pricer
@@ -42,6 +43,8 @@ class RoundTokens:
     failed: bool = False  # a failed attempt (retries): the round's response with an invalid call, answered
     # by an error result, inserted before the round it retries; like ``search``, not a scenario round
     model: str | None = None  # routing: the model this round's request runs on (None: the scenario's)
+    container_seconds: Decimal | None = None  # code-execution container time billed with this response
+    # (agentcost.tokens.dynamics.container_seconds; None: it runs no container)
 
     @property
     def inserted(self) -> bool:

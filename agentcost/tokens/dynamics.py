@@ -3,14 +3,17 @@
 * Parallel calls (``Round.calls`` with several calls) are counted by the provider rules as one
   response with N tool calls and one set of N results (:func:`agentcost.tokens.count.count_tokens`);
   :func:`sequential_equivalent` makes the same calls one per round, for the comparison.
-* Retries: :func:`failures_per_round` spreads the failed calls of ``Scenario.retries`` evenly over
-  the tool rounds; :func:`insert_retries` puts a failed attempt (``RoundTokens.failed``) before each
-  round that fails: the round's response written again (output), every call answered by the error
-  result; it stays in the conversation like any other turn.
+* Retries: :func:`failures_per_round` spreads the failing calls of ``Scenario.retries`` evenly over
+  the tool rounds; :func:`insert_retries` puts ``retries.attempts - 1`` failed attempts
+  (``RoundTokens.failed``) before each round per failing call: the round's response written again
+  (output), every call answered by the error result; each stays in the conversation like any other
+  turn, so the next attempt carries it.
 * Result trimming: :func:`cap_results` caps every result body at ``trim.max_tokens``;
   ``trim.keep_last`` is a clearing of old results at every request (:func:`trim_editing`), applied
   by the accountant like context editing, with the same cache consequence (the prefix after the
   first replaced result is written again).
+* Container time: :func:`container_seconds` is what a round's code-execution container is billed
+  for (``RoundTokens.container_seconds``), priced by :func:`agentcost.loop.caching.pricer_for`.
 * Routing: ``RoundTokens.model`` is the round's ``model``; inserted requests (tool search, failed
   attempts) run on the model of the round they precede (:func:`route_inserted`).
 
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from decimal import ROUND_HALF_UP
+from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
 from agentcost.scenario.model import Content, ContextEditing, ResultTrim, Round, Scenario
@@ -117,8 +120,8 @@ def failed_round(round_: Round, error: Content | None) -> Round:
 def insert_retries(
     scenario: Scenario, rounds: Sequence[RoundTokens], count: Callable[[Round], RoundTokens]
 ) -> list[RoundTokens]:
-    """``rounds`` (one per scenario round) with each round's failed attempts before it; ``count``
-    turns a failed attempt (a :class:`Round`) into its tokens."""
+    """``rounds`` (one per scenario round) with each round's failed attempts before it (``attempts -
+    1`` per failing call); ``count`` turns a failed attempt (a :class:`Round`) into its tokens."""
     per_round = failures_per_round(scenario)
     if not any(per_round):
         return list(rounds)
@@ -130,9 +133,24 @@ def insert_retries(
             if attempt is None:
                 attempt = replace(count(failed_round(round_, scenario.retries.error)), failed=True)
                 memo[round_] = attempt
-            out.extend([attempt] * fails)
+            out.extend([attempt] * (fails * scenario.retries.failed_per_call))
         out.append(counted)
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Container time
+
+
+def container_seconds(round_: Round) -> Decimal | None:
+    """The code-execution container time a round's response is billed for: its
+    ``container_seconds``, else its ``seconds`` when it runs ``code_execution`` (0 without them: the
+    provider's minimum applies); None when it runs no container."""
+    if round_.container_seconds is not None:
+        return round_.container_seconds
+    if any(use.tool == "code_execution" for use in round_.server_tools):
+        return round_.seconds if round_.seconds is not None else Decimal(0)
+    return None
 
 
 # ---------------------------------------------------------------------------------------------

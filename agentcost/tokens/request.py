@@ -33,6 +33,7 @@ class RequestUsage:
     web_searches: int = 0
     web_fetches: int = 0
     code_executions: int = 0
+    container_seconds: Decimal | None = None  # code-execution container time billed (None: no container)
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class RequestCost:
     output_usd: Decimal
     total_usd: Decimal  # input + output + fees
     fees_usd: Decimal = Decimal(0)  # server-tool fees (no input/output direction)
+    container_usd: Decimal | None = Decimal(0)  # container time, part of fees_usd (None: rate unknown)
 
 
 Pricer = Callable[[RequestUsage], RequestCost]
