@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from agentcost import cli_catalog
 from agentcost.cli_colour import echo_err
 from agentcost.cli_options import (
     AllowPathOpt,
@@ -22,18 +23,10 @@ from agentcost.cli_options import (
     BudgetOpt,
     ChartOpt,
     EstimateModelOpt,
-    ExampleCacheReadOpt,
-    ExampleCacheWriteOpt,
-    ExampleInputOpt,
-    ExampleOutputOpt,
     ExplainOpt,
     FormatInOpt,
     FormatOpt,
-    ListFormat,
-    ListFormatOpt,
     MaxInputBytesOpt,
-    ModelsAllOpt,
-    ModelsProviderOpt,
     OutputOpt,
     Per,
     PerOpt,
@@ -41,14 +34,12 @@ from agentcost.cli_options import (
     QuietOpt,
     RunConfigOpt,
     SeedOpt,
-    ServiceTier,
     ServiceTierOpt,
     SetOpt,
     SimulateOpt,
     SummaryOpt,
     TraceModelOpt,
     VerboseOpt,
-    flagged,
     from_stdin,
     is_project,
     parse_budget,
@@ -64,6 +55,7 @@ from agentcost.cli_options import (
 from agentcost.cli_output import (
     Output,
     calibration_summary,
+    fail,
     guarded_run,
     output_checked,
     simulated,
@@ -94,15 +86,6 @@ _ClickException: type[Exception] = next(
 
 EXIT_GATE = 1
 EXIT_BUG = 3
-
-
-def _fail(message: str | InputError, *options: str) -> typer.Exit:
-    """Print the one-line error; exit 2. ``options``: the neutral keys of the command's options
-    (``as_of``, ``model``...), named in the line by the command's flags (``--as-of``, ``--model``)."""
-    if isinstance(message, InputError):
-        message = str(flagged(message, options))
-    echo_err(f"agentcost: error: {one_line(message)}")
-    return typer.Exit(code=2)
 
 
 def _emit(report: object, gates: Sequence[Gate], out: Output) -> None:
@@ -212,7 +195,7 @@ def estimate(
             report, gates = batch, batch_gates(batch)  # type: ignore[assignment]
         _emit(report, gates, out)
     except InputError as err:
-        raise _fail(err, "as_of", "model", "service_tier", "at", "runs") from None
+        raise fail(err, "as_of", "model", "service_tier", "at", "runs") from None
 
 
 @app.command(epilog="Example: agentcost compare scenarios/bugfix.yaml -m claude-sonnet-4-5 -m 'openai/*'")
@@ -283,7 +266,7 @@ def compare(
             allow_replay()
         _emit(report, compare_gates(report), out)
     except InputError as err:
-        raise _fail(err, "as_of", "model", "service_tier", "models_file") from None
+        raise fail(err, "as_of", "model", "service_tier", "models_file") from None
 
 
 @app.command(epilog="Example: agentcost diff scenarios/bugfix.yaml --base-ref main --max-increase 10%")
@@ -375,117 +358,10 @@ def diff(
         )
         _emit(report, diff_gates(report), out)
     except InputError as err:
-        raise _fail(err, "as_of", "service_tier") from None
+        raise fail(err, "as_of", "service_tier") from None
 
 
-@app.command(epilog="Example: agentcost models 'claude-*'; agentcost models --provider deepseek")
-def models(
-    ctx: typer.Context,
-    pattern: Annotated[
-        str | None,
-        typer.Argument(
-            metavar="PATTERN", help="Filter: a substring, a glob such as 'claude-*', or 'deepseek/*'."
-        ),
-    ] = None,
-    provider: ModelsProviderOpt = None,
-    all_: ModelsAllOpt = False,
-    as_of: AsOfOpt = None,
-    format_: ListFormatOpt = ListFormat.table,
-    prices: PricesOpt = None,
-    allow_path: AllowPathOpt = None,
-    max_input_bytes: MaxInputBytesOpt = None,
-) -> None:
-    """List the models agentcost can price, newest first: rates, context window, tiers, count accuracy."""
-    from agentcost.loop.options import parse_as_of
-    from agentcost.prices.listing import listing
-
-    every = all_ or format_ is ListFormat.json
-    try:
-        set_input_policy(ctx, allow_path, max_input_bytes)
-        when = parse_as_of(as_of)
-        user = read_user_prices(prices)
-        found = listing(as_of=when, pattern=pattern, user_prices=user, provider=provider, every=every)
-    except InputError as err:
-        raise _fail(err, "as_of", "provider") from None
-    if not found.models and not (format_ is ListFormat.json and found.not_estimable):
-        raise _fail(f"no known model matches {pattern!r} (try a shorter filter, or none)")
-    if format_ is ListFormat.json:
-        from agentcost.render.models import render_models_json
-
-        sys.stdout.write(render_models_json(found, as_of=when))
-        return
-    from agentcost.cli_colour import print_rich
-    from agentcost.render.table import render_models
-
-    print_rich(render_models(found))
-
-
-@app.command(epilog="Example: agentcost prices claude-sonnet-4-5 --input-tokens 50000")
-def prices(
-    ctx: typer.Context,
-    model: Annotated[
-        str, typer.Argument(metavar="MODEL", help="A model id, e.g. claude-sonnet-4-5 or openai/gpt-5.")
-    ],
-    as_of: AsOfOpt = None,
-    service_tier: Annotated[
-        ServiceTier | None,
-        typer.Option(
-            "--service-tier",
-            metavar="TIER",
-            help="Price at this service tier (default: standard; refused where the model does not offer it).",
-        ),
-    ] = None,
-    prices_file: PricesOpt = None,
-    format_: ListFormatOpt = ListFormat.table,
-    input_tokens: ExampleInputOpt = None,
-    output_tokens: ExampleOutputOpt = None,
-    cache_read_tokens: ExampleCacheReadOpt = None,
-    cache_write_tokens: ExampleCacheWriteOpt = None,
-    allow_path: AllowPathOpt = None,
-    max_input_bytes: MaxInputBytesOpt = None,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", metavar="", help="Also sources and genai-prices' notes.")
-    ] = False,
-) -> None:
-    """Show which rates apply to MODEL and where each comes from, with an example request worked out.
-
-    The example request is worked out line by line.
-    """
-    from agentcost.loop.options import parse_as_of
-    from agentcost.render.prices import price_sheet
-
-    given = (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
-    try:
-        set_input_policy(ctx, allow_path, max_input_bytes)
-        when = parse_as_of(as_of)
-        example = None
-        if any(v is not None for v in given):
-            from agentcost.prices.model import Usage
-
-            example = Usage(
-                input_tokens=10_000 if input_tokens is None else input_tokens,
-                output_tokens=1_000 if output_tokens is None else output_tokens,
-                cache_read_tokens=cache_read_tokens or 0,
-                cache_write_tokens=cache_write_tokens or 0,
-            )
-        sheet = price_sheet(
-            model,
-            as_of=when,
-            service_tier=tier_name(service_tier) or "standard",
-            user_prices=read_user_prices(prices_file),
-            example=example,
-        )
-    except InputError as err:  # MODEL is an argument: its errors keep the key model
-        raise _fail(err, "as_of", "service_tier") from None
-    if format_ is ListFormat.json:
-        from agentcost.render.prices import render_price_sheet_json
-
-        sys.stdout.write(render_price_sheet_json(sheet))
-        return
-    from agentcost.cli_colour import print_rich
-    from agentcost.render.prices import render_price_sheet
-
-    print_rich(render_price_sheet(sheet, verbose=verbose))
+cli_catalog.register(app)  # models, prices
 
 
 @app.command(epilog="Example: agentcost replay run.traj --format json")
@@ -541,7 +417,7 @@ def replay(
         )
         _emit(replay_trace(loaded, as_of=when, user_prices=user_prices), (), out)
     except InputError as err:  # --model is the run's model: its errors keep the key model
-        raise _fail(err, "as_of") from None
+        raise fail(err, "as_of") from None
 
 
 @app.command(epilog="Example: agentcost calibrate run.traj -o scenarios/run.yaml")
@@ -589,7 +465,7 @@ def calibrate(
             write_log_calibration(result, output, trace_path=trace, force=force)
         calibration_summary(result, output)
     except InputError as err:
-        raise _fail(err, "as_of", "output") from None
+        raise fail(err, "as_of", "output") from None
 
 
 @app.command(epilog="Example: agentcost schema > agentcost.schema.json")

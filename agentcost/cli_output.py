@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from agentcost.cli_colour import colour_system, echo_err
-from agentcost.cli_options import DEFAULT_SIMULATION_RUNS
+from agentcost.cli_options import DEFAULT_SIMULATION_RUNS, flagged
 from agentcost.cli_progress import spinning
 from agentcost.errors import InputError, one_line
 from agentcost.render.output import Format
@@ -245,3 +245,12 @@ def terminal_width() -> int:
     import shutil
 
     return shutil.get_terminal_size((110, 24)).columns
+
+
+def fail(message: str | InputError, *options: str) -> typer.Exit:
+    """Print the one-line error; exit 2. ``options``: the neutral keys of the command's options
+    (``as_of``, ``model``...), named in the line by the command's flags (``--as-of``, ``--model``)."""
+    if isinstance(message, InputError):
+        message = str(flagged(message, options))
+    echo_err(f"agentcost: error: {one_line(message)}")
+    return typer.Exit(code=2)
