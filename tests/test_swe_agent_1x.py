@@ -51,7 +51,7 @@ def test_1x_trajectory_replays(tmp_path: Path) -> None:
     assert trace.format == "swe-agent" and trace.model == "gpt-4o"
     assert len(trace.calls) == 11 and not trace.warnings
     assert trace.calls[-1].action == "submit" and trace.calls[-1].output_text is not None
-    assert trace.calls[-1].output_text.endswith("submit({})")
+    assert [(c.name, c.text) for c in trace.calls[-1].output_calls] == [("submit", "{}")]
     assert [c.action for c in trace.calls[:3]] == ["create", "insert", "bash"]
     report = replay(trace, as_of=AS_OF)
     assert report.reported_kind == "none" and report.totals.priced_from == "counted"

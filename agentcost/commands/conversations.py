@@ -50,11 +50,14 @@ def continues(prev: RecordedCall, call: RecordedCall) -> bool:
     if len(now) <= n or [_key(m) for m in now[:n]] != [_key(m) for m in before]:
         return False
     reply = now[n]
-    return reply.role == "assistant" and _same_text(reply.text, prev.output_text)
+    same_calls = not (reply.calls and prev.output_calls) or [c.name for c in reply.calls] == [
+        c.name for c in prev.output_calls
+    ]
+    return reply.role == "assistant" and _same_text(reply.text, prev.output_text) and same_calls
 
 
-def _key(m: Message) -> tuple[str, str]:
-    return (m.role, m.text)
+def _key(m: Message) -> tuple[object, ...]:
+    return (m.role, m.text, m.calls, m.results)
 
 
 def split_conversations(trace: Trace) -> list[Trace]:

@@ -14,12 +14,13 @@ cache_read_input_tokens + cache_creation_input_tokens``, which is what :class:`R
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
 from agentcost.replay.jsonl import api_call, api_trace, dump, obj, records, whole
-from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
+from agentcost.replay.model import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 from agentcost.replay.tool_ids import ToolIds
 
 FORMAT = "anthropic-jsonl"
@@ -67,6 +68,40 @@ def _content_text(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(t for t in (_block_text(b)[0] for b in content) if t)
     return ""
+
+
+def _message(role: str, content: Any, names: Mapping[str, str]) -> Message:
+    """A message as it was sent: its ``tool_use`` blocks as calls, its ``tool_result`` blocks as
+    results (named by the ``tool_use`` they answer, from ``names``), the other blocks as its text."""
+    if not isinstance(content, list):
+        return Message(role, _content_text(content))
+    texts: list[str] = []
+    calls: list[ToolPart] = []
+    results: list[ToolPart] = []
+    for block in content:
+        b = obj(block)
+        kind = b.get("type") if not isinstance(block, str) else "text"
+        if kind == "tool_use":
+            calls.append(ToolPart(str(b.get("name") or ""), dump(b.get("input", {}))))
+        elif kind == "tool_result":
+            name = names.get(str(b.get("tool_use_id")), "")
+            results.append(ToolPart(name, _content_text(b.get("content"))))
+        else:
+            text = _block_text(block)[0]
+            if text:
+                texts.append(text)
+    return Message(role, "\n".join(texts), calls=tuple(calls), results=tuple(results))
+
+
+def _tool_names(raw: list[Any]) -> dict[str, str]:
+    """The tool each ``tool_use`` id of the messages calls."""
+    names: dict[str, str] = {}
+    for m in raw:
+        content = obj(m).get("content")
+        for b in content if isinstance(content, list) else []:
+            if obj(b).get("type") == "tool_use":
+                names[str(obj(b).get("id"))] = str(obj(b).get("name") or "")
+    return names
 
 
 def _tool_results(content: Any) -> str | None:
@@ -145,12 +180,13 @@ def read(path: Path, *, text: str, model: str | None = None) -> Trace:
             system = _content_text(request.get("system"))
             if system:
                 sent.append(Message("system", system))
+            names = _tool_names(raw)
             for m in raw:
                 m = obj(m)
                 role = m.get("role")
                 if not isinstance(role, str):
                     raise InputError("a message needs a role", file=path, line=n)
-                sent.append(Message(role, _content_text(m.get("content"))))
+                sent.append(_message(role, m.get("content"), names))
             messages = tuple(sent)
             ids.check(
                 len(calls) + 1,
@@ -170,33 +206,29 @@ def read(path: Path, *, text: str, model: str | None = None) -> Trace:
             # the tool results this request sends answer the previous call's tool_use
             results = _tool_results(obj(raw[-1]).get("content")) if raw else None
             if results is not None and calls and calls[-1].result_text is None:
-                c = calls[-1]
-                calls[-1] = RecordedCall(
-                    c.index, c.model, c.messages, c.tools, c.output_text, c.reported, c.line, c.action,
-                    results, c.tool_choice,
-                )  # fmt: skip
+                calls[-1] = replace(calls[-1], result_text=results)
         # a forced tool (tool_choice any / tool) is how a structured-output call answers: no halt
         halt = _halt(response) if tool_choice not in ("any", "tool") else None
         content = response.get("content")
-        output = _content_text(content) if isinstance(content, list | str) else None
+        answer = _message("assistant", content, {}) if isinstance(content, list | str) else None
+        output = answer.text if answer is not None else None
         action = None
         if isinstance(content, list):
             action = next((name for _, name in map(_block_text, content) if name), None)
-        calls.append(
-            api_call(
-                calls,
-                path=path,
-                line=n,
-                request=request,
-                response=response,
-                messages=messages,
-                tools=tools,
-                output=output,
-                reported=reported,
-                action=action,
-                tool_choice=tool_choice,
-            )
+        recorded = api_call(
+            calls,
+            path=path,
+            line=n,
+            request=request,
+            response=response,
+            messages=messages,
+            tools=tools,
+            output=output,
+            reported=reported,
+            action=action,
+            tool_choice=tool_choice,
         )
+        calls.append(replace(recorded, output_calls=answer.calls) if answer and answer.calls else recorded)
     notes = (
         "Anthropic input_tokens exclude cached tokens: reported input = input_tokens + "
         "cache_read_input_tokens + cache_creation_input_tokens",

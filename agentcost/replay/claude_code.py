@@ -27,7 +27,8 @@ from typing import Any
 from agentcost.errors import InputError
 from agentcost.infra.validate import shown
 from agentcost.replay.files import loads, read_text, reported_dollars, usage_count
-from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
+from agentcost.replay.jsonl import dump
+from agentcost.replay.model import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 from agentcost.replay.tool_ids import ToolIds, id_key
 
 FORMAT = "claude-code"
@@ -109,6 +110,27 @@ def _content_text(content: Any) -> str:
     return ""
 
 
+def _message(kind: str, content: Any, names: dict[str, str]) -> Message:
+    """A line's message: ``tool_use`` blocks as tool calls (their names kept in ``names`` by id),
+    ``tool_result`` blocks as results of the tool the id named, the other blocks as text."""
+    if not isinstance(content, list):
+        return Message(kind, _content_text(content))
+    texts: list[str] = []
+    calls: list[ToolPart] = []
+    results: list[ToolPart] = []
+    for block in content:
+        b = block if isinstance(block, dict) else {}
+        if b.get("type") == "tool_use":
+            names[str(b.get("id"))] = str(b.get("name") or "")
+            calls.append(ToolPart(str(b.get("name") or ""), dump(b.get("input", {}))))
+        elif b.get("type") == "tool_result":
+            name = names.get(str(b.get("tool_use_id")), "")
+            results.append(ToolPart(name, _content_text(b.get("content"))))
+        elif text := _block_text(block):
+            texts.append(text)
+    return Message(kind, "\n".join(texts), calls=tuple(calls), results=tuple(results))
+
+
 @dataclass
 class _Request:
     key: str
@@ -119,6 +141,7 @@ class _Request:
     usage: dict[str, Any] | None
     usage_line: int | None = None  # the line of the usage kept (the last line that gave one)
     texts: list[str] = field(default_factory=list)
+    calls: list[ToolPart] = field(default_factory=list)  # its tool_use blocks
     tool_ids: list[tuple[str, str]] = field(default_factory=list)  # (tool_use id, name)
     raw_ids: list[Any] = field(default_factory=list)  # the tool_use ids as the log writes them
     stop_reason: Any = None  # the last one a line of it records
@@ -151,6 +174,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
     sidechains = 0
     ids = ToolIds()  # its indexes are positions in ``requests`` until the calls are numbered
     issued: set[str] = set()  # every tool_use id an assistant line has called so far
+    called: dict[str, str] = {}  # tool_use id -> the tool it calls
 
     for i, raw in enumerate(rows):
         if not raw.strip():
@@ -190,7 +214,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
         parent = data.get("parentUuid")
         if not isinstance(uuid, str):
             all_uuid = False
-        msg = Message(kind, _content_text(content))
+        msg = _message(kind, content, called)
         if kind == "assistant":
             key = data.get("requestId") or message.get("id") or uuid or f"line {lineno}"
             req = requests.get(str(key))
@@ -210,6 +234,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
                 req.stop_reason = message["stop_reason"]
             if msg.text:
                 req.texts.append(msg.text)
+            req.calls.extend(msg.calls)
             for block in content if isinstance(content, list) else ():
                 if isinstance(block, dict) and block.get("type") == "tool_use":
                     req.tool_ids.append((str(block.get("id")), str(block.get("name"))))
@@ -268,6 +293,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
                 line=req.line,
                 action=",".join(names) if names else None,
                 result_text="\n".join(answered) if answered else None,
+                output_calls=tuple(req.calls),
             )
         )
     ids.unmatched = [(numbered[p], i) for p, i in ids.unmatched if p in numbered]

@@ -25,6 +25,8 @@ from agentcost.prices.model import ModelPrices, Usage
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices
     from agentcost.scenario.model import ToolChoice, ToolDef
+    from agentcost.tokens.counts import RoundTokens
+    from agentcost.tokens.rules import Rules
 
 # ---------------------------------------------------------------------------------------------
 # The trace: what a parser reads from a log
@@ -32,12 +34,30 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class ToolPart:
+    """A tool call (``text``: its arguments as compact JSON) or a tool result (``text``: what the
+    tool returned), with the tool's ``name`` ("" when the log does not say which tool)."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Message:
-    """One message of a request as it was sent: its role, its text and an optional ``name``."""
+    """One message of a request as it was sent: its role, its text and an optional ``name``.
+
+    ``calls``: the tool calls an assistant message makes (OpenAI ``tool_calls``, Anthropic
+    ``tool_use`` blocks); ``results``: the tool results it sends (Anthropic ``tool_result`` blocks;
+    an OpenAI ``role: tool`` message is one result, its ``name`` the tool when known). ``text`` is
+    the rest of the message. Tool calls and results are counted with the rules ``estimate`` uses for
+    a round's (:meth:`_Counter.request`).
+    """
 
     role: str
     text: str
     name: str | None = None
+    calls: tuple[ToolPart, ...] = ()
+    results: tuple[ToolPart, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,6 +90,7 @@ class RecordedCall:
     action: str | None = None
     result_text: str | None = None
     tool_choice: str | None = None  # "auto", "any", "tool" or "none" when the log records it
+    output_calls: tuple[ToolPart, ...] = ()  # the response's tool calls (``output_text``: the rest)
 
 
 @dataclass(frozen=True)
@@ -194,11 +215,17 @@ class ReplayReport:
 
 
 class _Counter:
-    """Counts a recorded request's messages and a response's text with the model's rules."""
+    """Counts a recorded request's messages and a response with the model's rules.
+
+    One counting path with ``estimate``: plain messages by the cookbook (OpenAI) or the rules'
+    ``system`` / ``user`` / ``final``; a message's tool calls and tool results, and a response's
+    tool calls, as the rules count a scenario round's (:meth:`Rules.round`: its ``echo``,
+    ``result`` and ``output``), so a tool call carries the same framing in both commands.
+    """
 
     def __init__(self, model: str, prices: ModelPrices) -> None:
         from agentcost.tokens.openai import openai_encoding_name
-        from agentcost.tokens.rules import maker_of, rules_for
+        from agentcost.tokens.rules import OpenAIRules, maker_of, rules_for
 
         self.maker = maker_of(prices.provider, prices.rules_id)
         self.notes: list[str] = []
@@ -209,14 +236,17 @@ class _Counter:
             self.encoding, fallback = openai_encoding_name(name)
             if fallback:
                 self.notes.append(fallback)
+            self.rules: Rules = OpenAIRules(name)
             self.method = f"tiktoken {self.encoding} + OpenAI cookbook message framing"
             self.approximate = False
         else:
             self.rules = rules_for(prices.provider, prices.rules_id)
             self.method = self.rules.method
             self.approximate = self.rules.approximate
+        self._tool_notes = False
 
     def text(self, text: str) -> int:
+        """A response's text (or a tool result's) without tool calls."""
         from agentcost.tokens.memo import count_text
 
         if self.maker == "openai":
@@ -224,6 +254,42 @@ class _Counter:
         from agentcost.scenario.model import Content
 
         return self.rules.final(Content(text=text)) if text else 0
+
+    def _round(self, text: str, calls: Sequence[ToolPart], results: Sequence[ToolPart] = ()) -> RoundTokens:
+        """The rules' counts of a scenario round made of these tool calls (or results) and text."""
+        from agentcost.scenario.model import Content, Round, ToolUse
+
+        empty = Content(text="")
+        if not self._tool_notes:  # say which framing a recorded tool call or result is counted with
+            self._tool_notes = True
+            self.notes.append(_tool_framing_note(self.maker))
+        uses = tuple(ToolUse(c.name, Content(text=c.text), empty) for c in calls) + tuple(
+            ToolUse(r.name, empty, Content(text=r.text)) for r in results
+        )
+        return self.rules.round(Round(calls=uses, text=Content(text=text) if text else None))
+
+    def output(self, text: str, calls: Sequence[ToolPart] = ()) -> int:
+        """A response: its text, and its tool calls with the framing ``estimate`` gives a round's."""
+        return self._round(text, calls).output if calls else self.text(text)
+
+    def _body(self, text: str) -> int:
+        """Tokens of ``text`` inside a message whose framing is counted elsewhere."""
+        from agentcost.scenario.model import Content
+
+        if not text:
+            return 0
+        return self.rules.user(Content(text=text)) - self.rules.user(Content(tokens=0))
+
+    def _tool_message(self, m: Message, called: list[str]) -> int:
+        """A message with tool calls (an assistant's, as ``estimate`` echoes a round) or results
+        (Anthropic ``tool_result`` blocks; an OpenAI ``role: tool`` message is one result, of the
+        tool its ``name`` says, else of the next call of the assistant message before it)."""
+        if m.role == "tool":
+            name = m.name if m.name is not None else (called.pop(0) if called else "")
+            return self._round("", (), (ToolPart(name, m.text),)).result
+        if m.calls:
+            return self._round(m.text, m.calls).echo
+        return self._round("", (), m.results).result + self._body(m.text)
 
     def request(
         self,
@@ -233,20 +299,28 @@ class _Counter:
     ) -> int:
         from agentcost.scenario.model import Content
 
+        structured, called, plain = 0, list[str](), list[Message]()
+        for m in messages:
+            if m.calls:
+                called = [c.name for c in m.calls]
+            if m.calls or m.results or m.role == "tool":
+                structured += self._tool_message(m, called)
+            else:
+                plain.append(m)
         if self.maker == "openai":
             from agentcost.tokens.openai import num_tokens_for_tools, num_tokens_from_messages
 
             rows: list[dict[str, str]] = []
-            for m in messages:
+            for m in plain:
                 row = {"role": m.role, "content": m.text}
                 if m.name is not None:
                     row["name"] = m.name
                 rows.append(row)
             if tools:
-                return num_tokens_for_tools(list(tools), rows, self.openai_model)
-            return num_tokens_from_messages(rows, self.openai_model)
-        total = self.rules.per_request
-        for m in messages:
+                return structured + num_tokens_for_tools(list(tools), rows, self.openai_model)
+            return structured + num_tokens_from_messages(rows, self.openai_model)
+        total = self.rules.per_request + structured
+        for m in plain:
             content = Content(text=m.text)
             if m.role == "system":
                 total += self.rules.system(content)
@@ -260,6 +334,27 @@ class _Counter:
             )
             total += self.rules.tools([_tool_def(t) for t in tools], choice)
         return total
+
+
+def _tool_framing_note(maker: str) -> str:
+    """How recorded tool calls and results are counted: the framing ``estimate`` gives a round's."""
+    if maker == "openai":
+        from agentcost.tokens.openai import OPENAI_TOOL_CALL_FRAMING, OPENAI_TOOL_RESULT_FRAMING
+
+        return (
+            f"tool calls counted as name + arguments + {OPENAI_TOOL_CALL_FRAMING}, tool results as a "
+            f"tool message + name + {OPENAI_TOOL_RESULT_FRAMING} (our framing, not published; the same "
+            "rules as estimate)"
+        )
+    if maker == "anthropic":
+        from agentcost.tokens.anthropic import ANTHROPIC_TOOL_RESULT_FRAMING, ANTHROPIC_TOOL_USE_FRAMING
+
+        return (
+            f"tool_use blocks counted as name + input JSON + {ANTHROPIC_TOOL_USE_FRAMING} (calibrated "
+            f"mean, ±5 on the cookbook examples), tool_result blocks as content + "
+            f"{ANTHROPIC_TOOL_RESULT_FRAMING} (assumed); the same rules as estimate"
+        )
+    return "tool calls and results counted with the model family's framing, the same rules as estimate"
 
 
 def tool_problem(tool: Any) -> str | None:
@@ -377,7 +472,11 @@ def replay(
             if call.messages is not None
             else None
         )
-        counted_out = counter.text(call.output_text) if call.output_text is not None else None
+        counted_out = (
+            counter.output(call.output_text or "", call.output_calls)
+            if call.output_text is not None or call.output_calls
+            else None
+        )
         rep = call.reported
         if rep is not None:
             usage = Usage(

@@ -13,12 +13,13 @@ are counted as a system message at the head of the input.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
 from agentcost.replay.jsonl import api_call, api_trace, dump, obj, records, whole
-from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
+from agentcost.replay.model import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 from agentcost.replay.tool_ids import ToolIds, id_key
 
 CHAT = "openai-chat-jsonl"
@@ -72,16 +73,42 @@ def _tool_calls_text(calls: Any) -> tuple[str, str | None]:
     return "\n".join(texts), first
 
 
-def _chat_message(m: Mapping[str, Any], path: Path, line: int) -> Message:
+def tool_calls(calls: Any) -> tuple[ToolPart, ...]:
+    """Assistant ``tool_calls`` (Chat Completions) as tool calls: name and arguments as sent."""
+    if not isinstance(calls, list):
+        return ()
+    return tuple(
+        ToolPart(str(fn.get("name") or ""), dump(fn.get("arguments", "")))
+        for fn in (obj(obj(c).get("function")) for c in calls)
+    )
+
+
+def _call_names(raw: list[Any]) -> dict[str, str]:
+    """The tool each ``tool_calls`` id of the messages calls (a ``role: tool`` message names only the id)."""
+    return {
+        str(obj(c).get("id")): str(obj(obj(c).get("function")).get("name") or "")
+        for m in raw
+        for c in _list(obj(m).get("tool_calls"))
+    }
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _chat_message(
+    m: Mapping[str, Any], path: Path, line: int, names: Mapping[str, str] | None = None
+) -> Message:
+    """A chat message: its text, its ``tool_calls`` as calls, and its ``name`` (a ``role: tool``
+    message: the tool of the call it answers, from ``names``, when known)."""
     role = m.get("role")
     if not isinstance(role, str):
         raise InputError("a message needs a role", file=path, line=line)
     text = _parts_text(m.get("content"))
-    calls, _ = _tool_calls_text(m.get("tool_calls"))
-    if calls:
-        text = f"{text}\n{calls}" if text else calls
     name = m.get("name")
-    return Message(role, text, name if isinstance(name, str) else None)
+    if role == "tool":
+        name = (names or {}).get(str(m.get("tool_call_id"))) or name
+    return Message(role, text, name if isinstance(name, str) else None, calls=tool_calls(m.get("tool_calls")))
 
 
 def _responses_items(request: Mapping[str, Any], path: Path, line: int) -> list[Message]:
@@ -95,6 +122,11 @@ def _responses_items(request: Mapping[str, Any], path: Path, line: int) -> list[
         return sent
     if not isinstance(raw, list):
         raise InputError("request.input must be a string or a list", file=path, line=line)
+    names = {
+        str(obj(i).get("call_id")): str(obj(i).get("name") or "")
+        for i in raw
+        if obj(i).get("type") == "function_call"
+    }
     for item in raw:
         it = obj(item)
         kind = it.get("type", "message")
@@ -103,25 +135,31 @@ def _responses_items(request: Mapping[str, Any], path: Path, line: int) -> list[
             if not isinstance(role, str):
                 raise InputError("an input message needs a role", file=path, line=line)
             sent.append(Message(role, _parts_text(it.get("content"))))
-        elif kind == "function_call":
-            sent.append(Message("assistant", f"{it.get('name', '')}({dump(it.get('arguments', ''))})"))
+        elif kind == "function_call":  # with the assistant text before it: one message
+            part = ToolPart(str(it.get("name") or ""), dump(it.get("arguments", "")))
+            if sent and sent[-1].role == "assistant":  # its text and parallel calls: one message
+                sent[-1] = replace(sent[-1], calls=(*sent[-1].calls, part))
+            else:
+                sent.append(Message("assistant", "", calls=(part,)))
         elif kind == "function_call_output":
-            sent.append(Message("tool", dump(it.get("output", ""))))
+            name = names.get(str(it.get("call_id")), "")
+            sent.append(Message("tool", dump(it.get("output", "")), name or None))
     return sent
 
 
-def _responses_output(output: Any) -> tuple[str | None, str | None]:
+def _responses_output(output: Any) -> tuple[str | None, tuple[ToolPart, ...], str | None]:
+    """A Responses output: its text, its function calls and the first call's tool."""
     if not isinstance(output, list):
-        return None, None
-    texts, action = [], None
+        return None, (), None
+    texts, calls = [], []
     for item in output:
         it = obj(item)
         if it.get("type") == "message":
             texts.append(_parts_text(it.get("content")))
         elif it.get("type") == "function_call":
-            action = action or str(it.get("name") or "") or None
-            texts.append(f"{it.get('name', '')}({dump(it.get('arguments', ''))})")
-    return "\n".join(t for t in texts if t), action
+            calls.append(ToolPart(str(it.get("name") or ""), dump(it.get("arguments", ""))))
+    action = next((c.name for c in calls if c.name), None)
+    return "\n".join(t for t in texts if t), tuple(calls), action
 
 
 def _call_ids(calls: Any) -> list[Any]:
@@ -226,7 +264,8 @@ def read(path: Path, *, text: str, fmt: str, model: str | None = None) -> Trace:
                 raw = request.get("messages")
                 if not isinstance(raw, list):
                     raise InputError("request.messages must be a list", file=path, line=n)
-                messages = tuple(_chat_message(obj(m), path, n) for m in raw)
+                names = _call_names(raw)
+                messages = tuple(_chat_message(obj(m), path, n, names) for m in raw)
                 _check_chat(ids, len(calls) + 1, raw)
             else:
                 messages = tuple(_responses_items(request, path, n))
@@ -240,27 +279,27 @@ def read(path: Path, *, text: str, fmt: str, model: str | None = None) -> Trace:
         previous = response.get("output")
         output: str | None = None
         action: str | None = None
+        out_calls: tuple[ToolPart, ...] = ()
         if fmt == CHAT:
             choices = response.get("choices")
             if isinstance(choices, list) and choices:
                 msg = obj(obj(choices[0]).get("message"))
-                calls_text, action = _tool_calls_text(msg.get("tool_calls"))
-                output = "\n".join(t for t in (_parts_text(msg.get("content")), calls_text) if t)
+                _, action = _tool_calls_text(msg.get("tool_calls"))
+                output, out_calls = _parts_text(msg.get("content")), tool_calls(msg.get("tool_calls"))
         else:
-            output, action = _responses_output(response.get("output"))
-        calls.append(
-            api_call(
-                calls,
-                path=path,
-                line=n,
-                request=request,
-                response=response,
-                messages=messages,
-                tools=tools,
-                output=output,
-                reported=reported,
-                action=action,
-            )
+            output, out_calls, action = _responses_output(response.get("output"))
+        recorded = api_call(
+            calls,
+            path=path,
+            line=n,
+            request=request,
+            response=response,
+            messages=messages,
+            tools=tools,
+            output=output,
+            reported=reported,
+            action=action,
         )
+        calls.append(replace(recorded, output_calls=out_calls) if out_calls else recorded)
     halted = (len(calls), *halt) if halt is not None and calls and not warnings else None
     return api_trace(path, fmt, calls, model, warnings, tool_warnings=ids.warnings(halted))

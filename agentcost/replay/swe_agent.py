@@ -31,7 +31,7 @@ from typing import Any
 from agentcost.errors import InputError
 from agentcost.infra.validate import shown
 from agentcost.replay.files import loads, read_text, reported_dollars, usage_count
-from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
+from agentcost.replay.model import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 
 FORMAT = "swe-agent"
 
@@ -323,12 +323,11 @@ def _tool_name(entry: dict[str, Any]) -> str | None:
     return action.split()[0] if isinstance(action, str) and action.split() else None
 
 
-def _output(entry: dict[str, Any]) -> str:
-    """The response: its text and its tool calls, as the OpenAI chat log counts them."""
-    from agentcost.replay.openai_jsonl import _tool_calls_text
+def _output_calls(entry: dict[str, Any]) -> tuple[ToolPart, ...]:
+    """The response's tool calls, counted as estimate counts a round's (issue 17)."""
+    from agentcost.replay.openai_jsonl import tool_calls
 
-    calls, _ = _tool_calls_text(entry.get("tool_calls"))
-    return "\n".join(t for t in (_content_text(entry.get("content")), calls) if t)
+    return tool_calls(entry.get("tool_calls"))
 
 
 def _calls_1x(
@@ -388,7 +387,8 @@ def _calls_1x(
                 model=model,
                 messages=messages,
                 tools=None,
-                output_text=_output(entry),
+                output_text=_content_text(entry.get("content")),
+                output_calls=_output_calls(entry),
                 reported=None,
                 line=line,
                 action=_tool_name(entry),
