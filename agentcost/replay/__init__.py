@@ -20,6 +20,8 @@ FORMATS = (
     "anthropic-jsonl",
     "openai-chat-jsonl",
     "openai-responses-jsonl",
+    "otel",
+    "langfuse",
 )
 
 
@@ -45,6 +47,10 @@ def detect_format(path: Path, text: str) -> str:
     from agentcost.replay import anthropic_jsonl, jsonl, openai_jsonl
 
     first = jsonl.first_object(text)
+    from agentcost.replay import langfuse, otel
+
+    if first is not None and otel.looks_like(first):
+        return otel.FORMAT
     if first is not None and not swe_agent.looks_like(first):
         if (sniffed := openai_jsonl.sniff(first)) is not None:
             return sniffed
@@ -55,9 +61,15 @@ def detect_format(path: Path, text: str) -> str:
     try:
         data = loads(text, path)
     except json.JSONDecodeError:
+        if otel.sniff_concatenated(text):
+            return otel.FORMAT
         raise _unsupported(path) from None
     if swe_agent.looks_like(data):
         return swe_agent.FORMAT
+    if otel.looks_like(data):
+        return otel.FORMAT
+    if langfuse.looks_like(data):
+        return langfuse.FORMAT
     raise _unsupported(path)
 
 
@@ -86,6 +98,11 @@ def load_trace(
         raise InputError(
             f"unknown log format {fmt!r}", key="--format-in", hint=f"supported: {', '.join(FORMATS)}"
         )
+    if fmt in ("otel", "langfuse"):
+        from agentcost.replay import langfuse, otel, prefix
+
+        reader = otel.read if fmt == otel.FORMAT else langfuse.read
+        return prefix.add_prefix(reader(path, text=text, model=model), tools=tools, system=system)
     if fmt in ("claude-code", "anthropic-jsonl", "openai-chat-jsonl", "openai-responses-jsonl"):
         from agentcost.replay import anthropic_jsonl, claude_code, openai_jsonl, prefix
 
