@@ -1,0 +1,351 @@
+"""ReplayManyReport (``agentcost replay DIR...``) -> every output format: tables, Markdown, CSV, JSON.
+
+Formatting only: every figure comes from :mod:`agentcost.commands.replay_many`. JSON is one object:
+the summary and one compact row per run; CSV is one row per run; ``--quiet`` prints the total cost of
+the runs read. ``RENDERERS`` registers the kind (the CLI registers it before rendering).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from agentcost.commands.replay_many import SUFFIXES, ReplayManyReport, RunRow
+from agentcost.infra.text import CsvWriter, plain, rich
+from agentcost.infra.text import markdown as escape_md
+from agentcost.loop.simulate import Stat
+from agentcost.render.fit import Col, FitTable
+from agentcost.render.output import Renderers
+from agentcost.render.schema import COUNT, USD, object_schema
+from agentcost.report import fmt
+from agentcost.report.fmt import exact
+
+STATS = ("mean", "p50", "p90", "p99", "min", "max")
+CSV_HEADERS = (
+    "index",
+    "path",
+    "format",
+    "model",
+    "requests",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cached_share",
+    "cost_usd",
+    "reported_kind",
+    "priced_from",
+    "truncated",
+    "warnings",
+)
+
+
+def _share(d: Decimal) -> str:
+    return fmt.percent(d, 2)
+
+
+def _count(d: Decimal) -> str:
+    """A count (a percentile, min, max: some run's) as a whole number."""
+    return f"{int(d):,}"
+
+
+def _mean(d: Decimal) -> str:
+    return f"{d:,.2f}"
+
+
+def _dists(report: ReplayManyReport) -> list[tuple[str, list[str]]]:
+    """(quantity, its mean/p50/p90/p99/min/max as text) for the distributions table."""
+    rows: list[tuple[str, Stat | None, Callable[[Decimal], str]]] = [
+        ("cost per run", report.cost, fmt.usd),
+        ("requests per run", report.requests, _count),
+        (f"cached share ({report.cached_runs} runs)", report.cached_share, _share),
+    ]
+    out = []
+    for name, s, show in rows:
+        if s is None:
+            out.append((name, ["-"] * len(STATS)))
+        else:
+            mean = _mean if show is _count else show
+            out.append((name, [(mean if k == "mean" else show)(s.at(k)) for k in STATS]))
+    return out
+
+
+def _summary(report: ReplayManyReport, show: Callable[[str], str] = plain) -> list[tuple[str, str]]:
+    read = len(report.runs)
+    lines = [
+        ("inputs", ", ".join(show(i) for i in report.inputs)),
+        (
+            "runs",
+            f"{read} read, {report.skipped} skipped; {report.files} log files found, "
+            f"{report.ignored} other files ignored (a directory is searched for {', '.join(SUFFIXES)})",
+        ),
+    ]
+    if report.limit is not None:
+        lines.append(("limit", f"stopped at {report.limit}: further files were not read"))
+    lines += [
+        ("formats", ", ".join(f"{show(f)} {n}" for f, n in report.formats)),
+        ("models", ", ".join(f"{show(m)} {n}" for m, n in report.models)),
+        ("requests", f"{report.total_requests:,}"),
+        ("input tokens", f"{report.input_tokens:,} (reported where recorded, else ours)"),
+        ("output tokens", f"{report.output_tokens:,}"),
+        ("failed / retried", _failed(report)),
+        ("total cost", fmt.usd(report.total_usd)),
+    ]
+    for r in report.reasons:
+        lines.append(("skipped", f"{r.files} × {show(r.reason)}"))
+    for s in report.first_skipped:
+        lines.append(("  e.g.", show(s.detail)))
+    return lines
+
+
+def _failed(report: ReplayManyReport) -> str:
+    if report.failed_share is None or report.retried_share is None:
+        return "not recorded in these logs"
+    return f"{_share(report.failed_share)} failed, {_share(report.retried_share)} retried"
+
+
+def render_many_table(report: ReplayManyReport) -> RenderableType:
+    title = rich(f"Replay of {len(report.runs)} runs", "table.title")
+    dists = FitTable(
+        (Col("per run", justify="left", text=True), *(Col(k) for k in STATS)),
+        [[name, *cells] for name, cells in _dists(report)],
+        title=title,
+    )
+    summary = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
+    summary.add_column(style="bold", overflow="fold")
+    summary.add_column(overflow="fold")
+    for k, v in _summary(report):
+        summary.add_row(k, rich(v))
+    parts: list[RenderableType] = [dists, summary]
+    if report.tools:
+        parts.append(
+            FitTable(
+                (
+                    Col("tool", justify="left", text=True),
+                    Col("calls"),
+                    Col("runs"),
+                    Col("p50"),
+                    Col("p90"),
+                    Col("mean"),
+                    Col("max"),
+                ),
+                [
+                    (
+                        rich(t.tool),
+                        f"{t.calls:,}",
+                        f"{t.runs:,}",
+                        f"{t.p50:,}",
+                        f"{t.p90:,}",
+                        _mean(t.mean),
+                        f"{t.max:,}",
+                    )
+                    for t in report.tools
+                ],
+                title="Result tokens per tool call",
+            )
+        )
+    return Group(*parts) if parts else Text("")
+
+
+def render_many_markdown(report: ReplayManyReport) -> str:
+    out = [f"### Replay of {len(report.runs)} runs", ""]
+    out.append("| per run | " + " | ".join(STATS) + " |")
+    out.append("|---|" + "---:|" * len(STATS))
+    out += [f"| {name} | " + " | ".join(cells) + " |" for name, cells in _dists(report)]
+    out.append("")
+    out += [f"- **{k.strip()}**: {v}" for k, v in _summary(report, escape_md)]
+    if report.tools:
+        out += ["", "| tool | calls | runs | p50 | p90 | mean | max |", "|---|---:|---:|---:|---:|---:|---:|"]
+        out += [
+            f"| {escape_md(t.tool)} | {t.calls:,} | {t.runs:,} | {t.p50:,} | {t.p90:,} | {_mean(t.mean)} "
+            f"| {t.max:,} |"
+            for t in report.tools
+        ]
+    return "\n".join(out) + "\n"
+
+
+def _row_cells(index: int, r: RunRow) -> tuple[object, ...]:
+    return (
+        index,
+        r.path,
+        r.format,
+        r.model,
+        r.requests,
+        r.input_tokens,
+        r.output_tokens,
+        r.cache_read_tokens,
+        r.cached_share,
+        r.cost_usd,
+        r.reported_kind,
+        r.priced_from,
+        fmt.csv_bool(r.truncated),
+        r.warnings,
+    )
+
+
+def render_many_csv(report: ReplayManyReport) -> str:
+    buf = io.StringIO()
+    w = CsvWriter(buf)
+    w.writerow(CSV_HEADERS)
+    for i, r in enumerate(report.runs, start=1):
+        w.writerow("" if v is None else str(v) for v in _row_cells(i, r))
+    return buf.getvalue()
+
+
+def _stat(s: Stat | None) -> dict[str, str] | None:
+    return None if s is None else {k: exact(s.at(k)) for k in STATS}
+
+
+def _run_dict(index: int, r: RunRow) -> dict[str, Any]:
+    return {
+        "index": index,
+        "path": r.path,
+        "format": r.format,
+        "model": r.model,
+        "requests": r.requests,
+        "input_tokens": r.input_tokens,
+        "output_tokens": r.output_tokens,
+        "cache_read_tokens": r.cache_read_tokens,
+        "cached_share": r.cached_share,
+        "cost_usd": r.cost_usd,
+        "reported_kind": r.reported_kind,
+        "priced_from": r.priced_from,
+        "truncated": r.truncated,
+        "warnings": r.warnings,
+    }
+
+
+def many_dict(report: ReplayManyReport) -> dict[str, Any]:
+    def share(d: Decimal | None) -> str | None:
+        return None if d is None else exact(d)
+
+    return {
+        "summary": {
+            "inputs": list(report.inputs),
+            "files": report.files,
+            "ignored": report.ignored,
+            "limit": report.limit,
+            "runs": len(report.runs),
+            "skipped": report.skipped,
+            "skip_reasons": [{"reason": r.reason, "files": r.files} for r in report.reasons],
+            "first_skipped": [{"path": s.path, "error": s.detail} for s in report.first_skipped],
+            "cost_usd": _stat(report.cost),
+            "requests": _stat(report.requests),
+            "cached_share": _stat(report.cached_share),
+            "cached_runs": report.cached_runs,
+            "tools": [
+                {
+                    "tool": t.tool,
+                    "calls": t.calls,
+                    "runs": t.runs,
+                    "p50": t.p50,
+                    "p90": t.p90,
+                    "mean": exact(t.mean),
+                    "max": t.max,
+                }
+                for t in report.tools
+            ],
+            "failed_share": share(report.failed_share),
+            "retried_share": share(report.retried_share),
+            "formats": [{"format": f, "runs": n} for f, n in report.formats],
+            "models": [{"model": m, "runs": n} for m, n in report.models],
+            "totals": {
+                "requests": report.total_requests,
+                "input_tokens": report.input_tokens,
+                "output_tokens": report.output_tokens,
+                "cost_usd": exact(report.total_usd),
+            },
+        },
+        "runs": [_run_dict(i, r) for i, r in enumerate(report.runs, start=1)],
+    }
+
+
+_DEC = {"type": "string", "pattern": r"^-?\d+(\.\d+)?$", "description": "an exact decimal"}
+_DEC_OR_NULL = {"anyOf": [_DEC, {"type": "null"}]}
+_STAT_USD = object_schema({k: USD for k in STATS})
+_STAT_DEC = object_schema({k: _DEC for k in STATS})
+_STR = {"type": "string"}
+
+JSON_SCHEMA: dict[str, Any] = object_schema(
+    {
+        "summary": object_schema(
+            {
+                "inputs": {"type": "array", "items": _STR},
+                "files": {**COUNT, "description": "log files found"},
+                "ignored": {**COUNT, "description": "files of the directories walked that are not logs"},
+                "limit": {"type": ["string", "null"], "description": "the limit the walk stopped at"},
+                "runs": {**COUNT, "description": "runs read"},
+                "skipped": COUNT,
+                "skip_reasons": {
+                    "type": "array",
+                    "items": object_schema({"reason": _STR, "files": COUNT}),
+                },
+                "first_skipped": {"type": "array", "items": object_schema({"path": _STR, "error": _STR})},
+                "cost_usd": _STAT_USD,
+                "requests": _STAT_DEC,
+                "cached_share": {"anyOf": [_STAT_DEC, {"type": "null"}]},
+                "cached_runs": COUNT,
+                "tools": {
+                    "type": "array",
+                    "items": object_schema(
+                        {
+                            "tool": _STR,
+                            "calls": COUNT,
+                            "runs": COUNT,
+                            "p50": COUNT,
+                            "p90": COUNT,
+                            "mean": _DEC,
+                            "max": COUNT,
+                        }
+                    ),
+                },
+                "failed_share": _DEC_OR_NULL,
+                "retried_share": _DEC_OR_NULL,
+                "formats": {"type": "array", "items": object_schema({"format": _STR, "runs": COUNT})},
+                "models": {"type": "array", "items": object_schema({"model": _STR, "runs": COUNT})},
+                "totals": object_schema(
+                    {"requests": COUNT, "input_tokens": COUNT, "output_tokens": COUNT, "cost_usd": USD}
+                ),
+            }
+        ),
+        "runs": {
+            "type": "array",
+            "items": object_schema(
+                {
+                    "index": {"type": "integer", "minimum": 1},
+                    "path": _STR,
+                    "format": _STR,
+                    "model": _STR,
+                    "requests": COUNT,
+                    "input_tokens": COUNT,
+                    "output_tokens": COUNT,
+                    "cache_read_tokens": {"type": ["integer", "null"], "minimum": 0},
+                    "cached_share": _DEC_OR_NULL,
+                    "cost_usd": USD,
+                    "reported_kind": {"enum": ["api", "local_count", "none"]},
+                    "priced_from": _STR,
+                    "truncated": {"type": "boolean"},
+                    "warnings": COUNT,
+                }
+            ),
+        },
+    }
+)
+
+RENDERERS = (
+    ReplayManyReport,
+    Renderers(
+        kind="replay_many",
+        body=many_dict,
+        rich=render_many_table,
+        markdown=render_many_markdown,
+        csv=render_many_csv,
+        total=lambda r: r.total_usd,
+        chart=None,
+    ),
+)
