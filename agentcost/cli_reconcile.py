@@ -1,0 +1,109 @@
+"""``agentcost reconcile``: providers' usage and cost exports held against agentcost's prices."""
+
+from __future__ import annotations
+
+import sys
+from decimal import Decimal
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentcost.cli_output import fail
+from agentcost.errors import InputError
+
+MAX_EXPORTS = 100
+
+
+class ReconcileFormat(StrEnum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+    csv = "csv"
+
+
+ReconcileFormatOpt = Annotated[
+    ReconcileFormat,
+    typer.Option(
+        "--format", "-f", metavar="FORMAT", help="Output format: table (default), json, markdown or csv."
+    ),
+]
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``reconcile`` to ``app``."""
+    app.command(epilog="Example: agentcost reconcile usage_report.json cost_report.json")(reconcile)
+
+
+def reconcile(
+    exports: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="EXPORT...",
+            help="JSON responses of Anthropic's usage_report/messages and cost_report, or OpenAI's"
+            " organization/usage/completions and organization/costs.",
+        ),
+    ],
+    format_: ReconcileFormatOpt = ReconcileFormat.table,
+    project: Annotated[
+        Path | None,
+        typer.Option(
+            "--project",
+            metavar="FILE",
+            help="Also compare each day with this project (or scenario) file's estimate per day.",
+        ),
+    ] = None,
+    runs_per_day: Annotated[
+        str | None,
+        typer.Option(
+            "--runs-per-day",
+            metavar="N",
+            help="With --project: one run of every scenario x N a day (default: the project's runs_per_day).",
+        ),
+    ] = None,
+) -> None:
+    """Compare the providers' usage and cost exports with what agentcost says the same usage costs.
+
+    Per model and day: the exported tokens at that day's prices, beside the cost export's amounts.
+    """
+    from agentcost.commands.reconcile import reconcile as run
+    from agentcost.commands.reconcile_read import read_export
+
+    if len(exports) > MAX_EXPORTS:
+        raise fail(f"{len(exports)} exports given; at most {MAX_EXPORTS} (reconcile a shorter period)")
+    try:
+        result = run([read_export(path) for path in exports])
+        compared = None
+        if project is not None:
+            from agentcost.commands.reconcile_project import compare_project
+
+            compared = compare_project(result, project, _runs(runs_per_day))
+        elif runs_per_day is not None:
+            raise InputError("needs --project FILE", key="--runs-per-day")
+    except InputError as err:
+        raise fail(err) from None
+    from agentcost.render import reconcile as render
+
+    shown = {
+        ReconcileFormat.table: render.render_text,
+        ReconcileFormat.json: render.render_json,
+        ReconcileFormat.markdown: render.render_markdown,
+        ReconcileFormat.csv: render.render_csv,
+    }[format_](result, compared)
+    sys.stdout.write(shown)
+
+
+def _runs(text: str | None) -> Decimal | None:
+    """``--runs-per-day``: a number above 0 and at most 10,000,000."""
+    if text is None:
+        return None
+    try:
+        value = Decimal(text.strip())
+        if not value.is_finite() or not 0 < value <= 10_000_000:
+            raise ValueError
+    except (ValueError, ArithmeticError):
+        raise InputError(
+            f"expected a number of runs above 0, got {text!r}", key="--runs-per-day", hint="e.g. 200"
+        ) from None
+    return value

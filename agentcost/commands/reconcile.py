@@ -1,0 +1,415 @@
+"""``agentcost reconcile``: providers' usage and cost exports against what agentcost says that usage costs.
+
+The exports are read by :mod:`agentcost.commands.reconcile_read` (the four documented formats and
+their references, read 2026-12-02).
+
+Each model's tokens of a day are priced by agentcost (:func:`agentcost.prices.lookup.resolve_model`
+at that day, 00:00 UTC, at the row's service tier, and :func:`agentcost.loop.caching.pricer_for`),
+at the rates of a request under any long-context tier: an export gives no request sizes. Rows
+agentcost cannot price (an unknown model, a tier the model does not offer, long-context rows) stay
+unknown, never $0. Where a cost export is given, a row that differs is checked against the usual
+causes (1-hour cache writes billed at the 5-minute rate, batch or standard prices, server-tool fees),
+and the first that accounts for the difference is named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from typing import Any, TypeVar
+
+from agentcost.commands.reconcile_read import Export
+from agentcost.errors import InputError
+from agentcost.report.fmt import usd
+
+MATCH_TOLERANCE = Decimal("0.01")
+"""An export's cost and agentcost's agree when they differ by less than one cent."""
+
+MAX_ROWS = 20_000  # (provider, day, model, tier) rows of one reconciliation
+
+
+@dataclass(frozen=True)
+class Row:
+    """One model on one day: its tokens, agentcost's price of them, and the export's cost."""
+
+    provider: str
+    day: date
+    model: str
+    tiers: tuple[str, ...]
+    input_tokens: int  # uncached
+    cache_read_tokens: int
+    cache_write_5m_tokens: int
+    cache_write_1h_tokens: int
+    output_tokens: int
+    web_searches: int
+    agentcost_usd: Decimal | None  # tokens and fees; None: agentcost cannot price it
+    fees_usd: Decimal | None  # server-tool fees, part of agentcost_usd
+    export_usd: Decimal | None  # the cost export's amount for this model and day (None: not given)
+    status: str  # match, differs, unknown, no-usage, no-costs, per-day
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def tokens_usd(self) -> Decimal | None:
+        """agentcost's price of the row's tokens, fees left out (they are compared per day)."""
+        if self.agentcost_usd is None or self.fees_usd is None:
+            return None
+        return self.agentcost_usd - self.fees_usd
+
+    @property
+    def difference_usd(self) -> Decimal | None:
+        """Export minus agentcost, for the model's token costs (fees are compared per day)."""
+        tokens = self.tokens_usd
+        return None if self.export_usd is None or tokens is None else self.export_usd - tokens
+
+
+@dataclass(frozen=True)
+class Day:
+    """One provider's day: agentcost's total of the rows it can price beside the cost export's total."""
+
+    provider: str
+    day: date
+    agentcost_usd: Decimal
+    unknown_rows: int
+    export_usd: Decimal | None
+    status: str
+    reasons: tuple[str, ...] = ()
+    excluded_usd: Decimal = Decimal(0)  # the export's amounts for rows agentcost cannot price
+
+    @property
+    def compared_export_usd(self) -> Decimal | None:
+        return None if self.export_usd is None else self.export_usd - self.excluded_usd
+
+    @property
+    def difference_usd(self) -> Decimal | None:
+        """Export minus agentcost, the export's amounts for rows agentcost cannot price left out."""
+        compared = self.compared_export_usd
+        return None if compared is None else compared - self.agentcost_usd
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    """What ``agentcost reconcile`` reports: rows per model and day, days, totals, notes."""
+
+    sources: tuple[tuple[str, str], ...]  # (path, kind)
+    rows: tuple[Row, ...]
+    days: tuple[Day, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def agentcost_usd(self) -> Decimal:
+        return sum((d.agentcost_usd for d in self.days), Decimal(0))
+
+    @property
+    def compared_agentcost_usd(self) -> Decimal:
+        """agentcost's total over the days a cost export covers."""
+        return sum((d.agentcost_usd for d in self.days if d.export_usd is not None), Decimal(0))
+
+    @property
+    def export_usd(self) -> Decimal | None:
+        given = [d.export_usd for d in self.days if d.export_usd is not None]
+        return sum(given, Decimal(0)) if given else None
+
+    @property
+    def excluded_usd(self) -> Decimal:
+        """The export's amounts for rows agentcost cannot price (left out of the difference)."""
+        return sum((d.excluded_usd for d in self.days), Decimal(0))
+
+    @property
+    def difference_usd(self) -> Decimal | None:
+        """Export minus agentcost over the days a cost export covers, rows agentcost cannot price
+        left out on both sides."""
+        given = [d.difference_usd for d in self.days if d.difference_usd is not None]
+        return sum(given, Decimal(0)) if given else None
+
+    @property
+    def unknown_rows(self) -> int:
+        return sum(1 for r in self.rows if r.agentcost_usd is None)
+
+    @property
+    def period(self) -> tuple[date, date] | None:
+        return (self.days[0].day, self.days[-1].day) if self.days else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Pricing and comparing
+# ---------------------------------------------------------------------------------------------
+
+_FIELDS = ("uncached_input", "cache_read", "cache_write_5m", "cache_write_1h", "output", "web_searches")
+
+
+@dataclass
+class _Sum:
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_FIELDS, 0))
+    long_context: bool = False
+    tier_known: bool = True
+
+
+Rates = dict[str, Decimal]
+RateFinder = Callable[[str, str, date, str], Rates]
+
+
+def unit_rates(provider: str, model: str, day: date, tier: str) -> Rates:
+    """Dollars per token (per use for web searches) of ``model`` at ``tier`` on ``day``, from
+    agentcost's own pricer: a one-token request of each kind priced by ``pricer_for``."""
+    from agentcost.loop.caching import pricer_for
+    from agentcost.prices.lookup import resolve_model
+    from agentcost.tokens.request import RequestUsage
+
+    prices = resolve_model(model, provider=provider, as_of=datetime(day.year, day.month, day.day, tzinfo=UTC),
+                           service_tier=tier)  # fmt: skip
+    price = pricer_for(prices)
+    one = {
+        "uncached_input": RequestUsage(1, 0),
+        "cache_read": RequestUsage(1, 0, cache_read_tokens=1),
+        "cache_write_5m": RequestUsage(1, 0, cache_write_tokens=1),
+        "output": RequestUsage(0, 1),
+        "web_searches": RequestUsage(0, 0, web_searches=1),
+    }
+    rates = {name: price(usage).total_usd for name, usage in one.items()}
+    if provider == "anthropic":
+        rates["cache_write_1h"] = price(RequestUsage(1, 0, cache_write_1h_tokens=1)).total_usd
+    return rates
+
+
+def _cost(counts: Mapping[str, int], rates: Rates) -> tuple[Decimal, Decimal]:
+    """(tokens, fees) in dollars."""
+    tokens = sum((counts[f] * rates.get(f, Decimal(0)) for f in _FIELDS if f != "web_searches"), Decimal(0))
+    return tokens, counts["web_searches"] * rates["web_searches"]
+
+
+def reconcile(exports: Sequence[Export], rates_of: RateFinder = unit_rates) -> Reconciliation:
+    """Price every model's usage per day, and compare it with the cost exports' amounts."""
+    sums: dict[tuple[str, date, str | None, str], _Sum] = {}
+    for line in (u for e in exports for u in e.usage):
+        s = sums.setdefault((line.provider, line.day, line.model, line.tier), _Sum())
+        if len(sums) > MAX_ROWS:
+            raise InputError(f"more than {MAX_ROWS:,} model rows", hint="reconcile a shorter period")
+        for f in _FIELDS:
+            s.counts[f] += getattr(line, f)
+        s.long_context |= line.long_context
+        s.tier_known &= line.tier_known
+    model_costs: dict[tuple[str, date, str], Decimal] = {}
+    day_costs: dict[tuple[str, date], Decimal] = {}
+    unattributed: dict[tuple[str, date], Decimal] = {}
+    cost_providers = {c.provider for e in exports for c in e.costs}
+    for c in (c for e in exports for c in e.costs):
+        day_costs[(c.provider, c.day)] = day_costs.get((c.provider, c.day), Decimal(0)) + c.usd
+        if c.model is None:
+            unattributed[(c.provider, c.day)] = unattributed.get((c.provider, c.day), Decimal(0)) + c.usd
+        else:
+            key = (c.provider, c.day, c.model)
+            model_costs[key] = model_costs.get(key, Decimal(0)) + c.usd
+    groups: dict[tuple[str, date, str | None], list[tuple[str, _Sum]]] = {}
+    for (provider, day, model, tier), s in sorted(
+        sums.items(), key=lambda kv: (kv[0][1], kv[0][0], str(kv[0][2]))
+    ):
+        groups.setdefault((provider, day, model), []).append((tier, s))
+    rows = [_row(key, tiers, model_costs, cost_providers, _memo(rates_of)) for key, tiers in groups.items()]
+    for provider, day, model in sorted(set(model_costs) - {(r.provider, r.day, r.model) for r in rows}):
+        rows.append(_export_only(provider, day, model, model_costs[(provider, day, model)]))
+    rows.sort(key=lambda r: (r.day, r.provider, r.model))
+    all_days = sorted({(r.day, r.provider) for r in rows} | {(d, p) for p, d in day_costs})
+    days = tuple(
+        _day(
+            p,
+            d,
+            [r for r in rows if (r.day, r.provider) == (d, p)],
+            day_costs.get((p, d)),
+            unattributed.get((p, d)),
+        )
+        for d, p in all_days
+    )
+    notes = [
+        f"{e.path}: has_more is true: only this page was read; export the other pages too"
+        for e in exports
+        if e.more_pages
+    ]
+    return Reconciliation(tuple((e.path, e.kind) for e in exports), tuple(rows), days, tuple(notes))
+
+
+def _memo(rates_of: RateFinder) -> RateFinder:
+    """``rates_of``, each (provider, model, day, tier) looked up once, its error too."""
+    seen: dict[tuple[str, str, date, str], Rates | InputError] = {}
+
+    def once(provider: str, model: str, day: date, tier: str) -> Rates:
+        key = (provider, model, day, tier)
+        if key not in seen:
+            try:
+                seen[key] = rates_of(*key)
+            except InputError as e:
+                seen[key] = e
+        found = seen[key]
+        if isinstance(found, InputError):
+            raise found
+        return found
+
+    return once
+
+
+def _export_only(provider: str, day: date, model: str, amount: Decimal) -> Row:
+    return Row(provider, day, model, (), 0, 0, 0, 0, 0, 0, None, None, amount, "no-usage",
+               ("a cost without usage in the usage export",))  # fmt: skip
+
+
+def _row(
+    key: tuple[str, date, str | None],
+    tiers: list[tuple[str, _Sum]],
+    model_costs: Mapping[tuple[str, date, str], Decimal],
+    cost_providers: set[str],
+    rates_of: RateFinder,
+) -> Row:
+    provider, day, model = key
+    counts = {f: sum(s.counts[f] for _, s in tiers) for f in _FIELDS}
+    reasons: list[str] = []
+    priced: list[tuple[str, Mapping[str, int], Rates]] = []
+    for tier, s in tiers:
+        why = _unpriceable(provider, model, tier, s, rates_of, day)
+        if isinstance(why, str):
+            reasons.append(why)
+        else:
+            priced.append((tier, s.counts, why))
+    exported = model_costs.get((provider, day, model)) if model is not None else None
+    base = Row(provider, day, model or "(all models)", tuple(t for t, _ in tiers),
+               counts["uncached_input"], counts["cache_read"], counts["cache_write_5m"],
+               counts["cache_write_1h"], counts["output"], counts["web_searches"],
+               None, None, exported, "unknown")  # fmt: skip
+    if reasons:
+        return _with(base, status="unknown", reasons=tuple(reasons))
+    parts = [_cost(c, r) for _, c, r in priced]
+    tokens = sum((t for t, _ in parts), Decimal(0))
+    fees = sum((f for _, f in parts), Decimal(0))
+    priced_row = _with(base, agentcost_usd=tokens + fees, fees_usd=fees)
+    if provider not in cost_providers:
+        return _with(priced_row, status="no-costs")
+    if exported is None:  # OpenAI costs, or Anthropic costs not grouped by description: per day only
+        return _with(priced_row, status="per-day")
+    if abs(exported - tokens) < MATCH_TOLERANCE:
+        return _with(priced_row, status="match")
+    cause = _explain(exported, provider, model or "", day, priced, rates_of)
+    present = _present(counts, tiers)
+    return _with(priced_row, status="differs", reasons=(cause,) if cause else ("unexplained", *present))
+
+
+R = TypeVar("R", Row, Day)
+
+
+def _with(row: R, **changes: Any) -> R:
+    from dataclasses import replace
+
+    return replace(row, **changes)
+
+
+def _unpriceable(
+    provider: str, model: str | None, tier: str, s: _Sum, rates_of: RateFinder, day: date
+) -> str | Rates:
+    """The row's rates, or why agentcost cannot price it."""
+    if model is None:
+        return "the export is not grouped by model (group_by=model)"
+    if not s.tier_known:
+        return f"service tier {tier!r}: agentcost knows no such tier"
+    if s.long_context:
+        return "long-context requests (200k-1M): their rates depend on each request's size"
+    try:
+        return rates_of(provider, model, day, tier)
+    except InputError as e:
+        if e.key == "service_tier":
+            return f"{tier} tier: agentcost has no {tier} prices for {model} on {day.isoformat()}"
+        return f"unknown model: agentcost cannot price {model!r}"
+
+
+def _present(counts: Mapping[str, int], tiers: list[tuple[str, _Sum]]) -> tuple[str, ...]:
+    """What a row holds that often explains a difference, named beside an unexplained one."""
+    found = []
+    if counts["cache_write_5m"] or counts["cache_write_1h"]:
+        found.append(
+            "cache writes "
+            + "+".join(t for t, f in (("5m", "cache_write_5m"), ("1h", "cache_write_1h")) if counts[f])
+        )
+    if counts["cache_read"]:
+        found.append("cache reads")
+    found += [f"{tier} tier" for tier, _ in tiers if tier != "standard"]
+    if counts["web_searches"]:
+        found.append("server-tool fees (compared per day)")
+    return tuple(found)
+
+
+def _explain(
+    exported: Decimal,
+    provider: str,
+    model: str,
+    day: date,
+    priced: list[tuple[str, Mapping[str, int], Rates]],
+    rates_of: RateFinder,
+) -> str | None:
+    """The first usual cause under which agentcost's price of the row equals the export's."""
+
+    def total(rates_for: Callable[[str, Rates], Rates | None]) -> Decimal | None:
+        amount = Decimal(0)
+        for tier, counts, rates in priced:
+            chosen = rates_for(tier, rates)
+            if chosen is None:
+                return None
+            amount += _cost(counts, chosen)[0]
+        return amount
+
+    def other(tier_wanted: str) -> Callable[[str, Rates], Rates | None]:
+        def pick(tier: str, rates: Rates) -> Rates | None:
+            if tier == tier_wanted:
+                return rates
+            try:
+                return rates_of(provider, model, day, tier_wanted)
+            except InputError:
+                return None
+
+        return pick
+
+    causes: list[tuple[str, Callable[[str, Rates], Rates | None]]] = [
+        ("1h cache writes billed at the 5m rate", lambda _, r: {**r, "cache_write_1h": r["cache_write_5m"]}),
+        ("cache writes billed at the input rate", lambda _, r: {**r, "cache_write_5m": r["uncached_input"],
+                                                                 "cache_write_1h": r["uncached_input"]}),
+        ("billed at standard prices, not the tier's", other("standard")),
+        ("billed at batch prices", other("batch")),
+    ]  # fmt: skip
+    for cause, rates_for in causes:
+        amount = total(rates_for)
+        if (
+            amount is not None
+            and amount != total(lambda _, r: r)
+            and abs(exported - amount) < MATCH_TOLERANCE
+        ):
+            return cause
+    return None
+
+
+def _day(
+    provider: str, d: date, rows: list[Row], exported: Decimal | None, unattributed: Decimal | None
+) -> Day:
+    known = [r for r in rows if r.agentcost_usd is not None]
+    ours = sum((r.agentcost_usd for r in known if r.agentcost_usd is not None), Decimal(0))
+    fees = sum((r.fees_usd for r in known if r.fees_usd is not None), Decimal(0))
+    unknown = sum(1 for r in rows if r.agentcost_usd is None)
+    excluded = sum(
+        (r.export_usd for r in rows if r.agentcost_usd is None and r.export_usd is not None), Decimal(0)
+    )
+    reasons: list[str] = []
+    if unknown:
+        left = f" (and {usd(excluded)} of the export)" if excluded else ""
+        reasons.append(f"{unknown} row(s) agentcost cannot price left out{left}")
+    if exported is None:
+        return Day(provider, d, ours, unknown, None, "no-costs", tuple(reasons))
+    if not rows:
+        reasons.append("no usage in the usage export")
+    if unattributed and fees:
+        reasons.append("costs without a model include server-tool fees")
+    day = Day(provider, d, ours, unknown, exported, "differs", (), excluded)
+    diff = day.difference_usd or Decimal(0)
+    if abs(diff) < MATCH_TOLERANCE:
+        return _with(day, status="match", reasons=tuple(reasons))
+    if fees and abs(diff + fees) < MATCH_TOLERANCE:
+        reasons.append("server-tool fees are not in the cost export")
+    elif not any(r.status == "differs" for r in rows):
+        reasons.append("unexplained" if unknown == 0 else "unexplained, or usage agentcost cannot price")
+    reasons += sorted({f"{r.model}: {x}" for r in rows if r.status == "differs" for x in r.reasons})
+    return _with(day, reasons=tuple(reasons))
