@@ -75,10 +75,10 @@ def write_report(report: object, gates: Sequence[Gate], out: Output) -> bool:
             ) from None
         if appended is None:
             echo_err("agentcost: note: --summary: GITHUB_STEP_SUMMARY is not set; nothing appended")
-    tripped = [g for g in gates if g.tripped]
+    tripped = [g for g in gates if g.tripped and not g.warning]  # a warning gate never fails the run
     in_actions = os.environ.get("GITHUB_ACTIONS") == "true"
-    for gate in tripped:
-        echo_err(f"agentcost: gate failed: {one_line(gate.message)}")
+    for gate in (g for g in gates if g.tripped):
+        echo_err(f"agentcost: {'warning' if gate.warning else 'gate failed'}: {one_line(gate.message)}")
         if in_actions:
             typer.echo(output.annotation(gate), err=True)  # never coloured: GitHub reads the line
     return bool(tripped)

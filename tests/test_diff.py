@@ -417,9 +417,10 @@ def test_project_diff_pairs_by_path_and_shows_added_and_removed(
     assert t.per_day.change_usd == Decimal("1.509") + Decimal("0.30415") - Decimal("0.152075")
     assert t.per_day.change_per_month_usd == Decimal("49.83225")
 
-    # Increase gates: search (+99.2% > 50%) and the total (+49.6% <= 50%); none for the added one.
+    # Increase gates: search (+99.2% > 50%) and the total of the scenarios on both sides (search
+    # alone, issue 18); none for the added one. --gate-new-scenarios: the whole total (+49.6% <= 50%).
     increase = [(g.message.split(":")[0], g.tripped) for g in diff_gates(report) if g.name == "max_increase"]
-    assert increase == [("search.yaml", True), ("total", False)]
+    assert increase == [("search.yaml", True), ("total", True)]
     totals_gate = next(g for g in diff_gates(report) if g.message.startswith("total:"))
     assert totals_gate.file == str(Path("new/agentcost.yml"))
 
@@ -507,7 +508,13 @@ def test_json_validates_against_the_fragment_and_the_published_schema(pair: tupl
     assert data["totals"]["before"]["cost_usd"] == "0.0152075"
     assert data["totals"]["after"]["cost_usd"] == "0.0302975"
     assert Decimal(data["totals"]["change_fraction"]) == Decimal("0.01509") / Decimal("0.0152075")
-    assert data["limits"] == {"max_increase": "0.1", "max_increase_usd": None}
+    assert data["limits"] == {
+        "max_increase": "0.1",
+        "max_increase_usd": None,
+        "warn_increase": None,
+        "warn_increase_usd": None,
+        "gate_new_scenarios": False,
+    }
     assert [(g["name"], g["tripped"]) for g in data["gates"]] == [
         ("max_increase", True),
         ("context_window", False),

@@ -141,6 +141,11 @@ class PerDay:
     before_per_month_usd: Decimal | None = None
     after_per_month_usd: Decimal | None = None
 
+    @property
+    def change_fraction(self) -> Decimal | None:
+        """The change per day (and per month) over the cost before; None when there was none."""
+        return _fraction(self.change_usd, self.before_usd)
+
 
 @dataclass(frozen=True)
 class ScenarioDiff:
@@ -198,6 +203,17 @@ class DiffTotals:
     per_day: PerDay | None = None  # None unless every scenario has one
     before_task_usd: Decimal = Decimal(0)  # the base's costs per completed task, summed
     after_task_usd: Decimal = Decimal(0)  # the head's
+    # Like with like: the scenarios present on both sides (what the total's increase gates compare
+    # unless --gate-new-scenarios), and what the added and removed scenarios cost beside them.
+    paired_before_usd: Decimal = Decimal(0)
+    paired_after_usd: Decimal = Decimal(0)
+    added_usd: Decimal = Decimal(0)  # the added scenarios' cost on the head side
+    removed_usd: Decimal = Decimal(0)  # the removed scenarios' cost on the base side
+
+    @property
+    def paired_change_fraction(self) -> Decimal | None:
+        """The change of the scenarios on both sides, over their cost before (None when 0)."""
+        return _fraction(self.paired_after_usd - self.paired_before_usd, self.paired_before_usd)
 
     @property
     def before_usd(self) -> Decimal:
@@ -231,6 +247,11 @@ class DiffReport:
     def changed(self) -> tuple[ScenarioDiff, ...]:
         """The scenarios whose cost or inputs differ (added and removed ones included)."""
         return tuple(s for s in self.scenarios if s.status != "unchanged")
+
+    @property
+    def any_change(self) -> bool:
+        """Whether anything differs: JSON ``changed``, ``changed=`` of ``--comment``."""
+        return bool(self.changed)
 
 
 def diff_gates(report: DiffReport) -> tuple[Gate, ...]:
@@ -525,6 +546,50 @@ def _total_per_day(scenarios: Sequence[ScenarioDiff]) -> PerDay | None:
     )
 
 
+def _unit(report: Report | None, per: str) -> Decimal:
+    """One side's cost per run (or per completed task); 0 for a side that does not exist."""
+    return Decimal(0) if report is None else unit_cost(report, per)
+
+
+def _increase_gates(
+    scenarios: Sequence[ScenarioDiff],
+    totals: DiffTotals,
+    kind: DiffKind,
+    limits: IncreaseLimits,
+    total_file: str | None,
+) -> list[Gate]:
+    """The increase gates (error and warning level): every scenario on both sides (and, with
+    ``--gate-new-scenarios``, every added one), then a project's total. The total compares like
+    with like, the scenarios on both sides, and names the added and removed amounts it leaves out;
+    with ``--gate-new-scenarios`` it is the whole total, added and removed scenarios included."""
+    per = limits.per
+    unit = " per completed task" if per == "task" else ""
+    gates: list[Gate] = []
+    for s in scenarios:
+        if (s.base is not None and s.head is not None) or (limits.gate_new and s.status == "added"):
+            b, h = _unit(s.base, per), _unit(s.head, per)
+            gates.extend(increase_gates(s.path + unit, b, h, limits, file=s.file))
+    if kind != "project" or all(s.base is None for s in scenarios):  # nothing to compare with
+        return gates
+    if limits.gate_new:
+        b, h = (
+            (totals.before_task_usd, totals.after_task_usd)
+            if per == "task"
+            else (totals.before_usd, totals.after_usd)
+        )
+        gates.extend(increase_gates("total" + unit, b, h, limits, file=total_file))
+        return gates
+    left_out = []
+    if totals.added:
+        left_out.append(f"{totals.added} added {fmt.signed_usd(totals.added_usd)}")
+    if totals.removed:
+        left_out.append(f"{totals.removed} removed {fmt.signed_usd(-totals.removed_usd)}")
+    note = f"; scenarios on both sides only, not gated: {', '.join(left_out)}" if left_out else ""
+    b, h = totals.paired_before_usd, totals.paired_after_usd
+    gates.extend(increase_gates("total" + unit, b, h, limits, file=total_file, note=note))
+    return gates
+
+
 def build_diff(
     pairs: Sequence[Pair],
     *,
@@ -537,10 +602,11 @@ def build_diff(
 ) -> DiffReport:
     """Line up estimated pairs into a :class:`DiffReport` and evaluate its gates. No I/O.
 
-    Gates: ``--max-increase``/``--max-increase-usd`` for every scenario present on both sides
-    (an added scenario has nothing to compare with; it counts in the total), for the total when
-    comparing project files that both list scenarios (pointing at ``total_file``; a project file
-    new on the head side is gated by its budgets alone), and the head side's budget and
+    Gates: ``--max-increase``/``--max-increase-usd`` (and the warning-level ``--warn-increase*``)
+    for every scenario present on both sides (an added scenario has nothing to compare with), for
+    the total of those when comparing project files that both list scenarios (pointing at
+    ``total_file``; a project file new on the head side is gated by its budgets alone; see
+    :func:`_increase_gates` for ``--gate-new-scenarios``), and the head side's budget and
     context-window gates: ``head_gates`` when given (a project's, from ``batch_gates``), else
     ``estimate_gates`` of every head scenario. ``limits.per == "task"`` (``--per task``): the
     increase gates, budgets and per-day figures use the expected cost per completed task.
@@ -552,6 +618,7 @@ def build_diff(
     before = _total(_amounts(s.base.totals) for s in scenarios if s.base is not None)
     after = _total(_amounts(s.head.totals) for s in scenarios if s.head is not None)
     change = _total(s.change for s in scenarios)
+    paired = [s for s in scenarios if s.base is not None and s.head is not None]
     totals = DiffTotals(
         scenarios=len(scenarios),
         changed=sum(s.status == "changed" for s in scenarios),
@@ -565,20 +632,12 @@ def build_diff(
         per_day=_total_per_day(scenarios),
         before_task_usd=sum((s.before_task_usd or Decimal(0) for s in scenarios), Decimal(0)),
         after_task_usd=sum((s.after_task_usd or Decimal(0) for s in scenarios), Decimal(0)),
+        paired_before_usd=sum((_unit(s.base, per) for s in paired), Decimal(0)),
+        paired_after_usd=sum((_unit(s.head, per) for s in paired), Decimal(0)),
+        added_usd=sum((_unit(s.head, per) for s in scenarios if s.status == "added"), Decimal(0)),
+        removed_usd=sum((_unit(s.base, per) for s in scenarios if s.status == "removed"), Decimal(0)),
     )
-    gates: list[Gate] = []
-    unit = " per completed task" if per == "task" else ""
-    for s in scenarios:
-        if s.base is not None and s.head is not None:
-            b, h = unit_cost(s.base, per), unit_cost(s.head, per)
-            gates.extend(increase_gates(s.path + unit, b, h, limits, file=s.file))
-    if kind == "project" and any(s.base is not None for s in scenarios):  # nothing to compare with
-        b, h = (
-            (totals.before_task_usd, totals.after_task_usd)
-            if per == "task"
-            else (before.cost_usd, after.cost_usd)
-        )
-        gates.extend(increase_gates("total" + unit, b, h, limits, file=total_file))
+    gates = _increase_gates(scenarios, totals, kind, limits, total_file)
     if head_gates is not None:
         gates.extend(head_gates)
     else:

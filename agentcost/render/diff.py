@@ -9,8 +9,9 @@ figure, change and verdict comes from :mod:`agentcost.commands.diff`.
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from agentcost.commands.diff import Amounts, DiffReport, PerDay
 from agentcost.infra.text import CsvWriter
@@ -199,7 +200,11 @@ def diff_dict(report: DiffReport) -> dict[str, Any]:
         "limits": {
             "max_increase": _decimal(report.limits.fraction),
             "max_increase_usd": _decimal(report.limits.usd),
+            "warn_increase": _decimal(report.limits.warn_fraction),
+            "warn_increase_usd": _decimal(report.limits.warn_usd),
+            "gate_new_scenarios": report.limits.gate_new,
         },
+        "changed": report.any_change,
         "scenarios": [
             {
                 "path": s.path,
@@ -243,6 +248,13 @@ def diff_dict(report: DiffReport) -> dict[str, Any]:
             "change_fraction": _decimal(t.change_fraction),
             "per_task": {"before_usd": _decimal(t.before_task_usd), "after_usd": _decimal(t.after_task_usd)},
             "per_day": _per_day_dict(t.per_day),
+            "paired": {
+                "before_usd": exact(t.paired_before_usd),
+                "after_usd": exact(t.paired_after_usd),
+                "change_fraction": _decimal(t.paired_change_fraction),
+            },
+            "added_usd": exact(t.added_usd),
+            "removed_usd": exact(t.removed_usd),
         },
         "approximate": report.approximate,
         "warnings": list(report.warnings),
@@ -379,7 +391,19 @@ JSON_SCHEMA: dict[str, Any] = _obj(
                 "label": {"type": "string", "description": "every scenario's price source, one line"},
             }
         ),
-        "limits": _obj({"max_increase": _nullable(_DECIMAL), "max_increase_usd": USD_OR_NULL}),
+        "limits": _obj(
+            {
+                "max_increase": _nullable(_DECIMAL),
+                "max_increase_usd": USD_OR_NULL,
+                "warn_increase": _nullable(_DECIMAL),
+                "warn_increase_usd": USD_OR_NULL,
+                "gate_new_scenarios": {"type": "boolean"},
+            }
+        ),
+        "changed": {
+            "type": "boolean",
+            "description": "whether any scenario's cost or inputs differ (added and removed ones count)",
+        },
         "scenarios": {
             "type": "array",
             "items": _obj(
@@ -423,6 +447,9 @@ JSON_SCHEMA: dict[str, Any] = _obj(
                 "change_fraction": _nullable(_DECIMAL),
                 "per_task": _PER_TASK,
                 "per_day": _PER_DAY,
+                "paired": _obj({"before_usd": USD, "after_usd": USD, "change_fraction": _nullable(_DECIMAL)}),
+                "added_usd": USD,
+                "removed_usd": USD,
             }
         ),
         "approximate": {"type": "boolean"},
@@ -440,6 +467,52 @@ RENDERERS = (
         markdown=render_diff_markdown,
         csv=render_diff_csv,
         total=lambda r: r.totals.change.cost_usd,
+        chart=None,
+    ),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# The pull-request comment (``agentcost diff --comment github|gitlab``)
+# --------------------------------------------------------------------------------------------
+
+COMMENT_MARKER = "<!-- agentcost-cost-report -->"
+"""The first line of every comment body: a workflow finds its own comment by it, to update it."""
+
+CommentHost = Literal["github", "gitlab"]
+
+
+@dataclass(frozen=True)
+class DiffComment:
+    """A diff shown as a pull/merge-request comment: the Markdown report under a hidden marker."""
+
+    report: DiffReport
+    host: CommentHost
+
+
+def changed_marker(report: DiffReport) -> str:
+    """The second line of a comment body, hidden too: ``<!-- agentcost-changed: yes -->`` or ``no``."""
+    return f"<!-- agentcost-changed: {'yes' if report.any_change else 'no'} -->"
+
+
+def render_diff_comment(comment: DiffComment) -> str:
+    """The marker, whether anything changed, then the Markdown report. GitLab has no GitHub alert
+    blocks (``> [!WARNING]``): there a warning is a quoted bold "Warning:" line."""
+    body = render_diff_markdown(comment.report)
+    if comment.host == "gitlab":
+        body = body.replace("> [!WARNING]\n> ", "> **Warning:** ")
+    return f"{COMMENT_MARKER}\n{changed_marker(comment.report)}\n{body}"
+
+
+COMMENT_RENDERERS = (
+    DiffComment,
+    Renderers(
+        kind="diff",
+        body=lambda c: diff_dict(c.report),
+        rich=lambda c: render_diff_table(c.report),
+        markdown=render_diff_comment,
+        csv=lambda c: render_diff_csv(c.report),
+        total=lambda c: c.report.totals.change.cost_usd,
         chart=None,
     ),
 )

@@ -7,6 +7,7 @@ Formatting only: every figure, change and verdict comes from :mod:`agentcost.com
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from decimal import Decimal
 
@@ -147,14 +148,38 @@ def _counts(report: DiffReport) -> str:
 
 
 def _headline(report: DiffReport) -> tuple[str, str]:
-    """(change, rest): ``+$0.0123 (+25.3%)`` and `` per run: $0.0487 → $0.0610 (1 scenario: 1 changed)``."""
+    """(change, rest): ``+$0.0123 (+25.3%)`` and `` per run: $0.0487 → $0.0610 (1 scenario: 1 changed)``.
+    With ``runs_per_day``, the monthly change leads, its total beside it, then per run:
+    ``+$2.72/month (+1.5%)`` and ``: $187.28/month → $190.00/month; per run: +$0.0123 (+25.3%), ...``."""
     t = report.totals
     change = fmt.signed_usd(t.change.cost_usd)
     if t.change_fraction is not None:
         change += f" ({signed_percent(t.change_fraction)})"
     before, after = fmt.usd_pair(t.before_usd, t.after_usd)
-    rest = f" per run: {before} {ARROW} {after} ({_counts(report)})."
-    return change, rest
+    p = t.per_day
+    if p is None:
+        return change, f" per run: {before} {ARROW} {after} ({_counts(report)})."
+    month = f"{fmt.signed_usd(p.change_per_month_usd)}/month"
+    if p.change_fraction is not None:
+        month += f" ({signed_percent(p.change_fraction)})"
+    b, a = _usd_pair(p.before_per_month_usd, p.after_per_month_usd)
+    rest = f": {b}/month {ARROW} {a}/month; per run: {change}, {before} {ARROW} {after} ({_counts(report)})."
+    return month, rest
+
+
+def _added_removed(report: DiffReport, name: Callable[[str], str] = plain) -> list[str]:
+    """One line per added or removed scenario, with its cost per run (and per month): they are not
+    in the increase gates unless ``--gate-new-scenarios``. ``name`` shows a path in the format."""
+    lines = []
+    for s in report.scenarios:
+        if s.status not in ("added", "removed"):
+            continue
+        month = ""
+        if s.per_day is not None:
+            month = f", {fmt.signed_usd(s.per_day.change_per_month_usd)}/month"
+        cost = fmt.signed_usd(s.change.cost_usd)
+        lines.append(f"{s.status.capitalize()}: {name(s.path)}, {cost} per run{month}.")
+    return lines
 
 
 def _per(before: Decimal | None, after: Decimal | None, change: Decimal, unit: str) -> str:
@@ -181,6 +206,12 @@ def _runs_text(per_day: PerDay) -> str:
     if len(runs) == 2 and runs[0] == runs[1]:
         runs = runs[1:]
     return f" ({f' {ARROW} '.join(runs)} runs)" if runs else ""
+
+
+def _gate_mark(gate: Gate) -> str:
+    if not gate.tripped:
+        return "✓ ok "
+    return "⚠ WARNING " if gate.warning else "✗ FAILED "
 
 
 def _gate_text(gate: Gate) -> str:
@@ -210,7 +241,7 @@ def render_diff_table(report: DiffReport) -> RenderableType:
     cost after and the change always shown, token columns dropped first."""
     parts: list[RenderableType] = [_summary_table(report)]
     change, rest = _headline(report)
-    lines = [change + rest, *_per_day_lines(report.totals.per_day)]
+    lines = [change + rest, *_per_day_lines(report.totals.per_day), *_added_removed(report)]
     parts.append(Text("\n".join(lines)))
     for s in report.changed:
         if s.status == "changed":  # added or removed: one side only, as `agentcost estimate` shows it
@@ -218,7 +249,7 @@ def render_diff_table(report: DiffReport) -> RenderableType:
             parts.append(_scenario_section(s))
     gates = diff_gates(report)
     if gates:
-        gate_lines = [("✗ FAILED " if g.tripped else "✓ ok ") + _gate_text(g) for g in gates]
+        gate_lines = [_gate_mark(g) + _gate_text(g) for g in gates]
         parts.append(Text("\nGates:\n" + "\n".join(map(plain, gate_lines))))
     tail = [_footer(report), *(f"Warning: {w}" for w in report.warnings)]
     parts.append(Text("\n".join(map(plain, tail))))  # names from files in them: shown escaped
@@ -377,7 +408,9 @@ def render_diff_markdown(report: DiffReport) -> str:
         "",
         f"**{change}**{rest}",
     ]
-    lines += _per_day_lines(t.per_day)
+    lines += _per_day_lines(t.per_day)[:1]  # per day; the month is the headline's
+    if t.added or t.removed:  # on their own lines: not in the increase gates by default
+        lines += ["", *(f"- {line}" for line in _added_removed(report, markdown_code))]
     per_month = _per_month(report)
     header = ["scenario", "model", "before", "after", "change", "%"] + (["per month"] if per_month else [])
     lines += ["", _md_row(header), "|---|---|" + "--:|" * (len(header) - 2)]
@@ -451,13 +484,19 @@ def _md_gates(gates: tuple[Gate, ...]) -> list[str]:
     """Tripped gates in full; the ones that passed folded away (a project has two per scenario)."""
     if not gates:
         return []
-    tripped = [g for g in gates if g.tripped]
+    tripped = [g for g in gates if g.tripped and not g.warning]
+    warned = [g for g in gates if g.tripped and g.warning]  # --warn-increase: reported, exit 0
     passed = [g for g in gates if not g.tripped]
+    warnings = f"{len(warned)} warning{'' if len(warned) == 1 else 's'}"
     if tripped:
-        lines = ["", f"**Gates: ❌ {len(tripped)} of {len(gates)} failed**", ""]
+        also = f", ⚠️ {warnings}" if warned else ""
+        lines = ["", f"**Gates: ❌ {len(tripped)} of {len(gates)} failed{also}**", ""]
         lines += ["- ❌ " + escape_md(_gate_text(g)) for g in tripped]
+    elif warned:
+        lines = ["", f"**Gates: ⚠️ {warnings}, none failed**", ""]
     else:
         lines = ["", f"**Gates: ✅ all {len(gates)} passed**"]
+    lines += ["- ⚠️ " + escape_md(_gate_text(g)) for g in warned]
     if passed:
         lines += ["", f"<details><summary>✅ {len(passed)} passed</summary>", ""]
         lines += ["- ✅ " + escape_md(_gate_text(g)) for g in passed]

@@ -291,7 +291,8 @@ def append_step_summary(markdown: str) -> Path | None:
 
 
 def annotation(gate: Gate) -> str:
-    """A GitHub Actions ``::error`` line for a tripped gate, pointing at the scenario file; its parts
+    """A GitHub Actions ``::error`` line for a tripped gate (``::warning`` for a warning-level one,
+    ``--warn-increase``), pointing at the scenario file; its parts
     escaped by GitHub's rules (:func:`agentcost.infra.text.workflow_data`), so that one line is one
     annotation whatever the names in it hold."""
     from agentcost.infra.text import workflow_data, workflow_property
@@ -302,4 +303,5 @@ def annotation(gate: Gate) -> str:
         if gate.line is not None:
             props.append(f"line={gate.line}")
     props.append(f"title={workflow_property('agentcost ' + gate.name.replace('_', ' '))}")
-    return f"::error {','.join(props)}::{workflow_data(gate.message)}"
+    level = "warning" if gate.warning else "error"
+    return f"::{level} {','.join(props)}::{workflow_data(gate.message)}"

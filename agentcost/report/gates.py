@@ -2,7 +2,9 @@
 
 Every command that reads a scenario evaluates the gates that apply to it; each gate yields one
 ``Gate`` with its own one-line message and, when known, the scenario file (and line) to point a
-GitHub Actions ``::error`` annotation at. Pure functions over reports; no I/O.
+GitHub Actions ``::error`` annotation at. Warning gates (``--warn-increase``, names ``warn_*``) are
+reported the same way, as ``::warning``, and never make the run fail. Pure functions over reports;
+no I/O.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from agentcost.report.fmt import ARROW, percent, signed, usd_pair
 if TYPE_CHECKING:
     from agentcost.loop.simulate import Simulation
 
-GateName = Literal["budget", "context_window", "max_increase", "max_increase_usd"]
+GateName = Literal[
+    "budget", "context_window", "max_increase", "max_increase_usd", "warn_increase", "warn_increase_usd"
+]
 
 
 @dataclass(frozen=True)
@@ -28,14 +32,24 @@ class Gate:
     file: str | None = None
     line: int | None = None
 
+    @property
+    def warning(self) -> bool:
+        """A warning-level gate (``--warn-increase``): tripped, it is reported, and the run exits 0."""
+        return self.name.startswith("warn_")
+
 
 @dataclass(frozen=True)
 class IncreaseLimits:
-    """``--max-increase 10%`` (a fraction, 0.10) and ``--max-increase-usd 0.02``; None = not set."""
+    """``--max-increase 10%`` (a fraction, 0.10) and ``--max-increase-usd 0.02``; the warning-level
+    ``--warn-increase`` / ``--warn-increase-usd``; None = not set. ``gate_new``
+    (``--gate-new-scenarios``): added and removed scenarios count in the increase gates too."""
 
     fraction: Decimal | None = None
     usd: Decimal | None = None
     per: str = "run"  # "task" (--per task): costs compared per completed task (report.estimate.unit_cost)
+    warn_fraction: Decimal | None = None
+    warn_usd: Decimal | None = None
+    gate_new: bool = False
 
 
 def budget_gate(report: Report) -> Gate | None:
@@ -141,46 +155,76 @@ def increase_gates(
     limits: IncreaseLimits,
     *,
     file: str | None = None,
+    note: str = "",
 ) -> tuple[Gate, ...]:
-    """The ``--max-increase`` / ``--max-increase-usd`` gates for one before/after pair."""
-    delta = head_usd - base_usd
+    """The ``--max-increase`` / ``--max-increase-usd`` gates for one before/after pair, then the
+    warning-level ``--warn-increase`` / ``--warn-increase-usd`` ones. ``note`` ends every message
+    (what the compared amounts leave out)."""
     gates: list[Gate] = []
-    if limits.fraction is not None:
-        if base_usd > 0:
-            change = delta / base_usd
-            tripped = change > limits.fraction
-            shown = ("+" if change > 0 else "") + percent(change)
-        else:
-            tripped = delta > 0
-            shown = "new cost" if delta > 0 else "no change"
-        relation = ">" if tripped else "<="
-        gates.append(
-            Gate(
-                name="max_increase",
-                tripped=tripped,
-                message=(
-                    f"{label}: cost {_change(base_usd, head_usd)} ({shown})"
-                    f" {relation} allowed increase {percent(limits.fraction)}"
-                ),
-                file=file,
-            )
-        )
-    if limits.usd is not None:
-        tripped = delta > limits.usd
-        increase, allowed = usd_pair(delta, limits.usd)
-        relation = ">" if tripped else "<="
-        gates.append(
-            Gate(
-                name="max_increase_usd",
-                tripped=tripped,
-                message=(
-                    f"{label}: cost {_change(base_usd, head_usd)} ({signed(delta, increase)})"
-                    f" {relation} allowed increase {allowed}"
-                ),
-                file=file,
-            )
-        )
+    levels: tuple[tuple[GateName, GateName, Decimal | None, Decimal | None, str], ...] = (
+        ("max_increase", "max_increase_usd", limits.fraction, limits.usd, "allowed increase"),
+        ("warn_increase", "warn_increase_usd", limits.warn_fraction, limits.warn_usd, "warning threshold"),
+    )
+    for name, name_usd, fraction, usd, what in levels:
+        if fraction is not None:
+            gates.append(_fraction_gate(name, label, base_usd, head_usd, fraction, what, file, note))
+        if usd is not None:
+            gates.append(_usd_gate(name_usd, label, base_usd, head_usd, usd, what, file, note))
     return tuple(gates)
+
+
+def _fraction_gate(
+    name: GateName,
+    label: str,
+    base_usd: Decimal,
+    head_usd: Decimal,
+    limit: Decimal,
+    what: str,
+    file: str | None,
+    note: str,
+) -> Gate:
+    delta = head_usd - base_usd
+    if base_usd > 0:
+        change = delta / base_usd
+        tripped = change > limit
+        shown = ("+" if change > 0 else "") + percent(change)
+    else:
+        tripped = delta > 0
+        shown = "new cost" if delta > 0 else "no change"
+    relation = ">" if tripped else "<="
+    return Gate(
+        name=name,
+        tripped=tripped,
+        message=(
+            f"{label}: cost {_change(base_usd, head_usd)} ({shown}) {relation} {what} {percent(limit)}{note}"
+        ),
+        file=file,
+    )
+
+
+def _usd_gate(
+    name: GateName,
+    label: str,
+    base_usd: Decimal,
+    head_usd: Decimal,
+    limit: Decimal,
+    what: str,
+    file: str | None,
+    note: str,
+) -> Gate:
+    delta = head_usd - base_usd
+    tripped = delta > limit
+    increase, allowed = usd_pair(delta, limit)
+    relation = ">" if tripped else "<="
+    return Gate(
+        name=name,
+        tripped=tripped,
+        message=(
+            f"{label}: cost {_change(base_usd, head_usd)} ({signed(delta, increase)})"
+            f" {relation} {what} {allowed}{note}"
+        ),
+        file=file,
+    )
 
 
 def _versus(amount: Decimal, relation: str, limit: Decimal) -> str:

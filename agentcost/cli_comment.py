@@ -1,0 +1,55 @@
+"""``agentcost diff --comment github|gitlab``: the report as a pull/merge-request comment body.
+
+The body is the Markdown report under a hidden marker (``<!-- agentcost-cost-report -->``, by which
+a workflow finds its own comment to update it) and a hidden ``<!-- agentcost-changed: yes|no -->``
+line; ``changed=true|false`` is also appended to ``$GITHUB_OUTPUT`` when it is set, so that a
+comment step can skip a run that changed nothing (docs/ci.md#the-comment).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from agentcost.cli_options import CommentHost
+from agentcost.errors import InputError
+from agentcost.render.output import Format
+
+if TYPE_CHECKING:
+    from agentcost.cli_output import Output
+    from agentcost.commands.diff import DiffReport
+    from agentcost.render.diff import DiffComment
+
+
+def as_comment(report: DiffReport, host: CommentHost, out: Output) -> tuple[DiffComment, Output]:
+    """The comment to write instead of the report, and the output options that write it (Markdown).
+    Writes ``changed=`` to ``$GITHUB_OUTPUT`` when that is set. InputError: another ``--format``, or
+    an output file that cannot be appended to."""
+    from agentcost.render import output
+    from agentcost.render.diff import COMMENT_RENDERERS, DiffComment
+
+    if out.format not in (Format.table, Format.markdown):
+        raise InputError(
+            f"--comment prints a Markdown comment, not {out.format.value}",
+            key="--comment",
+            hint="leave out --format, or give --format markdown",
+        )
+    output.register(*COMMENT_RENDERERS)
+    write_changed(report.any_change)
+    shown = DiffComment(report, "gitlab" if host is CommentHost.gitlab else "github")
+    return shown, replace(out, format=Format.markdown)
+
+
+def write_changed(changed: bool) -> None:
+    """Append ``changed=true|false`` to the file ``$GITHUB_OUTPUT`` names, when it names one."""
+    path = os.environ.get("GITHUB_OUTPUT")
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"changed={'true' if changed else 'false'}\n")
+    except OSError as err:
+        raise InputError(
+            f"cannot append to GITHUB_OUTPUT: {err.strerror or err}", file=path, key="--comment"
+        ) from None
