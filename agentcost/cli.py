@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentcost import cli_catalog
+from agentcost import cli_catalog, cli_reconcile
 from agentcost.cli_colour import echo_err
 from agentcost.cli_options import (
     AllowPathOpt,
@@ -22,11 +22,16 @@ from agentcost.cli_options import (
     AtOpt,
     BudgetOpt,
     ChartOpt,
+    CommentOpt,
     EstimateModelOpt,
     ExplainOpt,
     FormatInOpt,
     FormatOpt,
+    GateNewScenariosOpt,
+    JobsOpt,
+    MaxFilesOpt,
     MaxInputBytesOpt,
+    MaxTotalBytesOpt,
     OutputOpt,
     Per,
     PerOpt,
@@ -40,6 +45,8 @@ from agentcost.cli_options import (
     SummaryOpt,
     TraceModelOpt,
     VerboseOpt,
+    WarnIncreaseOpt,
+    WarnIncreaseUsdOpt,
     from_stdin,
     is_project,
     parse_budget,
@@ -303,9 +310,13 @@ def diff(
             help="Gate: exit 1 when a cost rises more than this many dollars.",
         ),
     ] = None,
+    warn_increase: WarnIncreaseOpt = None,
+    warn_increase_usd: WarnIncreaseUsdOpt = None,
+    gate_new_scenarios: GateNewScenariosOpt = False,
     format_: FormatOpt = Format.table,
     output: OutputOpt = None,
     summary: SummaryOpt = False,
+    comment: CommentOpt = None,
     quiet: Annotated[
         bool,
         typer.Option(
@@ -339,6 +350,9 @@ def diff(
             fraction=parse_option(parse_increase, max_increase, "--max-increase"),
             usd=parse_usd(max_increase_usd, "--max-increase-usd", allow_zero=True),
             per=per,
+            warn_fraction=parse_option(parse_increase, warn_increase, "--warn-increase"),
+            warn_usd=parse_usd(warn_increase_usd, "--warn-increase-usd", allow_zero=True),
+            gate_new=gate_new_scenarios,
         )
         reader = None
         if base_ref is not None:
@@ -356,22 +370,29 @@ def diff(
             service_tier=tier_name(service_tier),
             user_prices=read_user_prices(prices),
         )
-        _emit(report, diff_gates(report), out)
+        shown: object = report
+        if comment is not None:
+            from agentcost.cli_comment import as_comment
+
+            shown, out = as_comment(report, comment, out)
+        _emit(shown, diff_gates(report), out)
     except InputError as err:
         raise fail(err, "as_of", "service_tier") from None
 
 
 cli_catalog.register(app)  # models, prices
+cli_reconcile.register(app)  # reconcile
 
 
 @app.command(epilog="Example: agentcost replay run.traj --format json")
 def replay(
     ctx: typer.Context,
-    trace: Annotated[
-        Path,
+    traces: Annotated[
+        list[Path],
         typer.Argument(
-            metavar="TRACE",
-            help="A recorded run: SWE-agent .traj, Anthropic/OpenAI API log, Claude Code log.",
+            metavar="TRACE...",
+            help="A recorded run: SWE-agent .traj, Anthropic/OpenAI API log, Claude Code log. Several"
+            " files, directories or globs: many runs, summarised as distributions per run.",
         ),
     ],
     format_in: FormatInOpt = None,
@@ -401,6 +422,9 @@ def replay(
     prices: PricesOpt = None,
     allow_path: AllowPathOpt = None,
     max_input_bytes: MaxInputBytesOpt = None,
+    jobs: JobsOpt = 1,
+    max_files: MaxFilesOpt = None,
+    max_total_bytes: MaxTotalBytesOpt = None,
 ) -> None:
     """Replay a recorded run: our count of every request beside the reported usage, and its cost."""
     from agentcost.loop.options import parse_as_of
@@ -412,8 +436,14 @@ def replay(
         set_input_policy(ctx, allow_path, max_input_bytes)
         when = parse_as_of(as_of)
         user_prices = read_user_prices(prices)
+        from agentcost.cli_replay_many import is_many, replay_many
+
+        if is_many(traces):  # several files, a directory or a glob: many runs, summarised
+            limits = (jobs, max_files, max_total_bytes)
+            given = (format_in, model, config, tools, system)
+            return replay_many(traces, out, when, user_prices, given, limits)
         loaded = load_trace(
-            trace, format_in=format_in, model=model, config=config, tools=tools, system=system
+            traces[0], format_in=format_in, model=model, config=config, tools=tools, system=system
         )
         _emit(replay_trace(loaded, as_of=when, user_prices=user_prices), (), out)
     except InputError as err:  # --model is the run's model: its errors keep the key model

@@ -154,6 +154,48 @@ PerOpt = Annotated[
 ]
 
 
+# `agentcost diff`: warning-level gates, new scenarios in the gates, the pull-request comment (issue 18).
+class CommentHost(StrEnum):
+    github = "github"
+    gitlab = "gitlab"
+
+
+WarnIncreaseOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--warn-increase",
+        metavar="PERCENT",
+        help="Warning: report (::warning in GitHub Actions) when a cost rises more than this, e.g. 10%;"
+        " exit 0.",
+    ),
+]
+WarnIncreaseUsdOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--warn-increase-usd",
+        metavar="USD",
+        help="Warning: report when a cost rises more than this many dollars; exit 0.",
+    ),
+]
+GateNewScenariosOpt = Annotated[
+    bool,
+    typer.Option(
+        "--gate-new-scenarios",
+        metavar="",
+        help="Gate added scenarios too, and the whole total (default: the scenarios on both sides).",
+    ),
+]
+CommentOpt = Annotated[
+    CommentHost | None,
+    typer.Option(
+        "--comment",
+        metavar="HOST",
+        help="github or gitlab: print a pull/merge-request comment (Markdown with a hidden marker) and"
+        " write changed=true|false to $GITHUB_OUTPUT when set.",
+    ),
+]
+
+
 ServiceTierOpt = Annotated[
     ServiceTier | None,
     typer.Option(
@@ -217,6 +259,30 @@ MaxInputBytesOpt = Annotated[
     ),
 ]
 
+
+# `agentcost replay DIR...`: many runs (agentcost.commands.replay_many).
+JobsOpt = Annotated[
+    int,
+    typer.Option("--jobs", "-j", metavar="N", min=1, help="Replay many runs in N worker processes."),
+]
+MaxFilesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-files",
+        metavar="N",
+        min=1,
+        help="Replay of many runs: read at most N log files (default 10,000).",
+    ),
+]
+MaxTotalBytesOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--max-total-bytes",
+        metavar="N",
+        min=1,
+        help="Replay of many runs: read at most N bytes of log files in all (default 10,000,000,000).",
+    ),
+]
 
 # The example request of `agentcost prices`.
 ExampleInputOpt = Annotated[

@@ -616,7 +616,7 @@ CATALOGUE = [
         "a directory as the trace",
         {"runs": DIR},
         "replay runs",
-        "runs: is a directory, not a file",
+        "runs: no log file found (a directory is searched for .traj, .json, .jsonl files; 0 other files ignored)",
     ),
     case(
         "binary trace",
@@ -678,7 +678,7 @@ CATALOGUE = [
         "replay run.jsonl --format-in har",
         (
             "--format-in: unknown log format 'har' (supported: swe-agent, claude-code, anthropic-jsonl, "
-            "openai-chat-jsonl, openai-responses-jsonl)"
+            "openai-chat-jsonl, openai-responses-jsonl, otel, langfuse)"
         ),
     ),
     case(

@@ -8,8 +8,9 @@ estimate body is described here; other kinds contribute ``JSON_SCHEMA`` from the
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, get_args
 
+from agentcost.report.gates import GateName
 from agentcost.report.notes import KINDS, LEVELS
 
 USD = {"type": "string", "pattern": r"^-?\d+(\.\d+)?$", "description": "US dollars, an exact decimal"}
@@ -28,7 +29,7 @@ def object_schema(properties: dict[str, Any], *, required: list[str] | None = No
 
 GATE = object_schema(
     {
-        "name": {"enum": ["budget", "context_window", "max_increase", "max_increase_usd"]},
+        "name": {"enum": list(get_args(GateName))},  # warn_*: diff --warn-increase, never exit 1
         "tripped": {"type": "boolean"},
         "message": {"type": "string"},
         "file": {"type": ["string", "null"]},
@@ -646,7 +647,9 @@ _OTHER_KINDS = {  # kind -> "module" (its JSON_SCHEMA) or "module:ATTRIBUTE"
     "diff": "agentcost.render.diff",
     "models": "agentcost.render.prices:MODELS_JSON_SCHEMA",
     "prices": "agentcost.render.prices:PRICES_JSON_SCHEMA",
+    "reconcile": "agentcost.render.reconcile",
     "replay": "agentcost.render.replay",
+    "replay_many": "agentcost.render.replay_many",  # agentcost replay DIR... (many runs)
 }
 
 
