@@ -149,7 +149,10 @@ def test_compare_per_task_reorders_when_the_cheaper_model_fails_more(
     assert mini.ratio_to_cheapest == Decimal("1.20")  # 0.03043 / 0.025358 = 1.2000
     text = render_text(report, Format.table, width=80)
     assert max(len(line) for line in text.splitlines()) <= 80
-    header = "".join(text.splitlines()[2:4])  # "per task", wrapped in two lines at 80 columns
+    lines = text.splitlines()  # the header rows: between the table's top edge and its rule
+    top = next(i for i, line in enumerate(lines) if line.startswith("┏"))
+    rule = next(i for i, line in enumerate(lines) if line.startswith("┡"))
+    header = "".join(lines[top + 1 : rule])  # "per task", wrapped in two lines at 80 columns
     assert "task" in header and "total" not in header
     assert "at $0.0254 per completed task" in text
     data = json.loads(render_text(report, Format.json))
