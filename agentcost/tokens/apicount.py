@@ -1,0 +1,489 @@
+"""Exact Claude and Gemini counts from the providers' free token-counting endpoints (``--count api``).
+
+Nothing here opens a socket unless the user asks: ``--count api`` (or ``AGENTCOST_COUNT=api``).
+Without it :func:`session_for` returns None and counting is the offline default.
+
+Endpoints (request and response shapes as documented; read 2026-12-02)
+    * Anthropic ``POST {ANTHROPIC_BASE_URL or https://api.anthropic.com}/v1/messages/count_tokens``,
+      headers ``x-api-key`` (``ANTHROPIC_API_KEY``) and ``anthropic-version: 2023-06-01``, body
+      ``{model, messages, system?, tools?, tool_choice?}``, response ``{"input_tokens": N}``. Free,
+      with its own requests-per-minute limit. https://docs.anthropic.com/en/api/counting-tokens and
+      https://platform.claude.com/docs/en/build-with-claude/token-counting (read 2026-12-02;
+      ../shared/reference/pricing-facts.md "token-counting endpoints", AP-TC).
+    * Gemini ``POST {GEMINI_BASE_URL or https://generativelanguage.googleapis.com}/v1beta/models/
+      {model}:countTokens``, header ``x-goog-api-key``, body ``{contents: [{role, parts: [{text}]}]}``,
+      response ``{"totalTokens": N}``. https://ai.google.dev/api/tokens (models.countTokens, read
+      2026-12-02). The key: ``GOOGLE_API_KEY``, else ``GEMINI_API_KEY`` -- the google-genai SDK's
+      order (``_api_client.py``: "Both GOOGLE_API_KEY and GEMINI_API_KEY are set. Using
+      GOOGLE_API_KEY").
+
+Method: a text's count is the endpoint's count of a minimal request that contains it minus the count
+of the same request without it (the *baseline*, measured once per model and cached). Anthropic: the
+minimal request is one user message ``"."``, and the text goes in ``system`` (system framing is 0
+tokens in the calibration, :mod:`agentcost.tokens.anthropic`); Gemini: one user content whose parts
+are ``"."`` and the text. A request's tool definitions (Anthropic) are one block: the count with
+``tools`` and ``tool_choice`` minus the baseline, which includes Anthropic's hidden tool-use system
+prompt and the per-tool framing (a set with repeated names, as tool-search deferral measures, is not
+a valid request and stays offline).
+
+What the API counts: every text the rules count (system, task, round texts, tool-call arguments and
+names, results, replies, final answer, each Gemini tool declaration's JSON) and Anthropic's whole
+tool-definition block. What stays offline: the framing constants per message, per ``tool_use`` and
+``tool_result`` block and per request (:mod:`agentcost.tokens.anthropic`, ``GEMINI_PER_REQUEST``),
+stated counts (``tokens:``), thinking and server-tool figures. The report's notes say so.
+
+Each count is stored in the persistent token-count cache (:mod:`agentcost.infra.diskcache`) under a
+scheme naming the API and the model (``api anthropic count_tokens/claude-sonnet-4-5``), so the next
+run, and CI with a restored cache, counts offline and exactly. Requests run on a small thread pool
+(:data:`WORKERS`), spaced by a rate limit (:data:`MAX_PER_SECOND`), retried on 429 and 5xx with
+backoff that honours ``Retry-After`` (:data:`ATTEMPTS`; :data:`sleep` is injectable for tests). A
+missing key, or one the API rejects (401/403), is an :class:`~agentcost.errors.InputError` naming
+the variable (exit 2). A text that cannot be counted otherwise falls back to the offline rule, and
+the report says how many did and that their counts are approximate. OpenAI models are counted
+exactly offline: ``--count api`` leaves them as they are, with a note.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from agentcost.errors import InputError
+
+if TYPE_CHECKING:
+    from agentcost.scenario.model import ToolChoice, ToolDef
+    from agentcost.tokens.counts import TokenCounts
+
+MODE_ENV = "AGENTCOST_COUNT"
+MODES = ("offline", "api")
+WORKERS = 4
+"""Texts counted at once."""
+MAX_PER_SECOND = 20.0
+"""Requests started per second at most (well under Anthropic's lowest published per-minute limits)."""
+ATTEMPTS = 5
+"""Tries per request on 429/5xx (a connection that fails is tried twice)."""
+MAX_WAIT = 60.0
+"""The longest pause between two tries, whatever ``Retry-After`` says."""
+TIMEOUT = 30.0
+RETRIED = frozenset({408, 429, 500, 502, 503, 504, 529})
+ANTHROPIC_VERSION = "2023-06-01"
+API_ENCODING = "api "
+"""How TokenCounts.encoding starts when the texts were counted by a provider's endpoint."""
+
+sleep: Callable[[float], None] = time.sleep
+"""Pauses between tries (tests replace it)."""
+
+_mode: str | None = None
+_KNOWN: dict[str, dict[str, int]] = {}  # scheme -> text -> count, for this process
+_LOCK = threading.Lock()
+
+
+def set_mode(mode: str | None) -> None:
+    """The run's counting mode (the CLI's ``--count``); None: ``AGENTCOST_COUNT`` or offline."""
+    global _mode
+    _mode = mode
+
+
+def mode() -> str:
+    """``offline`` (the default) or ``api``."""
+    if _mode is not None:
+        return _mode
+    raw = os.environ.get(MODE_ENV, "").strip().lower()
+    if not raw:
+        return "offline"
+    if raw not in MODES:
+        raise InputError(f"unknown counting mode {raw!r}", key=MODE_ENV, hint="use offline or api")
+    return raw
+
+
+class ApiTexts:
+    """The hook the Anthropic and Gemini rules consult before counting a text offline.
+
+    Recording (the first pass): every text asked for is remembered and None returned (the offline
+    rule counts it). Afterwards: the API's count, or None for a text that could not be counted."""
+
+    def __init__(self, counts: dict[str, int], tool_blocks: dict[str, int], *, recording: bool) -> None:
+        self.counts = counts
+        self.tool_blocks = tool_blocks
+        self.recording = recording
+        self.wanted: dict[str, None] = {}
+        self.wanted_tools: dict[str, tuple[Sequence[ToolDef], ToolChoice]] = {}
+        self.used: set[str] = set()  # texts and tool blocks whose API count was used
+        self.offline: set[str] = set()  # texts counted offline in this pass
+
+    def text(self, text: str) -> int | None:
+        found = self.counts.get(text)
+        if found is not None:
+            self.used.add(text)
+            return found
+        if self.recording:
+            self.wanted[text] = None
+        else:
+            self.offline.add(text)
+        return None
+
+    def tools_block(self, tools: Sequence[ToolDef], choice: ToolChoice) -> int | None:
+        """The API's count of a request's tool definitions (hidden prompt and framing included), or
+        None: not countable (repeated names) or not counted."""
+        if len({t.name for t in tools}) != len(tools):
+            return None
+        key = _tools_key(tools, choice)
+        found = self.tool_blocks.get(key)
+        if found is not None:
+            self.used.add(key)
+            return found
+        if self.recording:
+            self.wanted_tools[key] = (tuple(tools), choice)
+            return 0  # a placeholder: this pass's counts are thrown away
+        return None
+
+
+def _tools_json(tools: Iterable[ToolDef]) -> list[dict[str, Any]]:
+    return [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in tools]
+
+
+def _choice_json(tools: Sequence[ToolDef], choice: ToolChoice) -> dict[str, str]:
+    return {"type": "tool", "name": tools[0].name} if choice == "tool" else {"type": choice}
+
+
+def _tools_key(tools: Sequence[ToolDef], choice: ToolChoice) -> str:
+    return json.dumps([_tools_json(tools), _choice_json(tools, choice)], sort_keys=True, default=str)
+
+
+class KeyRejected(Exception):
+    """The endpoint said 401 or 403."""
+
+
+class CountFailed(Exception):
+    """A request failed for good (after the retries); the message says why, briefly."""
+
+
+@dataclass
+class Endpoint:
+    """One provider's counting endpoint for one model."""
+
+    provider: str  # "anthropic" or "google"
+    model: str
+    label: str  # "Anthropic count_tokens", for notes
+    url: str
+    key_names: tuple[str, ...]  # the environment variables tried, in order
+    base_var: str
+    _next_start: float = field(default=0.0, repr=False)
+    _rate_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def scheme(self) -> str:
+        name = "count_tokens" if self.provider == "anthropic" else "countTokens"
+        return f"api {self.provider} {name}/{self.model}"
+
+    def key(self) -> tuple[str, str]:
+        """``(variable, key)``; InputError when none is set."""
+        for name in self.key_names:
+            value = os.environ.get(name, "").strip()
+            if value:
+                return name, value
+        names = " or ".join(self.key_names)
+        raise InputError(
+            f"--count api needs an API key for {self.label}: {names} is not set",
+            key=self.key_names[-1],
+            hint=f"set {names}, or count offline (drop --count api)",
+        )
+
+    def body(self, text: str | None, tools: Sequence[ToolDef] = (), choice: ToolChoice = "auto") -> bytes:
+        """The minimal request, with ``text`` (or tool definitions) added when given."""
+        payload: dict[str, Any]
+        if self.provider == "anthropic":
+            payload = {"model": self.model, "messages": [{"role": "user", "content": "."}]}
+            if text is not None:
+                payload["system"] = text
+            if tools:
+                payload["tools"] = _tools_json(tools)
+                payload["tool_choice"] = _choice_json(tools, choice)
+        else:
+            parts = [{"text": "."}] + ([] if text is None else [{"text": text}])
+            payload = {"contents": [{"role": "user", "parts": parts}]}
+        return json.dumps(payload, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass")
+
+    def _wait_turn(self) -> None:
+        with self._rate_lock:
+            now = time.monotonic()
+            start = max(now, self._next_start)
+            self._next_start = start + 1.0 / MAX_PER_SECOND
+        if start > now:
+            sleep(start - now)
+
+    def post(self, body: bytes, key: tuple[str, str]) -> int:
+        """The endpoint's count for ``body``: retried on 429/5xx, KeyRejected on 401/403."""
+        import urllib.error
+        import urllib.request
+
+        headers = {"content-type": "application/json"}
+        if self.provider == "anthropic":
+            headers |= {"x-api-key": key[1], "anthropic-version": ANTHROPIC_VERSION}
+        else:
+            headers["x-goog-api-key"] = key[1]
+        failures = 0
+        for attempt in range(ATTEMPTS):
+            self._wait_turn()
+            request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+                    answer = json.loads(response.read().decode("utf-8"))
+                field_name = "input_tokens" if self.provider == "anthropic" else "totalTokens"
+                value = answer.get(field_name) if isinstance(answer, dict) else None
+                if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                    raise CountFailed(f"no {field_name} in the answer")
+                return value
+            except urllib.error.HTTPError as err:
+                err.close()  # its response's socket
+                if err.code in (401, 403):
+                    raise KeyRejected(f"HTTP {err.code}") from None
+                if err.code not in RETRIED or attempt == ATTEMPTS - 1:
+                    raise CountFailed(f"HTTP {err.code}") from None
+                sleep(_pause(attempt, err.headers.get("Retry-After") if err.headers else None))
+            except (urllib.error.URLError, OSError, ValueError) as err:
+                failures += 1
+                if failures >= 2:
+                    reason = getattr(err, "reason", err)
+                    raise CountFailed(f"no answer ({reason})") from None
+                sleep(_pause(attempt, None))
+        raise CountFailed("retries exhausted")  # pragma: no cover - the loop returns or raises
+
+
+def _pause(attempt: int, retry_after: str | None) -> float:
+    """Seconds before the next try: ``Retry-After`` (seconds) when given, else 0.5 s doubling."""
+    if retry_after is not None:
+        try:
+            return min(MAX_WAIT, max(0.0, float(retry_after)))
+        except ValueError:
+            pass
+    return min(MAX_WAIT, 0.5 * 2.0**attempt)
+
+
+def endpoint_for(rules: str, model: str) -> Endpoint | None:
+    """The counting endpoint of a rules family (``anthropic``/``google``), None for the others."""
+    if rules == "anthropic":
+        base = os.environ.get("ANTHROPIC_BASE_URL", "").strip() or "https://api.anthropic.com"
+        url = f"{base.rstrip('/')}/v1/messages/count_tokens"
+        return Endpoint(
+            "anthropic", model, "Anthropic count_tokens", url, ("ANTHROPIC_API_KEY",), "ANTHROPIC_BASE_URL"
+        )
+    if rules == "google":
+        base = os.environ.get("GEMINI_BASE_URL", "").strip() or "https://generativelanguage.googleapis.com"
+        name = model.removeprefix("models/")
+        url = f"{base.rstrip('/')}/v1beta/models/{name}:countTokens"
+        return Endpoint(
+            "google", name, "Gemini countTokens", url, ("GOOGLE_API_KEY", "GEMINI_API_KEY"), "GEMINI_BASE_URL"
+        )
+    return None
+
+
+def clear() -> None:
+    """Forget this process's API counts and failures (tests; the persistent cache keeps its own)."""
+    with _LOCK:
+        _KNOWN.clear()
+        _FAILED.clear()
+
+
+_FAILED: dict[str, dict[str, str]] = {}  # scheme -> text or tool key -> why it could not be counted
+
+
+def _stored(scheme: str, items: Sequence[str]) -> dict[str, int]:
+    """Counts of ``items`` in the persistent cache under ``scheme``."""
+    from agentcost.infra import diskcache
+
+    cache = diskcache.get_cache()
+    if cache is None or not items:
+        return {}
+    digests = {item: diskcache.text_digest(item) for item in items}
+    found = cache.token_counts(scheme, digests.values())
+    return {item: found[d] for item, d in digests.items() if d in found}
+
+
+def _store(scheme: str, counts: dict[str, int]) -> None:
+    from agentcost.infra import diskcache
+
+    cache = diskcache.get_cache()
+    if cache is not None and counts:
+        cache.put_token_counts(scheme, {diskcache.text_digest(t): n for t, n in counts.items()})
+        diskcache.flush()
+
+
+@dataclass
+class Fetched:
+    """What one session asked the endpoint: how many requests, and what failed (item -> why)."""
+
+    requests: int = 0
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+def _fetch(
+    ep: Endpoint, texts: Sequence[str], tools: dict[str, tuple[Sequence[ToolDef], ToolChoice]]
+) -> Fetched:
+    """Count, with the endpoint, the texts and tool blocks neither this process nor the persistent
+    cache knows; store what was counted. InputError on a missing or rejected key."""
+    known = _KNOWN.setdefault(ep.scheme, {})
+    blocks = _KNOWN.setdefault(ep.scheme + "/tools", {})
+    failed = _FAILED.setdefault(ep.scheme, {})
+    todo_texts = [t for t in texts if t not in known and t not in failed]
+    todo_tools = [k for k in tools if k not in blocks and k not in failed]
+    known.update(_stored(ep.scheme, todo_texts))
+    blocks.update(_stored(ep.scheme + "/tools", todo_tools))
+    todo_texts = [t for t in todo_texts if t not in known]
+    todo_tools = [k for k in todo_tools if k not in blocks]
+    done = Fetched()
+    if not todo_texts and not todo_tools:
+        return done
+    key = ep.key()
+    baseline_scheme = ep.scheme + "/baseline"
+    baseline = _KNOWN.setdefault(baseline_scheme, {}).get("") or _stored(baseline_scheme, [""]).get("")
+    try:
+        if baseline is None:
+            done.requests += 1
+            baseline = ep.post(ep.body(None), key)
+            _KNOWN[baseline_scheme][""] = baseline
+            _store(baseline_scheme, {"": baseline})
+    except KeyRejected as err:
+        raise _rejected(ep, key[0], str(err)) from None
+    except CountFailed as err:
+        for item in (*todo_texts, *todo_tools):
+            done.failed[item] = failed[item] = f"baseline request: {err}"
+        return done
+    base = baseline
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(item: str) -> int:
+        if item in tools:
+            chosen, choice = tools[item]
+            return max(0, ep.post(ep.body(None, chosen, choice), key) - base)
+        return max(0, ep.post(ep.body(item), key) - base)
+
+    counted: dict[str, int] = {}
+    counted_tools: dict[str, int] = {}
+    rejected: str | None = None
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        futures = {pool.submit(one, item): item for item in (*todo_tools, *todo_texts)}
+        for future, item in futures.items():
+            try:
+                value = future.result()
+            except KeyRejected as err:
+                rejected = str(err)
+                pool.shutdown(cancel_futures=True)
+                break
+            except CountFailed as err:
+                done.failed[item] = failed[item] = str(err)
+                continue
+            (counted_tools if item in tools else counted)[item] = value
+    done.requests += len(counted) + len(counted_tools) + len(done.failed)
+    known.update(counted)
+    blocks.update(counted_tools)
+    _store(ep.scheme, counted)
+    _store(ep.scheme + "/tools", counted_tools)
+    if rejected is not None:
+        raise _rejected(ep, key[0], rejected)
+    return done
+
+
+def _rejected(ep: Endpoint, variable: str, why: str) -> InputError:
+    return InputError(
+        f"{ep.label} rejected the API key in {variable} ({why})",
+        key=variable,
+        hint="set a valid key, or count offline (drop --count api)",
+    )
+
+
+def _preview(text: str) -> str:
+    from agentcost.infra.text import plain
+
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return plain(first[:40] + ("…" if len(first) > 40 or len(text) > len(first) + 1 else ""))
+
+
+_OFFLINE_TEXT_NOTES = ("Claude's tokenizer is not public", "Gemini's tokenizer is not available offline")
+
+
+@dataclass
+class Session:
+    """One model's counting with the endpoint (``endpoint`` None: a family without one, ``note``)."""
+
+    endpoint: Endpoint | None
+    note: str | None = None
+
+    def run(self, count: Callable[[ApiTexts | None], TokenCounts]) -> TokenCounts:
+        """``count`` twice: once recording the texts it counts, then with the API's counts."""
+        ep = self.endpoint
+        if ep is None:
+            counts = count(None)
+            return replace(counts, notes=(*counts.notes, self.note or ""))
+        known = _KNOWN.setdefault(ep.scheme, {})
+        blocks = _KNOWN.setdefault(ep.scheme + "/tools", {})
+        first = ApiTexts(known, blocks, recording=True)
+        count(first)
+        fetched = _fetch(ep, list(first.wanted), first.wanted_tools)
+        second = ApiTexts(known, blocks, recording=False)
+        counts = count(second)
+        return self._marked(ep, counts, second, fetched)
+
+    def _marked(self, ep: Endpoint, counts: TokenCounts, api: ApiTexts, fetched: Fetched) -> TokenCounts:
+        offline = sorted(api.offline)
+        texts = len(api.used - api.tool_blocks.keys())
+        total = texts + len(offline)
+        framing = (
+            "message, tool_use/tool_result and per-request framing stay the offline calibration"
+            if ep.provider == "anthropic"
+            else f"per-request framing ({counts.per_request}) stays the offline assumption"
+        )
+        tools = (
+            " and the tool-definition block (hidden tool prompt included)"
+            if api.tool_blocks.keys() & api.used
+            else ""
+        )
+        notes = [n for n in counts.notes if not (not offline and n.startswith(_OFFLINE_TEXT_NOTES))]
+        notes.append(
+            f"--count api: {texts} distinct texts{tools} counted by {ep.label} for {ep.model} "
+            f"(count with the text minus the count without it; cached for later runs); {framing}"
+        )
+        if offline:
+            why = sorted(set(_FAILED.get(ep.scheme, {}).get(t, "not counted") for t in offline))
+            named = ", ".join(repr(_preview(t)) for t in offline[:3])
+            more = f" and {len(offline) - 3} more" if len(offline) > 3 else ""
+            line = (
+                f"{len(offline)} of {total} texts could not be counted by {ep.label} "
+                f"({'; '.join(why)[:200]}) and fell back to the offline rule, so the counts are "
+                f"approximate: {named}{more}"
+            )
+            notes.append(line)
+            if fetched.failed:
+                sys.stderr.write(f"agentcost: note: {line}\n")
+        exact = not offline
+        return replace(
+            counts,
+            encoding=f"{API_ENCODING}{ep.label} ({ep.model})",
+            approximate=counts.approximate and not exact,
+            method=f"{ep.label} API ({'exact text counts' if exact else 'some texts offline'}) + {framing}",
+            notes=tuple(notes),
+        )
+
+
+def session_for(provider: str, model_id: str) -> Session | None:
+    """The API counting of a model under ``--count api``; None in the offline default."""
+    if mode() != "api":
+        return None
+    from agentcost.tokens.families import canonical_model_id, spec_of
+
+    model = canonical_model_id(model_id)
+    spec = spec_of(provider, model)
+    ep = endpoint_for(spec.rules, model)
+    if ep is not None:
+        return Session(ep)
+    if spec.rules == "openai":
+        return Session(
+            None, "--count api: OpenAI models are counted exactly offline (tiktoken); no API call made"
+        )
+    return Session(None, f"--count api: no counting endpoint for {spec.label}; counted offline")
