@@ -608,11 +608,14 @@ def ttl_options(
     max_budget_usd: Decimal | None = None,
     subagents: Mapping[int, Sequence[tuple[int, SubagentRun]]] | None = None,
     budget_left: Decimal | None = None,
+    ran: tuple[CachePolicy, Decimal, int] | None = None,
 ) -> tuple[TtlOption, ...]:
     """The run's cost with no caching and with each of ``ttls`` (Anthropic's explicit caching), for
     the same pacing and the same ``max_budget_usd`` stop (``subagents`` and ``budget_left`` as
     :func:`run_accountant` takes them), in that order. A policy whose mode is ``none`` is compared
-    with ``conversation`` caching, what agents usually do."""
+    with ``conversation`` caching, what agents usually do. ``ran``: a run already made with the same
+    counts, pricer and stops (its policy, cost and cache expiries); an option of that very policy
+    takes its figures instead of running the accountant again."""
     stops = _Stops(max_rounds, gaps, max_budget_usd, subagents, budget_left)
     mode: CachingMode = policy.mode if policy.mode in ("prefix", "conversation") else "conversation"
     options = [TtlOption("none", *_cost(counts, pricer, NO_CACHE, stops))]
@@ -620,6 +623,9 @@ def ttl_options(
         variant = replace(
             policy, mode=mode, style="explicit", ttl=ttl, ttl_seconds=TTL_SECONDS[ttl], prefix_ttl=None
         )
+        if ran is not None and variant == ran[0]:  # the run's own ledger: the same run, made already
+            options.append(TtlOption(ttl, ran[1], ran[2]))
+            continue
         options.append(TtlOption(ttl, *_cost(counts, pricer, variant, stops)))
     if policy.ttl_label not in TTL_SECONDS:  # the policy's own two TTLs (explicit style only)
         own = replace(policy, mode=mode)

@@ -202,10 +202,12 @@ def ttl_comparison(
     *,
     subagents: Mapping[int, Sequence[tuple[int, SubagentRun]]] | None = None,
     budget_left: Decimal | None = None,
+    ran: tuple[CachePolicy, Decimal, int] | None = None,
 ) -> tuple[TtlOption, ...]:
     """No caching vs 5-minute vs 1-hour cache entries for this scenario's pacing (Anthropic only;
     ``()`` elsewhere). 1 h is left out where the model has no 1-hour write price. ``subagents`` and
-    ``budget_left``: as the run's ledger had them (a budget then counts the subagents' spending)."""
+    ``budget_left``: as the run's ledger had them (a budget then counts the subagents' spending).
+    ``ran``: the run's own ledger, as :func:`~agentcost.loop.accountant.ttl_options` takes it."""
     if policy.style != "explicit":
         return ()
     ttls: tuple[CacheTTL, ...] = ("5m", "1h") if prices.cache_write_1h_mtok is not None else ("5m",)
@@ -219,6 +221,7 @@ def ttl_comparison(
         max_budget_usd=scenario.limits.max_budget_usd,
         subagents=subagents,
         budget_left=budget_left,
+        ran=ran,
     )
 
 

@@ -139,8 +139,10 @@ def estimate_scenario(
         scenario, counts, own, subagents=None if main is None else main.by_round(), budget_left=budget_left
     )
     capped = None if main is None else main.started
+    # without subagents inside the ledger, the option of the run's own policy is the ledger itself
+    ran = None if main is not None else (policy, ledger.totals.cost_usd, ledger.totals.cache_expiries)
     ttls = ttl_comparison(
-        scenario, prices, counts, policy, own.pricer, subagents=again(), budget_left=budget_left
+        scenario, prices, counts, policy, own.pricer, subagents=again(), budget_left=budget_left, ran=ran
     )
     editing = context_editing_effect(counts, ledger, rerun)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Group, RenderableType
 from rich.text import Text
 
@@ -10,7 +12,8 @@ from agentcost.prices.listing import Listing
 from agentcost.render.fit import SECTION, Cell, Col, FitTable
 from agentcost.render.notes import notes
 from agentcost.report import fmt
-from agentcost.report.estimate import Report
+from agentcost.report.estimate import Report, RequestLine
+from agentcost.report.ledger import ELIDE_OVER, Middle, ledger_view
 
 
 def _title(report: Report) -> Text:
@@ -35,10 +38,11 @@ def ledger_columns(report: Report) -> list[Col]:
     ]
 
 
-def ledger_rows(report: Report) -> list[list[Cell]]:
-    """One row per billed request; each subagent it started folded under it (``↳``; totals include it)."""
+def ledger_rows(report: Report, requests: Sequence[RequestLine] | None = None) -> list[list[Cell]]:
+    """One row per billed request (of ``requests``, by default all of the report's); each subagent it
+    started folded under it (``↳``; totals include it)."""
     rows: list[list[Cell]] = []
-    for r in report.requests:
+    for r in report.requests if requests is None else requests:
         rows.append(
             [
                 str(r.index),
@@ -68,9 +72,38 @@ def ledger_rows(report: Report) -> list[list[Cell]]:
     return rows
 
 
+def _middle_row(m: Middle) -> list[Cell]:
+    """The requests an elided ledger leaves out, summed by the report (agentcost.report.ledger)."""
+    s = "" if m.requests == 1 else "s"
+    return [
+        "…",
+        Text(f"{m.requests:,} more request{s}", style="dim"),
+        fmt.tokens(m.input_tokens),
+        fmt.tokens(m.cache_read_tokens),
+        fmt.tokens(m.cache_write_tokens),
+        fmt.tokens(m.output_tokens),
+        fmt.usd(m.cost_usd),
+        fmt.usd(m.running_usd),
+    ]
+
+
 def render_table(report: Report, *, verbose: bool = False) -> RenderableType:
-    table = FitTable(ledger_columns(report), ledger_rows(report), title=_title(report), show_footer=True)
-    return Group(table, notes(report, verbose=verbose))
+    """The ledger: every request up to :data:`~agentcost.report.ledger.ELIDE_OVER` (or with ``--all``),
+    else the first and last requests with the middle summed in one row; a long table is drawn by
+    :class:`~agentcost.render.longtable.LongTable` (the same lines, in linear time)."""
+    view = ledger_view(report, show_all=report.show_all)
+    rows = ledger_rows(report, view.head)
+    parts: list[RenderableType] = []
+    if view.middle is not None:
+        m = view.middle
+        rows += [_middle_row(m), *ledger_rows(report, view.tail)]
+        parts.append(Text(f"Requests #{m.first} to #{m.last} are summed in one row (…): --all shows each."))
+    table = FitTable(ledger_columns(report), rows, title=_title(report), show_footer=True)
+    if len(rows) > ELIDE_OVER:
+        from agentcost.render.longtable import LongTable
+
+        return Group(LongTable(table), *parts, notes(report, verbose=verbose))
+    return Group(table, *parts, notes(report, verbose=verbose))
 
 
 def render_models(found: Listing) -> RenderableType:
