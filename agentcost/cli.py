@@ -17,12 +17,14 @@ import typer
 from agentcost import cli_catalog, cli_reconcile
 from agentcost.cli_colour import echo_err
 from agentcost.cli_options import (
+    AllOpt,
     AllowPathOpt,
     AsOfOpt,
     AtOpt,
     BudgetOpt,
     ChartOpt,
     CommentOpt,
+    CountOpt,
     EstimateModelOpt,
     ExplainOpt,
     FormatInOpt,
@@ -58,6 +60,7 @@ from agentcost.cli_options import (
     set_input_policy,
     show_version,
     tier_name,
+    use_count,
 )
 from agentcost.cli_output import (
     Output,
@@ -131,6 +134,8 @@ def estimate(
     max_input_bytes: MaxInputBytesOpt = None,
     verbose: VerboseOpt = False,
     per: PerOpt = Per.run,
+    all_: AllOpt = False,
+    count: CountOpt = None,
 ) -> None:
     """Estimate scenarios: a row per billed request, totals, and the assumptions behind them.
 
@@ -142,6 +147,7 @@ def estimate(
     overrides = tuple(set_ or ())
     try:
         set_input_policy(ctx, allow_path, max_input_bytes)
+        api_counts = use_count(count)
         when = parse_as_of(as_of)
         limit = parse_budget(budget)
         user_prices = read_user_prices(prices)
@@ -157,9 +163,13 @@ def estimate(
                 loaded, as_of=when, model=model, budget_usd=limit, service_tier=tier, user_prices=user_prices
             )
             report = build_report(est, overrun=simulate is None and at is None, per=per)  # --simulate says it
+            if all_:  # --all: the table shows every request
+                from dataclasses import replace
+
+                report = replace(report, show_all=True)
             gates = estimate_gates(report)
             simulating = simulate is not None or at is not None
-            replayable = not from_stdin(scenarios[0])  # standard input differs from run to run
+            replayable = not from_stdin(scenarios[0]) and not api_counts  # stdin or the network differ
             if replayable and output is None and not summary and not (simulating and sys.stderr.isatty()):
                 # the output depends only on the inputs (agentcost.launch; a progress bar is not replayed)
                 from agentcost.replayable import allow_replay
@@ -237,6 +247,7 @@ def compare(
     max_input_bytes: MaxInputBytesOpt = None,
     verbose: VerboseOpt = False,
     per: PerOpt = Per.run,
+    count: CountOpt = None,
 ) -> None:
     """Estimate one scenario on several models: a row per model, cheapest first.
 
@@ -249,6 +260,7 @@ def compare(
     out = Output(format_, output, summary, quiet, chart, verbose=verbose)
     try:
         set_input_policy(ctx, allow_path, max_input_bytes)
+        api_counts = use_count(count)
         when = parse_as_of(as_of)
         user_prices = read_user_prices(prices)
         tier = tier_name(service_tier)
@@ -267,7 +279,7 @@ def compare(
         report = compare_models(
             loaded, chosen.models, as_of=when, service_tier=tier, user_prices=user_prices, per=per
         )
-        if output is None and not summary and not from_stdin(scenario):  # only on the input files
+        if output is None and not summary and not from_stdin(scenario) and not api_counts:  # input files only
             from agentcost.replayable import allow_replay
 
             allow_replay()
@@ -453,7 +465,14 @@ def replay(
 @app.command(epilog="Example: agentcost calibrate run.traj -o scenarios/run.yaml")
 def calibrate(
     ctx: typer.Context,
-    trace: Annotated[Path, typer.Argument(metavar="TRACE", help="A recorded run (see `agentcost replay`).")],
+    traces: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="TRACE...",
+            help="A recorded run (see `agentcost replay`). Several files, directories or globs: one"
+            " scenario whose step count and sizes are distributions fitted to the runs.",
+        ),
+    ],
     output: Annotated[
         Path | None,
         typer.Option(
@@ -487,6 +506,13 @@ def calibrate(
             raise InputError(
                 "the file exists", key="--output", file=output, hint="pass --force to overwrite it"
             )
+        from agentcost.cli_replay_many import is_many
+
+        if is_many(traces):  # several files, a directory or a glob: one scenario fitted to the runs
+            from agentcost.cli_calibrate import calibrate_many
+
+            return calibrate_many(traces, output, force, when, user_prices, (format_in, model, config))
+        trace = traces[0]
         loaded = load_trace(trace, format_in=format_in, model=model, config=config)
         result = calibrate_log(loaded, as_of=when, user_prices=user_prices, output=output)
         if output is None:

@@ -61,6 +61,15 @@ ChartOpt = Annotated[
 VerboseOpt = Annotated[
     bool, typer.Option("--verbose", "-v", metavar="", help="All assumptions and their sources.")
 ]
+AllOpt = Annotated[
+    bool,
+    typer.Option(
+        "--all",
+        metavar="",
+        help="Every request in the table (a ledger of more than 50 shows the first 20 and last 10, the"
+        " middle summed in one row; JSON and CSV always have every request).",
+    ),
+]
 SetOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -152,6 +161,32 @@ PerOpt = Annotated[
         " scenario's outcome: success rate and what a failed run costs).",
     ),
 ]
+
+
+class Count(StrEnum):
+    offline = "offline"
+    api = "api"
+
+
+CountOpt = Annotated[
+    Count | None,
+    typer.Option(
+        "--count",
+        metavar="HOW",
+        help="offline (default) or api: count Claude and Gemini texts with the provider's free"
+        " token-counting endpoint (needs ANTHROPIC_API_KEY / GEMINI_API_KEY; counts are cached)."
+        " Default: $AGENTCOST_COUNT, else offline.",
+    ),
+]
+
+
+def use_count(count: Count | None) -> bool:
+    """Set the run's counting mode (``--count``, else ``AGENTCOST_COUNT``); True when it is ``api``
+    (the output then depends on the network: the run is not replayed)."""
+    from agentcost.tokens import apicount
+
+    apicount.set_mode(None if count is None else count.value)
+    return apicount.mode() == "api"
 
 
 # `agentcost diff`: warning-level gates, new scenarios in the gates, the pull-request comment (issue 18).

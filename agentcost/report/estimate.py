@@ -228,6 +228,7 @@ class Report:
     time_windows: tuple[tuple[str, str], ...] = ()  # daily UTC windows priced differently (DeepSeek)
     in_time_window: bool | None = None  # as_of falls in one of them; None: no such windows
     outcome: OutcomeLine | None = None  # the scenario's outcome: cost per completed task
+    show_all: bool = False  # --all: the table shows every request (agentcost.report.ledger)
 
     @property
     def over_budget(self) -> bool:
@@ -485,7 +486,7 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True, p
         host=prices.host,
         count_family=family.name,
         family_method=family.method,
-        family_source=family.source,
+        family_source=counts.encoding if counts.encoding.startswith("api ") else family.source,  # --count api
         count_summary=_count_summary(prices.provider, prices.rules_id),
         caching_kind=mechanics.caching,
         cache_min_published=mechanics.min_tokens is not None,
