@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
@@ -80,6 +81,7 @@ def split_provider(text: str) -> tuple[str | None, str]:
     return None, text.strip()
 
 
+@lru_cache(maxsize=4096)  # genai-prices' find_model scans every match clause; its data is fixed a process
 def locate_in(pid: str, ref: str, *, fallback: bool = True) -> tuple[str, ModelInfo] | None:
     """(the provider whose row it is, the row) for ``ref`` at provider ``pid``: a row of exactly that
     id (one genai-prices finds again, :func:`agentcost.prices.catalog.ref_of`), else genai-prices'
