@@ -19,7 +19,7 @@ from agentcost.loop.accountant import (
     request_gaps,
     ttl_options,
 )
-from agentcost.prices.model import ModelPrices, Usage
+from agentcost.prices.model import ModelPrices
 from agentcost.scenario.model import CacheTTL, CachingMode, Scenario
 from agentcost.tokens.counts import TokenCounts
 from agentcost.tokens.request import TTL_SECONDS, CachePolicy, Pricer, RequestCost, RequestUsage
@@ -257,32 +257,37 @@ def pricer_for(prices: ModelPrices) -> Pricer:
             own[tool] = fee.value.usd_per_1000 if fee is not None else Decimal(0)
     container = facts.container_time(prices.provider, prices.rules_id)
 
+    own_search, own_code = "web_search" in own, "code_execution" in own
+    zero = Decimal(0)
+
     def price(usage: RequestUsage) -> RequestCost:
-        uses = {
-            "web_search": usage.web_searches,
-            "web_fetch": usage.web_fetches,
-            "code_execution": usage.code_executions,
-        }
-        cost = prices.cost(
-            Usage(
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                cache_read_tokens=usage.cache_read_tokens,
-                cache_write_tokens=usage.cache_write_tokens,
-                cache_write_1h_tokens=usage.cache_write_1h_tokens,
-                web_searches=0 if "web_search" in own else usage.web_searches,
-                code_executions=0 if "code_execution" in own else usage.code_executions,
-            )
+        # ModelPrices.counts_usd is ModelPrices.cost(Usage(...)) without the Usage on the common path
+        input_usd, output_usd, total_usd = prices.counts_usd(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            usage.cache_write_1h_tokens,
+            0 if own_search else usage.web_searches,
+            0 if own_code else usage.code_executions,
         )
         # genai-prices puts per-use fees in total_price only (they have no input/output direction)
-        fees = cost.total_usd - cost.input_usd - cost.output_usd
-        fees += sum((own[t] * n / 1000 for t, n in uses.items() if n and t in own), Decimal(0))
+        fees = total_usd - input_usd - output_usd
+        if usage.web_searches or usage.web_fetches or usage.code_executions:
+            uses = {
+                "web_search": usage.web_searches,
+                "web_fetch": usage.web_fetches,
+                "code_execution": usage.code_executions,
+            }
+            fees += sum((own[t] * n / 1000 for t, n in uses.items() if n and t in own), Decimal(0))
+        else:
+            fees += zero  # the sum of no fees, as above
         box: Decimal | None = Decimal(0)
         if usage.container_seconds is not None:
             box = None if container is None else container_usd(container.value, usage.container_seconds)
             fees += box or Decimal(0)
-        total = cost.input_usd + cost.output_usd + fees
-        return RequestCost(cost.input_usd, cost.output_usd, total, fees, container_usd=box)
+        total = input_usd + output_usd + fees
+        return RequestCost(input_usd, output_usd, total, fees, container_usd=box)
 
     return price
 

@@ -143,6 +143,19 @@ class Itemised:
 
 NO_PRICE = "no such price: billed as input"
 
+# The usage values of a request as PriceTable._priced reads them, in PriceTable.counts_usd's order.
+_FAST_SLOTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "cache_write_5m_tokens",
+    "cache_write_1h_tokens",
+    "web_searches",
+    "code_executions",
+    "requests",
+)
+
 
 def _line(label: str, tokens: int, price: Decimal, per: int, note: str | None = None) -> CostLine:
     return CostLine(label, tokens, price, price * Decimal(tokens) / per, note)
@@ -165,7 +178,117 @@ class PriceTable:
         """genai-prices' arithmetic: each priced unit's leaf count (its usage less the usage of the
         more specific priced units inside it) times its rate over ``per``; a tiered rate is chosen
         by the request's whole input (a cliff); input and output sums by the unit's direction."""
-        return _cost_of(self._priced(usage))
+        if self._fast is None:
+            return _cost_of(self._priced(usage))
+        input_usd, output_usd, total_usd = self.counts_usd(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            usage.cache_write_1h_tokens,
+            usage.web_searches,
+            usage.code_executions,
+        )
+        return Cost(input_usd=input_usd, output_usd=output_usd, total_usd=total_usd)
+
+    def counts_usd(
+        self, i: int, o: int, r: int, w: int, w1: int, web: int, code: int
+    ) -> tuple[Decimal, Decimal, Decimal]:
+        """:meth:`cost` of a valid :class:`Usage` given as its fields, as (input, output, total),
+        with the plan :attr:`_fast` compiled once: the same Decimal operations in the same order as
+        :meth:`_priced` and :func:`_cost_of` (so the same digits), without their per-request dicts,
+        tuples and objects."""
+        fast = self._fast
+        if fast is None:
+            cost = _cost_of(self._priced(Usage(i, o, r, w, w1, web, code)))
+            return cost.input_usd, cost.output_usd, cost.total_usd
+        steps, units, zeros = fast
+        values = (i, o, r, w + w1, w, w1, web, code, 1, *zeros)
+        leaves = [0, 0, 0, 0, 0, 0, 0, 0, 1, *zeros]
+        for slot, nested, key in steps:
+            leaf = values[slot]
+            for k in nested:
+                leaf -= leaves[k]
+            if leaf < 0:
+                raise ValueError(f"Invalid usage data: more-specific usage exceeds {key}")
+            leaves[slot] = leaf
+        input_usd = output_usd = total_usd = Decimal(0)
+        for direction, slot, price, zero, tiers, per in units:
+            for start, tier_price, tier_zero in tiers:
+                if i > start:
+                    price, zero = tier_price, tier_zero
+                    break
+            count = leaves[slot]  # an int operand converts exactly, as Decimal(count) does
+            amount = price * count / per if count else zero
+            total_usd += amount
+            if direction == "input":
+                input_usd += amount
+            elif direction == "output":
+                output_usd += amount
+        return input_usd, output_usd, total_usd
+
+    @cached_property
+    def _fast(
+        self,
+    ) -> (
+        tuple[
+            tuple[tuple[int, tuple[int, ...], str], ...],
+            tuple[
+                tuple[str | None, int, Decimal, Decimal, tuple[tuple[int, Decimal, Decimal], ...], int], ...
+            ],
+            tuple[int, ...],
+        ]
+        | None
+    ):
+        """:meth:`_leaf_counts` and :meth:`_priced` compiled for :meth:`counts_usd`: the leaf steps
+        (slot, nested slots, usage key) in :attr:`_plan`'s order, per unit (direction, slot, base
+        rate, its amount for a count of 0, tiers highest first with theirs, per), and a 0 per unit
+        priced on a usage :class:`Usage` does not report where no reported usage can make
+        :meth:`_usage` fail for it (it is then always 0). None where one could, or where a nested
+        usage is not yet computed: the general path handles those."""
+        slots = {key: n for n, key in enumerate(_FAST_SLOTS)}
+        for unit in self.units:
+            if unit.usage_key not in slots:
+                if not self._always_zero(unit):
+                    return None
+                slots[unit.usage_key] = len(slots)
+        steps = []
+        done: set[str] = set()
+        for unit, nested in self._plan:
+            if any(k not in done for k in nested):
+                return None
+            steps.append((slots[unit.usage_key], tuple(slots[k] for k in nested), unit.usage_key))
+            done.add(unit.usage_key)
+        units = []
+        for unit, direction in self._directions:
+            per = unit.per
+            # a count of 0 costs 0, with the exponent price * 0 / per gives it (sums keep that exponent)
+            tiers = (
+                tuple((start, p, p * Decimal(0) / per) for start, p in reversed(unit.tiers))
+                if unit.tiered
+                else ()
+            )
+            units.append(
+                (direction, slots[unit.usage_key], unit.base, unit.base * Decimal(0) / per, tiers, per)
+            )
+        return tuple(steps), tuple(units), (0,) * (len(slots) - len(_FAST_SLOTS))
+
+    def _always_zero(self, unit: PricedUnit) -> bool:
+        """Whether :meth:`_usage` gives 0 for ``unit`` whatever the reported values: no reported
+        usage is more specific than it, and no two reported usages join into it (its errors need
+        one of those among the positive reported usages)."""
+        wanted = set(unit.dimensions)
+        dims = [set(d) for _, d in self.reported]
+        if any(wanted <= d and d != wanted for d in dims):
+            return False
+        for n, (_, left) in enumerate(self.reported):
+            for _, right in self.reported[n + 1 :]:
+                ldims, rdims = set(left), set(right)
+                rmap = dict(right)
+                compatible = all(rmap.get(k, v) == v for k, v in left)
+                if compatible and not ldims <= rdims and not rdims <= ldims and ldims | rdims == wanted:
+                    return False
+        return True
 
     def parts(self, usage: Usage) -> tuple[tuple[PricedPart, ...], Cost]:
         """The request's price unit by unit, in genai-prices' order, and their :class:`Cost`: the
@@ -358,6 +481,30 @@ class ModelPrices:
             except ValueError as error:
                 raise InputError(f"cannot price {self.model_id}: {error}") from None
         return self.genai_cost(usage)
+
+    def counts_usd(
+        self, i: int, o: int, r: int, w: int, w1: int, web: int, code: int
+    ) -> tuple[Decimal, Decimal, Decimal]:
+        """:meth:`cost` of ``Usage(i, o, r, w, w1, web, code)`` as (input, output, total) dollars,
+        without building the Usage or the Cost where
+        the counts are plain (whole numbers >= 0, cache parts within the input, a 1-hour price for
+        1-hour writes) and the table has a compiled plan; anything else takes :meth:`cost`, with
+        its checks and errors. The accountant's pricer calls this once per request."""
+        table = self.table
+        if (
+            table is None
+            or table._fast is None
+            or not (type(i) is type(o) is type(r) is type(w) is type(w1) is type(web) is type(code) is int)
+            or min(o, r, w, w1, web, code) < 0
+            or r + w + w1 > i
+            or (w1 and self.cache_write_1h_mtok is None)
+        ):
+            cost = self.cost(Usage(i, o, r, w, w1, web, code))
+            return cost.input_usd, cost.output_usd, cost.total_usd
+        try:
+            return table.counts_usd(i, o, r, w, w1, web, code)
+        except ValueError as error:
+            raise InputError(f"cannot price {self.model_id}: {error}") from None
 
     def itemise(self, usage: Usage) -> Itemised:
         """One request's price line by line (``agentcost prices``' example): uncached input, cache
