@@ -227,8 +227,9 @@ def read(path: Path, *, text: str, model: str | None = None) -> Trace:
             reported=reported,
             action=action,
             tool_choice=tool_choice,
+            output_calls=answer.calls if answer is not None else (),
         )
-        calls.append(replace(recorded, output_calls=answer.calls) if answer and answer.calls else recorded)
+        calls.append(recorded)
     notes = (
         "Anthropic input_tokens exclude cached tokens: reported input = input_tokens + "
         "cache_read_input_tokens + cache_creation_input_tokens",

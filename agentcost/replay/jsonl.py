@@ -15,7 +15,7 @@ from typing import Any
 
 from agentcost.errors import InputError
 from agentcost.replay.files import loads, usage_count
-from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace, tool_problem
+from agentcost.replay.model import Message, RecordedCall, ReportedUsage, ToolPart, Trace, tool_problem
 
 
 def first_object(text: str) -> Mapping[str, Any] | None:
@@ -92,6 +92,7 @@ def api_call(
     reported: ReportedUsage | None,
     action: str | None,
     tool_choice: str | None = None,
+    output_calls: tuple[ToolPart, ...] = (),
 ) -> RecordedCall:
     """The next call of an API log: what was sent (if recorded) and what the provider reported."""
     if reported is None and messages is None:
@@ -111,6 +112,7 @@ def api_call(
         line=line,
         action=action,
         tool_choice=tool_choice,
+        output_calls=output_calls,
     )
 
 

@@ -299,7 +299,8 @@ def read(path: Path, *, text: str, fmt: str, model: str | None = None) -> Trace:
             output=output,
             reported=reported,
             action=action,
+            output_calls=out_calls,
         )
-        calls.append(replace(recorded, output_calls=out_calls) if out_calls else recorded)
+        calls.append(recorded)
     halted = (len(calls), *halt) if halt is not None and calls and not warnings else None
     return api_trace(path, fmt, calls, model, warnings, tool_warnings=ids.warnings(halted))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -457,19 +458,9 @@ def _read_1x(
             "history processors not replayed (their changes to the requests are not counted): "
             + ", ".join(shown(k, quote=False) for k in proc.skipped)
         )
-    stats = data["info"]["model_stats"]
-    sent_, received = stats.get("tokens_sent"), stats.get("tokens_received")
-    sent_count = usage_count(sent_, "info.model_stats.tokens_sent", path)
-    received_count = usage_count(received, "info.model_stats.tokens_received", path)
-    local = sent_ is not None and received is not None and (sent_count or received_count)
-    reported = ReportedUsage(sent_count, received_count) if local else None
-    api_calls = stats.get("api_calls")
-    if isinstance(api_calls, int) and api_calls != len(calls):
-        warnings.append(
-            f"info.model_stats.api_calls is {shown(api_calls, quote=False)} but the history has "
-            f"{len(calls)} responses (requests that failed or were retried are not in the history)"
-        )
-    cost = reported_dollars(stats.get("instance_cost"), "info.model_stats.instance_cost", path)
+    totals, cost = _model_stats(data, path, len(calls), warnings)
+    local = totals is not None and bool(totals.input_tokens or totals.output_tokens)
+    reported = totals if local else None
     if local:
         notes.append(
             "info.model_stats is SWE-agent's local count (litellm, without tool definitions and "
@@ -491,6 +482,26 @@ def _read_1x(
         notes=tuple(notes),
         reported_kind="local_count" if local else "none",
     )
+
+
+def _model_stats(
+    data: dict[str, Any], path: Path, calls: int, warnings: list[str]
+) -> tuple[ReportedUsage | None, Decimal | None]:
+    """``info.model_stats``: the run's token totals (None unless both are given) and its dollars,
+    each bounded; a warning when ``api_calls`` differs from the ``calls`` the history holds."""
+    stats = data["info"]["model_stats"]
+    sent, received = stats.get("tokens_sent"), stats.get("tokens_received")
+    sent_count = usage_count(sent, "info.model_stats.tokens_sent", path)  # bounded, when present
+    received_count = usage_count(received, "info.model_stats.tokens_received", path)
+    api_calls = stats.get("api_calls")
+    if isinstance(api_calls, int) and api_calls != calls:
+        warnings.append(
+            f"info.model_stats.api_calls is {shown(api_calls, quote=False)} but the history has "
+            f"{calls} responses (requests that failed or were retried are not in the history)"
+        )
+    cost = reported_dollars(stats.get("instance_cost"), "info.model_stats.instance_cost", path)
+    totals = ReportedUsage(sent_count, received_count) if sent is not None and received is not None else None
+    return totals, cost
 
 
 def read(
@@ -550,20 +561,7 @@ def read(
     if model is None and beside is not None:
         model = model_from_config(beside)
     calls = _calls(path, text, history, model)
-    stats = data["info"]["model_stats"]
-    reported: ReportedUsage | None = None
-    sent_, received = stats.get("tokens_sent"), stats.get("tokens_received")
-    sent_count = usage_count(sent_, "info.model_stats.tokens_sent", path)  # bounded, when present
-    received_count = usage_count(received, "info.model_stats.tokens_received", path)
-    if sent_ is not None and received is not None:
-        reported = ReportedUsage(sent_count, received_count)
-    api_calls = stats.get("api_calls")
-    if isinstance(api_calls, int) and api_calls != len(calls):
-        warnings.append(
-            f"info.model_stats.api_calls is {shown(api_calls, quote=False)} but the history has "
-            f"{len(calls)} responses (requests that failed or were retried are not in the history)"
-        )
-    reported_cost = reported_dollars(stats.get("instance_cost"), "info.model_stats.instance_cost", path)
+    reported, reported_cost = _model_stats(data, path, len(calls), warnings)
     return Trace(
         path=str(path),
         format=FORMAT,
