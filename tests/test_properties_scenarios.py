@@ -370,6 +370,8 @@ def check_ledger(ledger: Ledger) -> None:
         assert c.total_usd == c.input_usd + c.output_usd + c.fees_usd, r
         running += c.total_usd
         assert r.running_usd == running, r
+    # start_seconds is the ledger's simulated pacing clock (seconds the scenario declares), never
+    # measured time: requests are in the order they are sent
     assert all(a.start_seconds <= b.start_seconds for a, b in pairwise(rows))
     assert t.requests == len(rows)
     assert t.input_tokens == sum(r.usage.input_tokens for r in rows)
