@@ -14,6 +14,14 @@ from typing import Any
 
 from agentcost.tokens.encodings import get_encoding, tiktoken_scheme_id
 
+ROLE_COUNTS: dict[str, dict[str, int]] = {
+    encoding: {"system": 1, "developer": 1, "user": 1, "assistant": 1, "tool": 1, "function": 1}
+    for encoding in ("o200k_base", "cl100k_base")
+}
+"""Tokens of the chat roles' names in the bundled encodings (each one token; tests/test_tokens.py
+checks them against the encodings). Known without loading an encoding, so that a scenario whose
+texts are all given as token counts, or all cached, never builds one for the message framing."""
+
 
 @dataclass
 class MemoStats:
@@ -101,6 +109,9 @@ class TokenMemo:
 
     def tiktoken(self, encoding_name: str, text: str) -> int:
         """Tokens of ``text`` in one of the bundled OpenAI encodings (exact)."""
+        fixed = ROLE_COUNTS.get(encoding_name, {}).get(text)
+        if fixed is not None:
+            return fixed
         table, stats = self._table(encoding_name)
         cached = table.get(text)
         if cached is not None:
