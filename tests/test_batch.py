@@ -3,7 +3,7 @@ checked by hand, totals that are the exact sums of the rows, budgets and gates, 
 output format (JSON against the schema, Markdown golden, CSV parsed back, the Rich table).
 
 Per-run costs are those of tests/test_end_to_end.py (Claude counts on the ratio path, ``no_ctok``):
-bugfix on claude-sonnet-4-5 $0.0312129; mcp-40-tools on gemini-2.5-pro $0.13693125; research on
+bugfix on claude-sonnet-4-5 $0.0320049; mcp-40-tools on gemini-2.5-pro $0.13693125; research on
 gpt-5-mini (the project's ``set: [model=gpt-5-mini]``): the gpt-5 token counts, 1,460,204 input of
 which 1,359,872 cache reads, 2,817 output, at $0.25 / $0.025 / $2 per MTok (pricing-facts.md §A.0).
 """
@@ -48,7 +48,7 @@ MILLION = Decimal(1_000_000)
 PROJECT = "scenarios/agentcost.yml"
 SCENARIO = "version: 1\nmodel: gpt-5\ntask: t\nfinal: 1\n"
 
-BUGFIX_RUN = Decimal("0.0312129")
+BUGFIX_RUN = Decimal("0.0320049")
 MCP_RUN = Decimal("0.13693125")
 RESEARCH_MINI_RUN = (
     Decimal("0.25") * (1_460_204 - 1_359_872) + Decimal("0.025") * 1_359_872 + Decimal(2) * 2_817
@@ -76,8 +76,8 @@ def test_cost_per_day_and_month_by_hand(shipped: BatchReport) -> None:
     assert Decimal("0.0647138") == RESEARCH_MINI_RUN
     bugfix, research, mcp = shipped.rows
     assert (bugfix.cost_usd, bugfix.runs_per_day) == (BUGFIX_RUN, Decimal(200))
-    assert bugfix.cost_per_day_usd == Decimal("6.24258")  # $0.0312129 x 200
-    assert bugfix.cost_per_month_usd == Decimal("187.2774")  # x 30
+    assert bugfix.cost_per_day_usd == Decimal("6.40098")  # $0.0320049 x 200
+    assert bugfix.cost_per_month_usd == Decimal("192.0294")  # x 30
     assert (research.model_id, research.cost_usd, research.runs_per_day) == (
         "gpt-5-mini",
         RESEARCH_MINI_RUN,
@@ -91,9 +91,9 @@ def test_cost_per_day_and_month_by_hand(shipped: BatchReport) -> None:
         Decimal("98.5905"),
     )
     t = shipped.totals
-    assert t.cost_usd == Decimal("0.23285795")  # 0.0312129 + 0.0647138 + 0.13693125
-    assert t.cost_per_day_usd == Decimal("10.3378525")  # 6.24258 + 0.8089225 + 3.28635
-    assert t.cost_per_month_usd == Decimal("310.135575")
+    assert t.cost_usd == Decimal("0.23364995")  # 0.0320049 + 0.0647138 + 0.13693125
+    assert t.cost_per_day_usd == Decimal("10.4962525")  # 6.40098 + 0.8089225 + 3.28635
+    assert t.cost_per_month_usd == Decimal("314.887575")
     assert (t.scenarios, t.requests, t.over_budget) == (3, 9 + 31 + 7, 0)
 
 
@@ -105,9 +105,9 @@ def test_totals_are_the_exact_sums_of_the_rows(shipped: BatchReport) -> None:
     assert t.cost_per_month_usd == t.cost_per_day_usd * 30
     for name in ("requests", "input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens"):
         assert sum(getattr(r, name) for r in rows) == getattr(t, name), name
-    assert t.input_tokens == 21_081 + 1_460_204 + 88_993
-    assert t.cached_share == Decimal("0.8772")  # (17,633 + 1,359,872 + 0) / 1,570,278, 4 places
-    assert [r.cached_share for r in rows] == [Decimal("0.8364"), Decimal("0.9313"), Decimal(0)]
+    assert t.input_tokens == 21_261 + 1_460_204 + 88_993
+    assert t.cached_share == Decimal("0.8772")  # (17,773 + 1,359,872 + 0) / 1,570,458, 4 places
+    assert [r.cached_share for r in rows] == [Decimal("0.8359"), Decimal("0.9313"), Decimal(0)]
 
 
 def test_each_row_is_its_scenarios_own_estimate(shipped: BatchReport) -> None:
@@ -147,7 +147,7 @@ def test_budgets_and_gates_of_the_shipped_project(shipped: BatchReport) -> None:
     )
     assert research.budget is not None and research.budget.source == "limits.budget_usd"
     assert shipped.project is not None and shipped.project.budget is not None
-    assert shipped.project.budget.headroom_usd == Decimal("0.25") - Decimal("0.23285795")
+    assert shipped.project.budget.headroom_usd == Decimal("0.25") - Decimal("0.23364995")
     gates = batch_gates(shipped)
     assert [(g.name, g.file, g.line, g.tripped) for g in gates] == [
         ("budget", PROJECT, 10, False),  # the entry's budget_usd: pointed at the project file
@@ -159,10 +159,10 @@ def test_budgets_and_gates_of_the_shipped_project(shipped: BatchReport) -> None:
         ("budget", PROJECT, 6, False),  # the project's total
     ]
     assert gates[0].message == (
-        "scenarios/bugfix.yaml: within budget: estimated $0.0312 <= $0.0500 (project)"
+        "scenarios/bugfix.yaml: within budget: estimated $0.0320 <= $0.0500 (project)"
     )
     assert gates[-1].message == (
-        "scenarios/agentcost.yml: within budget: estimated $0.2329 for one run of each of 3"
+        "scenarios/agentcost.yml: within budget: estimated $0.2336 for one run of each of 3"
         " scenarios <= $0.2500 (project budget_usd)"
     )
 
@@ -171,7 +171,7 @@ def test_the_budget_option_applies_to_each_scenario_and_wins(monkeypatch: pytest
     monkeypatch.chdir(ROOT)
     report = batch_report_for_paths([PROJECT], as_of=AS_OF, budget_usd=Decimal("0.04"))
     assert [(r.budget.source, r.budget.over) for r in report.rows if r.budget] == [
-        ("--budget", False),  # $0.0312129 <= $0.04, although the entry says $0.05
+        ("--budget", False),  # $0.0320049 <= $0.04, although the entry says $0.05
         ("--budget", True),  # $0.0647138
         ("--budget", True),  # $0.13693125
     ]
@@ -276,7 +276,7 @@ def test_scenario_files_without_a_project(monkeypatch: pytest.MonkeyPatch) -> No
     assert report.warnings == ()
     assert [g.name for g in batch_gates(report)] == ["budget", "context_window", "budget", "context_window"]
     text = render_text(report, Format.table, width=110)
-    assert "per day" not in text and "$0.1681" in text  # no runs per day: no per day columns
+    assert "per day" not in text and "$0.1689" in text  # no runs per day: no per day columns
     data = json.loads(render_text(report, Format.json))
     assert data["project"] is None and data["totals"]["cost_per_day_usd"] is None
     validate_json(data, wrapped_schema())
@@ -333,7 +333,7 @@ def test_json_matches_the_schema_and_carries_every_estimate(shipped: BatchReport
     assert data["project"] == {
         "path": PROJECT,
         "name": "Support agents",
-        "budget": {"limit_usd": "0.25", "source": "budget_usd", "over": False, "headroom_usd": "0.01714205"},
+        "budget": {"limit_usd": "0.25", "source": "budget_usd", "over": False, "headroom_usd": "0.01635005"},
     }
     first = data["scenarios"][0]
     assert (
@@ -342,14 +342,14 @@ def test_json_matches_the_schema_and_carries_every_estimate(shipped: BatchReport
         first["cost_per_day_usd"],
         first["cost_per_month_usd"],
     ) == (
-        "0.0312129",
+        "0.0320049",
         "200",
-        "6.24258",
-        "187.2774",
+        "6.40098",
+        "192.0294",
     )
     assert data["scenarios"][1]["runs_per_day"] == "12.5"
-    assert data["totals"]["cost_usd"] == "0.23285795"
-    assert data["totals"]["cost_per_month_usd"] == "310.135575"
+    assert data["totals"]["cost_usd"] == "0.23364995"
+    assert data["totals"]["cost_per_month_usd"] == "314.887575"
     assert data["estimates"] == [report_dict(r.report) for r in shipped.rows]
     assert sum(Decimal(s["cost_usd"]) for s in data["scenarios"]) == Decimal(data["totals"]["cost_usd"])
     assert len(data["gates"]) == 7
@@ -358,7 +358,7 @@ def test_json_matches_the_schema_and_carries_every_estimate(shipped: BatchReport
 def test_markdown_golden(shipped: BatchReport, golden: GoldenCheck) -> None:
     text = render_text(shipped, Format.markdown)
     assert text.startswith("#### agentcost: Support agents\n")
-    assert "**$0.2329** per run of 3 scenarios, **$10.3379** per day, **$310.1356** per 30-day month." in text
+    assert "**$0.2336** per run of 3 scenarios, **$10.4963** per day, **$314.8876** per 30-day month." in text
     golden("project.md", text)
 
 
@@ -367,9 +367,9 @@ def test_csv_parses_back_and_sums_exactly(shipped: BatchReport) -> None:
     scenarios, total = rows[:-1], rows[-1]
     assert [r["scenario"] for r in scenarios] == [r.path for r in shipped.rows]
     assert [r["model"] for r in scenarios] == ["claude-sonnet-4-5", "gpt-5-mini", "gemini-2.5-pro"]
-    assert [r["cost_per_day_usd"] for r in scenarios] == ["6.24258", "0.8089225", "3.28635"]
+    assert [r["cost_per_day_usd"] for r in scenarios] == ["6.40098", "0.8089225", "3.28635"]
     assert total["scenario"] == "total" and total["name"] == "Support agents"
-    assert (total["cost_usd"], total["budget_usd"], total["over_budget"]) == ("0.23285795", "0.25", "false")
+    assert (total["cost_usd"], total["budget_usd"], total["over_budget"]) == ("0.23364995", "0.25", "false")
     for column in ("cost_usd", "cost_per_day_usd", "cost_per_month_usd"):
         assert sum(Decimal(r[column]) for r in scenarios) == Decimal(total[column]), column
     for column in ("requests", "input_tokens", "output_tokens"):
@@ -382,7 +382,7 @@ def test_rich_table_fits_110_columns_without_cutting_figures(shipped: BatchRepor
     text = render_text(shipped, Format.table, width=110)
     assert "…" not in text
     assert max(len(line) for line in text.splitlines()) <= 110
-    for figure in ("$0.0312", "$6.2426", "$187.2774", "12.5 runs", "$0.2329", "$10.3379", "$310.1356"):
+    for figure in ("$0.0320", "$6.4010", "$192.0294", "12.5 runs", "$0.2336", "$10.4963", "$314.8876"):
         assert figure in text, figure
     assert "Research briefing (gpt-5-mini)" in text and "gpt-5-mini · 31 requests" in text
     assert (
@@ -392,7 +392,7 @@ def test_rich_table_fits_110_columns_without_cutting_figures(shipped: BatchRepor
 
 
 def test_quiet_prints_the_total_of_one_run_of_every_scenario(shipped: BatchReport) -> None:
-    assert quiet_total(shipped) == "0.23285795\n"
+    assert quiet_total(shipped) == "0.23364995\n"
 
 
 def test_an_empty_batch_is_refused() -> None:

@@ -154,11 +154,12 @@ def test_anthropic_log_counts_as_the_scenario(tmp_path: Path, no_ctok: None) -> 
     estimated = _scenario(tmp_path, "claude-sonnet-4-5", [tool])
     report = replay(load_trace(_anthropic_log(tmp_path)), as_of=AS_OF)
     assert _per_request(report) == estimated
-    # request 2 grows by the tool_use echo (3 + name + input + 51) and the tool_result (3 + 20 + content)
+    # request 2 grows by the tool_use echo (3 + name + input + 56: tool_choice auto, the default) and
+    # the tool_result (3 + 20 + content)
     rules = AnthropicRules("claude-sonnet-4-5", use_ctok=False)
     use = rules.text("get_current_weather", "prose") + rules.text(ARGS, "json")
-    assert estimated[1][0] - estimated[0][0] == 3 + use + 51 + 3 + 20 + rules.text(RESULT)
-    assert estimated[0][1] == 3 + use + 51  # the response: output framing + the tool_use block
+    assert estimated[1][0] - estimated[0][0] == 3 + use + 56 + 3 + 20 + rules.text(RESULT)
+    assert estimated[0][1] == 3 + use + 56  # the response: output framing + the tool_use block
 
 
 # ----------------------------------------------------------------------------------------------
@@ -171,21 +172,27 @@ def test_anthropic_cookbook_tool_use_output(no_ctok: None) -> None:
     reported = [r.reported_output for r in report.requests]
     counted = [r.counted_output for r in report.requests]
     assert reported == [69, 101, 79, 79]
-    # before issue 17: [66, 46, 30, 30] (a tool_use counted as its input JSON, no framing)
-    assert counted == [66, 101, 86, 86]
-    # The residuals, and what they are (tokens/anthropic.py, ANTHROPIC_TOOL_USE_FRAMING = 51, the mean
-    # of 56 and 46): call 1 (text only) -3 is the o200k x 1.06 approximation of Claude's tokenizer;
-    # call 2 (tool_choice auto) is exact; calls 3-4 (tool_choice tool, forced) +7 = +5 framing (a
-    # forced call's output is name + input + 46, not 51) + 2 (the input JSON at the 1.22 ratio: 27,
-    # where Claude counts 25). One constant cannot fit both; exact equality is not reachable.
-    assert [c - r for c, r in zip(counted, reported, strict=True) if c is not None] == [-3, 0, 7, 7]
-    # the same function as estimate: a round of the response's text and tool_use blocks
+    # before issue 17: [66, 46, 30, 30] (a tool_use counted as its input JSON, no framing); with one
+    # tool_use framing for every tool_choice (51, the mean of 56 and 46): [66, 101, 86, 86]
+    assert counted == [66, 106, 81, 81]
+    # tokens/anthropic.py: a tool_use block is name + input JSON + 56 under tool_choice auto, + 46 under
+    # tool_choice tool (forced); the framing now fits every call (the ctok path counts [69, 101, 79, 79]
+    # exactly, tests/test_ctok_path.py). What is left is the o200k x ratio approximation of Claude's
+    # tokenizer (ctok's counts in brackets):
+    #   call 1 (text only): 3 + text 63 [66] = 66, -3
+    #   call 2 (auto): 3 + text 31 [30] + name 2 [1] + input 14 [11] + 56 = 106, +5
+    #   calls 3-4 (tool): 3 + name 5 [5] + input 27 [25] + 46 = 81, +2 (the input JSON at the 1.22 ratio)
+    assert [c - r for c, r in zip(counted, reported, strict=True) if c is not None] == [-3, 5, 2, 2]
+    # the same function as estimate: a round of the response's text and tool_use blocks, counted with
+    # the rules for the request's tool_choice
     rules = AnthropicRules("claude-3-sonnet-20240229", use_ctok=False)
     trace = load_trace(LOGS / "anthropic-tool-choice.jsonl")
+    assert [call.tool_choice for call in trace.calls] == ["auto", "auto", "tool", "tool"]
     for call, n in zip(trace.calls, counted, strict=True):
         calls = tuple(ToolUse(c.name, Content(text=c.text), Content(text="")) for c in call.output_calls)
         text = Content(text=call.output_text) if call.output_text else None
-        assert rules.round(Round(calls=calls, text=text)).output == n
+        choice = "tool" if call.tool_choice == "tool" else "auto"
+        assert rules.choosing(choice).round(Round(calls=calls, text=text)).output == n
 
 
 # ----------------------------------------------------------------------------------------------

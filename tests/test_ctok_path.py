@@ -7,6 +7,7 @@ The main suite runs on Python 3.11, where ``ctok`` cannot be installed, so this 
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ ctok: Any = pytest.importorskip(
 )
 
 from agentcost import api  # noqa: E402  (after the skip: nothing to import when ctok is absent)
+from agentcost.replay import load_trace  # noqa: E402
+from agentcost.replay.model import replay  # noqa: E402
 from agentcost.scenario.model import Content, ToolDef  # noqa: E402
 from agentcost.tokens import memo as M  # noqa: E402
 from agentcost.tokens import rules as R  # noqa: E402
@@ -94,6 +97,21 @@ def test_docs_token_counting_examples_exact() -> None:
     )
     question = rules.user(Content(text="What's the weather like in San Francisco?"))
     assert rules.tools((weather,), "auto") + question + rules.per_request == 403
+
+
+def test_cookbook_tool_use_sample_replays_exactly() -> None:
+    """Issue 17: the Anthropic cookbook tool_choice sample (tests/data/api-logs/anthropic-tool-choice.jsonl,
+    Claude 3 Sonnet) replays with every output count equal to the reported usage: texts by ctok v3, a
+    tool_use block framed + 56 under tool_choice auto and + 46 under tool_choice tool (tokens/anthropic.py).
+    The ratio path counts [66, 106, 81, 81] (tests/test_counting_path.py)."""
+    report = replay(
+        load_trace(ROOT / "tests" / "data" / "api-logs" / "anthropic-tool-choice.jsonl"),
+        as_of=datetime(2026, 11, 30, tzinfo=UTC),
+    )
+    assert report.counting.startswith("ctok v3.0")
+    assert [r.reported_output for r in report.requests] == [69, 101, 79, 79]
+    # 69 = 3 + text 66; 101 = 3 + text 30 + name 1 + input 11 + 56; 79 = 3 + name 5 + input 25 + 46 (twice)
+    assert [r.counted_output for r in report.requests] == [69, 101, 79, 79]
 
 
 def _claude_cases() -> list[tuple[str, str | None]]:

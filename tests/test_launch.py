@@ -108,7 +108,7 @@ def test_a_tripped_gate_replays_with_exit_1() -> None:
     first = same_twice(
         ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "--budget", "0.01", "-q")
     )
-    assert first.returncode == 1 and first.stdout == "0.0312129\n"
+    assert first.returncode == 1 and first.stdout == "0.0320049\n"
     assert first.stderr.startswith("agentcost: gate failed: scenarios/bugfix.yaml: over budget")
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from agentcost import facts
-from agentcost.scenario.model import Content, Round, Scenario, ToolDef, ToolUse
+from agentcost.scenario.model import Content, Round, Scenario, ToolChoice, ToolDef, ToolUse
 from agentcost.tokens import anthropic as A
 from agentcost.tokens import count as T
 from agentcost.tokens import encodings as E
@@ -463,7 +463,8 @@ def claude_examples() -> list[tuple[str, int, int]]:
         )
         out.append((f"{case['id']} input", estimate, case["usage"]["input_tokens"]))
         text, calls = _response_parts(case["response_repr"])
-        output = claude3.round(Round(calls=calls, text=text)).output
+        # the tool_use framing depends on the request's tool_choice (56 auto, 46 forced)
+        output = claude3.choosing(request["tool_choice"]["type"]).round(Round(calls=calls, text=text)).output
         out.append((f"{case['id']} output", output, case["usage"]["output_tokens"]))
 
     sonnet35 = R.AnthropicRules("claude-3-5-sonnet", memo=M.TokenMemo(), use_ctok=False)
@@ -513,6 +514,10 @@ def test_claude_calibration_within_bound(
     assert table["docs_token_counting_basic"] == (16, 14)  # ceil(4x1.06)=5 + ceil(3x1.06)+3=7 + 4
     assert table["docs_token_counting_tools"] == (405, 403)  # 313+1+ceil(67x1.06)=72+3 + 9+3 + 4
     assert table["cookbook_tool_choice_cell22 input"] == (442, 442)
+    # 3 + text 31 + name 2 + input ceil(11x1.22)=14 + 56 (auto); 3 + name 5 + input ceil(22x1.22)=27 + 46
+    # (tool_choice tool). ctok counts text 30, name 1, input 11 and 25: exact (tests/test_ctok_path.py)
+    assert table["cookbook_tool_choice_cell22 output"] == (106, 101)
+    assert table["cookbook_tool_choice_cell27 output"] == (81, 79)
     assert table["812ec1e3 turn 2 cache write"] == (36, 36)  # 3+ceil(17x1.06)=19 + 3+ceil(10x1.06)=11
 
 
@@ -675,27 +680,48 @@ def test_count_tokens_anthropic_by_hand(monkeypatch: pytest.MonkeyPatch) -> None
     assert counts.system == 3  # "hello world": ceil(2 x 1.06); no system framing
     assert counts.task == 7 + 3  # ceil(6 x 1.06) + message framing
     assert counts.per_request == 4
-    # call: name ceil(2 x 1.06) = 3 + args '{"location":"Paris"}' ceil(5 x 1.22) = 7 + 51 = 61
+    # call: name ceil(2 x 1.06) = 3 + args '{"location":"Paris"}' ceil(5 x 1.22) = 7 + 56 = 66 (the
+    # tool_use framing under tool_choice auto)
     # thinking is output; Sonnet 4.5 keeps only the last turn's, so it is input of the next request
     assert counts.rounds[0] == RoundTokens(
-        tools=("get_weather",), output=3 + 61 + 100, echo=3 + 61, result=3 + 20 + 3, transient=100
+        tools=("get_weather",), output=3 + 66 + 100, echo=3 + 66, result=3 + 20 + 3, transient=100
     )
-    # stated counts: call = 3 + 40 + 51; result = 3 + 20 + 500
-    assert counts.rounds[1] == RoundTokens(tools=("get_weather",), output=3 + 94, echo=3 + 94, result=523)
+    # stated counts: call = name 3 + 40 + 56; result = 3 + 20 + 500
+    assert counts.rounds[1] == RoundTokens(tools=("get_weather",), output=3 + 99, echo=3 + 99, result=523)
     assert counts.final_output == 3 + 3
     assert counts.approximate is True
     assert counts.encoding == "o200k_base × ratio"
     assert any("496" in n for n in counts.notes)
     assert any("unmeasured" in n for n in counts.notes)
     forced = T.count_tokens(
-        scenario(tools=(GET_WEATHER,), tool_choice="tool"),
+        scenario(
+            tools=(GET_WEATHER,), tool_choice="tool", rounds=(Round(calls=(call("get_weather", 40, 500),)),)
+        ),
         provider="anthropic",
         model_id="claude-sonnet-4-5",
     )
     assert forced.tools == 588 + 22 + 1 + 72 + 3
+    # a forced tool_use block: name 3 + 40 + 46 (tool_choice tool), in the output and in the echo
+    assert forced.rounds[0] == RoundTokens(tools=("get_weather",), output=3 + 89, echo=3 + 89, result=523)
     # Claude served by Google (Vertex ids) is counted by Anthropic's rules.
     vertex = T.count_tokens(s, provider="google", model_id="claude-sonnet-4-5", memo=M.TokenMemo())
     assert vertex == counts
+
+
+@pytest.mark.parametrize(("choice", "framing"), [("auto", 56), ("none", 56), ("tool", 46), ("any", 46)])
+def test_claude_tool_use_framing_follows_tool_choice(choice: ToolChoice, framing: int) -> None:
+    """56 per tool_use block under tool_choice auto, 46 when it forces a tool (``any`` assumed equal to
+    ``tool``): in the output and in the echo, as the scenario's tool_choice says (rules_for) or as a
+    recorded request's does (``choosing``)."""
+    assert A.tool_use_framing(choice) == framing
+    base = R.AnthropicRules("claude-sonnet-4-5", memo=M.TokenMemo(), use_ctok=False)
+    rules = base.choosing(choice)
+    assert (rules is base) == (choice == "auto") and rules.notes() == base.notes()
+    picked = R.rules_for("anthropic", "claude-sonnet-4-5", use_ctok=False, tool_choice=choice)
+    round_ = Round(calls=(call("get_weather", 40, 500),))
+    use = rules.text("get_weather", "prose") + 40 + framing
+    assert (rules.round(round_).output, rules.round(round_).echo) == (3 + use, 3 + use)
+    assert picked.round(round_) == rules.round(round_)
 
 
 def test_count_tokens_gemini_by_hand() -> None:

@@ -255,9 +255,17 @@ class _Counter:
 
         return self.rules.final(Content(text=text)) if text else 0
 
-    def _round(self, text: str, calls: Sequence[ToolPart], results: Sequence[ToolPart] = ()) -> RoundTokens:
-        """The rules' counts of a scenario round made of these tool calls (or results) and text."""
+    def _round(
+        self,
+        text: str,
+        calls: Sequence[ToolPart],
+        results: Sequence[ToolPart] = (),
+        tool_choice: str | None = None,
+    ) -> RoundTokens:
+        """The rules' counts of a scenario round made of these tool calls (or results) and text, in a
+        request sent with ``tool_choice`` (Claude's tool_use framing depends on it)."""
         from agentcost.scenario.model import Content, Round, ToolUse
+        from agentcost.tokens.rules import AnthropicRules
 
         empty = Content(text="")
         if not self._tool_notes:  # say which framing a recorded tool call or result is counted with
@@ -266,11 +274,14 @@ class _Counter:
         uses = tuple(ToolUse(c.name, Content(text=c.text), empty) for c in calls) + tuple(
             ToolUse(r.name, empty, Content(text=r.text)) for r in results
         )
-        return self.rules.round(Round(calls=uses, text=Content(text=text) if text else None))
+        rules = self.rules
+        if isinstance(rules, AnthropicRules):
+            rules = rules.choosing(_tool_choice(tool_choice))
+        return rules.round(Round(calls=uses, text=Content(text=text) if text else None))
 
-    def output(self, text: str, calls: Sequence[ToolPart] = ()) -> int:
+    def output(self, text: str, calls: Sequence[ToolPart] = (), tool_choice: str | None = None) -> int:
         """A response: its text, and its tool calls with the framing ``estimate`` gives a round's."""
-        return self._round(text, calls).output if calls else self.text(text)
+        return self._round(text, calls, (), tool_choice).output if calls else self.text(text)
 
     def _body(self, text: str) -> int:
         """Tokens of ``text`` inside a message whose framing is counted elsewhere."""
@@ -280,7 +291,7 @@ class _Counter:
             return 0
         return self.rules.user(Content(text=text)) - self.rules.user(Content(tokens=0))
 
-    def _tool_message(self, m: Message, called: list[str]) -> int:
+    def _tool_message(self, m: Message, called: list[str], tool_choice: str | None = None) -> int:
         """A message with tool calls (an assistant's, as ``estimate`` echoes a round) or results
         (Anthropic ``tool_result`` blocks; an OpenAI ``role: tool`` message is one result, of the
         tool its ``name`` says, else of the next call of the assistant message before it)."""
@@ -288,7 +299,7 @@ class _Counter:
             name = m.name if m.name is not None else (called.pop(0) if called else "")
             return self._round("", (), (ToolPart(name, m.text),)).result
         if m.calls:
-            return self._round(m.text, m.calls).echo
+            return self._round(m.text, m.calls, (), tool_choice).echo
         return self._round("", (), m.results).result + self._body(m.text)
 
     def request(
@@ -304,7 +315,7 @@ class _Counter:
             if m.calls:
                 called = [c.name for c in m.calls]
             if m.calls or m.results or m.role == "tool":
-                structured += self._tool_message(m, called)
+                structured += self._tool_message(m, called, tool_choice)
             else:
                 plain.append(m)
         if self.maker == "openai":
@@ -329,11 +340,13 @@ class _Counter:
             else:
                 total += self.rules.user(content)
         if tools:
-            choice = cast(
-                "ToolChoice", tool_choice if tool_choice in ("auto", "any", "tool", "none") else "auto"
-            )
-            total += self.rules.tools([_tool_def(t) for t in tools], choice)
+            total += self.rules.tools([_tool_def(t) for t in tools], _tool_choice(tool_choice))
         return total
+
+
+def _tool_choice(recorded: str | None) -> ToolChoice:
+    """A request's recorded tool_choice as the rules take it (``auto`` when not recorded or unknown)."""
+    return cast("ToolChoice", recorded if recorded in ("auto", "any", "tool", "none") else "auto")
 
 
 def _tool_framing_note(maker: str) -> str:
@@ -347,11 +360,16 @@ def _tool_framing_note(maker: str) -> str:
             "rules as estimate)"
         )
     if maker == "anthropic":
-        from agentcost.tokens.anthropic import ANTHROPIC_TOOL_RESULT_FRAMING, ANTHROPIC_TOOL_USE_FRAMING
+        from agentcost.tokens.anthropic import (
+            ANTHROPIC_TOOL_RESULT_FRAMING,
+            ANTHROPIC_TOOL_USE_FRAMING_AUTO,
+            ANTHROPIC_TOOL_USE_FRAMING_FORCED,
+        )
 
         return (
-            f"tool_use blocks counted as name + input JSON + {ANTHROPIC_TOOL_USE_FRAMING} (calibrated "
-            f"mean, ±5 on the cookbook examples), tool_result blocks as content + "
+            f"tool_use blocks counted as name + input JSON + {ANTHROPIC_TOOL_USE_FRAMING_AUTO}, or + "
+            f"{ANTHROPIC_TOOL_USE_FRAMING_FORCED} in a request whose tool_choice forces a tool (both "
+            f"calibrated on the cookbook examples), tool_result blocks as content + "
             f"{ANTHROPIC_TOOL_RESULT_FRAMING} (assumed); the same rules as estimate"
         )
     return "tool calls and results counted with the model family's framing, the same rules as estimate"
@@ -473,7 +491,7 @@ def replay(
             else None
         )
         counted_out = (
-            counter.output(call.output_text or "", call.output_calls)
+            counter.output(call.output_text or "", call.output_calls, call.tool_choice)
             if call.output_text is not None or call.output_calls
             else None
         )

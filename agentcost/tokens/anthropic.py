@@ -51,9 +51,19 @@ _V48 = ("4.8", 6)
 # ANTHROPIC_FORCED_TOOL_FRAMING = 22 more for tool_choice "tool" than the any/tool column says:
 #   cookbook_tool_choice_cell27/29 527/540 = 235 + 22 + the same 270/283 as cells 20/22 (one model,
 #   Claude 3 Sonnet, staging API; the instruction presumably names the tool).
-# ANTHROPIC_TOOL_USE_FRAMING = 51 per tool_use block besides name + compact input JSON: cell22 output
-#   101 = 3 + text 30 + name 1 + input 11 + 56; cell27/29 output 79 = 3 + name 5 + input 25 + 46;
-#   mean 51 (+-5). Claude 3 Sonnet output counts; used for the echo too.
+# ANTHROPIC_TOOL_USE_FRAMING_AUTO / _FORCED = 56 / 46 per tool_use block besides name + compact input
+#   JSON, by the request's tool_choice (Claude 3 Sonnet output counts, texts by ctok v3):
+#   AUTO (tool_choice auto; none too, where no tool is called): cookbook_tool_choice_cell22 output
+#   101 = 3 + text 30 + name 1 + input 11 + 56.
+#   FORCED (tool_choice tool): cookbook_tool_choice_cell27/29 output 79 = 3 + name 5 + input 25 + 46,
+#   both. Anthropic's tool-use docs: with tool_choice any or tool "we will prefill the assistant
+#   message to force a tool to be used", so part of the block is in the prompt, not the output.
+#   tool_choice any: NOT MEASURED (the cookbook's any cells print no usage); assumed equal to FORCED,
+#   the same documented prefill. (If tool's prefill also names the tool, any's is up to the name
+#   shorter and its output framing up to the name's tokens larger.)
+#   One constant (their mean, 51) was off by 5 on every tool_use; the split fits all three exactly.
+#   The echo of a round's tool_use in the next request uses its round's constant (not measured: no
+#   example echoes a tool_use).
 # ANTHROPIC_TOOL_RESULT_FRAMING = 20 per tool_result block: NOT MEASURED (no example has a
 #   tool_result); an assumption by analogy with the tool_use framing, minus its per-parameter tags.
 ANTHROPIC_MESSAGE_FRAMING = 3
@@ -62,8 +72,16 @@ ANTHROPIC_OUTPUT_FRAMING = 3
 ANTHROPIC_TOOLS_FRAMING = 1
 ANTHROPIC_TOOL_DEF_FRAMING = 3
 ANTHROPIC_FORCED_TOOL_FRAMING = 22
-ANTHROPIC_TOOL_USE_FRAMING = 51
+ANTHROPIC_TOOL_USE_FRAMING_AUTO = 56
+ANTHROPIC_TOOL_USE_FRAMING_FORCED = 46
 ANTHROPIC_TOOL_RESULT_FRAMING = 20
+
+
+def tool_use_framing(tool_choice: str) -> int:
+    """Tokens of one tool_use block besides its name and input (output and echo) under ``tool_choice``."""
+    forced = tool_choice in ("any", "tool")
+    return ANTHROPIC_TOOL_USE_FRAMING_FORCED if forced else ANTHROPIC_TOOL_USE_FRAMING_AUTO
+
 
 _CTOK_V48_MODELS = {("opus", (4, 8)), ("sonnet", (5, 0)), ("fable", (5, 0))}
 _CLAUDE_NEW_STYLE = re.compile(r"^claude-(opus|sonnet|haiku|fable|mythos)-(\d+)(?:-(\d{1,2}))?(?=-|$)")

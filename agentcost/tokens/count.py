@@ -148,7 +148,7 @@ def _count_tokens(
     use_ctok: bool | None,
     api: ApiTexts | None,
 ) -> TokenCounts:
-    rules = rules_for(provider, model_id, memo=memo, use_ctok=use_ctok)
+    rules = rules_for(provider, model_id, memo=memo, use_ctok=use_ctok, tool_choice=scenario.tool_choice)
     if api is not None and isinstance(rules, AnthropicRules | GeminiRules):
         rules.api = api
     rules.prefetch(_scenario_texts(scenario))

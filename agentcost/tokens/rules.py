@@ -5,6 +5,7 @@ Anthropic and Gemini here, every other family in :mod:`agentcost.tokens.framing`
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from copy import copy
 from dataclasses import replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -17,11 +18,13 @@ from agentcost.tokens.anthropic import (
     ANTHROPIC_SYSTEM_FRAMING,
     ANTHROPIC_TOOL_DEF_FRAMING,
     ANTHROPIC_TOOL_RESULT_FRAMING,
-    ANTHROPIC_TOOL_USE_FRAMING,
+    ANTHROPIC_TOOL_USE_FRAMING_AUTO,
+    ANTHROPIC_TOOL_USE_FRAMING_FORCED,
     ANTHROPIC_TOOLS_FRAMING,
     claude_family,
     ctok_module,
     ctok_scheme_id,
+    tool_use_framing,
 )
 from agentcost.tokens.counts import RoundTokens
 from agentcost.tokens.families import Family, family_of, maker_of
@@ -192,7 +195,11 @@ class _RatioCounter(RatioCounter):
 
 
 class AnthropicRules(BodyTail):
-    """Approximate Claude counts: ctok when importable, else o200k_base x ratio; calibrated framing."""
+    """Approximate Claude counts: ctok when importable, else o200k_base x ratio; calibrated framing.
+
+    ``tool_choice``: the requests' tool_choice, which sets a tool_use block's framing (forced or not,
+    :func:`~agentcost.tokens.anthropic.tool_use_framing`); :meth:`choosing` gives the rules for another.
+    """
 
     approximate = True
     api: ApiTexts | None = None  # --count api: the provider's counts, consulted first
@@ -204,8 +211,10 @@ class AnthropicRules(BodyTail):
         memo: TokenMemo | None = None,
         use_ctok: bool | None = None,
         provider: str = "anthropic",
+        tool_choice: ToolChoice = "auto",
     ) -> None:
         self.model_id = model_id
+        self.tool_choice: ToolChoice = tool_choice
         self.memo = memo or DEFAULT_MEMO
         self.claude = claude_family(model_id)
         self.per_request = self.claude.per_request
@@ -241,7 +250,8 @@ class AnthropicRules(BodyTail):
             f"Claude framing calibrated on Claude 3/3.5 Sonnet and Sonnet 4 counts: "
             f"{ANTHROPIC_MESSAGE_FRAMING} per message, {self.per_request} after the last message, "
             f"tool definitions JSON + {ANTHROPIC_TOOL_DEF_FRAMING} each + "
-            f"{ANTHROPIC_TOOLS_FRAMING}, {ANTHROPIC_TOOL_USE_FRAMING} per tool_use block; "
+            f"{ANTHROPIC_TOOLS_FRAMING}, {ANTHROPIC_TOOL_USE_FRAMING_AUTO} per tool_use block "
+            f"({ANTHROPIC_TOOL_USE_FRAMING_FORCED} when tool_choice forces a tool); "
             f"{ANTHROPIC_TOOL_RESULT_FRAMING} per tool_result block is an unmeasured assumption"
         )
         if self.claude.ctok_version != "3.0":
@@ -274,6 +284,14 @@ class AnthropicRules(BodyTail):
 
     def _body(self, content: Content, kind: KindArg = "auto") -> int:
         return content.tokens if content.tokens is not None else self.text(content.text or "", kind)
+
+    def choosing(self, tool_choice: ToolChoice) -> AnthropicRules:
+        """These rules for requests sent with ``tool_choice`` (the same memo, notes and counts)."""
+        if tool_choice == self.tool_choice:
+            return self
+        other = copy(self)
+        other.tool_choice = tool_choice
+        return other
 
     def prefetch(self, texts: Iterable[str]) -> None:
         if self._ratio is not None:
@@ -322,10 +340,9 @@ class AnthropicRules(BodyTail):
         return ANTHROPIC_MESSAGE_FRAMING + self._body(content)
 
     def _tool_use(self, round_: Round) -> int:
-        return sum(
-            self.text(c.tool, "prose") + self._body(c.input, "json") + ANTHROPIC_TOOL_USE_FRAMING
-            for c in round_.calls
-        )
+        """The round's tool_use blocks (its output, and its echo in the next request)."""
+        framing = tool_use_framing(self.tool_choice)
+        return sum(self.text(c.tool, "prose") + self._body(c.input, "json") + framing for c in round_.calls)
 
     def round(self, round_: Round) -> RoundTokens:
         text = self._body(round_.text) if round_.text is not None else 0
@@ -431,6 +448,7 @@ def rules_for(
     memo: TokenMemo | None = None,
     use_ctok: bool | None = None,
     use_offline: bool | None = None,
+    tool_choice: ToolChoice = "auto",
 ) -> Rules:
     """The counting rules for any model, by its family (:func:`family_of`): OpenAI models on any host
     (Azure, OpenRouter) the OpenAI rules, Claude on any host (Bedrock, Vertex) the Anthropic rules,
@@ -441,7 +459,8 @@ def rules_for(
 
     ``use_ctok``: ``None`` uses ctok when importable, ``False`` never (reproducible across Python
     versions), ``True`` requires it. ``use_offline``: ``None`` uses an offline tokenizer
-    (agentcost-estimate[tokenizers]) when installed and verified, ``False`` never.
+    (agentcost-estimate[tokenizers]) when installed and verified, ``False`` never. ``tool_choice``:
+    the scenario's, for the rules whose framing depends on it (Claude's tool_use blocks).
     """
     from agentcost.tokens.families import canonical_model_id, spec_of
 
@@ -450,7 +469,7 @@ def rules_for(
     if spec.rules == "openai":
         return OpenAIRules(model, memo=memo, provider=provider)
     if spec.rules == "anthropic":
-        return AnthropicRules(model, memo=memo, use_ctok=use_ctok, provider=provider)
+        return AnthropicRules(model, memo=memo, use_ctok=use_ctok, provider=provider, tool_choice=tool_choice)
     if spec.rules == "google":
         return GeminiRules(model, memo=memo, provider=provider)
     from agentcost.tokens.framing import template_rules
