@@ -74,6 +74,7 @@ from agentcost.cli_output import (
 from agentcost.cli_progress import working
 from agentcost.errors import InputError, one_line
 from agentcost.render.output import Format
+from agentcost.replayable import replayable_help
 
 if TYPE_CHECKING:
     from agentcost.report.gates import Gate
@@ -87,6 +88,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 plain_help()
+replayable_help()  # help, like a warm estimate, is stored and replayed (agentcost.launch)
 
 # Typer's usage errors (unknown option, missing argument...) are Click exceptions; Typer bundles its
 # own Click, so reach the base class through the public BadParameter instead of importing Click.

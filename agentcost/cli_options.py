@@ -22,7 +22,6 @@ import typer
 from agentcost import __version__
 from agentcost.errors import InputError
 from agentcost.render.output import Format
-from agentcost.scenario.model import MAX_BUDGET_USD
 
 if TYPE_CHECKING:
     from agentcost.infra.files import Reader
@@ -400,6 +399,8 @@ def parse_usd(value: str | None, key: str, *, allow_zero: bool = False) -> Decim
     """A dollar amount from an option (``0.05`` or ``$0.05``), at most MAX_BUDGET_USD."""
     if value is None:
         return None
+    from agentcost.scenario.model import MAX_BUDGET_USD  # here: ~10 ms that --help does not need
+
     try:
         amount = Decimal(value.strip().lstrip("$"))
     except InvalidOperation:

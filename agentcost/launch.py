@@ -19,6 +19,10 @@ A replay writes the same standard output and error and exits with the same code,
 typer, rich, pydantic, tiktoken or genai-prices. Only runs the CLI marks as replayable are stored
 (:func:`agentcost.replayable.allow_replay`: one scenario, no ``--output`` or ``--summary``, no
 progress bar), and only when they end with exit 0 or 1; errors and bugs always run for real.
+Help is stored and replayed the same way: it reads no files, so any run that printed it (``--help``
+or ``-h`` on the app or a command, exit 0; the bare ``agentcost``, exit 2) is a pure function of the
+key. The CLI marks such a run where Typer prints the help (:func:`agentcost.replayable.replayable_help`);
+the launcher opens the store only for a command line that may be one of these (:func:`_may_replay`).
 ``AGENTCOST_CACHE=off`` turns this off with the rest of the cache.
 """
 
@@ -34,7 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from agentcost.replayable import replay_allowed
+from agentcost.replayable import forget_replay, replay_allowed
 
 KIND = "result/1"
 ENV_IGNORED = frozenset(
@@ -53,7 +57,7 @@ def main() -> None:
 
     argv = sys.argv[1:]
     tolerant_encoding(sys.stdout)  # PYTHONIOENCODING=ascii: escape what it cannot encode, replays too
-    store = _store() if argv[:1] in (["estimate"], ["compare"]) and _streams_usable() else None
+    store = _store() if _may_replay(argv) and _streams_usable() else None
     if store is None:
         from agentcost.cli import main as cli_main
 
@@ -65,9 +69,10 @@ def main() -> None:
         sys.exit(code)
     from agentcost.infra import files
 
+    forget_replay()  # only what this run marks counts (a test may run several in one process)
     with _capture() as (out, err), files.recording() as reads:
         code = _run_cli()
-    if replay_allowed() and code in (0, 1) and not (out.failed or err.failed):  # never a cut-off output
+    if replay_allowed(code) and not (out.failed or err.failed):  # never a cut-off output
         entry = {"out": "".join(out), "err": "".join(err), "code": code, "files": reads}
         store.put_blob(KIND, key, json.dumps(entry).encode("utf-8", "surrogatepass"))
     sys.exit(code)
@@ -82,6 +87,13 @@ def _run_cli() -> int:
         code = done.code
         return code if isinstance(code, int) else (0 if code is None else 1)
     return 0
+
+
+def _may_replay(argv: list[str]) -> bool:
+    """Whether a stored run may answer this command line: ``estimate``, ``compare``, or one that may
+    print help. A cheap look only: what is stored is decided where the run prints (``--as-of --help``
+    opens the store, prints no help and is not stored)."""
+    return not argv or argv[0] in ("estimate", "compare") or "--help" in argv or "-h" in argv
 
 
 def _streams_usable() -> bool:

@@ -1,6 +1,6 @@
-"""The console script's replay of warm runs (agentcost.launch): a second identical ``estimate`` prints
-exactly what the first printed and exits the same way, without importing typer, rich, pydantic,
-tiktoken or genai-prices; anything that could change the output makes it run for real."""
+"""The console script's replay of warm runs (agentcost.launch): a second identical ``estimate`` (or
+``--help``) prints exactly what the first printed and exits the same way, without importing typer,
+rich, pydantic, tiktoken or genai-prices; anything that could change the output makes it run for real."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def in_process(
     from agentcost.scenario import cache as scenariocache
 
     monkeypatch.setattr(scenariocache, "on_miss", scenariocache.on_miss)  # the CLI sets it: restore
-    monkeypatch.setattr(replayable, "_replayable", False)  # as in a new process: no run marked yet
+    monkeypatch.setattr(replayable, "_replayable", frozenset())  # as in a new process: no run marked
     monkeypatch.setattr(sys, "argv", ["agentcost", *argv])
     monkeypatch.chdir(ROOT)
     capsys.readouterr()
@@ -248,3 +248,45 @@ def test_a_corrupt_entry_runs_for_real() -> None:
             return b"{not json"
 
     assert launch._replay(Store(), "k") is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [(["--help"], 0), (["-h"], 0), ([], 2), (["estimate", "--help"], 0), (["models", "-h"], 0)],
+)
+def test_help_replays_the_first_run_exactly(
+    argv: list[str], code: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Help reads no files: any run that printed it is stored, the bare command's exit 2 too."""
+    first = in_process(argv, monkeypatch, capsys)
+    assert first[0] == code and "Usage: agentcost" in first[1] and first[2] == "" and stored(argv)
+    import agentcost.cli
+
+    def not_run() -> None:
+        raise AssertionError("the CLI ran: no replay")
+
+    monkeypatch.setattr(agentcost.cli, "main", not_run)
+    assert in_process(argv, monkeypatch, capsys) == first
+
+
+def test_a_help_replay_imports_no_typer_or_rich() -> None:
+    assert "Usage: agentcost [OPTIONS] COMMAND [ARGS]..." in same_twice(("--help",)).stdout
+
+
+@pytest.mark.parametrize("value", ["--help", "-h"])
+def test_help_as_an_option_value_is_not_stored(
+    value: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--as-of --help`` passes "--help" as the date: no help is printed, so nothing is stored (a
+    guess from the command line would have stored this error, exit 2, as help)."""
+    argv = ["estimate", "scenarios/bugfix.yaml", "--as-of", value]
+    code, out, err = in_process(argv, monkeypatch, capsys)
+    assert (code, out) == (2, "") and f"--as-of: not a usable date: '{value}'" in err
+    assert not stored(argv)
+
+
+def test_the_launcher_opens_the_store_only_for_runs_it_may_replay() -> None:
+    assert launch._may_replay([]) and launch._may_replay(["estimate", "s.yaml"])
+    assert launch._may_replay(["compare", "s.yaml"]) and launch._may_replay(["models", "-h"])
+    assert launch._may_replay(["diff", "--base-ref", "main", "--help"])
+    assert not launch._may_replay(["models"]) and not launch._may_replay(["diff", "--help=x"])

@@ -47,5 +47,4 @@ def test_help_imports_no_scenario_machinery() -> None:
         "agentcost.scenario.load",
         "agentcost.tokens.count",
         "agentcost.facts",
-        "sqlite3",
-    }
+    }  # sqlite3 it may: the launcher looks for a stored help to replay (agentcost.launch)
