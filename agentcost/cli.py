@@ -602,6 +602,9 @@ def main() -> None:
     import agentcost.scenario.cache
 
     agentcost.scenario.cache.on_miss = _warm_up_o200k  # a scenario not in the cache: build o200k early
+    from agentcost.cli_coerce import install
+
+    install()  # typer 0.29 coerces options without building a pydantic TypeAdapter for each
     try:
         code = run()
     except KeyboardInterrupt:

@@ -16,6 +16,13 @@ used only if every one is unchanged. The scenario itself is stored with
 :func:`agentcost.infra.cachecodec.encode` (JSON; rebuilt through the dataclasses' constructors), and
 only if it decodes back to an equal scenario. Loads that fail are never cached, so every error message
 comes from the real loader.
+
+A miss starts building o200k_base in the background (:data:`on_miss`) only for a file whose absolute
+path this cache has never loaded, or whose entry is spoilt by a change of another file it read (a
+``{file: ...}`` text, a tools file): then some texts are probably not counted yet. An edit of the
+scenario file itself (a number, the model, a comment) leaves nearly every text counted, and a build
+they do not need costs ~0.4 s of the interpreter's time. An uncounted text builds the encoding when
+it is counted either way, so only the timing differs.
 """
 
 from __future__ import annotations
@@ -33,10 +40,12 @@ if TYPE_CHECKING:
     from agentcost.scenario.model import Scenario
 
 _KIND = "scenario"
+_SEEN = "scenario-path"  # an absolute path this cache has loaded a scenario from (value b"1")
 
-# Set by the console script (agentcost.cli.main): called on a cache miss, to start building o200k_base
-# (the encoding of Claude, Gemini and most OpenAI models) in a background thread while the scenario
-# is validated, since the token counts are then probably not cached either. A hook rather than an
+# Set by the console script (agentcost.cli.main): called on a cache miss of a file never loaded before
+# (by its absolute path) or of one whose other files changed, to start building o200k_base (the
+# encoding of Claude, Gemini and most OpenAI models) in a background thread while the scenario is
+# validated, since some token counts are then probably not cached either. A hook rather than an
 # import, so that the scenario stage knows nothing of the tokens stage. None for library callers and
 # in-process tests, which should not find threads they did not start.
 on_miss: Callable[[], None] | None = None
@@ -74,7 +83,10 @@ def load_scenario(
         found = _valid(stored)
         if found is not None:
             return found
-    _warm_up()
+    seen = diskcache.digest(absolute)
+    # A new file, or a file it reads has changed (a system prompt, a tools file): texts to count
+    if stored is not None or cache.get_blob(_SEEN, seen) is None:
+        _warm_up()
     read: dict[str, str] = {}
 
     def recording(file: Path) -> bytes:
@@ -83,6 +95,7 @@ def load_scenario(
         return data
 
     scenario = _load(path, overrides, recording)
+    cache.put_blob(_SEEN, seen, b"1", now=False)
     others = tuple((name, sha) for name, sha in read.items() if name != absolute)
     if read.get(absolute) != hashlib.sha256(main).hexdigest():
         return scenario  # the file changed while it was read: do not cache either version
@@ -99,15 +112,18 @@ def load_scenario(
 def is_project_file(path: Path | str) -> bool:
     """:func:`agentcost.scenario.project.is_project_file` through the cache: it is a function of the file's
     bytes (and agentcost's code and dependencies: the store's key), and answering it loads the YAML
-    parser and the project schema."""
-    cache = diskcache.get_cache()
-    if cache is None:
-        return _is_project(path)
+    parser and the project schema. A file that cannot be one (:func:`cannot_be_project`) is answered
+    at once, without either."""
     from agentcost.infra.files import read_file
 
     try:
         data = read_file(Path(os.path.abspath(path)))
     except Exception:  # unreadable or too large: the uncached check answers
+        return _is_project(path)
+    if cannot_be_project(data):
+        return False
+    cache = diskcache.get_cache()
+    if cache is None:
         return _is_project(path)
     key = hashlib.sha256(data).hexdigest()
     stored = cache.get_blob("project-file", key)
@@ -116,6 +132,31 @@ def is_project_file(path: Path | str) -> bool:
     answer = _is_project(path)
     cache.put_blob("project-file", key, b"1" if answer else b"0", now=False)
     return answer
+
+
+_YAML_BREAKS = (b"\r", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")  # CR, NEL, LS, PS in UTF-8
+
+
+def cannot_be_project(data: bytes) -> bool:
+    """True when a file of these bytes is certainly not a project file, i.e. its top level cannot
+    have a ``scenarios`` key; False when unsure (then the full check answers).
+
+    A YAML key is the text of the file, but for escapes (``\\x73``), which need a backslash, and
+    line folding, which adds a space or a line break. So without the word ``scenarios`` and without
+    a backslash, no key can be ``scenarios``. Lines whose first character after spaces and tabs is
+    ``#`` are left out: such a line is a comment, or, inside a quoted or block scalar, content
+    whose ``#`` the key would hold. Lines are only split that way at ``\\n`` (``\\r\\n``): a file
+    with another YAML line break is unsure. Bytes that are not UTF-8 make the full check say "not a
+    project" too, so they need no care.
+    """
+    if b"scenarios" not in data and b"\\" not in data:
+        return True
+    if any(b in data.replace(b"\r\n", b"\n") for b in _YAML_BREAKS):
+        return False
+    for line in data.split(b"\n"):
+        if (b"scenarios" in line or b"\\" in line) and not line.lstrip(b" \t").startswith(b"#"):
+            return False
+    return True
 
 
 def _is_project(path: Path | str) -> bool:
