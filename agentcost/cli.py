@@ -212,6 +212,11 @@ def estimate(
                 per=per,
             )
             report, gates = batch, batch_gates(batch)  # type: ignore[assignment]
+            if output is None and not summary and not api_counts and not any(map(from_stdin, scenarios)):
+                # a project or batch reads only files, each recorded (agentcost.launch): replayable too
+                from agentcost.replayable import allow_replay
+
+                allow_replay()
         _emit(report, gates, out)
     except InputError as err:
         raise fail(err, "as_of", "model", "service_tier", "at", "runs") from None
