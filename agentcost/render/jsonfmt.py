@@ -6,7 +6,6 @@ exact decimals; token counts are integers; unknown values are null.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -224,8 +223,9 @@ def dumps(data: dict[str, Any]) -> str:
     written as ``\\u`` escapes (the same string to a JSON reader), so that the text is safe to
     print in a terminal or a CI log (:func:`agentcost.infra.text.guard`)."""
     from agentcost.infra.text import guard
+    from agentcost.render.jsontext import indented  # json.dumps(indent=2, ensure_ascii=False)'s text
 
-    return guard(json.dumps(data, indent=2, ensure_ascii=False) + "\n", "json")
+    return guard(indented(data) + "\n", "json")
 
 
 def render_json(report: Report, gates: Sequence[Gate] = ()) -> str:
