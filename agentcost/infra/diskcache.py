@@ -6,7 +6,9 @@ time, never change a result. One SQLite database (stdlib ``sqlite3``, WAL journa
 * ``tokens``: (counting scheme, sha256 of the text) -> token count. The scheme names the encoding and
   everything the count depends on (BPE file hash, split pattern, tokenizer package files).
 * ``blobs``: (kind, key) -> bytes, for larger values: ``price`` rows, ``scenario`` loads, ``facts``,
-  ``project-file`` answers, ``tiktoken-model`` (model -> encoding), ``result`` (a whole run's output).
+  ``project-file`` answers, ``scenario-path`` (the scenario files loaded before: whether a load may
+  bring new texts to count), ``tiktoken-model`` (model -> encoding), ``result`` (a whole run's output
+  or help).
 
 One function makes every key (:func:`key`), and the store itself applies it to whatever a caller
 passes, so no layer can leave anything out: the kind, agentcost's own source and data
