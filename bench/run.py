@@ -101,9 +101,9 @@ def agentcost(*args: str) -> list[str]:
 
 class Edits:
     """A copy of a shipped scenario (with its files) that each run edits first, as a person does
-    between two runs: ``comment`` appends a new comment line (the file's bytes change, so the stored
-    output cannot be replayed, but every text is one counted before); ``text`` also rewrites the task
-    (one new text to tokenize, so the encoding must be built)."""
+    between two runs: ``value`` sets ``budget_usd`` to another amount (the file and the output
+    change, so nothing stored can be replayed, but every text is one counted before); ``text``
+    rewrites the task (one new text to tokenize, so the encoding must be built)."""
 
     def __init__(self, base: Path, scenario: str) -> None:
         import shutil
@@ -116,9 +116,12 @@ class Edits:
         self.path.write_text(self.original, encoding="utf-8")
         self.edits = 0
 
-    def comment(self) -> None:
+    def value(self) -> None:
         self.edits += 1
-        self.path.write_text(self.original + f"# edit {self.edits}\n", encoding="utf-8")
+        budget = f"  budget_usd: 0.{10 + self.edits % 90}"
+        lines = [budget if line.startswith("  budget_usd:") else line for line in self.original.splitlines()]
+        assert budget in lines, "the scenario has no limits.budget_usd line to edit"
+        self.path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     def text(self) -> None:
         self.edits += 1
@@ -383,10 +386,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         warm = Command(f"agentcost estimate {BUGFIX} (warm)", agentcost("estimate", BUGFIX), env.warm)
         edits = Edits(base, BUGFIX)
         edited = Command(
-            "estimate, edited: a comment added (warm)",
+            "estimate, edited: budget_usd changed (warm)",
             agentcost("estimate", str(edits.path)),
             env.warm,
-            before=edits.comment,
+            before=edits.value,
         )
         retold = Command(
             "estimate, edited: the task rewritten (warm)",
@@ -400,7 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         interleaved(commands, repeats)
         for what, command, target in (
             ("warm estimate / import rich, typer", warm, 1.5),
-            ("edited scenario (a comment) / import rich, typer", edited, 1.5),
+            ("edited scenario (a value) / import rich, typer", edited, 1.5),
             ("edited scenario (new task text) / import rich, typer", retold, None),
             ("--help / import rich, typer", helped, 1.5),
             ("--help, first run / import rich, typer", help_first, None),
