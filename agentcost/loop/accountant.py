@@ -307,10 +307,12 @@ def _cache_split(
         stored = stable if stable >= policy.min_tokens and stable > 0 else 0
         return stored, 0, stored
     if policy.style == "explicit":
-        breakpoints = [prefix] if policy.mode == "prefix" else [prefix, cacheable]
-        assert len(breakpoints) <= MAX_BREAKPOINTS
-        eligible = [b for b in breakpoints if b >= policy.min_tokens and b > 0]
-        target = max(eligible, default=0)
+        # the longest eligible breakpoint: the prefix's, and in conversation mode the last message's
+        # (2 <= MAX_BREAKPOINTS); a breakpoint below the minimum length (or empty) writes nothing
+        floor = max(policy.min_tokens, 1)
+        target = prefix if prefix >= floor else 0
+        if policy.mode != "prefix" and cacheable >= floor:
+            target = max(target, cacheable)
         read = cached if cached <= cacheable else 0
         write = max(target - read, 0)
         return read, write, max(read, target)
@@ -345,6 +347,24 @@ def _gap(gaps: Sequence[Decimal], index: int) -> Decimal:
     return gap
 
 
+class _Model:
+    """The model a request runs on (the scenario's, or a route's): its counts, pricer and cache policy,
+    with what the accountant reads of the policy on every request worked out once."""
+
+    def __init__(self, counts: TokenCounts, pricer: Pricer, policy: CachePolicy) -> None:
+        self.counts, self.pricer, self.policy = counts, pricer, policy
+        self.prefix = counts.prefix  # tools + system
+        self.stable = self.prefix + counts.task
+        # the prefix breakpoint when it is cacheable, else 0
+        self.prefix_bp = self.prefix if self.prefix >= policy.min_tokens and self.prefix > 0 else 0
+        self.explicit = policy.style == "explicit"
+        self.stored = policy.style == "stored"
+        self.outlives = policy.prefix_ttl_seconds()  # two TTLs: the prefix entry's, if it lives longer
+        # explicit writes up to the prefix breakpoint, and past it, are 1-hour writes
+        self.prefix_1h = self.explicit and (policy.prefix_ttl or policy.ttl) == "1h"
+        self.rest_1h = self.explicit and policy.ttl == "1h"
+
+
 def run_accountant(
     counts: TokenCounts,
     pricer: Pricer,
@@ -356,6 +376,7 @@ def run_accountant(
     routes: Mapping[str, Route] | None = None,
     subagents: Mapping[int, Sequence[tuple[int, SubagentRun]]] | None = None,
     budget_left: Decimal | None = None,
+    keep_rows: bool = True,
 ) -> Ledger:
     """Build the per-request ledger. O(rounds x models); every dollar is an exact Decimal from a pricer.
 
@@ -371,6 +392,7 @@ def run_accountant(
     what is left of it, so it stops at the request that crosses it (``Ledger.budget_subagent``).
     ``budget_left``: a parent's budget left when this run (a subagent) starts; the run stops once its
     spending passes it as for ``max_budget_usd`` (the tighter of the two applies).
+    ``keep_rows``: False leaves ``Ledger.rows`` empty (the same run, the same totals, no rows kept).
     """
     routes = dict(counts.routes) if routes is None else routes
     for name, route in routes.items():
@@ -379,6 +401,8 @@ def run_accountant(
         if route.policy.style == "stored" and route.policy.mode != "none":
             raise ValueError("routing with a stored (Gemini explicit) cache is not modelled")
     route_cacheable = {name: r.counts.prefix + r.counts.task for name, r in routes.items()}
+    own = _Model(counts, pricer, policy)
+    models = {name: _Model(r.counts, r.pricer, r.policy) for name, r in routes.items()}
     last_model: str | None = None
     budget_stop: int | None = None
     budget_subagent: tuple[int, int] | None = None
@@ -396,16 +420,15 @@ def run_accountant(
         stop -= 1  # nor the tool search or failed attempts before it
     scenario_round = {i: n for n, i in enumerate(position)}
     editor = None if counts.context_editing is None else ContextEditor(counts.context_editing, counts)
-    prefix = counts.prefix
-    stable = prefix + counts.task
-    cacheable = stable
+    cacheable = own.stable
     cached = 0
     held = 0  # two TTLs: the length of the live entry at the prefix breakpoint (0: none)
     previous: int | None = None
     clock = Decimal(0)
     last_use: Decimal | None = None  # when live entries were last used (stored: created)
     creations = 0
-    running = Decimal(0)
+    sums = _Sums()
+    answered = 0  # scenario rounds whose response came back
     rows: list[LedgerRow] = []
     n_requests = stop if truncated else stop + 1
     for k in range(n_requests):
@@ -423,13 +446,10 @@ def run_accountant(
         if model != last_model:  # another model's cache cannot be read: write again
             cached, previous, held = 0, None, 0
         last_model = model
-        if model is not None:  # routing: this request is counted and priced with its own model
-            route = routes[model]
-            run_counts, run_pricer, run_policy = route.counts, route.pricer, route.policy
-            transient = run_counts.rounds[k - 1].transient if k > 0 else 0
-            this = run_counts.rounds[k]
-        else:
-            run_counts, run_pricer, run_policy = counts, pricer, policy
+        on = own if model is None else models[model]  # routing: counted and priced with its own model
+        if model is not None:
+            transient = on.counts.rounds[k - 1].transient if k > 0 else 0
+            this = on.counts.rounds[k]
         inline = this.inline if this is not None else 0
         extra = 1 + (this.continuations if this is not None else 0)
         wanted = cacheable + transient + inline + counts.per_request  # the input before any clearing
@@ -438,77 +458,73 @@ def run_accountant(
             cacheable -= edit.saved
             for name in route_cacheable:  # the same results cleared, as each model counts them
                 route_cacheable[name] -= editor.on(edit, routes[name].counts).saved
-            keep = editor.on(edit, run_counts).keep_cached  # in the counts of the live entries' model
+            keep = editor.on(edit, on.counts).keep_cached  # in the counts of the live entries' model
             cached = min(cached, keep)
             held = held if held <= cached else 0
             previous = None if previous is None else min(previous, keep)
         run_cacheable = cacheable if model is None else route_cacheable[model]
-        run_prefix = run_counts.prefix
-        run_stable = run_prefix + run_counts.task
+        round_ = None if this is None or this.inserted else scenario_round[k]
+        ttl = on.policy.ttl_seconds  # live entries unused for longer have expired (None: never)
         for part in range(extra):
-            expired = (
-                cached > 0
-                and run_policy.ttl_seconds is not None
-                and last_use is not None
-                and clock - last_use > run_policy.ttl_seconds
-            )
+            expired = cached > 0 and ttl is not None and last_use is not None and clock - last_use > ttl
             if expired:  # with two TTLs the prefix entry may outlive the rest
-                outlives = run_policy.prefix_ttl_seconds()
                 assert last_use is not None
-                cached = held if outlives is not None and clock - last_use <= outlives else 0
+                cached = held if on.outlives is not None and clock - last_use <= on.outlives else 0
                 previous = None
             read, write, cached = _cache_split(
-                run_policy, run_prefix, run_stable, run_cacheable, cached, previous
+                on.policy, on.prefix, on.stable, run_cacheable, cached, previous
             )
             # the prefix breakpoint (if cacheable) and the part of this write up to it
-            prefix_bp = run_prefix if run_prefix >= run_policy.min_tokens and run_prefix > 0 else 0
-            held = prefix_bp if run_policy.style == "explicit" and 0 < prefix_bp <= cached else 0
-            prefix_write = min(max(prefix_bp - read, 0), write) if run_policy.style == "explicit" else 0
-            if run_policy.style == "stored" and read and (last_use is None or expired):
+            held = on.prefix_bp if on.explicit and 0 < on.prefix_bp <= cached else 0
+            prefix_write = min(max(on.prefix_bp - read, 0), write) if on.explicit else 0
+            if on.stored and read and (last_use is None or expired):
                 creations += 1
                 last_use = clock
-            elif run_policy.style != "stored":
+            elif not on.stored:
                 last_use = clock
             previous = run_cacheable
-            explicit = run_policy.style == "explicit"
-            prefix_ttl = run_policy.prefix_ttl or run_policy.ttl
-            write_1h = (prefix_write if explicit and prefix_ttl == "1h" else 0) + (
-                write - prefix_write if explicit and run_policy.ttl == "1h" else 0
-            )
+            write_1h = (prefix_write if on.prefix_1h else 0) + (write - prefix_write if on.rest_1h else 0)
             first = part == 0
+            uses = server_use_counts(this.server_uses) if this is not None and first else {}
             usage = RequestUsage(
-                input_tokens=run_cacheable + transient + inline + run_counts.per_request,
+                input_tokens=run_cacheable + transient + inline + on.counts.per_request,
                 output_tokens=(counts.final_output if this is None else this.output) if first else 0,
                 cache_read_tokens=read,
                 cache_write_tokens=write - write_1h,
                 cache_write_1h_tokens=write_1h,
-                **(server_use_counts(this.server_uses) if this is not None and first else {}),
+                web_searches=uses.get("web_searches", 0),
+                web_fetches=uses.get("web_fetches", 0),
+                code_executions=uses.get("code_executions", 0),
                 container_seconds=this.container_seconds if this is not None and first else None,
             )
-            cost = run_pricer(usage)
-            running += cost.total_usd
+            cost = on.pricer(usage)
+            failed = this is not None and this.failed
+            sums.add(usage, cost, expired, failed)
             spent += cost.total_usd
-            rows.append(
-                LedgerRow(
-                    index=len(rows) + 1,
-                    kind="final" if this is None else "reply" if this.reply else "tool_use",
-                    tools=() if this is None else this.tools,
-                    usage=usage,
-                    cost=cost,
-                    running_usd=running,
-                    start_seconds=clock,
-                    cache_expired=expired,
-                    continuation=not first,
-                    round=None if this is None or this.inserted else scenario_round[k],
-                    cleared_results=edit.results if edit is not None and first else 0,
-                    cleared_tokens=edit.saved if edit is not None and first else 0,
-                    failed=this is not None and this.failed,
-                    model=model,
+            if keep_rows:
+                rows.append(
+                    LedgerRow(
+                        index=sums.requests,
+                        kind="final" if this is None else "reply" if this.reply else "tool_use",
+                        tools=() if this is None else this.tools,
+                        usage=usage,
+                        cost=cost,
+                        running_usd=sums.requests_usd,
+                        start_seconds=clock,
+                        cache_expired=expired,
+                        continuation=not first,
+                        round=round_,
+                        cleared_results=edit.results if edit is not None and first else 0,
+                        cleared_tokens=edit.saved if edit is not None and first else 0,
+                        failed=failed,
+                        model=model,
+                    )
                 )
-            )
+            if first and round_ is not None:
+                answered += 1
             more = part < extra - 1 or k < n_requests - 1
             if cap is not None and spent > cap and more:
-                budget_stop = len(rows)  # the agent stops before its next request
+                budget_stop = sums.requests  # the agent stops before its next request
                 break
         if budget_stop is not None:
             break
@@ -519,16 +535,16 @@ def run_accountant(
             spent += sub(None if cap is None else cap - spent)
             if cap is not None and spent > cap:  # crossed inside it: it stopped there
                 if k < n_requests - 1 or n < len(started) - 1:  # and nothing more is sent
-                    budget_stop, budget_subagent = len(rows), (scenario_round[k], call)
+                    budget_stop, budget_subagent = sums.requests, (scenario_round[k], call)
                 break
         if budget_stop is not None:
             break
     if budget_stop is not None:  # the scenario rounds whose response came back
-        run = sum(1 for row in rows if row.round is not None and not row.continuation)
-    storage = _storage(policy, stable, creations, pricer)
+        run = answered
+    storage = _storage(policy, own.stable, creations, pricer)
     return Ledger(
         rows=tuple(rows),
-        totals=_totals(rows, storage),
+        totals=sums.totals(storage),
         policy=policy,
         rounds_planned=planned,
         rounds_run=run,
@@ -559,42 +575,62 @@ def _storage(policy: CachePolicy, tokens: int, creations: int, pricer: Pricer) -
     )
 
 
-def _totals(rows: list[LedgerRow], storage: CacheStorage | None) -> LedgerTotals:
-    requests_usd = sum((r.cost.total_usd for r in rows), Decimal(0))
-    storage_usd = storage.storage_usd if storage is not None else Decimal(0)
-    creation_usd = storage.creation_usd if storage is not None else Decimal(0)
-    container = _container(rows)
-    return LedgerTotals(
-        requests=len(rows),
-        input_tokens=sum(r.usage.input_tokens for r in rows),
-        cache_read_tokens=sum(r.usage.cache_read_tokens for r in rows),
-        cache_write_tokens=sum(r.cache_write_total for r in rows),
-        output_tokens=sum(r.usage.output_tokens for r in rows),
-        input_usd=sum((r.cost.input_usd for r in rows), Decimal(0)),
-        output_usd=sum((r.cost.output_usd for r in rows), Decimal(0)),
-        cost_usd=requests_usd + creation_usd + storage_usd,
-        max_input_tokens=max((r.usage.input_tokens for r in rows), default=0),
-        fees_usd=sum((r.cost.fees_usd for r in rows), Decimal(0)),
-        storage_usd=storage_usd,
-        cache_creation_usd=creation_usd,
-        cache_expiries=sum(1 for r in rows if r.cache_expired),
-        failed_requests=sum(1 for r in rows if r.failed),
-        failed_usd=sum((r.cost.total_usd for r in rows if r.failed), Decimal(0)),
-        container_seconds=container[0],
-        container_usd=container[1],
-    )
+class _Sums:
+    """The ledger's totals as running sums, added request by request in the ledger's order (the
+    Decimal additions of summing its rows, from ``Decimal(0)``): what :class:`LedgerTotals` holds."""
 
+    def __init__(self) -> None:
+        self.requests = self.input_tokens = self.cache_read_tokens = self.cache_write_tokens = 0
+        self.output_tokens = self.max_input_tokens = self.expiries = self.failed_requests = 0
+        self.input_usd = self.output_usd = self.fees_usd = Decimal(0)
+        self.requests_usd = self.failed_usd = Decimal(0)
+        self.container_seconds: Decimal | None = None  # None until a request runs a container
+        self.container_usd: Decimal | None = Decimal(0)  # None once a container's rate is unknown
 
-def _container(rows: list[LedgerRow]) -> tuple[Decimal | None, Decimal | None]:
-    """(seconds, USD) of container time over the requests that ran a container: (None, 0) when none
-    did; USD None when a rate is unknown."""
-    ran = [r for r in rows if r.usage.container_seconds is not None]
-    if not ran:
-        return None, Decimal(0)
-    seconds = sum((r.usage.container_seconds or Decimal(0) for r in ran), Decimal(0))
-    if any(r.cost.container_usd is None for r in ran):
-        return seconds, None
-    return seconds, sum((r.cost.container_usd or Decimal(0) for r in ran), Decimal(0))
+    def add(self, usage: RequestUsage, cost: RequestCost, expired: bool, failed: bool) -> None:
+        self.requests += 1
+        self.input_tokens += usage.input_tokens
+        self.cache_read_tokens += usage.cache_read_tokens
+        self.cache_write_tokens += usage.cache_write_tokens + usage.cache_write_1h_tokens
+        self.output_tokens += usage.output_tokens
+        if self.requests == 1 or usage.input_tokens > self.max_input_tokens:
+            self.max_input_tokens = usage.input_tokens
+        self.input_usd += cost.input_usd
+        self.output_usd += cost.output_usd
+        self.requests_usd += cost.total_usd
+        self.fees_usd += cost.fees_usd
+        self.expiries += expired
+        if failed:
+            self.failed_requests += 1
+            self.failed_usd += cost.total_usd
+        if usage.container_seconds is not None:  # container time, over the requests that ran one
+            seconds = Decimal(0) if self.container_seconds is None else self.container_seconds
+            self.container_seconds = seconds + (usage.container_seconds or Decimal(0))
+            usd, box = self.container_usd, cost.container_usd
+            self.container_usd = None if usd is None or box is None else usd + (box or Decimal(0))
+
+    def totals(self, storage: CacheStorage | None) -> LedgerTotals:
+        storage_usd = storage.storage_usd if storage is not None else Decimal(0)
+        creation_usd = storage.creation_usd if storage is not None else Decimal(0)
+        return LedgerTotals(
+            requests=self.requests,
+            input_tokens=self.input_tokens,
+            cache_read_tokens=self.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens,
+            output_tokens=self.output_tokens,
+            input_usd=self.input_usd,
+            output_usd=self.output_usd,
+            cost_usd=self.requests_usd + creation_usd + storage_usd,
+            max_input_tokens=self.max_input_tokens,
+            fees_usd=self.fees_usd,
+            storage_usd=storage_usd,
+            cache_creation_usd=creation_usd,
+            cache_expiries=self.expiries,
+            failed_requests=self.failed_requests,
+            failed_usd=self.failed_usd,
+            container_seconds=self.container_seconds,
+            container_usd=self.container_usd,
+        )
 
 
 def ttl_options(
@@ -659,5 +695,6 @@ def _cost(counts: TokenCounts, pricer: Pricer, policy: CachePolicy, stops: _Stop
         max_budget_usd=stops.max_budget_usd,
         subagents=stops.subagents,
         budget_left=stops.budget_left,
+        keep_rows=False,
     ).totals
     return totals.cost_usd, totals.cache_expiries

@@ -459,8 +459,16 @@ class ModelPrices:
         Tiers are cliffs (genai-prices ``TieredPrices``): a request with MORE than the threshold
         input tokens pays the tier's rates on all its tokens.
         """
-        crossed = [t for t in self.tier_thresholds if input_tokens > t]
-        return tier_name(max(crossed)) if crossed else None
+        for threshold, name in self._tier_names:
+            if input_tokens > threshold:
+                return name
+        return None
+
+    @cached_property
+    def _tier_names(self) -> tuple[tuple[int, str], ...]:
+        """(threshold, :func:`tier_name`) of each tier, highest first: the first one a request
+        crosses is the highest it crosses (:meth:`tier_label` runs once per ledger row)."""
+        return tuple((t, tier_name(t)) for t in sorted(set(self.tier_thresholds), reverse=True))
 
     def rates(self) -> tuple[Rate, ...]:
         """Every price of the model in force at ``source.as_of`` (token rates, then per-use fees)."""
