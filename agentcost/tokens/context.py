@@ -5,7 +5,7 @@ on those counts (TTL comparison, levers, baselines) applies them without extra a
 
 * Context editing: ``TokenCounts.context_editing`` holds the configuration and every tool round's
   ``RoundTokens.call_results`` (:func:`call_results`) the result body of each client tool call (what
-  clearing can remove). The accountant asks its ``ContextEditor`` (:mod:`agentcost.loop.accountant`)
+  clearing can remove). The accountant asks its ``ContextEditor`` (:mod:`agentcost.loop.editing`)
   before every request whether to clear; the baseline without editing is the same counts with
   ``context_editing=None``.
 * Deferred tools (tool search): :func:`defer_tools` shrinks ``TokenCounts.tools`` (each deferred

@@ -77,7 +77,7 @@ class TokenCounts:
     approximate: bool  # False only where the provider's tokenizer is reproduced exactly
     method: str  # one line: how these counts were made, for the report
     notes: tuple[str, ...] = ()
-    context_editing: ContextEditing | None = None  # applied by the accountant (its ContextEditor)
+    context_editing: ContextEditing | None = None  # applied by loop.editing.ContextEditor
     # routing: (model, the other model's counts + pricer + cache policy) for rounds naming a model
     # (RoundTokens.model); set by agentcost.loop.estimate, read by the accountant. A round whose model has
     # no route here runs on the scenario's model (e.g. counts recounted without routes)
