@@ -596,6 +596,10 @@ def _run(argv: list[str]) -> int:
 
 
 def _warm_up_o200k() -> None:
+    from agentcost.tokens import worker
+
+    if worker.start("o200k_base"):  # a forked child builds it on the other core and counts there
+        return
     from agentcost.tokens.encodings import warm_up_encoding
 
     warm_up_encoding("o200k_base")

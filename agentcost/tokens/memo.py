@@ -10,9 +10,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
+from agentcost.tokens.encodings import LONG_TEXT as LONG_TEXT  # re-exported: it lived here
 from agentcost.tokens.encodings import get_encoding, tiktoken_scheme_id
+from agentcost.tokens.encodings import ordinary_tokens as ordinary_tokens  # re-exported: it lived here
 
 ROLE_COUNTS: dict[str, dict[str, int]] = {
     encoding: {"system": 1, "developer": 1, "user": 1, "assistant": 1, "tool": 1, "function": 1}
@@ -119,7 +120,8 @@ class TokenMemo:
             return cached
 
         def counter(t: str) -> int:
-            return ordinary_tokens(get_encoding(encoding_name), t)
+            counted = _in_child(encoding_name, [t])  # a forked child building the encoding (worker)
+            return counted[0] if counted is not None else ordinary_tokens(get_encoding(encoding_name), t)
 
         return self.count(encoding_name, text, counter, disk_scheme=self._disk_scheme(encoding_name))
 
@@ -138,7 +140,13 @@ class TokenMemo:
             encoding = get_encoding(encoding_name)
             return lambda text: ordinary_tokens(encoding, text)
 
-        self.prefetch(encoding_name, texts, load, disk_scheme=tiktoken_scheme_id(encoding_name))
+        self.prefetch(
+            encoding_name,
+            texts,
+            load,
+            disk_scheme=tiktoken_scheme_id(encoding_name),
+            many=lambda batch: _in_child(encoding_name, batch),
+        )
 
     def prefetch(
         self,
@@ -147,10 +155,12 @@ class TokenMemo:
         load: Callable[[], Callable[[str], int]],
         *,
         disk_scheme: str | None = None,
+        many: Callable[[list[str]], list[int] | None] | None = None,
     ) -> None:
         """:meth:`prefetch_tiktoken` for any counter: ``load()`` gives it, called only when some text
         is neither memoised nor in the persistent cache (an offline tokenizer's vocabulary is then
-        not loaded at all)."""
+        not loaded at all). ``many``: counts a whole batch elsewhere (a counting child,
+        :mod:`agentcost.tokens.worker`), or None when it cannot; ``load()`` is then used."""
         table, stats = self._table(scheme)
         missing = list({t: None for t in texts if t and t not in table})
         if not missing:
@@ -163,11 +173,17 @@ class TokenMemo:
             missing = [t for t in missing if t not in stored]
             if not missing:
                 return
-        counter = load()
         started = time.perf_counter()
         counted: dict[str, int] = {}
-        for text in missing:
-            counted[text] = table[text] = counter(text)
+        batch = many(missing) if many is not None else None
+        if batch is not None:
+            counted = dict(zip(missing, batch, strict=True))
+            table.update(counted)
+        else:
+            counter = load()
+            started = time.perf_counter()
+            for text in missing:
+                counted[text] = table[text] = counter(text)
         stats.seconds += time.perf_counter() - started
         stats.texts_counted += len(missing)
         stats.chars_counted += sum(len(t) for t in missing)
@@ -186,22 +202,13 @@ class TokenMemo:
         self._stats.clear()
 
 
-LONG_TEXT = 1_000_000
-"""Characters from which a text is counted into a numpy buffer (4 bytes a token) rather than a list."""
+def _in_child(encoding_name: str, texts: list[str]) -> list[int] | None:
+    """The counts of ``texts`` from a forked child counting in ``encoding_name``, if one is running
+    and the encoding is not built here (:mod:`agentcost.tokens.worker`); else None."""
+    from agentcost.tokens import worker
 
-
-def ordinary_tokens(encoding: Any, text: str) -> int:
-    """``len(encoding.encode_ordinary(text))``. A long text is encoded into a numpy buffer instead
-    of a list of Python ints (36 bytes a token): one call's input of 45 MB (aliases in one mapping,
-    within the input budget) would take about 1 GB as a list. The same tokens: ``encode`` with no
-    special token allowed or disallowed is ``encode_ordinary``."""
-    to_numpy = getattr(encoding, "encode_to_numpy", None) if len(text) >= LONG_TEXT else None
-    if to_numpy is not None:
-        try:
-            return len(to_numpy(text, disallowed_special=()))
-        except UnicodeEncodeError:  # a lone surrogate: encode_ordinary replaces it
-            pass
-    return len(encoding.encode_ordinary(text))
+    count = worker.counter(encoding_name)
+    return None if count is None else count(texts)
 
 
 DEFAULT_MEMO = TokenMemo()
