@@ -14,8 +14,9 @@ fails to build or dies, a broken pipe), :func:`counter` answers None and the cal
 encoding in this process, which then raises any real error (a missing or corrupt BPE file) where it
 always did.
 
-Messages are a 4-byte big-endian length and JSON (texts with ``ensure_ascii``, so lone surrogates
-survive; counts as a list of integers).
+Messages are a 4-byte big-endian length and JSON: the texts as UTF-8 with ``surrogatepass`` (a lone
+surrogate a YAML file can hold survives, and a text costs its UTF-8 size, not six bytes a character
+as ``\\u`` escapes would), the counts as a list of integers.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ class _Child:
             if self.broken:
                 return None
             try:
-                _send(self.to_child, json.dumps(list(texts)).encode("ascii"))
+                message = json.dumps(list(texts), ensure_ascii=False).encode("utf-8", "surrogatepass")
+                _send(self.to_child, message)
                 counts = json.loads(_receive(self.from_child, QUIET_SECONDS))
             except (OSError, ValueError, EOFError):
                 counts = None
@@ -160,7 +162,7 @@ def _serve(name: str, inbox: int, outbox: int, keep: set[int]) -> None:
                 message = _receive(inbox)
             except EOFError:
                 break
-            texts = json.loads(message)
+            texts = json.loads(message.decode("utf-8", "surrogatepass"))
             counts = [ordinary_tokens(encoding, text) for text in texts]
             _send(outbox, json.dumps(counts).encode("ascii"))
     except BaseException:  # a failed build, a broken pipe: the parent counts for itself
@@ -172,10 +174,11 @@ def _serve(name: str, inbox: int, outbox: int, keep: set[int]) -> None:
 def _send(fd: int, data: bytes) -> None:
     if len(data) > _MAX_MESSAGE:
         raise ValueError("message too long for the counting child")
-    view = memoryview(_HEADER.pack(len(data)) + data)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
+    for part in (_HEADER.pack(len(data)), data):  # not joined: a long message is not copied again
+        view = memoryview(part)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
 
 
 def _receive(fd: int, quiet: float | None = None) -> bytes:
