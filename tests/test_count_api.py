@@ -55,6 +55,8 @@ class Counter:
 
 
 def _handler(state: Counter) -> type[BaseHTTPRequestHandler]:
+    flight = threading.Lock()  # guards state.in_flight
+
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
@@ -63,6 +65,7 @@ def _handler(state: Counter) -> type[BaseHTTPRequestHandler]:
             self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
         ) -> None:
             data = json.dumps(payload).encode()
+            self._done()  # before the answer leaves: its client may send its next request at once
             self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(data)))
@@ -72,14 +75,22 @@ def _handler(state: Counter) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def do_POST(self) -> None:
-            with state.lock:
+            with flight:
                 state.in_flight += 1
                 state.max_in_flight = max(state.max_in_flight, state.in_flight)
+            self.counted = True
             try:
                 time.sleep(0.01)  # lets concurrent requests overlap
                 self._post()
             finally:
-                with state.lock:
+                self._done()
+
+        def _done(self) -> None:
+            """This request no longer in flight (once; counted off before its answer is written, so
+            that a client's next request never overlaps its last in the count)."""
+            if getattr(self, "counted", False):
+                self.counted = False
+                with flight:  # not state.lock: a 429 is answered while that is held
                     state.in_flight -= 1
 
         def _post(self) -> None:
