@@ -52,6 +52,10 @@ class Counter:
     in_flight: int = 0
     max_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # hold each request until two are in flight at once (up to 0.5 s, 50 times the usual hold): a
+    # parallel client shows its parallelism even on a loaded machine, a serial one never gets there
+    # (a request sent alone, such as the first, waits the 0.5 s out)
+    overlap: threading.Event | None = None
 
 
 def _handler(state: Counter) -> type[BaseHTTPRequestHandler]:
@@ -78,9 +82,14 @@ def _handler(state: Counter) -> type[BaseHTTPRequestHandler]:
             with flight:
                 state.in_flight += 1
                 state.max_in_flight = max(state.max_in_flight, state.in_flight)
+                if state.overlap is not None and state.in_flight >= 2:
+                    state.overlap.set()
             self.counted = True
             try:
-                time.sleep(0.01)  # lets concurrent requests overlap
+                if state.overlap is not None:
+                    state.overlap.wait(timeout=0.5)
+                else:
+                    time.sleep(0.01)  # lets concurrent requests overlap
                 self._post()
             finally:
                 self._done()
@@ -211,6 +220,7 @@ def test_every_text_counted_by_the_server_then_cached(server: tuple[ThreadingHTT
 
 def test_batched_on_a_bounded_pool(server: tuple[ThreadingHTTPServer, Counter]) -> None:
     _, state = server
+    state.overlap = threading.Event()
     assert estimate("--count", "api", "-q").exit_code == 0
     assert len(state.systems) > apicount.WORKERS
     assert 2 <= state.max_in_flight <= apicount.WORKERS
