@@ -394,6 +394,11 @@ def diff(
             from agentcost.cli_comment import as_comment
 
             shown, out = as_comment(report, comment, out)
+        elif output is None and not summary and not any(map(from_stdin, (base, head or base))):
+            # files read are recorded, and a --base-ref with the commit it named (agentcost.launch)
+            from agentcost.replayable import allow_replay
+
+            allow_replay()
         _emit(shown, diff_gates(report), out)
     except InputError as err:
         raise fail(err, "as_of", "service_tier") from None

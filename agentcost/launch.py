@@ -90,10 +90,10 @@ def _run_cli() -> int:
 
 
 def _may_replay(argv: list[str]) -> bool:
-    """Whether a stored run may answer this command line: ``estimate``, ``compare``, or one that may
-    print help. A cheap look only: what is stored is decided where the run prints (``--as-of --help``
-    opens the store, prints no help and is not stored)."""
-    return not argv or argv[0] in ("estimate", "compare") or "--help" in argv or "-h" in argv
+    """Whether a stored run may answer this command line: ``estimate``, ``compare``, ``diff``, or one
+    that may print help. A cheap look only: what is stored is decided where the run prints
+    (``--as-of --help`` opens the store, prints no help and is not stored)."""
+    return not argv or argv[0] in ("estimate", "compare", "diff") or "--help" in argv or "-h" in argv
 
 
 def _streams_usable() -> bool:
@@ -137,7 +137,14 @@ def _replay(store: Any, key: str) -> int | None:
         entry = json.loads(raw.decode("utf-8", "surrogatepass"))
         from agentcost.infra.files import read_file
 
-        for path, digest in entry["files"]:
+        for item in entry["files"]:
+            if len(item) == 4 and item[0] == "git-rev":  # diff --base-ref: the ref names the same commit
+                from agentcost.infra.gitread import commit_of
+
+                if commit_of(item[1], item[2]) != item[3]:
+                    return None
+                continue
+            path, digest = item
             # bounded and regular files only: a recorded file swapped for a 3 GB file or a FIFO
             # is refused (the run then goes for real and says why), never read whole or waited on
             if hashlib.sha256(read_file(Path(path))).hexdigest() != digest:

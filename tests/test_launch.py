@@ -288,5 +288,5 @@ def test_help_as_an_option_value_is_not_stored(
 def test_the_launcher_opens_the_store_only_for_runs_it_may_replay() -> None:
     assert launch._may_replay([]) and launch._may_replay(["estimate", "s.yaml"])
     assert launch._may_replay(["compare", "s.yaml"]) and launch._may_replay(["models", "-h"])
-    assert launch._may_replay(["diff", "--base-ref", "main", "--help"])
-    assert not launch._may_replay(["models"]) and not launch._may_replay(["diff", "--help=x"])
+    assert launch._may_replay(["diff", "a.yaml", "--base-ref", "main"])
+    assert not launch._may_replay(["models"]) and not launch._may_replay(["replay", "--help=x"])

@@ -1,6 +1,7 @@
-"""A project file (or several scenario files) replays from the output cache like one scenario: the
-console script stores the run, a second identical run prints it again without running the CLI, and
-an edit of any scenario the project lists makes it run for real (agentcost.launch)."""
+"""A project file, several scenario files and a diff replay from the output cache like one scenario:
+the console script stores the run, a second identical run prints it again without running the CLI,
+and an edit of any file read (or a ``--base-ref`` that names another commit) makes it run for real
+(agentcost.launch)."""
 
 from __future__ import annotations
 
@@ -53,3 +54,49 @@ def test_a_project_written_to_a_file_is_not_stored(
     argv = ["estimate", str(project), "--as-of", "2026-11-30", "--output", str(tmp_path / "out.txt")]
     code, _, _ = in_process(argv, monkeypatch, capsys)
     assert code in (0, 1) and (tmp_path / "out.txt").read_text(encoding="utf-8") and not stored(argv)
+
+
+def _git(repo: Path, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_diff_against_a_ref_replays_until_the_ref_moves(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``diff --base-ref`` reads the base at a commit: the replay resolves the ref again, and a ref
+    that names another commit (a new commit on it) makes the diff run for real."""
+    repo = project.parent
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "base")
+    bugfix = repo / "bugfix.yaml"
+    bugfix.write_text(bugfix.read_text(encoding="utf-8").replace("budget_usd: 0.10", "budget_usd: 0.20"))
+    bugfix.write_text(bugfix.read_text(encoding="utf-8").replace("tool_choice: auto", "tool_choice: any"))
+    argv = ["diff", str(bugfix), "--base-ref", "HEAD", "--as-of", "2026-11-30"]
+    first = in_process(argv, monkeypatch, capsys)
+    assert first[0] in (0, 1) and stored(argv)
+    assert "+$0.0" in first[1] or "-$0.0" in first[1]  # tool_choice any: 46 not 56 per tool_use
+    with monkeypatch.context() as patched:
+        _no_cli(patched)
+        assert in_process(argv, patched, capsys) == first
+    _git(repo, "commit", "-q", "-am", "the change")  # HEAD moves: the base is now the change itself
+    again = in_process(argv, monkeypatch, capsys)
+    assert again[0] == 0 and again[1] != first[1]
+
+
+def test_a_diff_with_a_comment_is_not_stored(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    here = project.parent
+    argv = ["diff", str(here / "bugfix.yaml"), str(here / "research.yaml"), "--comment", "github"]
+    code, out, _ = in_process([*argv, "--as-of", "2026-11-30"], monkeypatch, capsys)
+    assert code in (0, 1) and "<!-- agentcost-cost-report -->" in out
+    assert not stored([*argv, "--as-of", "2026-11-30"])

@@ -66,6 +66,14 @@ def recording() -> Iterator[list[list[str]]]:
         _RECORDING = previous
 
 
+def record_revision(root: Path, ref: str, commit: str) -> None:
+    """While :func:`recording`: a git revision the run read files at (``diff --base-ref``), listed
+    as ["git-rev", repository root, ref, commit]: a replay resolves the ref again and is used only if
+    it still names the same commit (the files at a commit never change)."""
+    if _RECORDING is not None:
+        _RECORDING.append(["git-rev", str(root), ref, commit])
+
+
 def forget_reads() -> None:
     """Start a new run's record of the files it read (:func:`was_read`)."""
     _READ_IDS.clear()

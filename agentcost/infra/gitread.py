@@ -24,7 +24,7 @@ from agentcost.errors import InputError
 if TYPE_CHECKING:
     from agentcost.infra.files import Reader
 
-__all__ = ["GitReader", "git_reader"]
+__all__ = ["GitReader", "commit_of", "git_reader"]
 
 _FETCH_HINT = (
     "check the name with 'git branch -a' or 'git log --oneline'; in CI, fetch it first "
@@ -107,6 +107,9 @@ class GitReader:
             if found.returncode != 0:
                 raise InputError(f"unknown git revision {self.ref!r} in {root}", hint=_FETCH_HINT)
             self.commit = found.stdout.decode().strip()
+            from agentcost.infra.files import record_revision
+
+            record_revision(root, self.ref, self.commit)
         return self.commit
 
     def git(self, where: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -119,6 +122,20 @@ class GitReader:
                 f"cannot read files at git revision {self.ref!r}: git is not installed (or not on PATH)",
                 hint="install git, or give the base scenario as a file",
             ) from None
+
+
+def commit_of(root: str, ref: str) -> str | None:
+    """The commit ``ref`` names in the repository at ``root`` now, or None (no git, no such ref)."""
+    try:
+        found = subprocess.run(
+            ["git", "-C", root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except OSError:
+        return None
+    return found.stdout.decode().strip() if found.returncode == 0 else None
 
 
 def _first_line(data: bytes) -> str:
