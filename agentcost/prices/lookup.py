@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
 from agentcost.prices.gpdata import PRICE_SOURCE_NAME, light_genai_prices
-from agentcost.prices.model import ModelPrices, PricedUnit, PriceTable
+from agentcost.prices.model import REPORTED_USAGE, ModelPrices, PricedUnit, PriceTable
 from agentcost.prices.rates import (
     PriceChange,
     PriceSource,
@@ -351,20 +351,6 @@ def _build(
     )
 
 
-# Usage keys :class:`Usage` reports to genai-prices (``ModelPrices.genai_cost``); PriceTable needs
-# their unit dimensions for genai-prices' inference rule.
-_REPORTED_USAGE = (
-    "input_tokens",
-    "output_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "cache_write_5m_tokens",
-    "cache_write_1h_tokens",
-    "web_searches",
-    "code_executions",
-)
-
-
 def _price_table(price: ModelPrice, rates: tuple[Rate, ...]) -> PriceTable | None:
     """``price`` as a :class:`PriceTable`, from genai-prices' own resolution of its units (the
     same order, the same validation). None where genai-prices warns about or refuses the price:
@@ -383,7 +369,7 @@ def _price_table(price: ModelPrice, rates: tuple[Rate, ...]) -> PriceTable | Non
             resolved = _collect_resolved_model_prices(price, registry)
             validate_priced_units(tuple(unit for unit, _ in resolved), registry)
         reported = tuple(
-            (key, tuple(sorted(registry.units[key].dimensions.items()))) for key in _REPORTED_USAGE
+            (key, tuple(sorted(registry.units[key].dimensions.items()))) for key in REPORTED_USAGE
         )
     except (Warning, ValueError, KeyError):
         return None

@@ -143,8 +143,9 @@ class Itemised:
 
 NO_PRICE = "no such price: billed as input"
 
-# The usage values of a request as PriceTable._priced reads them, in PriceTable.counts_usd's order.
-_FAST_SLOTS = (
+# Usage keys :class:`Usage` reports to genai-prices (``ModelPrices.genai_cost``); PriceTable needs
+# their unit dimensions for genai-prices' inference rule (agentcost.prices.lookup).
+REPORTED_USAGE = (
     "input_tokens",
     "output_tokens",
     "cache_read_tokens",
@@ -153,8 +154,10 @@ _FAST_SLOTS = (
     "cache_write_1h_tokens",
     "web_searches",
     "code_executions",
-    "requests",
 )
+
+# The usage values of a request as PriceTable._priced reads them, in PriceTable.counts_usd's order.
+_FAST_SLOTS = (*REPORTED_USAGE, "requests")
 
 
 def _line(label: str, tokens: int, price: Decimal, per: int, note: str | None = None) -> CostLine:
