@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -128,6 +129,16 @@ def _seed_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
         copy.execute("DELETE FROM blobs WHERE kind LIKE 'result%'")  # every run in a test is real
         copy.commit()
     return seed
+
+
+def git_in(repo: Path, *args: str) -> None:
+    """Run git in ``repo`` with a throwaway identity and no signing (tests that commit)."""
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
 
 
 def copy_seed(seed: Path, home: Path) -> None:

@@ -16,7 +16,6 @@ import csv
 import io
 import json
 import shutil
-import subprocess
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -34,6 +33,7 @@ from agentcost.render.schema import report_schema
 from agentcost.report.gates import IncreaseLimits, parse_increase
 from agentcost.tokens.memo import count_text
 from tests.conftest import GoldenCheck, validate_json
+from tests.conftest import git_in as _git
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 MTOK = Decimal(1_000_000)
@@ -276,15 +276,6 @@ def test_overrides_apply_to_both_sides(pair: tuple[str, str]) -> None:
 # --------------------------------------------------------------------------------------------
 # --base-ref: the base side read from git
 # --------------------------------------------------------------------------------------------
-
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

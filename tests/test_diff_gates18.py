@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -25,6 +24,7 @@ from agentcost.render import output
 from agentcost.render.diff import COMMENT_MARKER, DiffComment, render_diff_comment
 from agentcost.render.output import Format
 from agentcost.report.gates import Gate, IncreaseLimits, increase_gates
+from tests.conftest import git_in as _git
 from tests.conftest import validate_json
 
 pytestmark = [
@@ -53,15 +53,6 @@ final: {tokens: 200}
 
 def _scenario(result: int) -> str:
     return SCENARIO.replace("RESULT", str(result))
-
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
 
 
 def _project(entries: list[str], runs_per_day: int | None = None) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import git_in as _git
 from tests.test_launch import ROOT, in_process, stored
 
 
@@ -54,17 +55,6 @@ def test_a_project_written_to_a_file_is_not_stored(
     argv = ["estimate", str(project), "--as-of", "2026-11-30", "--output", str(tmp_path / "out.txt")]
     code, _, _ = in_process(argv, monkeypatch, capsys)
     assert code in (0, 1) and (tmp_path / "out.txt").read_text(encoding="utf-8") and not stored(argv)
-
-
-def _git(repo: Path, *args: str) -> None:
-    import subprocess
-
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
