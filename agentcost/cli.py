@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentcost import cli_catalog, cli_reconcile
+from agentcost import cli_catalog, cli_reconcile, cli_server
 from agentcost.cli_colour import echo_err
 from agentcost.cli_options import (
     AllOpt,
@@ -553,6 +553,9 @@ def schema(
     from agentcost.scenario.format import json_schema
 
     sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
+
+
+cli_server.register(app)  # server: the warm process (agentcost.warm)
 
 
 @app.callback()

@@ -28,17 +28,17 @@ the launcher opens the store only for a command line that may be one of these (:
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, TextIO
 
 from agentcost.replayable import forget_replay, replay_allowed
+
+# the standard library modules a replay or a run needs (json, hashlib, pathlib) are
+# imported where used: a run handed to the warm process (agentcost.warm) needs none of them
 
 KIND = "result/1"
 ENV_IGNORED = frozenset(
@@ -57,16 +57,44 @@ def main() -> None:
 
     argv = sys.argv[1:]
     tolerant_encoding(sys.stdout)  # PYTHONIOENCODING=ascii: escape what it cannot encode, replays too
-    store = _store() if _may_replay(argv) and _streams_usable() else None
-    if store is None:
-        from agentcost.cli import main as cli_main
-
-        cli_main()
+    if not (_may_replay(argv) and _streams_usable()):
+        _cli_main()
         return
+    from agentcost import warm
+
+    if warm.wanted(argv):
+        code = warm.run(argv)  # the warm process looks it up or runs it (agentcost.warm)
+        if code is not None:
+            sys.exit(code)
+    code = run_cached(argv)
+    if warm.wanted(argv):
+        warm.start_for_next_run()
+    sys.exit(code)
+
+
+def _cli_main() -> None:
+    from agentcost.cli import main as cli_main
+
+    cli_main()
+
+
+def run_cached(argv: list[str]) -> int:
+    """Replay a stored run of ``argv``, else run it and store its output if it may be replayed;
+    the exit code. Also what the warm process's child runs (agentcost.warm_server)."""
+    store = _store()
+    if store is None:
+        return _run_cli()
     key = _key(argv)
     code = _replay(store, key)
     if code is not None:
-        sys.exit(code)
+        return code
+    return _record(store, key)
+
+
+def _record(store: Any, key: str) -> int:
+    """Run the CLI, storing its output under ``key`` if the run marked itself replayable."""
+    import json
+
     from agentcost.infra import files
 
     forget_replay()  # only what this run marks counts (a test may run several in one process)
@@ -75,7 +103,7 @@ def main() -> None:
     if replay_allowed(code) and not (out.failed or err.failed):  # never a cut-off output
         entry = {"out": "".join(out), "err": "".join(err), "code": code, "files": reads}
         store.put_blob(KIND, key, json.dumps(entry).encode("utf-8", "surrogatepass"))
-    sys.exit(code)
+    return code
 
 
 def _run_cli() -> int:
@@ -133,6 +161,10 @@ def _replay(store: Any, key: str) -> int | None:
     raw = store.get_blob(KIND, key)
     if raw is None:
         return None
+    import hashlib
+    import json
+    from pathlib import Path
+
     try:
         entry = json.loads(raw.decode("utf-8", "surrogatepass"))
         from agentcost.infra.files import read_file

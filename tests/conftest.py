@@ -82,6 +82,8 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         monkeypatch.delenv(name, raising=False)
     for name in ("FORCE_COLOR", "NO_COLOR"):  # a CI job's colour settings must not reach captured output
         monkeypatch.delenv(name, raising=False)
+    # no test starts or uses a warm process (a run at a terminal would start one) but those about it
+    monkeypatch.setenv("AGENTCOST_SERVER", "off")
     return home / "agentcost"
 
 
