@@ -85,10 +85,17 @@ class Env:
         # agentcost's ~50 modules from source on every run, ~0.13 s).
         clean.pop("PYTHONDONTWRITEBYTECODE", None)
         clean["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
+        # every process starts afresh unless a figure says "warm process" (agentcost.warm): at a
+        # terminal one would start by itself after the first run, and serve the cold runs too
+        clean["AGENTCOST_SERVER"] = "off"
         self.clean = clean
 
     def warm(self) -> dict[str, str]:
         return dict(self.clean, XDG_CACHE_HOME=str(self.warm_dir))
+
+    def served(self) -> dict[str, str]:
+        """The warm cache, and the warm process a run at a terminal starts (bench starts it)."""
+        return dict(self.warm(), AGENTCOST_SERVER="on")
 
     def cold(self) -> dict[str, str]:
         self.cold_runs += 1
@@ -427,14 +434,37 @@ def main(argv: Sequence[str] | None = None) -> int:
             env.warm,
             before=edits.text,
         )
+        edited_served = Command(
+            "estimate, edited: budget_usd changed (warm process)",
+            agentcost("estimate", str(edits.path)),
+            env.served,
+            before=edits.value,
+        )
+        retold_served = Command(
+            "estimate, edited: the task rewritten (warm process)",
+            agentcost("estimate", str(edits.path)),
+            env.served,
+            before=edits.text,
+        )
         helped = Command("agentcost --help (warm)", agentcost("--help"), env.warm)
         help_first = Command("agentcost --help (first run: empty cache)", agentcost("--help"), env.cold)
-        commands = [bare, floor_ui, warm, edited, retold, helped, help_first]
-        interleaved(commands, repeats)
+        commands = [bare, floor_ui, warm, edited_served, edited, retold_served, retold, helped, help_first]
+
+        def server(action: str) -> None:
+            argv = agentcost("server", action)
+            subprocess.run(argv, cwd=ROOT, env=env.served(), capture_output=True, check=True)
+
+        server("start")
+        try:
+            interleaved(commands, repeats)
+        finally:
+            server("stop")
         for what, command, target in (
             ("warm estimate / import rich, typer", warm, 1.5),
-            ("edited scenario (a value) / import rich, typer", edited, 1.5),
-            ("edited scenario (new task text) / import rich, typer", retold, None),
+            ("edited scenario (a value), warm process / import rich, typer", edited_served, 1.5),
+            ("edited scenario (a value), no warm process / import rich, typer", edited, None),
+            ("edited scenario (new task text), warm process / import rich, typer", retold_served, None),
+            ("edited scenario (new task text), no warm process / import rich, typer", retold, None),
             ("--help / import rich, typer", helped, 1.5),
             ("--help, first run / import rich, typer", help_first, None),
         ):
