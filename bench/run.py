@@ -599,9 +599,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     sqlite_ms, json_ms = store["sqlite"] * 1000, store["json"] * 1000
     print(f"  cache store start-up + 50 reads: sqlite {sqlite_ms:.1f} ms, one JSON file {json_ms:.1f} ms")
     print()
-    print(f"{'ratio':58s} {'measured':>12s} {'target':>26s}  verdict")
+    width = max(len(what) for what, *_ in rows)
+    print(f"{'ratio':{width}s} {'measured':>12s} {'target':>26s}  verdict")
     for what, figure, target, verdict in rows:
-        print(f"{what:58s} {figure:>12s} {target:>26s}  {verdict}")
+        print(f"{what:{width}s} {figure:>12s} {target:>26s}  {verdict}")
     results["ratios"] = rows
     results["seconds"] = time.perf_counter() - started
     print(f"\n(bench took {results['seconds']:.0f} s)")
