@@ -1,4 +1,4 @@
-"""``agentcost server``: show, start or stop this installation's warm process (:mod:`agentcost.warm`)."""
+"""``agentcost server``: show, start or stop this installation's warm process (``agentcost.warm``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``agentcost`` console script: replay a warm run from the cache, else run the CLI.
+"""The ``agentcost`` console script: replay a stored run, else run the CLI, here or in the warm process.
 
 A single-scenario ``agentcost estimate`` (or ``compare``) is a pure function of its inputs, so its
 output is cached like the token counts and price rows (:mod:`agentcost.infra.diskcache`), under the
@@ -24,6 +24,9 @@ or ``-h`` on the app or a command, exit 0; the bare ``agentcost``, exit 2) is a 
 key. The CLI marks such a run where Typer prints the help (:func:`agentcost.replayable.replayable_help`);
 the launcher opens the store only for a command line that may be one of these (:func:`_may_replay`).
 ``AGENTCOST_CACHE=off`` turns this off with the rest of the cache.
+
+An ``estimate``, ``compare`` or ``diff`` goes first to the warm process where one serves
+(:mod:`agentcost.warm`): its child runs :func:`run_cached`, what this process would run.
 """
 
 from __future__ import annotations

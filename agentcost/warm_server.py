@@ -1,4 +1,4 @@
-"""The warm process: the server side (see :mod:`agentcost.warm` for what it is for and its safety).
+"""The warm process: the server side (``agentcost.warm`` says what it is for, and why it is safe).
 
 The server binds its socket, imports what a run of ``estimate``, ``compare`` or ``diff`` imports
 (:data:`WARM_MODULES`), and waits. For each request from a process of its own user it forks a child
