@@ -141,7 +141,10 @@ def _handle(listener: socket.socket, conn: socket.socket, status: dict[str, Any]
         status["runs"] += 1
         pid = os.fork()
         if pid == 0:
-            _child(listener, conn, fds, request)  # never returns
+            try:
+                _child(listener, conn, fds, request)  # ends with os._exit
+            finally:
+                os._exit(70)  # whatever happens (a late Ctrl-C), never back into the server's loop
     except (OSError, ValueError, KeyError, TypeError):
         return
     finally:
@@ -249,14 +252,19 @@ def _text_stream(fd: int, mode: str, spec: list[Any]) -> io.TextIOWrapper:
 
 
 def _end(conn: socket.socket, code: int) -> None:
-    """Flush, run the exit handlers a process would, report ``code`` and end the child."""
+    """Flush, wait for threads and run the exit handlers as a process would, report ``code``, end."""
     import atexit
+    import threading
 
-    for stream in (sys.stdout, sys.stderr):
-        with suppress(OSError, ValueError):
-            stream.flush()
-    with suppress(BaseException):  # an exit handler's failure must not lose the exit code
-        atexit._run_exitfuncs()
-    with suppress(OSError):
-        conn.sendall(f"exit {code}\n".encode())
-    os._exit(code & 0xFF)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            with suppress(OSError, ValueError):
+                stream.flush()
+        with suppress(BaseException):  # as Python's own exit: wait for threads, then the exit handlers
+            threading._shutdown()  # type: ignore[attr-defined]
+        with suppress(BaseException):  # a handler's failure must not lose the exit code
+            atexit._run_exitfuncs()
+        with suppress(OSError):
+            conn.sendall(f"exit {code}\n".encode())
+    finally:
+        os._exit(code & 0xFF)
