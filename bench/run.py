@@ -8,7 +8,9 @@ are generated into a temporary directory. Nothing is asserted: the script prints
 and ratios against the targets (docs/performance.md records one run) and exits 0.
 
 Options: ``--repeats N`` (default 9; the scaling runs use fewer), ``--quick`` (3 repeats, for a
-smoke test), ``--json FILE`` (also write the figures as JSON).
+smoke test), ``--json FILE`` (also write the figures as JSON), ``--peers DIR`` (the bin directory
+of a venv holding the peers' console scripts; default: each looked up on PATH, a peer not found is
+skipped).
 """
 
 from __future__ import annotations
@@ -372,6 +374,147 @@ def store_startup(base: Path, repeats: int) -> dict[str, float]:
 
 
 # ---------------------------------------------------------------------------------------------
+# Peers: other cost CLIs, where installed (in a venv of their own, never agentcost's)
+# ---------------------------------------------------------------------------------------------
+
+PEER_MODEL = "claude-sonnet-4-5"
+PEER_TOKENS = (50_000, 1_000)  # one request: input, output tokens (no cached ones)
+
+
+@dataclass
+class Peer:
+    """A peer CLI: its distribution and console script, and how it prices one request (if it can)."""
+
+    dist: str
+    price_args: list[str] | None  # after the script; "{export}": a one-call trace export holding the tokens
+
+
+_IN, _OUT = (str(n) for n in PEER_TOKENS)
+PEERS = (
+    Peer("genai-prices", ["calc", PEER_MODEL, "-i", _IN, "-o", _OUT]),
+    Peer("tracecost", ["cost", "{export}"]),  # no token options: it prices OTLP/Langfuse/Phoenix exports
+    Peer(
+        "openai-cost-calculator",
+        ["pricing", "cost", "anthropic", PEER_MODEL, "--input", _IN, "--output", _OUT],
+    ),
+    Peer("agent-estimate", None),  # estimates delivery time: no command prices given token counts
+)
+
+
+def one_call_export(path: Path) -> Path:
+    """An OTLP JSON export of one call (gen_ai attributes), for a peer that prices only exports."""
+    attributes = {
+        "gen_ai.operation.name": {"stringValue": "chat"},
+        "gen_ai.provider.name": {"stringValue": "anthropic"},
+        "gen_ai.request.model": {"stringValue": PEER_MODEL},
+        "gen_ai.usage.input_tokens": {"intValue": str(PEER_TOKENS[0])},
+        "gen_ai.usage.output_tokens": {"intValue": str(PEER_TOKENS[1])},
+        "gen_ai.usage.cache_read.input_tokens": {"intValue": "0"},
+        "gen_ai.usage.cache_creation.input_tokens": {"intValue": "0"},
+    }
+    span = {
+        "traceId": "t1",
+        "spanId": "s1",
+        "name": f"chat {PEER_MODEL}",
+        "startTimeUnixNano": str(time.time_ns()),
+        "endTimeUnixNano": str(time.time_ns()),
+        "attributes": [{"key": k, "value": v} for k, v in attributes.items()],
+    }
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}))
+    return path
+
+
+def peer_version(script: str, dist: str, env: dict[str, str]) -> str:
+    """The version of ``dist``: from the dist-info, via the python beside its script, or ``--version``."""
+    metadata = f"import importlib.metadata as m; print(m.version({dist!r}))"
+    tries = [
+        [str(Path(script).parent / "python"), "-c", metadata],
+        [script, "--version"],
+    ]
+    for argv in tries:
+        try:
+            done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)
+        except OSError:
+            continue
+        words = done.stdout.split()
+        if done.returncode == 0 and words:
+            return words[-1]
+    return "version unknown"
+
+
+def measure_peers(
+    peers_dir: Path | None, env: Env, base: Path, repeats: int, rows: list[tuple[str, str, str, str]]
+) -> dict[str, object]:
+    """``PEER --help`` vs ``agentcost --help`` (warm), and a peer pricing one request vs
+    ``agentcost prices`` (cold), each comparison interleaved; ratio = agentcost / peer."""
+    import shutil
+
+    export = one_call_export(base / "one-call.json")
+    found: list[tuple[Peer, str, str]] = []  # peer, script, version
+    for peer in PEERS:
+        script = shutil.which(peer.dist, path=str(peers_dir) if peers_dir else None)
+        if script is None:
+            print(f"not installed: {peer.dist}")
+            continue
+        probe = subprocess.run([script, "--help"], env=env.warm(), capture_output=True, check=False)
+        if probe.returncode != 0:
+            why = (probe.stderr or probe.stdout).decode(errors="replace").strip().splitlines()[:1]
+            print(f"not usable: {peer.dist} ({script} --help: exit {probe.returncode}; {' '.join(why)})")
+            continue
+        found.append((peer, script, peer_version(script, peer.dist, env.warm())))
+    if not found:
+        return {}
+    tokens = f"{PEER_TOKENS[0]:,} input + {PEER_TOKENS[1]:,} output tokens of {PEER_MODEL}"
+    print(f"peers: {', '.join(f'{p.dist} {v}' for p, _, v in found)}; pricing {tokens}")
+
+    helped = Command("agentcost --help (warm: the stored help replayed)", agentcost("--help"), env.warm)
+    helps = [Command(f"{p.dist} {v} --help (warm)", [s, "--help"], env.warm) for p, s, v in found]
+    interleaved([helped, *helps], repeats)
+    counts = ("--input-tokens", str(PEER_TOKENS[0]), "--output-tokens", str(PEER_TOKENS[1]))
+    priced = Command(
+        f"agentcost prices {PEER_MODEL} --input-tokens {PEER_TOKENS[0]} --output-tokens {PEER_TOKENS[1]}"
+        " (cold: empty cache)",
+        agentcost("prices", PEER_MODEL, *counts),
+        env.cold,
+    )
+    prices: list[Command | None] = []
+    for peer, script, version in found:
+        if peer.price_args is None:
+            prices.append(None)
+            continue
+        argv = [script, *(str(export) if a == "{export}" else a for a in peer.price_args)]
+        shown = " ".join([peer.dist, *argv[1:]]).replace(str(export), "ONE-CALL-EXPORT.json")
+        prices.append(Command(f"{shown} ({version}, empty cache)", argv, env.cold))
+    interleaved([priced, *(c for c in prices if c is not None)], repeats)
+
+    info: dict[str, object] = {}
+    for (peer, script, version), help_run, price_run in zip(found, helps, prices, strict=True):
+        ratio = helped.median / help_run.median
+        rows.append((f"--help (warm): agentcost / {peer.dist} {version}", f"{ratio:.2f}x", "(no target)", ""))
+        if price_run is not None:
+            ratio = priced.median / price_run.median
+            what = f"pricing given token counts (cold): agentcost / {peer.dist} {version}"
+            rows.append((what, f"{ratio:.2f}x", "(no target)", ""))
+        info[peer.dist] = {
+            "version": version,
+            "script": script,
+            "help_argv": help_run.argv,
+            "help": help_run.median,
+            "price_argv": price_run.argv if price_run else None,
+            "price": price_run.median if price_run else None,
+        }
+    return {
+        "model": PEER_MODEL,
+        "tokens": list(PEER_TOKENS),
+        "agentcost --help (warm)": helped.median,
+        "agentcost prices (cold)": priced.median,
+        "agentcost_price_argv": priced.argv,
+        "peers": info,
+        "timings": {c.label: c.median for c in [helped, *helps, priced, *prices] if c is not None},
+    }
+
+
+# ---------------------------------------------------------------------------------------------
 # The run
 # ---------------------------------------------------------------------------------------------
 
@@ -399,6 +542,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--quick", action="store_true", help="3 repeats: a smoke test of the script")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--peers", type=Path, metavar="DIR", help="the bin directory of the peers' scripts (default: PATH)"
+    )
     args = parser.parse_args(argv)
     repeats = 3 if args.quick else max(3, args.repeats)
     scaling_repeats = 3 if args.quick else max(9, repeats)
@@ -585,6 +731,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
             )
 
+        # 7. peers, where installed: --help (warm) and pricing given token counts (cold)
+        peers = measure_peers(args.peers, env, base, repeats, rows)
+        results["peers"] = peers
+
     print()
     print("Timings (median seconds):")
     for group in ("warm", "cold", "compare"):
@@ -596,6 +746,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"    {label:56s} {value:8.3f}")
     for name, medians in scaling.items():
         print(f"  {name:18s} " + "  ".join(f"{k:>5s}: {v:6.3f}" for k, v in medians.items()))
+    if peers:
+        print("  peers (median seconds):")
+        for label, value in peers["timings"].items():  # type: ignore[attr-defined]
+            print(f"    {value:6.3f}  {label}")
     sqlite_ms, json_ms = store["sqlite"] * 1000, store["json"] * 1000
     print(f"  cache store start-up + 50 reads: sqlite {sqlite_ms:.1f} ms, one JSON file {json_ms:.1f} ms")
     print()
