@@ -273,13 +273,9 @@ def test_signals_reach_the_run(served: Place, signum: int, code: int) -> None:
             client.communicate()
 
 
-def test_an_idle_server_exits_and_a_stopped_one_is_gone(place: Place) -> None:
+def test_an_idle_server_exits(place: Place) -> None:
     pid = place.start(AGENTCOST_SERVER_IDLE="1")
     _until(lambda: not _alive(pid), "the idle server to exit")
-    pid = place.start()
-    assert f"Stopped the warm process (pid {pid})" in place.server("stop")
-    _until(lambda: not _alive(pid), "the stopped server to exit")
-    assert "No warm process" in place.server("stop")
 
 
 def _alive(pid: int) -> bool:
@@ -304,7 +300,7 @@ def test_server_command_when_off_or_unsupported(place: Place) -> None:
 
 def test_a_run_at_a_terminal_starts_one_for_the_next_run(place: Place) -> None:
     """``auto`` (the default): a run with a terminal on a standard stream starts a server, unless CI
-    is set; a run without one starts none."""
+    is set; a run without one starts none. ``server stop`` ends it."""
     import pty
 
     def at_terminal(**env: str) -> None:
@@ -330,6 +326,10 @@ def test_a_run_at_a_terminal_starts_one_for_the_next_run(place: Place) -> None:
     assert place.status() is None
     at_terminal()
     _until(place.status, "the server a terminal run started")
+    pid = place.pid()
+    assert f"Stopped the warm process (pid {pid})" in place.server("stop")
+    _until(lambda: not _alive(pid), "the stopped server to exit")
+    assert "No warm process" in place.server("stop")
 
 
 # -- the key, the guards, the warm-up -------------------------------------------------------------
