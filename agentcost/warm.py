@@ -24,8 +24,9 @@ sent, so a socket another user bound first is never sent a request. The key cove
 cannot change after its imports: agentcost's files and every dependency's (the output cache's
 fingerprints), the interpreter, its flags and ``sys.path``, and the environment variables read at
 import time (:data:`KEY_ENV_NAMES`, :data:`KEY_ENV_PREFIXES`); an edited source file means a new key,
-so a stale server is never asked. Each run is a fresh fork of a process that only imported modules,
-so nothing one run reads or computes reaches another.
+so a stale server is never asked, and the new key's server stops the old one (:func:`siblings`).
+Each run is a fresh fork of a process that only imported modules, so nothing one run reads or
+computes reaches another.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from contextlib import suppress
 from typing import Any
 
 SWITCH = "AGENTCOST_SERVER"
+NAME = "agentcost-warm"
 IDLE_SECONDS = 900
 COMMANDS = ("estimate", "compare", "diff")
 MAX_REQUEST = 4 << 20  # bytes of arguments and environment: far over any real command line
@@ -78,16 +80,33 @@ def key_environment(environ: Any = None) -> list[tuple[str, str]]:
 
 
 def server_key() -> str:
-    """What a server must share with this process to run its commands as this process would."""
+    """What a server must share with this process to run its commands as this process would:
+    ``FAMILY-DIGEST``. The family is the installation as run (the interpreter and ``sys.path``); the
+    digest adds agentcost's and the dependencies' files, the flags and the import-time environment.
+    A new server stops the others of its family (an edit of agentcost's code leaves no old server)."""
     from agentcost.infra import diskcache
 
-    interpreter = (sys.executable, repr(sys.flags), sorted(sys._xoptions.items()), sys.warnoptions)
-    return diskcache.key("warm-server/1", interpreter, list(sys.path), key_environment(), os.getuid())
+    family = diskcache.digest(sys.executable, list(sys.path), os.getuid())[:16]
+    interpreter = (repr(sys.flags), sorted(sys._xoptions.items()), sys.warnoptions)
+    return f"{family}-{diskcache.key('warm-server/1', family, interpreter, key_environment())[:32]}"
 
 
 def address(key: str) -> str:
     """The server's socket: Linux's abstract namespace (a leading NUL), no file on disk."""
-    return f"\0agentcost-warm-{os.getuid()}-{key[:32]}"
+    return f"\0{NAME}-{os.getuid()}-{key}"
+
+
+def siblings(key: str) -> list[str]:
+    """The sockets of this user's other servers of ``key``'s family (``/proc/net/unix`` lists
+    abstract names with a leading ``@``)."""
+    family = f"@{NAME}-{os.getuid()}-{key.split('-', 1)[0]}-"
+    mine = "@" + address(key)[1:]
+    try:
+        with open("/proc/net/unix", encoding="utf-8", errors="replace") as table:
+            names = {fields[7] for fields in map(str.split, table) if len(fields) == 8}
+    except OSError:
+        return []
+    return sorted("\0" + name[1:] for name in names if name.startswith(family) and name != mine)
 
 
 def peer_uid(sock: Any) -> int:
@@ -99,14 +118,14 @@ def peer_uid(sock: Any) -> int:
     return int(struct.unpack("3i", creds)[1])
 
 
-def connect(key: str) -> Any:
-    """A connection to this user's server for ``key``, or None (none runs, or not ours). The C
-    socket module: ``socket``'s Python layer would add 3 ms to every run."""
+def connect(key: str, *, at: str | None = None) -> Any:
+    """A connection to this user's server for ``key`` (or at the socket ``at``), or None (none runs,
+    or not ours). The C socket module: ``socket``'s Python layer would add 3 ms to every run."""
     import _socket
 
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        sock.connect(address(key))
+        sock.connect(at or address(key))
         if peer_uid(sock) == os.getuid():
             return sock
     except OSError:
@@ -235,15 +254,17 @@ class _Lines:
         return line
 
 
-def ask(op: str, key: str | None = None) -> dict[str, Any] | None:
-    """Ask this installation's server (``status`` or ``stop``); its answer, or None if none runs."""
+def ask(op: str, key: str | None = None, *, at: str | None = None) -> dict[str, Any] | None:
+    """Ask this installation's server (or the one at the socket ``at``) ``status`` or ``stop``; its
+    answer, or None if none runs (or it does not answer within 10 s)."""
     import json
     import struct
 
-    sock = connect(key or server_key())
+    sock = connect("", at=at) if at else connect(key or server_key())
     if sock is None:
         return None
     try:
+        sock.settimeout(10.0)
         payload = json.dumps({"op": op}).encode()
         sock.sendall(struct.pack("!I", len(payload)) + payload)
         answer = json.loads(_Lines(sock).line() or b"null")

@@ -80,6 +80,8 @@ def main(key: str, idle: int = warm.IDLE_SECONDS) -> None:
         listener.close()
         return
     listener.listen(64)  # connections wait in the backlog while the imports below run
+    for other in warm.siblings(key):  # the same installation's servers of older code or settings
+        warm.ask("stop", at=other)
     for name in WARM_MODULES:
         importlib.import_module(name)
     from agentcost import cli, cli_coerce

@@ -98,7 +98,7 @@ class Place:
     def start(self, **env: str) -> int:
         out = self.server("start", **env)
         assert "A warm process serves" in out, out
-        return self.pid()
+        return int(out.split("pid ")[1].split(",")[0])
 
     def pid(self) -> int:
         status = self.status()
@@ -237,6 +237,19 @@ def _server_children(pid: int) -> list[int]:
     return [int(n) for n in path.read_text().split()] if path.exists() else []
 
 
+READ = {"x86_64": "0", "aarch64": "63"}.get(os.uname().machine)  # the read(2) system call's number
+
+
+def _reading_stdin(pid: int) -> bool:
+    """Whether process ``pid`` is blocked in read(2) on its standard input (/proc/PID/syscall: the
+    call's number, then its arguments; the first is the file descriptor)."""
+    try:
+        fields = Path(f"/proc/{pid}/syscall").read_text().split()
+    except OSError:
+        return False
+    return len(fields) > 1 and fields[0] == READ and int(fields[1], 16) == 0
+
+
 def _catches(pid: int, signum: int) -> bool:
     """Whether process ``pid`` has a handler for ``signum`` (its SigCgt mask)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -245,11 +258,13 @@ def _catches(pid: int, signum: int) -> bool:
     return False
 
 
+@pytest.mark.skipif(READ is None, reason="the read(2) system call's number is known for x86_64 and aarch64")
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 128 + signal.SIGTERM)])
 def test_signals_reach_the_run(served: Place, signum: int, code: int) -> None:
     """Ctrl-C at the client interrupts the run in the warm process (exit 130, as here); SIGTERM ends
     it, and the client exits as a process killed by it would. The run reads a scenario from a pipe
-    that stays open, so it is still running when the signal comes."""
+    that stays open, and the signal comes once it waits on it (not while the run starts, where a
+    Ctrl-C can land in a finaliser, which Python ignores, in this process as in any other)."""
     server = served.pid()
     env = {**served.env, "AGENTCOST_SERVER": "on", "XDG_CACHE_HOME": served.cache("sig")}
     client = subprocess.Popen(
@@ -262,20 +277,32 @@ def test_signals_reach_the_run(served: Place, signum: int, code: int) -> None:
     )
     try:
         _until(lambda: _server_children(server), "the run's child")
+        _until(lambda: any(map(_reading_stdin, _server_children(server))), "the run to wait on its input")
         _until(lambda: _catches(client.pid, signal.SIGTERM), "the client to pass signals on")
         client.send_signal(signum)
-        _, err = client.communicate(timeout=DEADLINE)
-        assert client.returncode == code, err.decode()
+        client.wait(timeout=DEADLINE)  # its input stays open: an end of input must not beat the signal
+        assert client.stderr is not None
+        assert client.returncode == code, client.stderr.read().decode()
         _until(lambda: not _server_children(server), "the run's child to end")
     finally:
         if client.poll() is None:
             client.kill()
-            client.communicate()
+        client.communicate()  # closes the pipes
 
 
 def test_an_idle_server_exits(place: Place) -> None:
     pid = place.start(AGENTCOST_SERVER_IDLE="1")
     _until(lambda: not _alive(pid), "the idle server to exit")
+
+
+def test_a_new_server_stops_the_older_ones_of_its_installation(place: Place) -> None:
+    """Another key of the same installation (here another import-time setting; in development, an
+    edit of agentcost's code): the new server stops the old one, so edits leave no servers behind."""
+    old = place.start(TYPER_USE_RICH="1")
+    new = place.start()
+    assert new != old
+    _until(lambda: not _alive(old), "the older server to stop")
+    assert _alive(new)
 
 
 def _alive(pid: int) -> bool:
