@@ -28,7 +28,7 @@ def server(
         typer.Argument(metavar="ACTION", help="status (the default), start, or stop.", show_default=False),
     ] = Action.status,
 ) -> None:
-    """The warm process: estimate, compare and diff without the start-up cost (Linux).
+    """The warm process: estimate, compare, diff, prices and models without the start-up cost (Linux).
 
     One starts after a run at a terminal (not in CI) and exits after 15 minutes without a request.
     AGENTCOST_SERVER=off: never; =on: also where no terminal is.

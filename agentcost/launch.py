@@ -25,7 +25,7 @@ key. The CLI marks such a run where Typer prints the help (:func:`agentcost.repl
 the launcher opens the store only for a command line that may be one of these (:func:`_may_replay`).
 ``AGENTCOST_CACHE=off`` turns this off with the rest of the cache.
 
-An ``estimate``, ``compare`` or ``diff`` goes first to the warm process where one serves
+The commands of :data:`agentcost.warm.COMMANDS` go first to the warm process where one serves
 (:mod:`agentcost.warm`): its child runs :func:`run_cached`, what this process would run.
 """
 
@@ -60,17 +60,18 @@ def main() -> None:
 
     argv = sys.argv[1:]
     tolerant_encoding(sys.stdout)  # PYTHONIOENCODING=ascii: escape what it cannot encode, replays too
-    if not (_may_replay(argv) and _streams_usable()):
+    if not _streams_usable():
         _cli_main()
         return
     from agentcost import warm
 
-    if warm.wanted(argv):
+    served = warm.wanted(argv)
+    if served:
         code = warm.run(argv)  # the warm process looks it up or runs it (agentcost.warm)
         if code is not None:
             sys.exit(code)
-    code = run_cached(argv)
-    if warm.wanted(argv):
+    code = run_cached(argv) if _may_replay(argv) else _run_cli()
+    if served:
         warm.start_for_next_run()
     sys.exit(code)
 

@@ -5,10 +5,10 @@ format's models, typer and rich come to about 0.3 s on a 2-core machine, where a
 is about 0.03 s. A run the output cache cannot answer (the scenario changed) therefore costs about
 6x ``import rich, typer``. The warm process pays the imports once:
 
-* A run of ``estimate``, ``compare`` or ``diff`` asks the warm process of its user and installation
-  (:func:`server_key`) to run it. The server forks a child that takes this process's standard
-  streams (the file descriptors themselves, passed over the socket), working directory, umask,
-  environment and arguments, and runs the same launcher code as this process would
+* A run of ``estimate``, ``compare``, ``diff``, ``prices`` or ``models`` asks the warm process of
+  its user and installation (:func:`server_key`) to run it. The server forks a child that takes this
+  process's standard streams (the file descriptors themselves, passed over the socket), working
+  directory, umask, environment and arguments, and runs the same launcher code as this process would
   (:func:`agentcost.launch.run_cached`: replay from the output cache, else run and store). This
   process waits for the exit code, passes on ``Ctrl-C`` and other signals, and exits with it.
 * Where no warm process runs, the run goes here as always. If a person is at a terminal (a standard
@@ -39,7 +39,7 @@ from typing import Any
 SWITCH = "AGENTCOST_SERVER"
 NAME = "agentcost-warm"
 IDLE_SECONDS = 900
-COMMANDS = ("estimate", "compare", "diff")
+COMMANDS = ("estimate", "compare", "diff", "prices", "models")  # the quick what-ifs of a person
 MAX_REQUEST = 4 << 20  # bytes of arguments and environment: far over any real command line
 # environment variables that a module the server imports reads at import time (the server's own
 # value would hold for every run), and those Python reads at start-up: part of the key

@@ -1,13 +1,13 @@
 """The warm process: the server side (``agentcost.warm`` says what it is for, and why it is safe).
 
-The server binds its socket, imports what a run of ``estimate``, ``compare`` or ``diff`` imports
-(:data:`WARM_MODULES`), and waits. For each request from a process of its own user it forks a child
-that becomes that process: its standard streams (the descriptors passed), working directory, umask,
-environment, arguments, and Python's standard streams rebuilt with the client's encoding and
-buffering. The child runs :func:`agentcost.launch.run_cached`, the same code a run without a
-server goes through, writes ``exit N`` and ends. The server itself never reads a scenario, the
-cache or anything a run reads: it only imports, so no run's state reaches another.
-"""
+The server binds its socket, imports what a run of the commands it serves imports
+(:data:`agentcost.warm.COMMANDS`, :data:`WARM_MODULES`), and waits. For each request from a process
+of its own user it forks a child that becomes that process: its standard streams (the descriptors
+passed), working directory, umask, environment, arguments, and Python's standard streams rebuilt
+with the client's encoding and buffering. The child runs :func:`agentcost.launch.run_cached`, the
+same code a run without a server goes through, writes ``exit N`` and ends. The server itself never
+reads a scenario, the cache or anything a run reads: it only imports, so no run's state reaches
+another."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from typing import Any
 
 from agentcost import warm
 
-# imported before the first request: what an estimate, compare or diff run imports besides the
+# imported before the first request: what a run of agentcost.warm.COMMANDS imports besides the
 # launcher's own (the modules they import lazily included)
 WARM_MODULES = (
     "agentcost.cli",
@@ -47,6 +47,8 @@ WARM_MODULES = (
     "agentcost.commands.diff",
     "agentcost.render.compare",
     "agentcost.render.diff",
+    "agentcost.render.models",
+    "agentcost.render.prices",
     "agentcost.infra.diskcache",
     "agentcost.infra.cachecodec",
     "agentcost.infra.writes",

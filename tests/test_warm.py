@@ -145,6 +145,8 @@ COMMANDS: list[tuple[str, ...]] = [
     ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "--format", "json"),
     ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "--budget", "0.001"),  # exit 1
     ("estimate", "scenarios/no-such-file.yaml"),  # exit 2, one line
+    ("prices", "claude-sonnet-4-5", "--input-tokens", "50000", "--as-of", "2026-11-30"),
+    ("models", "claude-*", "--as-of", "2026-11-30"),
     ("compare", "scenarios/bugfix.yaml", "-m", "gpt-4.1", "-m", "claude-sonnet-4-5", "--as-of", "2026-11-30"),
 ]
 
@@ -163,7 +165,7 @@ def test_a_served_run_is_the_run_itself_byte_for_byte(served: Place) -> None:
             here.stderr,
         ), args
         codes.append(here.returncode)
-    assert codes == [0, 0, 1, 2, 0]
+    assert codes == [0, 0, 1, 2, 0, 0, 0]
     assert served.runs() - before == len(COMMANDS)
 
 
@@ -211,7 +213,7 @@ def test_each_edit_goes_to_the_server_and_other_commands_do_not(served: Place) -
     assert b"Budget $0.3500" in served.run("estimate", edited).stdout
     assert served.runs() - before == 3
     # other commands never go to the server; a command's help is that command's
-    served.run("models", "claude-sonnet-4-5")
+    served.run("schema")
     assert served.runs() - before == 3
     assert (
         served.run("estimate", "--help").stdout
@@ -441,8 +443,8 @@ def _quiet_import(name: str) -> Any:
 def test_the_warm_up_imports_what_an_estimate_imports(
     tmp_path: Path, seed_cache: Callable[[Path], None]
 ) -> None:
-    """After the warm-up, a warm-cache estimate of an edited scenario imports no agentcost module:
-    the child does no import work the server could have done."""
+    """After the warm-up, a warm-cache estimate of an edited scenario, ``prices`` and ``models``
+    import no agentcost module: the child does no import work the server could have done."""
     seed_cache(tmp_path)
     shutil.copytree(ROOT / "scenarios", tmp_path / "scenarios")
     scenario = tmp_path / "scenarios" / "bugfix.yaml"
@@ -453,10 +455,11 @@ def test_the_warm_up_imports_what_an_estimate_imports(
         "for name in warm_server.WARM_MODULES: importlib.import_module(name)\n"
         "cli_coerce.install(); cli._command()\n"
         "before = set(sys.modules)\n"
-        f"sys.argv = ['agentcost', 'estimate', {str(scenario)!r}]\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    code = launch.run_cached(['estimate', {str(scenario)!r}])\n"
-        "assert code == 0, code\n"
+        f"for argv in (['estimate', {str(scenario)!r}], ['prices', 'gpt-4.1'], ['models', 'claude-*']):\n"
+        "    sys.argv = ['agentcost', *argv]\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        "        code = launch.run_cached(argv)\n"
+        "    assert code == 0, (argv, code)\n"
         "print('\\n'.join(sorted(set(sys.modules) - before)))"
     )
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "AGENTCOST_SERVER": "off"}
