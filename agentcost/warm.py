@@ -32,6 +32,7 @@ computes reaches another.
 from __future__ import annotations
 
 import os
+import struct
 import sys
 from contextlib import suppress
 from typing import Any
@@ -41,20 +42,23 @@ NAME = "agentcost-warm"
 IDLE_SECONDS = 900
 COMMANDS = ("estimate", "compare", "diff", "prices", "models")  # the quick what-ifs of a person
 MAX_REQUEST = 4 << 20  # bytes of arguments and environment: far over any real command line
+FRAME = struct.Struct("!I")  # a request's length, before it
 # environment variables that a module the server imports reads at import time (the server's own
 # value would hold for every run), and those Python reads at start-up: part of the key
 KEY_ENV_NAMES = ("LANG", "LANGUAGE", "TYPER_USE_RICH", "TERMINAL_WIDTH", "_TYPER_FORCE_DISABLE_TERMINAL")
 KEY_ENV_PREFIXES = ("PYTHON", "_PYTHON", "LC_")
-_FALSE = ("0", "off", "false", "no")
 _TRUE = ("1", "on", "true", "yes")
 
 
 def setting() -> str:
-    """``off``, ``on`` or ``auto`` (the default: start a server only for a person at a terminal)."""
-    if os.environ.get("AGENTCOST_CACHE", "").strip().lower() in _FALSE:
+    """``off``, ``on`` or ``auto`` (the default: start a server only for a person at a terminal).
+    Off with the cache, and in the cache's words (``AGENTCOST_CACHE``)."""
+    from agentcost.infra import diskcache
+
+    if diskcache.disabled():
         return "off"
     value = os.environ.get(SWITCH, "").strip().lower()
-    return "off" if value in _FALSE else "on" if value in _TRUE else "auto"
+    return "off" if value in diskcache.OFF_WORDS else "on" if value in _TRUE else "auto"
 
 
 def supported() -> bool:
@@ -69,12 +73,11 @@ def wanted(argv: list[str]) -> bool:
     return bool(argv) and argv[0] in COMMANDS and setting() != "off" and supported()
 
 
-def key_environment(environ: Any = None) -> list[tuple[str, str]]:
+def key_environment() -> list[tuple[str, str]]:
     """The environment variables in the key (read at start-up or at import time)."""
-    environ = os.environ if environ is None else environ
     return sorted(
         (name, value)
-        for name, value in environ.items()
+        for name, value in os.environ.items()
         if name in KEY_ENV_NAMES or name.startswith(KEY_ENV_PREFIXES)
     )
 
@@ -112,7 +115,6 @@ def siblings(key: str) -> list[str]:
 def peer_uid(sock: Any) -> int:
     """The user id of the process at the other end of a Unix socket."""
     import _socket
-    import struct
 
     creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i"))
     return int(struct.unpack("3i", creds)[1])
@@ -181,7 +183,6 @@ def run(argv: list[str]) -> int | None:
     None only when nothing ran: no server, another user's socket, a refused request, or a standard
     stream closed (it cannot be passed)."""
     import _socket
-    import struct
 
     try:
         key = server_key()
@@ -207,7 +208,7 @@ def run(argv: list[str]) -> int | None:
     previous = {n: signal.signal(n, forward) for n in (getattr(signal, name) for name in FORWARDED)}
     try:
         rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("3i", 0, 1, 2))]
-        sock.sendmsg([struct.pack("!I", len(payload))], rights)
+        sock.sendmsg([FRAME.pack(len(payload))], rights)
         sock.sendall(payload)
         reply = _Lines(sock)
         first = reply.line()
@@ -258,7 +259,6 @@ def ask(op: str, key: str | None = None, *, at: str | None = None) -> dict[str, 
     """Ask this installation's server (or the one at the socket ``at``) ``status`` or ``stop``; its
     answer, or None if none runs (or it does not answer within 10 s)."""
     import json
-    import struct
 
     sock = connect("", at=at) if at else connect(key or server_key())
     if sock is None:
@@ -266,7 +266,7 @@ def ask(op: str, key: str | None = None, *, at: str | None = None) -> dict[str, 
     try:
         sock.settimeout(10.0)
         payload = json.dumps({"op": op}).encode()
-        sock.sendall(struct.pack("!I", len(payload)) + payload)
+        sock.sendall(FRAME.pack(len(payload)) + payload)
         answer = json.loads(_Lines(sock).line() or b"null")
         return answer if isinstance(answer, dict) else None
     except (OSError, ValueError):
@@ -282,7 +282,7 @@ def idle_seconds() -> int:
     return int(value) if value.isdigit() and 1 <= int(value) <= 86_400 else IDLE_SECONDS
 
 
-def start_and_wait(*, idle: int | None = None, timeout: float = 60.0) -> dict[str, Any] | None:
+def start_and_wait(*, timeout: float = 60.0) -> dict[str, Any] | None:
     """Start a server (if none runs) and wait until it answers; its status, or None if it did not
     start within ``timeout`` seconds (it exited: another server took the key first, or it failed)."""
     import time
@@ -291,7 +291,7 @@ def start_and_wait(*, idle: int | None = None, timeout: float = 60.0) -> dict[st
     status = ask("status", key)
     if status is not None:
         return status
-    process = start(key, idle=idle)
+    process = start(key)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status = ask("status", key)
@@ -303,7 +303,7 @@ def start_and_wait(*, idle: int | None = None, timeout: float = 60.0) -> dict[st
     return None
 
 
-def start(key: str | None = None, *, idle: int | None = None) -> Any:
+def start(key: str | None = None) -> Any:
     """Start a server for this process's key, detached; the :class:`subprocess.Popen` (tests wait
     on it). The server's environment is only the variables in the key: it needs nothing else, and a
     run gets its own client's environment."""
@@ -317,7 +317,7 @@ def start(key: str | None = None, *, idle: int | None = None) -> Any:
     )
     args = subprocess._args_from_interpreter_flags()  # type: ignore[attr-defined]  # -X, -W, -I, ...
     return subprocess.Popen(
-        [sys.executable, *args, "-c", boot, json.dumps(sys.path), key, str(idle or idle_seconds())],
+        [sys.executable, *args, "-c", boot, json.dumps(sys.path), key, str(idle_seconds())],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

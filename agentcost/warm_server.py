@@ -18,7 +18,6 @@ import json
 import os
 import signal
 import socket
-import struct
 import sys
 import time
 from contextlib import suppress
@@ -108,40 +107,38 @@ def main(key: str, idle: int = warm.IDLE_SECONDS) -> None:
             break
         except OSError:
             continue
-        runs = status["runs"]
         try:
             with conn:
-                _handle(listener, conn, status)
+                if _handle(listener, conn, status):
+                    last_run = time.monotonic()
         except _Stop:
             break
-        if status["runs"] != runs:
-            last_run = time.monotonic()
     listener.close()
 
 
-def _handle(listener: socket.socket, conn: socket.socket, status: dict[str, Any]) -> None:
-    """Answer one request: fork a run's child (the connection is the child's from then on), or
-    answer ``status`` or ``stop``."""
+def _handle(listener: socket.socket, conn: socket.socket, status: dict[str, Any]) -> bool:
+    """Answer one request: fork a run's child (the connection is the child's from then on; True),
+    or answer ``status`` or ``stop``, or drop it (False)."""
     fds: list[int] = []
     try:
         if warm.peer_uid(conn) != os.getuid():
-            return
+            return False
         conn.settimeout(REQUEST_SECONDS)
-        head, fds, _flags, _addr = socket.recv_fds(conn, 4, 3)
-        if len(head) != 4:
-            return
-        (size,) = struct.unpack("!I", head)
+        head, fds, _flags, _addr = socket.recv_fds(conn, warm.FRAME.size, 3)
+        if len(head) != warm.FRAME.size:
+            return False
+        (size,) = warm.FRAME.unpack(head)
         if size > warm.MAX_REQUEST:
-            return
+            return False
         request = json.loads(_read_exactly(conn, size).decode("utf-8", "surrogatepass"))
         op = request.get("op", "run") if isinstance(request, dict) else None
         if op in ("status", "stop"):
             conn.sendall((json.dumps(status) + "\n").encode())
             if op == "stop":
                 raise _Stop
-            return
+            return False
         if op != "run" or len(fds) != 3:
-            return
+            return False
         status["runs"] += 1
         pid = os.fork()
         if pid == 0:
@@ -149,8 +146,9 @@ def _handle(listener: socket.socket, conn: socket.socket, status: dict[str, Any]
                 _child(listener, conn, fds, request)  # ends with os._exit
             finally:
                 os._exit(70)  # whatever happens (a late Ctrl-C), never back into the server's loop
+        return True
     except (OSError, ValueError, KeyError, TypeError):
-        return
+        return False
     finally:
         for fd in fds:
             os.close(fd)

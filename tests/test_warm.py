@@ -496,22 +496,22 @@ def test_a_socket_of_another_user_is_never_used(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_settings() -> None:
-    env = {"AGENTCOST_SERVER": "off"}
     for value, expected in (
         ("off", "off"),
         ("0", "off"),
+        ("disabled", "off"),  # the cache's words (AGENTCOST_CACHE)
         ("ON", "on"),
         ("yes", "on"),
         ("", "auto"),
         ("maybe", "auto"),
     ):
-        env["AGENTCOST_SERVER"] = value
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("AGENTCOST_SERVER", value)
             patch.delenv("AGENTCOST_CACHE", raising=False)
             assert warm.setting() == expected, value
-            patch.setenv("AGENTCOST_CACHE", "off")
-            assert warm.setting() == "off"
+            for cache_off in ("off", "disabled"):
+                patch.setenv("AGENTCOST_CACHE", cache_off)
+                assert warm.setting() == "off"
             for idle, seconds in (
                 ("60", 60),
                 ("0", warm.IDLE_SECONDS),

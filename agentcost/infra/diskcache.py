@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 DB_NAME = "cache-v1.sqlite3"
 DEFAULT_MAX_MB = 256
 BUSY_TIMEOUT_S = 2.0
-_OFF = frozenset({"0", "off", "false", "no", "disable", "disabled"})
+OFF_WORDS = frozenset({"0", "off", "false", "no", "disable", "disabled"})
 _DAY = 86_400
 
 # --------------------------------------------------------------------------------------------
@@ -59,10 +59,15 @@ _DAY = 86_400
 # --------------------------------------------------------------------------------------------
 
 
+def disabled() -> bool:
+    """``AGENTCOST_CACHE=off`` (or another of :data:`OFF_WORDS`)."""
+    return os.environ.get("AGENTCOST_CACHE", "").strip().lower() in OFF_WORDS
+
+
 def cache_dir() -> Path | None:
     """The cache directory, or None when the cache is disabled (``AGENTCOST_CACHE=off``)."""
     env = os.environ
-    if env.get("AGENTCOST_CACHE", "").strip().lower() in _OFF:
+    if disabled():
         return None
     explicit = env.get("AGENTCOST_CACHE_DIR")
     if explicit:
