@@ -101,6 +101,22 @@ def test_stop_all_kills_and_reaps() -> None:
         os.waitpid(child.pid, os.WNOHANG)
 
 
+@pytest.mark.usefixtures("fresh")
+def test_the_child_ends_when_its_parent_dies_without_a_word() -> None:
+    """A parent killed (SIGTERM, SIGKILL) closes its pipe ends without asking the child to stop: the
+    child's input then ends, and so does the child (it holds none of the parent's ends itself)."""
+    import time
+
+    assert worker.start("o200k_base")
+    child = worker._CHILDREN.pop("o200k_base")
+    os.close(child.to_child)  # what the kernel does for a parent that dies
+    os.close(child.from_child)
+    deadline = time.monotonic() + 60
+    while os.waitpid(child.pid, os.WNOHANG) == (0, 0):
+        assert time.monotonic() < deadline, "the counting child outlived its parent's pipes"
+        time.sleep(0.02)
+
+
 def test_a_scenario_counted_through_the_child_is_the_same(
     monkeypatch: pytest.MonkeyPatch, fresh: None
 ) -> None:

@@ -113,7 +113,8 @@ def start(name: str) -> bool:
             os.close(fd)
         return False
     if pid == 0:  # the child: never returns
-        _serve(name, to_child_r, from_child_w, keep={to_child_r, from_child_w})
+        ends = (to_child_w, from_child_r)
+        _serve(name, to_child_r, from_child_w, keep={to_child_r, from_child_w}, parents=ends)
     os.close(to_child_r)
     os.close(from_child_w)
     if not _CHILDREN:
@@ -140,10 +141,14 @@ def stop_all() -> None:
     _CHILDREN.clear()
 
 
-def _serve(name: str, inbox: int, outbox: int, keep: set[int]) -> None:
+def _serve(name: str, inbox: int, outbox: int, keep: set[int], parents: tuple[int, ...]) -> None:
     """The child's life: build the encoding, then answer each batch of texts until the input ends."""
     code = 0
     try:
+        # The parent's ends of these pipes: held here, the input would never end if the parent died
+        # without closing it (SIGTERM, SIGKILL), and this process would wait for ever.
+        for fd in parents:
+            os.close(fd)
         # Nothing of the parent's stays open here: its standard streams (a reader waiting for the end
         # of the parent's output must not wait for this process) and other children's pipes.
         devnull = os.open(os.devnull, os.O_RDWR)
