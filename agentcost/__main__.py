@@ -1,5 +1,5 @@
 """``python -m agentcost``: the same as the ``agentcost`` command."""
 
-from agentcost.launch import main
+from agentcost.cli import main
 
 main()

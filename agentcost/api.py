@@ -119,7 +119,7 @@ def load_scenario(
     ``allow_paths``: more directories the files it names may be in (``--allow-path``)."""
     if isinstance(overrides, str):
         raise TypeError("overrides is a sequence of PATH=VALUE texts, not one text")
-    from agentcost.scenario.cache import load_scenario as load
+    from agentcost.scenario.load import read_scenario as load
 
     with _policy(allow_paths, max_input_bytes):
         if isinstance(scenario, Mapping):

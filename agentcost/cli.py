@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentcost import cli_catalog, cli_reconcile, cli_server
+from agentcost import cli_catalog, cli_reconcile
 from agentcost.cli_colour import echo_err
 from agentcost.cli_options import (
     AllOpt,
@@ -49,14 +49,12 @@ from agentcost.cli_options import (
     VerboseOpt,
     WarnIncreaseOpt,
     WarnIncreaseUsdOpt,
-    from_stdin,
     is_project,
     parse_budget,
     parse_option,
     parse_usd,
     plain_help,
     read_user_prices,
-    scenario_reader,
     set_input_policy,
     show_version,
     tier_name,
@@ -74,7 +72,6 @@ from agentcost.cli_output import (
 from agentcost.cli_progress import working
 from agentcost.errors import InputError, one_line
 from agentcost.render.output import Format
-from agentcost.replayable import replayable_help
 
 if TYPE_CHECKING:
     from agentcost.report.gates import Gate
@@ -88,7 +85,6 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 plain_help()
-replayable_help()  # help, like a warm estimate, is stored and replayed (agentcost.launch)
 
 # Typer's usage errors (unknown option, missing argument...) are Click exceptions; Typer bundles its
 # own Click, so reach the base class through the public BadParameter instead of importing Click.
@@ -149,7 +145,7 @@ def estimate(
     overrides = tuple(set_ or ())
     try:
         set_input_policy(ctx, allow_path, max_input_bytes)
-        api_counts = use_count(count)
+        use_count(count)
         when = parse_as_of(as_of)
         limit = parse_budget(budget)
         user_prices = read_user_prices(prices)
@@ -158,9 +154,9 @@ def estimate(
             from agentcost.loop.estimate import estimate_scenario
             from agentcost.report.estimate import build_report
             from agentcost.report.gates import estimate_gates
-            from agentcost.scenario.cache import load_scenario  # the validated scenario, cached on disk
+            from agentcost.scenario.load import read_scenario as load_scenario
 
-            loaded = load_scenario(scenarios[0], overrides=overrides, reader=scenario_reader(scenarios[0]))
+            loaded = load_scenario(scenarios[0], overrides=overrides)
             est = estimate_scenario(
                 loaded, as_of=when, model=model, budget_usd=limit, service_tier=tier, user_prices=user_prices
             )
@@ -170,13 +166,6 @@ def estimate(
 
                 report = replace(report, show_all=True)
             gates = estimate_gates(report)
-            simulating = simulate is not None or at is not None
-            replayable = not from_stdin(scenarios[0]) and not api_counts  # stdin or the network differ
-            if replayable and output is None and not summary and not (simulating and sys.stderr.isatty()):
-                # the output depends only on the inputs (agentcost.launch; a progress bar is not replayed)
-                from agentcost.replayable import allow_replay
-
-                allow_replay()
             if simulate is not None or at is not None:  # with --explain: one report with both
                 report, gates = simulated(report, est, simulate, seed, at, quiet, explain)  # type: ignore[assignment]
             elif explain:
@@ -212,11 +201,6 @@ def estimate(
                 per=per,
             )
             report, gates = batch, batch_gates(batch)  # type: ignore[assignment]
-            if output is None and not summary and not api_counts and not any(map(from_stdin, scenarios)):
-                # a project or batch reads only files, each recorded (agentcost.launch): replayable too
-                from agentcost.replayable import allow_replay
-
-                allow_replay()
         _emit(report, gates, out)
     except InputError as err:
         raise fail(err, "as_of", "model", "service_tier", "at", "runs") from None
@@ -262,16 +246,16 @@ def compare(
     """
     from agentcost.commands.compare import compare_gates, compare_models, select_models, skipped_note
     from agentcost.loop.options import parse_as_of
-    from agentcost.scenario.cache import load_scenario  # the validated scenario, cached on disk
+    from agentcost.scenario.load import read_scenario as load_scenario
 
     out = Output(format_, output, summary, quiet, chart, verbose=verbose)
     try:
         set_input_policy(ctx, allow_path, max_input_bytes)
-        api_counts = use_count(count)
+        use_count(count)
         when = parse_as_of(as_of)
         user_prices = read_user_prices(prices)
         tier = tier_name(service_tier)
-        loaded = load_scenario(scenario, overrides=tuple(set_ or ()), reader=scenario_reader(scenario))
+        loaded = load_scenario(scenario, overrides=tuple(set_ or ()))
         chosen = select_models(
             model or [],
             as_of=when,
@@ -286,10 +270,6 @@ def compare(
         report = compare_models(
             loaded, chosen.models, as_of=when, service_tier=tier, user_prices=user_prices, per=per
         )
-        if output is None and not summary and not from_stdin(scenario) and not api_counts:  # input files only
-            from agentcost.replayable import allow_replay
-
-            allow_replay()
         _emit(report, compare_gates(report), out)
     except InputError as err:
         raise fail(err, "as_of", "model", "service_tier", "models_file") from None
@@ -394,11 +374,6 @@ def diff(
             from agentcost.cli_comment import as_comment
 
             shown, out = as_comment(report, comment, out)
-        elif output is None and not summary and not any(map(from_stdin, (base, head or base))):
-            # files read are recorded, and a --base-ref with the commit it named (agentcost.launch)
-            from agentcost.replayable import allow_replay
-
-            allow_replay()
         _emit(shown, diff_gates(report), out)
     except InputError as err:
         raise fail(err, "as_of", "service_tier") from None
@@ -555,9 +530,6 @@ def schema(
     sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
 
 
-cli_server.register(app)  # server: the warm process (agentcost.warm)
-
-
 @app.callback()
 def _root(
     version: Annotated[
@@ -603,25 +575,12 @@ def _run(argv: list[str]) -> int:
     return result if isinstance(result, int) else 0
 
 
-def _warm_up_o200k() -> None:
-    from agentcost.tokens import worker
-
-    if worker.start("o200k_base"):  # a forked child builds it on the other core and counts there
-        return
-    from agentcost.tokens.encodings import warm_up_encoding
-
-    warm_up_encoding("o200k_base")
-
-
 def main() -> None:
     """The console script. A bug (any exception that is not bad input) prints its traceback and
     exits 3, so that CI never mistakes it for a tripped gate (exit 1)."""
-    import agentcost.scenario.cache
+    from agentcost.infra.writes import tolerant_encoding
 
-    agentcost.scenario.cache.on_miss = _warm_up_o200k  # a scenario not in the cache: build o200k early
-    from agentcost.cli_coerce import install
-
-    install()  # typer 0.29 coerces options without building a pydantic TypeAdapter for each
+    tolerant_encoding(sys.stdout)  # PYTHONIOENCODING=ascii: escape what it cannot encode
     try:
         code = run()
     except KeyboardInterrupt:

@@ -24,7 +24,6 @@ from agentcost.errors import InputError
 from agentcost.render.output import Format
 
 if TYPE_CHECKING:
-    from agentcost.infra.files import Reader
     from agentcost.prices.user import UserPrices
 
 # Options shared by the commands that read scenarios. Typer reads them from these aliases.
@@ -179,13 +178,11 @@ CountOpt = Annotated[
 ]
 
 
-def use_count(count: Count | None) -> bool:
-    """Set the run's counting mode (``--count``, else ``AGENTCOST_COUNT``); True when it is ``api``
-    (the output then depends on the network: the run is not replayed)."""
+def use_count(count: Count | None) -> None:
+    """Set the run's counting mode (``--count``, else ``AGENTCOST_COUNT``)."""
     from agentcost.tokens import apicount
 
     apicount.set_mode(None if count is None else count.value)
-    return apicount.mode() == "api"
 
 
 # `agentcost diff`: warning-level gates, new scenarios in the gates, the pull-request comment (issue 18).
@@ -458,26 +455,12 @@ def from_stdin(path: Path) -> bool:
     return is_stdin(path)
 
 
-def scenario_reader(path: Path) -> Reader | None:
-    """The plain file reader, which keeps the load out of the scenario cache, for standard input
-    (the cache is keyed by files on disk) and under ``--allow-path`` (an entry does not record the
-    directories its load was allowed to read); else None: the cached load."""
-    from agentcost.infra.files import read_file
-    from agentcost.infra.policy import current_policy
-
-    return read_file if from_stdin(path) or current_policy().allowed_roots else None
-
-
 def tier_name(value: ServiceTier | None) -> str | None:
     return None if value is None else value.value
 
 
 def is_project(path: Path) -> bool:
-    if from_stdin(path):  # standard input: no file's bytes to cache the answer by
-        from agentcost.scenario.project import is_project_file as uncached
-
-        return uncached(path)
-    from agentcost.scenario.cache import is_project_file  # the answer cached by the file's bytes
+    from agentcost.scenario.project import is_project_file
 
     return is_project_file(path)
 

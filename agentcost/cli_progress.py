@@ -9,9 +9,6 @@ writes to standard error (and drawn again below it), and for good before the run
 standard output (the report) or its end: nothing of it stays on the screen or in the output.
 :func:`working` changes the words, :func:`stop` ends it early (``estimate --simulate`` has a
 progress bar of its own). No Rich, no colour: a carriage return and spaces draw and erase it.
-
-The spinner writes past :mod:`agentcost.launch`'s copy of standard error (its stream's
-``uncopied``), so that a replayed run never repeats it.
 """
 
 from __future__ import annotations
@@ -214,7 +211,7 @@ def spinning(argv: Sequence[str]) -> Iterator[None]:
         width = min(WIDEST, os.get_terminal_size(sys.stderr.fileno()).columns - 1)
     except (OSError, ValueError, AttributeError):
         width = WIDEST
-    spinner = Spinner(getattr(sys.stderr, "uncopied", sys.stderr), label, width=max(width, 1))
+    spinner = Spinner(sys.stderr, label, width=max(width, 1))
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _Erasing(out, spinner), _Erasing(err, spinner, lines=True)
     _active = spinner

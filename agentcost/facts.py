@@ -116,31 +116,8 @@ def _loader() -> type[yaml.SafeLoader]:
 
 @lru_cache(maxsize=1)
 def _rows() -> dict[str, tuple[_Row, ...]]:
-    """The parsed tables, through the persistent cache (keyed by the file's text; the store adds
-    agentcost's code and PyYAML's version) so that a warm run needs no YAML parser."""
-    from agentcost.infra import cachecodec, diskcache
-
-    text = facts_text()
-    cache = diskcache.get_cache()
-    key = diskcache.digest(text)
-    if cache is not None:
-        stored = cache.get_blob("facts", key)
-        if stored is not None:
-            try:
-                rows = cachecodec.decode(stored)
-            except cachecodec.CodecError:
-                rows = None
-            if isinstance(rows, dict) and all(t in rows for t in TABLES):
-                return rows
-    rows = _parse(text)
-    if cache is not None:
-        try:
-            data = cachecodec.encode(rows)
-            if cachecodec.decode(data) == rows:
-                cache.put_blob("facts", key, data, now=False)
-        except cachecodec.CodecError:
-            pass
-    return rows
+    """The parsed tables, read once per process when a fact is first asked for."""
+    return _parse(facts_text())
 
 
 def _parse(text: str) -> dict[str, tuple[_Row, ...]]:

@@ -82,18 +82,16 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         monkeypatch.delenv(name, raising=False)
     for name in ("FORCE_COLOR", "NO_COLOR"):  # a CI job's colour settings must not reach captured output
         monkeypatch.delenv(name, raising=False)
-    # no test starts or uses a warm process (a run at a terminal would start one) but those about it
-    monkeypatch.setenv("AGENTCOST_SERVER", "off")
     return home / "agentcost"
 
 
-# The shipped scenarios' token counts, price rows, facts and scenario loads, counted once per session
+# The shipped scenarios' token counts and price rows, counted once per session
 # (``-q`` estimates, with and without ``--as-of``), without any stored run: a subprocess test given
 # a copy (``seeded_cache``, ``seed_cache``) still runs for real, but skips building the o200k
 # encoding and loading genai-prices' data (~0.8 s of CPU a cold process). Tests about a cold
 # process or the cache itself do not use it.
 _SHIPPED = sorted(f"scenarios/{p.name}" for p in (ROOT / "scenarios").glob("*.y*ml"))
-_SEED_RUNS = [  # one file a run: a batch or project run loads its scenarios around the scenario cache
+_SEED_RUNS = [  # one file a run
     ["estimate", path, *as_of, "-q"] for path in _SHIPPED for as_of in ((), ("--as-of", "2026-11-30"))
 ]
 
@@ -128,8 +126,6 @@ def _seed_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = contextlib.closing(sqlite3.connect(home / "agentcost" / diskcache.DB_NAME))
     with source as database, contextlib.closing(sqlite3.connect(seed)) as copy:
         database.backup(copy)
-        copy.execute("DELETE FROM blobs WHERE kind LIKE 'result%'")  # every run in a test is real
-        copy.commit()
     return seed
 
 
@@ -157,7 +153,7 @@ def copy_seed(seed: Path, home: Path) -> None:
 @pytest.fixture
 def seed_cache(_seed_database: Path) -> Callable[[Path], None]:
     """``seed_cache(home)``: give the cache under ``home`` (an ``XDG_CACHE_HOME``) the shipped
-    scenarios' counts, price rows and loads (see ``_SEED_RUNS``)."""
+    scenarios' counts and price rows (see ``_SEED_RUNS``)."""
     return lambda home: copy_seed(_seed_database, home)
 
 

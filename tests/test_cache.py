@@ -1,11 +1,10 @@
-"""The persistent cache (agentcost.infra.diskcache): token counts, price rows, scenarios, facts.
+"""The persistent cache (agentcost.infra.diskcache): token counts and price rows.
 
 Every test runs with its own empty XDG_CACHE_HOME (tests/conftest.py ``private_cache``).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sqlite3
@@ -25,8 +24,7 @@ from agentcost.infra import cachecodec, diskcache
 from agentcost.prices import lookup as P
 from agentcost.prices.genai import MAIN_PROVIDERS, known_model_ids
 from agentcost.prices.model import Usage
-from agentcost.scenario import cache as scenariocache
-from agentcost.scenario.model import Content, Round, Scenario, ToolUse
+from agentcost.scenario.model import Content
 from agentcost.tokens import memo as T
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -255,7 +253,7 @@ def cold_bugfix(tmp_path_factory: pytest.TempPathFactory) -> ColdRun:
 
 def test_a_cli_run_writes_under_xdg_cache_home(cold_bugfix: ColdRun) -> None:
     assert cold_bugfix.done.returncode == 0, cold_bugfix.done.stderr[-2000:]
-    assert {"scenario", "price", "facts"} <= cold_bugfix.kinds and cold_bugfix.tokens > 10
+    assert cold_bugfix.kinds == {"price"} and cold_bugfix.tokens > 10  # no scenario, fact or run is kept
 
 
 # ---------------------------------------------------------------------------------------------
@@ -347,7 +345,7 @@ def test_a_corrupt_cache_file_is_replaced(
 
 
 def test_corrupt_entries_are_ignored(cold_bugfix: ColdRun, tmp_path: Path) -> None:
-    # a copy of a filled cache (scenario, price rows, facts), then this run's own replay entry
+    # a copy of a filled cache (token counts, price rows)
     shutil.copytree(cold_bugfix.home / "agentcost", tmp_path / "agentcost")
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
     args = ("estimate", "scenarios/bugfix.yaml", "--as-of", "2026-11-30", "-f", "json")
@@ -488,16 +486,8 @@ def test_the_size_bound_drops_least_recently_used_entries(monkeypatch: pytest.Mo
 
 
 # ---------------------------------------------------------------------------------------------
-# The value codec and the scenario cache
+# The value codec
 # ---------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
-def test_every_shipped_scenario_survives_the_codec(path: Path) -> None:
-    from agentcost.scenario.load import read_scenario as load_scenario
-
-    scenario = load_scenario(path)
-    assert cachecodec.decode(cachecodec.encode(scenario)) == scenario
 
 
 def test_the_codec_keeps_types_and_shares_repeats() -> None:
@@ -519,75 +509,6 @@ def test_the_codec_keeps_types_and_shares_repeats() -> None:
     assert data.count(b"xxxxxxxxxx") == 50  # the long text stored once
     with pytest.raises(cachecodec.CodecError):
         cachecodec.encode(object())
-
-
-def test_unrolled_rounds_are_stored_once() -> None:
-    one = Round(calls=(ToolUse("Read", Content(text="{}"), Content(text="y" * 10_000)),))
-    scenario = Scenario(
-        path=Path("s.yaml"), model="gpt-5", model_line=None, provider=None, system=None, tools=(),
-        tool_choice="auto", task=Content(text="t"), rounds=(one,) * 1000, final=Content(text="f"),
-    )  # fmt: skip
-    data = cachecodec.encode(scenario)
-    assert len(data) < 30_000 and cachecodec.decode(data) == scenario
-
-
-def copy_bugfix(tmp_path: Path) -> Path:
-    shutil.copy(ROOT / "scenarios" / "bugfix.yaml", tmp_path / "bugfix.yaml")
-    shutil.copytree(ROOT / "scenarios" / "bugfix", tmp_path / "bugfix")
-    return tmp_path / "bugfix.yaml"
-
-
-def test_the_scenario_cache_sees_every_file_the_load_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = copy_bugfix(tmp_path)
-    first = scenariocache.load_scenario(path)
-    cache = diskcache.get_cache()
-    assert cache is not None
-    hits = cache.stats.blob_hits
-    assert scenariocache.load_scenario(path) == first
-    assert cache.stats.blob_hits == hits + 1
-    # a file the scenario names changes: the entry is not used
-    orders = tmp_path / "bugfix" / "orders.py"
-    orders.write_text(orders.read_text() + "\n# one more line\n")
-    changed = scenariocache.load_scenario(path)
-    assert changed != first and "# one more line" in repr(changed)
-    # overrides are part of the key
-    capped = scenariocache.load_scenario(path, overrides=["limits.max_rounds=3"])
-    assert capped.limits.max_rounds == 3 and scenariocache.load_scenario(path).limits.max_rounds == 20
-
-
-def test_failed_loads_are_not_cached(tmp_path: Path) -> None:
-    path = copy_bugfix(tmp_path)
-    (tmp_path / "bugfix" / "orders.py").unlink()
-    for _ in range(2):
-        with pytest.raises(InputError, match=r"orders\.py"):
-            scenariocache.load_scenario(path)
-    with pytest.raises(InputError, match="file not found"):
-        scenariocache.load_scenario(tmp_path / "missing.yaml")
-
-
-def test_is_project_file_is_cached_by_content(tmp_path: Path) -> None:
-    project = tmp_path / "p.yaml"
-    project.write_text("scenarios:\n  - path: bugfix.yaml\n")
-    assert scenariocache.is_project_file(project) and scenariocache.is_project_file(project)
-    project.write_text("version: 1\n")
-    assert not scenariocache.is_project_file(project)
-    assert not scenariocache.is_project_file(tmp_path / "missing.yaml")
-
-
-def test_facts_come_from_the_cache_the_second_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentcost import facts
-
-    facts._rows.cache_clear()
-    first = facts._rows()
-    diskcache.flush()
-    facts._rows.cache_clear()
-    monkeypatch.setattr(facts, "_parse", lambda text: pytest.fail("parsed again"))
-    try:
-        assert facts._rows() == first
-    finally:
-        facts._rows.cache_clear()
 
 
 def test_the_source_digest_follows_edits(tmp_path: Path) -> None:
@@ -655,62 +576,11 @@ def layer_tokens(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
     return hit
 
 
-def layer_scenario(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
-    path = ROOT / "scenarios" / "bugfix.yaml"
-    first = scenariocache.load_scenario(path)
-
-    def hit() -> bool:
-        with monkeypatch.context() as m:
-            m.setattr(scenariocache, "_load", missed)
-            try:
-                return scenariocache.load_scenario(path) == first
-            except Missed:
-                return False
-
-    return hit
-
-
-def layer_project_file(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
-    path = ROOT / "scenarios" / "agentcost.yml"
-    assert scenariocache.is_project_file(path)
-
-    def hit() -> bool:
-        with monkeypatch.context() as m:
-            m.setattr(scenariocache, "_is_project", missed)
-            try:
-                return scenariocache.is_project_file(path)
-            except Missed:
-                return False
-
-    return hit
-
-
 def layer_price(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
     P.resolve_model("gpt-5", as_of=WHEN)
 
     def hit() -> bool:
         return P.resolve_model("gpt-5", as_of=WHEN)._price is None  # no genai-prices object: cached
-
-    return hit
-
-
-def layer_facts(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
-    from agentcost import facts
-
-    facts._rows.cache_clear()
-    facts._rows()
-    facts._rows.cache_clear()
-
-    def hit() -> bool:
-        facts._rows.cache_clear()
-        with monkeypatch.context() as m:
-            m.setattr(facts, "_parse", missed)
-            try:
-                return bool(facts._rows())
-            except Missed:
-                return False
-            finally:
-                facts._rows.cache_clear()
 
     return hit
 
@@ -733,29 +603,10 @@ def layer_tiktoken_model(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
     return hit
 
 
-def layer_replay(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
-    from agentcost import launch
-
-    store = diskcache.get_cache()
-    assert store is not None
-    key = launch._key(["estimate", "scenarios/bugfix.yaml"])
-    entry = {"out": "", "err": "", "code": 0, "files": []}
-    store.put_blob(launch.KIND, key, json.dumps(entry).encode())
-
-    def hit() -> bool:
-        return launch._replay(store, key) == 0
-
-    return hit
-
-
 LAYERS: dict[str, Callable[[pytest.MonkeyPatch], Callable[[], bool]]] = {
     "tokens": layer_tokens,
-    "scenario": layer_scenario,
-    "project-file": layer_project_file,
     "price": layer_price,
-    "facts": layer_facts,
     "tiktoken-model": layer_tiktoken_model,
-    "replay": layer_replay,
 }
 CHANGES = ("agentcost's source", *sorted(diskcache.DEPENDENCIES), "python")
 

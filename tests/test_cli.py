@@ -543,10 +543,10 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert metadata.version("agentcost-estimate") == agentcost.__version__  # pyproject and package agree
 
 
-def test_console_script_is_the_launcher() -> None:
-    """agentcost.launch replays warm runs, then hands everything else to agentcost.cli.main."""
+def test_console_script_is_the_cli() -> None:
+    """The console script runs the CLI itself: no launcher, no stored output, no other process."""
     (script,) = metadata.entry_points(group="console_scripts", name="agentcost")
-    assert script.value == "agentcost.launch:main"
+    assert script.value == "agentcost.cli:main"
 
 
 def test_schema_prints_the_committed_schema(capsys: pytest.CaptureFixture[str]) -> None:

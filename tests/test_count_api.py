@@ -26,7 +26,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcost.cli import app
-from agentcost.scenario.cache import load_scenario
+from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.tokens import apicount
 from agentcost.tokens.count import count_tokens
 

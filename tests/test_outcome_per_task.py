@@ -27,7 +27,7 @@ from agentcost.render.output import Format, render_text
 from agentcost.render.schema import report_schema
 from agentcost.report.gates import IncreaseLimits
 from agentcost.report.outcome import PER_TASK_NOTE, outcome_line
-from agentcost.scenario.cache import load_scenario
+from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Outcome
 from tests.conftest import validate_json
 

@@ -47,4 +47,5 @@ def test_help_imports_no_scenario_machinery() -> None:
         "agentcost.scenario.load",
         "agentcost.tokens.count",
         "agentcost.facts",
-    }  # sqlite3 it may: the launcher looks for a stored help to replay (agentcost.launch)
+        "sqlite3",  # nothing is looked up in the cache for help
+    }

@@ -15,7 +15,6 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -111,29 +110,6 @@ def test_output_refuses_an_input_through_a_symlink_or_a_hard_link(
         assert error(capsys) == f"agentcost: error: {name}: --output: {INPUT}\n"
     assert (tmp_path / "sys.md").read_text(encoding="utf-8") == "be brief"
     assert (tmp_path / "link.md").is_symlink()
-
-
-def test_output_refuses_an_input_of_a_cached_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Group 5: a second run, its scenario loaded from the cache, still knows its inputs."""
-    from agentcost.scenario import cache
-
-    files(tmp_path, a__yaml=WITH_SYSTEM, sys__md="be brief")
-    monkeypatch.chdir(tmp_path)
-    loads: list[object] = []
-    real_load = cache._load
-
-    def counting_load(*args: Any) -> Any:
-        loads.append(args)
-        return real_load(*args)
-
-    monkeypatch.setattr(cache, "_load", counting_load)
-    for _ in range(2):
-        assert run(["estimate", "a.yaml", *AS_OF, "-o", "sys.md"]) == 2
-        assert error(capsys) == f"agentcost: error: sys.md: --output: {INPUT}\n"
-    assert len(loads) == 1  # the second run's scenario came from the cache
-    assert (tmp_path / "sys.md").read_text(encoding="utf-8") == "be brief"
 
 
 def test_output_refuses_a_device(
@@ -263,18 +239,13 @@ def plain_output(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[
 def console(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str
 ) -> tuple[int | str | None, str, str]:
-    """``agentcost ARGV`` through the console script (:func:`agentcost.launch.main`, with its cache),
+    """``agentcost ARGV`` through the console script (:func:`agentcost.cli.main`, with its cache),
     in this process: (exit code, stdout, stderr)."""
-    from agentcost import cli
-    from agentcost.launch import main
-    from agentcost.scenario import cache as scenario_cache
+    from agentcost.cli import main
 
     capsys.readouterr()
     with monkeypatch.context() as scoped:
         scoped.setattr(sys, "argv", ["agentcost", *argv])
-        # main() sets the hook that builds o200k in a thread on a miss: no thread here, None after
-        scoped.setattr(scenario_cache, "on_miss", scenario_cache.on_miss)
-        scoped.setattr(cli, "_warm_up_o200k", lambda: None)
         with pytest.raises(SystemExit) as done:
             main()
     captured = capsys.readouterr()
@@ -376,15 +347,15 @@ def _closed_pipe(tmp_path: Path, env: dict[str, str]) -> subprocess.CompletedPro
         os.close(write_end)
 
 
-def test_closed_pipe_is_exit_0_quietly_also_when_replayed(
+def test_closed_pipe_is_exit_0_quietly_also_when_warm(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     seed_cache: Callable[[Path], None],
 ) -> None:
     """Group 7: ``agentcost estimate s.yaml | head`` closing the pipe ends with exit 0 and nothing on
-    stderr, on a cold run and on a run replayed from the cache (exit 1 and a BrokenPipeError
-    traceback before); a cut-off run is never stored for replay."""
+    stderr, on a cold run and on a run whose counts and prices are cached (exit 1 and a
+    BrokenPipeError traceback before)."""
     files(tmp_path, a__yaml=OK)
     monkeypatch.chdir(tmp_path)
     whole = plain_output(monkeypatch, capsys, "estimate", "a.yaml", *AS_OF)
@@ -392,9 +363,9 @@ def test_closed_pipe_is_exit_0_quietly_also_when_replayed(
     seed_cache(tmp_path / "cache")  # price rows and facts: the run itself is still cold
     cold = _closed_pipe(tmp_path, env)
     assert (cold.returncode, cold.stderr) == (0, b"")
-    stored = agentcost("estimate", "a.yaml", *AS_OF, cwd=tmp_path, env=env)  # not the cut-off run
-    assert (stored.returncode, stored.stdout) == (0, whole)
-    warm = _closed_pipe(tmp_path, env)  # replayed by agentcost.launch
+    whole_run = agentcost("estimate", "a.yaml", *AS_OF, cwd=tmp_path, env=env)  # counts now cached
+    assert (whole_run.returncode, whole_run.stdout) == (0, whole)
+    warm = _closed_pipe(tmp_path, env)
     assert (warm.returncode, warm.stderr) == (0, b"")
 
 
@@ -404,11 +375,11 @@ def test_full_disk_on_stdout_is_exit_2(
     tmp_path: Path, cache: str, seed_cache: Callable[[Path], None]
 ) -> None:
     """Group 7: stdout on a full disk (/dev/full) is exit 2 with one line (120, 3 or 1 before), on a
-    cold run and on a run replayed from the cache."""
+    cold run and on a run whose counts and prices are cached."""
     files(tmp_path, a__yaml=OK)
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "AGENTCOST_CACHE": cache}
     seed_cache(tmp_path / "cache")
-    if cache == "on":  # store the run: the one on /dev/full is replayed
+    if cache == "on":  # a first run caches the counts: the one on /dev/full is warm
         assert agentcost("estimate", "a.yaml", *AS_OF, cwd=tmp_path, env=env).returncode == 0
     with open("/dev/full", "wb") as full:
         done = agentcost(
@@ -445,7 +416,7 @@ def test_non_utf8_stdout_does_not_crash(
     tmp_path: Path, encoding: str, seed_cache: Callable[[Path], None]
 ) -> None:
     """Group 7: a stdout that cannot encode the table (PYTHONIOENCODING=ascii) writes those characters
-    backslash-escaped and exits 0, cold and replayed (exit 3 and a UnicodeEncodeError before)."""
+    backslash-escaped and exits 0, cold and warm (exit 3 and a UnicodeEncodeError before)."""
     files(tmp_path, a__yaml=OK)
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONIOENCODING": encoding, "COLUMNS": "120"}
     seed_cache(tmp_path / "cache")

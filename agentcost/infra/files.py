@@ -5,21 +5,17 @@ it is opened, and opening does not block (``O_NONBLOCK``), so no input can hang 
 standard input (read once, with the same limit). :class:`SharedReads` reads each file of one load
 once, however often and under whatever names it is named.
 
-The standard library only, so that a run whose scenario is already cached (agentcost.scenario.cache)
-reads its files without importing the YAML parser or pydantic. :mod:`agentcost.infra.yamlread` re-exports
-all of it.
+The standard library only. :mod:`agentcost.infra.yamlread` re-exports all of it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
@@ -36,7 +32,6 @@ __all__ = [
     "read_file",
     "read_stdin",
     "read_text",
-    "recording",
     "text_reader",
     "was_read",
 ]
@@ -49,29 +44,7 @@ LIMITS_DOC = "real files stay far below it"
 STDIN = "-"
 """The file name that means standard input (a scenario, project or trace given as ``-``)."""
 
-_RECORDING: list[list[str]] | None = None
 _READ_IDS: set[tuple[int, int]] = set()  # (device, inode) of every file read since forget_reads()
-
-
-@contextmanager
-def recording() -> Iterator[list[list[str]]]:
-    """While inside: every file :func:`read_file` reads is listed as [absolute path, sha256 hex]
-    (what a replay of the run checks again, agentcost.launch)."""
-    global _RECORDING
-    reads: list[list[str]] = []
-    previous, _RECORDING = _RECORDING, reads
-    try:
-        yield reads
-    finally:
-        _RECORDING = previous
-
-
-def record_revision(root: Path, ref: str, commit: str) -> None:
-    """While :func:`recording`: a git revision the run read files at (``diff --base-ref``), listed
-    as ["git-rev", repository root, ref, commit]: a replay resolves the ref again and is used only if
-    it still names the same commit (the files at a commit never change)."""
-    if _RECORDING is not None:
-        _RECORDING.append(["git-rev", str(root), ref, commit])
 
 
 def forget_reads() -> None:
@@ -173,8 +146,6 @@ def read_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
         data = handle.read(limit + 1)  # a file that grows after the fstat: still bounded
     if len(data) > limit:
         raise FileTooLarge(None, limit)
-    if _RECORDING is not None:
-        _RECORDING.append([os.path.abspath(path), hashlib.sha256(data).hexdigest()])
     return data
 
 
@@ -184,7 +155,6 @@ def is_stdin(path: Path | str) -> bool:
 
 
 _STDIN_READ: tuple[object, bytes, bool] | None = None  # (the stream, its bytes so far, all of it read)
-_STDIN_RECORD = "\x00<stdin>"  # recorded for standard input: a path no file has, so no replay matches
 
 
 def read_stdin(limit: int = MAX_FILE_BYTES) -> bytes:
@@ -207,8 +177,6 @@ def read_stdin(limit: int = MAX_FILE_BYTES) -> bytes:
         _STDIN_READ = (stream, data, done)
     if len(data) > limit:
         raise FileTooLarge(None, limit)
-    if _RECORDING is not None:
-        _RECORDING.append([_STDIN_RECORD, hashlib.sha256(data).hexdigest()])
     return data
 
 

@@ -107,9 +107,6 @@ class GitReader:
             if found.returncode != 0:
                 raise InputError(f"unknown git revision {self.ref!r} in {root}", hint=_FETCH_HINT)
             self.commit = found.stdout.decode().strip()
-            from agentcost.infra.files import record_revision
-
-            record_revision(root, self.ref, self.commit)
         return self.commit
 
     def git(self, where: Path, *args: str) -> subprocess.CompletedProcess[bytes]:

@@ -45,7 +45,7 @@ _KINDS = (
 def check_output(path: Path | str, key: str = OUTPUT_KEY) -> os.stat_result | None:
     """Refuse an ``--output`` that is a directory, not a regular file, or an input of this run; return
     what ``stat`` says of the existing file (None: there is none yet)."""
-    from agentcost.errors import InputError  # lazily: a replayed run (agentcost.launch) never needs it
+    from agentcost.errors import InputError
     from agentcost.infra.files import was_read
 
     name = os.fspath(path)

@@ -274,7 +274,7 @@ def estimate(
 
     ``user_prices``: a price file loaded with :func:`agentcost.prices.user.load_user_prices`.
     """
-    from agentcost.scenario.cache import load_scenario  # the validated scenario, cached on disk
+    from agentcost.scenario.load import read_scenario as load_scenario
 
     scenario = load_scenario(path, overrides=overrides)
     return estimate_scenario(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
-from agentcost.prices.gpdata import MAIN_PROVIDERS, light_genai_prices, snapshot
+from agentcost.prices.gpdata import MAIN_PROVIDERS, snapshot
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -148,7 +148,6 @@ def find_provider(name: str) -> str | None:
         return None
     if wanted in _providers():
         return wanted
-    light_genai_prices()
     from genai_prices.data_snapshot import find_provider_by_id
 
     found = find_provider_by_id(snapshot().providers, wanted)
@@ -166,7 +165,6 @@ def provider_name(pid: str) -> str:
 
 
 def _price_sets(info: ModelInfo) -> list[ModelPrice]:
-    light_genai_prices()
     from genai_prices.types import ModelPrice
 
     if isinstance(info.prices, ModelPrice):
@@ -180,7 +178,6 @@ def latest_price(info: ModelInfo) -> ModelPrice:
 
 
 def _has_time_of_day(info: ModelInfo) -> bool:
-    light_genai_prices()
     from genai_prices.types import ConditionalPrice, TimeOfDateConstraint
 
     constraints: list[Any] = [v.constraint for v in info.price_variants or ()]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from agentcost.prices.gpdata import MAIN_PROVIDERS, PRICE_SOURCE_NAME, light_genai_prices, snapshot
+from agentcost.prices.gpdata import MAIN_PROVIDERS, PRICE_SOURCE_NAME, snapshot
 
 if TYPE_CHECKING:
     from agentcost.prices.locate import Located
@@ -23,7 +23,6 @@ __all__ = [
     "PRICE_SOURCE_NAME",
     "check_provider",
     "known_model_ids",
-    "light_genai_prices",
     "locate",
     "provider_ids",
     "snapshot",

@@ -21,7 +21,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
-from agentcost.prices.gpdata import PRICE_SOURCE_NAME, light_genai_prices
+from agentcost.prices.gpdata import PRICE_SOURCE_NAME
 from agentcost.prices.model import REPORTED_USAGE, ModelPrices, PricedUnit, PriceTable
 from agentcost.prices.rates import (
     PriceChange,
@@ -62,7 +62,6 @@ def _suggest(model: str, provider: str | None, user_prices: UserPrices | None = 
 
 
 def _base(value: object) -> Decimal | None:
-    light_genai_prices()
     from genai_prices.types import TieredPrices
 
     if value is None:
@@ -185,7 +184,6 @@ def _active(constraint: Any, when: datetime) -> bool:
 
 def _tier_starts(info: ModelInfo, tier: str, when: datetime) -> date | None:
     """The first date after ``when`` from which genai-prices has prices for ``tier``, if any."""
-    light_genai_prices()
     from genai_prices.types import StartDateConstraint
 
     starts = [
@@ -210,7 +208,6 @@ def _tier_error(
 
 
 def _model_prices(ref: str, found: Located, when: datetime, service_tier: str = "standard") -> ModelPrices:
-    light_genai_prices()
     import genai_prices
 
     from agentcost.prices import catalog
@@ -261,7 +258,6 @@ def _model_prices(ref: str, found: Located, when: datetime, service_tier: str = 
 
 def time_windows(info: ModelInfo) -> tuple[tuple[str, str], ...]:
     """The daily UTC windows ("HH:MM", "HH:MM") of a row's time-of-day prices, in its data's order."""
-    light_genai_prices()
     from genai_prices.types import ConditionalPrice, TimeOfDateConstraint
 
     windows: dict[tuple[str, str], None] = {}
@@ -304,7 +300,6 @@ def _build(
     underlying_id: str | None = None,
     time_of_day: tuple[tuple[str, str], ...] = (),
 ) -> ModelPrices:
-    light_genai_prices()
     from genai_prices.types import TieredPrices
 
     input_mtok = _base(price.input_mtok)
@@ -357,7 +352,6 @@ def _price_table(price: ModelPrice, rates: tuple[Rate, ...]) -> PriceTable | Non
     such a model is priced by genai-prices itself, and never cached."""
     import warnings
 
-    light_genai_prices()
     from genai_prices.types import TieredPrices, _collect_resolved_model_prices
     from genai_prices.units import _get_registry
     from genai_prices.validation import validate_priced_units
@@ -392,7 +386,6 @@ def _price_table(price: ModelPrice, rates: tuple[Rate, ...]) -> PriceTable | Non
 def _user_model_prices(
     ref: str, entry: UserModel, user_prices: UserPrices, when: datetime, service_tier: str
 ) -> ModelPrices:
-    light_genai_prices()
     import genai_prices
     from genai_prices.types import ModelPrice
 
@@ -494,7 +487,6 @@ def _user_model_prices(
 def _scaled(price: ModelPrice, factor: Decimal) -> ModelPrice:
     """A copy of ``price`` with every token rate (``*_mtok``, tiers included) times ``factor``;
     per-use fees unchanged."""
-    light_genai_prices()
     from genai_prices.types import ModelPrice, Tier, TieredPrices
 
     values: dict[str, Any] = {}

@@ -22,7 +22,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
-from agentcost.prices.gpdata import light_genai_prices
 from agentcost.prices.rates import PriceChange, PriceSource, Rate, rates_of, tier_name
 
 if TYPE_CHECKING:
@@ -604,7 +603,6 @@ class ModelPrices:
         tested against; needs the price object, so not on a row read from the cache)."""
         if self._price is None:
             raise RuntimeError("ModelPrices without a resolved price; use resolve_model()")
-        light_genai_prices()
         from genai_prices import Usage as GPUsage
 
         gp_usage = GPUsage(

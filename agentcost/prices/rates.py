@@ -23,7 +23,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
-from agentcost.prices.gpdata import PRICE_SOURCE_NAME, light_genai_prices, snapshot
+from agentcost.prices.gpdata import PRICE_SOURCE_NAME, snapshot
 
 if TYPE_CHECKING:
     from genai_prices.types import ModelInfo, ModelPrice
@@ -168,7 +168,6 @@ def _label(key: str, provider: str) -> str:
 def rates_of(price: ModelPrice, provider: str) -> tuple[Rate, ...]:
     """Every price of ``price`` as a :class:`Rate`: the token rates (input, cache writes, cache reads,
     output, then any other), then the per-use fees."""
-    light_genai_prices()
     from genai_prices.types import TieredPrices
 
     items = {k: v for k, v in price.__dict__.items() if v is not None and not k.startswith("_")}
@@ -194,7 +193,6 @@ def scheduled_changes(
 ) -> tuple[PriceChange, ...]:
     """Price changes genai-prices has scheduled after ``when`` (StartDateConstraint dates of the
     model's prices and price variants), for this service tier, in date order."""
-    light_genai_prices()
     from genai_prices.types import ConditionalPrice, StartDateConstraint
 
     constraints: list[object] = [v.constraint for v in info.price_variants or ()]
@@ -269,7 +267,6 @@ def price_data_date() -> date | None:
     """The last date the installed genai-prices data is known to be current (see the module doc):
     the newer of the date this release was checked to be the newest (``_CHECKED_RELEASES``) and
     the newest "verified/checked on DATE" cited in its price comments. None if neither is known."""
-    light_genai_prices()
     import genai_prices
 
     found: list[date] = []

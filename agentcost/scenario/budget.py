@@ -19,7 +19,7 @@ anything is tokenized, with exit 2 and one line naming the scenario file, the to
   the characters the counting will tokenize, each distinct text once (the token memo tokenizes a
   text once however often it occurs; a repeated round is one round), tool definitions as their JSON
   text, subagents included. This covers scenarios that did not come through the loader (the
-  scenario cache, the Python API).
+  Python API's own :class:`~agentcost.scenario.model.Scenario` objects).
 
 Both are sums of lengths, never copies: a JSON text's length is worked out from its parts
 (:func:`json_length`). Standard library only (a cached run imports this without pydantic).

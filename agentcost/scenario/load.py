@@ -1,4 +1,4 @@
-"""Scenario file (YAML, version 1) -> :class:`~agentcost.scenario.model.Scenario`, uncached.
+"""Scenario file (YAML, version 1) -> :class:`~agentcost.scenario.model.Scenario`.
 
 The format is defined once, by pydantic models (``extra="forbid"``, strict types: :mod:`.values` and
 :mod:`.format`): they validate the file and they generate the published JSON Schema (:func:`json_schema`).
@@ -26,7 +26,7 @@ Every file (the scenario and the files it names) is read through a :data:`Reader
 default, or e.g. from a git revision (:func:`agentcost.infra.gitread.git_reader`).
 
 Steps 1, 2 and 4 and the parsing of overrides are :mod:`agentcost.infra.yamlread`, shared with the other
-file formats. Most callers want :func:`agentcost.scenario.cache.load_scenario`: this, through a cache.
+file formats.
 """
 
 from __future__ import annotations

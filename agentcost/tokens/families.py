@@ -9,7 +9,6 @@ through the persistent cache, so a warm run needs no YAML parser.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -158,24 +157,10 @@ def families_text() -> str:
 
 
 def _plain(text: str) -> Any:
-    """The YAML's plain value, through the persistent cache (a warm run parses no YAML)."""
-    from agentcost.infra import diskcache
-
-    cache = diskcache.get_cache()
-    key = diskcache.digest(text)
-    if cache is not None:
-        stored = cache.get_blob("families", key)
-        if stored is not None:
-            try:
-                return json.loads(stored)
-            except ValueError:
-                pass
+    """The YAML's plain value (read once per process, when a family is first asked for)."""
     import yaml
 
-    value = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    if cache is not None:
-        cache.put_blob("families", key, json.dumps(value, default=str).encode(), now=False)
-    return value
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def _str(where: str, row: dict[str, Any], key: str, *, optional: bool = False) -> str | None:

@@ -120,8 +120,7 @@ class TokenMemo:
             return cached
 
         def counter(t: str) -> int:
-            counted = _in_child(encoding_name, [t])  # a forked child building the encoding (worker)
-            return counted[0] if counted is not None else ordinary_tokens(get_encoding(encoding_name), t)
+            return ordinary_tokens(get_encoding(encoding_name), t)
 
         return self.count(encoding_name, text, counter, disk_scheme=self._disk_scheme(encoding_name))
 
@@ -145,7 +144,6 @@ class TokenMemo:
             texts,
             load,
             disk_scheme=tiktoken_scheme_id(encoding_name),
-            many=lambda batch: _in_child(encoding_name, batch),
         )
 
     def prefetch(
@@ -155,12 +153,10 @@ class TokenMemo:
         load: Callable[[], Callable[[str], int]],
         *,
         disk_scheme: str | None = None,
-        many: Callable[[list[str]], list[int] | None] | None = None,
     ) -> None:
         """:meth:`prefetch_tiktoken` for any counter: ``load()`` gives it, called only when some text
         is neither memoised nor in the persistent cache (an offline tokenizer's vocabulary is then
-        not loaded at all). ``many``: counts a whole batch elsewhere (a counting child,
-        :mod:`agentcost.tokens.worker`), or None when it cannot; ``load()`` is then used."""
+        not loaded at all)."""
         table, stats = self._table(scheme)
         missing = list({t: None for t in texts if t and t not in table})
         if not missing:
@@ -173,17 +169,11 @@ class TokenMemo:
             missing = [t for t in missing if t not in stored]
             if not missing:
                 return
-        started = time.perf_counter()
         counted: dict[str, int] = {}
-        batch = many(missing) if many is not None else None
-        if batch is not None:
-            counted = dict(zip(missing, batch, strict=True))
-            table.update(counted)
-        else:
-            counter = load()
-            started = time.perf_counter()
-            for text in missing:
-                counted[text] = table[text] = counter(text)
+        counter = load()
+        started = time.perf_counter()
+        for text in missing:
+            counted[text] = table[text] = counter(text)
         stats.seconds += time.perf_counter() - started
         stats.texts_counted += len(missing)
         stats.chars_counted += sum(len(t) for t in missing)
@@ -200,15 +190,6 @@ class TokenMemo:
     def clear(self) -> None:
         self._counts.clear()
         self._stats.clear()
-
-
-def _in_child(encoding_name: str, texts: list[str]) -> list[int] | None:
-    """The counts of ``texts`` from a forked child counting in ``encoding_name``, if one is running
-    and the encoding is not built here (:mod:`agentcost.tokens.worker`); else None."""
-    from agentcost.tokens import worker
-
-    count = worker.counter(encoding_name)
-    return None if count is None else count(texts)
 
 
 DEFAULT_MEMO = TokenMemo()
