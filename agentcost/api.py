@@ -144,6 +144,12 @@ class EstimateResult:
     _report: Any = field(repr=False, compare=False)  # internal: agentcost.report.estimate.Report
     _gates: Any = field(repr=False, compare=False)  # internal: the report's gates, for the renderers
 
+    @property
+    def report(self) -> Any:
+        """The internal report the CLI's renderers read (``agentcost.report.estimate.Report``), kept
+        for code written against it: not part of the documented API, and it may change."""
+        return self._report
+
     def to_json(self) -> str:
         """The JSON report, byte for byte what ``agentcost estimate --format json`` prints (docs/json.md)."""
         return _json(self._report, self._gates)
@@ -187,6 +193,12 @@ class CompareResult:
     def costs_usd(self) -> dict[str, Decimal]:
         """Each model's total, by model id, cheapest first."""
         return {row.model: row.cost_usd for row in self.rows}
+
+    @property
+    def report(self) -> Any:
+        """The internal report (``agentcost.commands.compare.CompareReport``), kept for code written
+        against it: not part of the documented API, and it may change."""
+        return self._report
 
     def to_json(self) -> str:
         """The JSON report, byte for byte what ``agentcost compare --format json`` prints."""

@@ -305,6 +305,7 @@ def test_a_loaded_mapping_is_a_scenario_in_base_dir() -> None:
         CompareResult.to_json,
         CompareResult.to_dict,
         typing.cast(property, CompareResult.costs_usd).fget,
+        typing.cast(property, EstimateResult.report).fget,
         Request,
         Totals,
         Gate,
