@@ -5,27 +5,35 @@
     import agentcost
 
     result = agentcost.estimate("scenarios/bugfix.yaml", as_of="2026-11-30")
-    result.total_cost_usd          # Decimal('0.0312129'), what `agentcost estimate -q` prints
+    result.total_cost_usd          # Decimal('0.0320049'), what `agentcost estimate -q` prints
     result.to_json()               # the text `agentcost estimate --format json` prints
 
 A scenario is a path, a mapping (the parsed YAML; the files it names are read relative to
 ``base_dir``) or a :class:`~agentcost.scenario.model.Scenario` from :func:`load_scenario`. Options are
 keyword-only; ``as_of`` takes a date, an aware or naive datetime (naive means UTC), an ISO text or
-``None`` (today, UTC). Bad input raises :class:`~agentcost.errors.InputError`, whose text is the line
-the CLI prints, except that an option is named as its keyword argument (``as_of: not a usable date:
-'soon'``) where the CLI names its flag (``--as-of``).
+``None`` (today, UTC); an amount of money takes a ``Decimal``, an ``int``, a text (``"0.05"``) or a
+``float`` (read as its shortest text: ``0.1`` is ``Decimal('0.1')``). Bad input raises
+:class:`~agentcost.errors.InputError`, whose text is the line the CLI prints, except that an option
+is named as its keyword argument (``as_of: not a usable date: 'soon'``) where the CLI names its flag
+(``--as-of``), and that an error in a mapping is located by its key path alone (``rounds[1].tool:
+...``): it is in no file.
 
-Files named inside a scenario are read only from its directory and its git work tree, as by the
-CLI; ``allow_paths=`` adds directories (``--allow-path``) and ``max_input_bytes=`` bounds the text
-one call may tokenize (``--max-input-bytes``; docs/limits.md).
+Files named inside a scenario are read only from its directory (``base_dir`` for a mapping) and its
+git work tree, as by the CLI; ``allow_paths=`` adds directories (``--allow-path``) and
+``max_input_bytes=`` bounds the text one call may tokenize (``--max-input-bytes``; docs/limits.md).
+
+The results (:class:`EstimateResult`, :class:`CompareResult` and their rows) are small frozen
+dataclasses of exact figures; docs/api.md is the guide. Every annotation here names a type this
+module holds, so ``typing.get_type_hints`` works on each public function and method.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -33,78 +41,177 @@ from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
 from agentcost.loop.options import as_of_datetime
+from agentcost.scenario.model import Scenario  # dataclasses only: light
 
 if TYPE_CHECKING:
     from agentcost.commands.compare import CompareReport
-    from agentcost.loop.estimate import Estimate
     from agentcost.prices.user import UserPrices
-    from agentcost.report.estimate import Report, RequestLine, Totals
-    from agentcost.report.gates import Gate
-    from agentcost.scenario.model import Scenario
+    from agentcost.report.estimate import Report
+    from agentcost.report.gates import Gate as ReportGate
 
-    PathLike = str | os.PathLike[str]
-    ScenarioInput = PathLike | Mapping[str, Any] | Scenario
-    DateInput = date | datetime | str | None
+__all__ = [
+    "CompareResult",
+    "DateInput",
+    "EstimateResult",
+    "Gate",
+    "ModelCost",
+    "MoneyInput",
+    "PathLike",
+    "Request",
+    "ScenarioInput",
+    "Totals",
+    "compare",
+    "estimate",
+    "load_scenario",
+]
 
-MAPPING_NAME = "<mapping>.yaml"
-"""The file name a scenario given as a mapping is reported under (inside ``base_dir``)."""
+PathLike = str | os.PathLike[str]
+"""A file or directory: a text or a :class:`pathlib.Path`."""
+ScenarioInput = PathLike | Mapping[str, Any] | Scenario
+"""A scenario file, a parsed scenario mapping, or a :class:`Scenario` from :func:`load_scenario`."""
+DateInput = date | datetime | str | None
+"""A price date: a date, a datetime (naive means UTC), an ISO text, or None for today (UTC)."""
+MoneyInput = Decimal | int | float | str
+"""An amount in US dollars: a ``Decimal``, an ``int``, a text (``"0.05"``) or a ``float`` (read as
+its shortest text, ``Decimal(str(x))``); never a bool, NaN or infinity."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+@dataclass(frozen=True)
+class Request:
+    """One billed request of the scenario's own loop, as a line of ``agentcost estimate``'s table."""
+
+    index: int
+    """1-based, in the order the requests are made."""
+    kind: str
+    """``"tool_use"`` (the response calls tools), ``"reply"`` (a chat turn's answer) or ``"final"``."""
+    label: str
+    """What the model did, as the table's column shows it: ``"Bash"``, ``"Read, Grep"``,
+    ``"final answer"``, with ``(failed, retried)`` or ``(cache expired)`` where they apply."""
+    input_tokens: int
+    """Every input token of the request, cache reads and writes included."""
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    cost_usd: Decimal
+    """The request's own cost, exact."""
+    subagents_cost_usd: Decimal
+    """What the subagents this response's calls started cost (not part of ``cost_usd``)."""
+
+
+@dataclass(frozen=True)
+class Totals:
+    """The whole run, subagents' requests included."""
+
+    requests: int
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    cost_usd: Decimal
+
+
+@dataclass(frozen=True)
+class Gate:
+    """One check the CLI's exit code follows: ``"budget"`` or ``"context_window"``."""
+
+    name: str
+    tripped: bool
+    message: str
+    """One line with the figures, as the CLI prints it."""
 
 
 @dataclass(frozen=True)
 class EstimateResult:
-    """One scenario's estimate: the report every renderer reads, and the gates it was checked against."""
+    """One scenario's estimate: what ``agentcost estimate`` shows, as exact figures.
 
-    report: Report
-    estimate: Estimate
+    ``total_cost_usd`` is the figure ``agentcost estimate -q`` prints; ``passed`` is False when a gate
+    tripped (over the budget, or a request over the model's context window: the CLI exits 1)."""
+
+    total_cost_usd: Decimal
+    passed: bool
+    model: str
+    """The model id the run was priced on."""
+    as_of: datetime
+    """The moment (UTC) whose prices apply."""
+    requests: tuple[Request, ...]
+    """The scenario's own requests, in order (a subagent's are in ``totals``)."""
+    totals: Totals
     gates: tuple[Gate, ...]
+    _report: Any = field(repr=False, compare=False)  # internal: agentcost.report.estimate.Report
+    _gates: Any = field(repr=False, compare=False)  # internal: the report's gates, for the renderers
 
     @property
-    def total_cost_usd(self) -> Decimal:
-        """What the task costs, subagents included: the figure ``agentcost estimate -q`` prints (the
-        same exact value, written without trailing zeros)."""
-        from agentcost.report.fmt import exact
-
-        return Decimal(exact(self.report.totals.cost_usd))
-
-    @property
-    def requests(self) -> tuple[RequestLine, ...]:
-        """The ledger: one line per billed request, in order."""
-        return self.report.requests
-
-    @property
-    def totals(self) -> Totals:
-        return self.report.totals
-
-    @property
-    def passed(self) -> bool:
-        """No gate tripped (budget, context window): the CLI would exit 0."""
-        return not any(g.tripped for g in self.gates)
+    def report(self) -> Any:
+        """The internal report the CLI's renderers read (``agentcost.report.estimate.Report``), kept
+        for code written against it: not part of the documented API, and it may change."""
+        return self._report
 
     def to_json(self) -> str:
-        """The JSON report, byte for byte what ``--format json`` prints (docs/json.md)."""
-        return _json(self.report, self.gates)
+        """The JSON report, byte for byte what ``agentcost estimate --format json`` prints (docs/json.md)."""
+        return _json(self._report, self._gates)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report, parsed (amounts are texts in it, as ``"0.0320049"``)."""
+        parsed: dict[str, Any] = json.loads(self.to_json(), parse_float=Decimal)
+        return parsed
+
+
+@dataclass(frozen=True)
+class ModelCost:
+    """One model's row of a comparison."""
+
+    model: str
+    """The model id."""
+    provider: str
+    requests: int
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    output_tokens: int
+    cost_usd: Decimal
+    """One run's total, exact (subagents included)."""
+    fits_context: bool | None
+    """Every request within the model's context window (None: the window is unknown)."""
 
 
 @dataclass(frozen=True)
 class CompareResult:
     """One scenario on several models, cheapest first: what ``agentcost compare`` shows."""
 
-    report: CompareReport
+    rows: tuple[ModelCost, ...]
+    """Cheapest first (ties by model id)."""
+    passed: bool
     gates: tuple[Gate, ...]
+    _report: Any = field(repr=False, compare=False)  # internal: agentcost.commands.compare.CompareReport
+    _gates: Any = field(repr=False, compare=False)
 
     @property
     def costs_usd(self) -> dict[str, Decimal]:
-        """Each model's total, by model id, in the report's order (cheapest first)."""
-        from agentcost.report.fmt import exact
-
-        return {row.report.model_id: Decimal(exact(row.report.totals.cost_usd)) for row in self.report.rows}
+        """Each model's total, by model id, cheapest first."""
+        return {row.model: row.cost_usd for row in self.rows}
 
     @property
-    def passed(self) -> bool:
-        return not any(g.tripped for g in self.gates)
+    def report(self) -> Any:
+        """The internal report (``agentcost.commands.compare.CompareReport``), kept for code written
+        against it: not part of the documented API, and it may change."""
+        return self._report
 
     def to_json(self) -> str:
-        return _json(self.report, self.gates)
+        """The JSON report, byte for byte what ``agentcost compare --format json`` prints."""
+        return _json(self._report, self._gates)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report, parsed."""
+        parsed: dict[str, Any] = json.loads(self.to_json(), parse_float=Decimal)
+        return parsed
+
+
+# ---------------------------------------------------------------------------------------------
+# The API
 
 
 def load_scenario(
@@ -116,18 +223,21 @@ def load_scenario(
     max_input_bytes: int | None = None,
 ) -> Scenario:
     """Read and validate a scenario file (or a parsed mapping), with ``--set``-style ``overrides``.
-    ``allow_paths``: more directories the files it names may be in (``--allow-path``)."""
+
+    A relative path is taken relative to ``base_dir`` when it is given; a mapping's files are read
+    relative to ``base_dir`` (default: the working directory). ``allow_paths``: more directories the
+    files it names may be in (``--allow-path``)."""
     if isinstance(overrides, str):
         raise TypeError("overrides is a sequence of PATH=VALUE texts, not one text")
-    from agentcost.scenario.load import read_scenario as load
+    from agentcost.scenario.load import read_mapping, read_scenario
 
     with _policy(allow_paths, max_input_bytes):
         if isinstance(scenario, Mapping):
-            path, reader = _mapping_source(scenario, base_dir)
-            return load(path, overrides=tuple(overrides), reader=reader)
+            base = Path(base_dir) if base_dir is not None else Path(".")
+            return read_mapping(scenario, base_dir=base, overrides=tuple(overrides))
         if base_dir is not None:
             scenario = Path(base_dir, scenario)
-        return load(Path(scenario), overrides=tuple(overrides), reader=_uncached_under_allowed_roots())
+        return read_scenario(Path(scenario), overrides=tuple(overrides))
 
 
 def estimate(
@@ -135,7 +245,7 @@ def estimate(
     *,
     as_of: DateInput = None,
     model: str | None = None,
-    budget_usd: Decimal | int | str | None = None,
+    budget_usd: MoneyInput | None = None,
     overrides: Sequence[str] = (),
     service_tier: str | None = None,
     prices: PathLike | None = None,
@@ -155,15 +265,16 @@ def estimate(
     from agentcost.report.estimate import build_report
     from agentcost.report.gates import estimate_gates
 
+    budget = _usd(budget_usd, "budget_usd")  # before any work: a wrong amount is the caller's typo
     with _policy(allow_paths, max_input_bytes):
         loaded = _scenario(scenario, overrides, base_dir)
-        when, budget = as_of_datetime(as_of), _usd(budget_usd, "budget_usd")
+        when = as_of_datetime(as_of)
         pricing = PricingOptions(
             when, service_tier=service_tier, user_prices=_user_prices(prices), model=model
         )
         est = estimate_scenario(loaded, options=pricing, budget_usd=budget)
     report = build_report(est)
-    return EstimateResult(report, est, estimate_gates(report))
+    return _estimate_result(report, estimate_gates(report))
 
 
 def compare(
@@ -189,7 +300,7 @@ def compare(
         user_prices = _user_prices(prices)
         names = expand_models(models, as_of=when, user_prices=user_prices, service_tier=service_tier)
         report = compare_models(loaded, names, as_of=when, service_tier=service_tier, user_prices=user_prices)
-    return CompareResult(report, tuple(compare_gates(report)))
+    return _compare_result(report, tuple(compare_gates(report)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -222,8 +333,6 @@ def _policy(allow_paths: Sequence[PathLike], max_input_bytes: int | None) -> Ite
 
 
 def _scenario(scenario: ScenarioInput, overrides: Sequence[str], base_dir: PathLike | None) -> Scenario:
-    from agentcost.scenario.model import Scenario
-
     if isinstance(scenario, Scenario):
         if overrides:
             raise TypeError("overrides apply while a scenario is read: pass a path or a mapping")
@@ -231,45 +340,24 @@ def _scenario(scenario: ScenarioInput, overrides: Sequence[str], base_dir: PathL
     return load_scenario(scenario, overrides=overrides, base_dir=base_dir)
 
 
-def _uncached_under_allowed_roots() -> Any:
-    """The plain file reader (no scenario cache: an entry does not record the directories its load
-    was allowed to read) when the policy allows more directories; else None, the cached load."""
-    from agentcost.infra.files import read_file
-    from agentcost.infra.policy import current_policy
-
-    return read_file if current_policy().allowed_roots else None
-
-
-def _mapping_source(scenario: Mapping[str, Any], base_dir: PathLike | None) -> tuple[Path, Any]:
-    """A virtual file holding the mapping as YAML, and a reader that serves it (others from disk)."""
-    import yaml
-
-    from agentcost.infra.files import read_file
-
-    try:
-        text = yaml.safe_dump(dict(scenario), sort_keys=False, allow_unicode=True)
-    except yaml.YAMLError as err:
-        raise TypeError(f"the scenario mapping holds a value YAML cannot represent: {err}") from None
-    path = Path(base_dir if base_dir is not None else ".", MAPPING_NAME)
-    absolute = os.path.abspath(path)  # readers are handed absolute paths
-    data = text.encode("utf-8")
-
-    def reader(file: Path) -> bytes:
-        return data if os.path.abspath(file) == absolute else read_file(file)
-
-    return path, reader
-
-
-def _usd(value: Decimal | int | str | None, key: str) -> Decimal | None:
+def _usd(value: MoneyInput | None, key: str) -> Decimal | None:
+    """An amount of money given to keyword ``key``: above 0 and finite; a float read as its shortest
+    text (``0.01`` -> ``Decimal('0.01')``, not the binary fraction's 55 digits)."""
     if value is None:
         return None
-    if isinstance(value, float):
-        raise TypeError(f"{key}: give a Decimal, an int or a text ('0.05'), not a float")
+    if isinstance(value, bool) or not isinstance(value, Decimal | int | float | str):
+        raise InputError(
+            f"expected a dollar amount, got {type(value).__name__} {value!r}",
+            key=key,
+            hint="give a Decimal, an int, a float or a text such as '0.05'",
+        )
     try:
-        amount = Decimal(value)
+        amount = Decimal(str(value)) if isinstance(value, float) else Decimal(value)
     except InvalidOperation:
         raise InputError(f"not a dollar amount: {value!r}", key=key, hint="e.g. '0.05'") from None
-    if not amount.is_finite() or amount <= 0:
+    if not amount.is_finite():
+        raise InputError(f"not a finite amount: {value!r}", key=key, hint="e.g. '0.05'")
+    if amount <= 0:
         raise InputError(f"must be a dollar amount above 0, got {value!r}", key=key)
     return amount
 
@@ -282,7 +370,77 @@ def _user_prices(path: PathLike | None) -> UserPrices | None:
     return load_user_prices(Path(path))
 
 
-def _json(report: object, gates: Sequence[Gate]) -> str:
+# ---------------------------------------------------------------------------------------------
+# Results, from the reports the renderers read
+
+
+def _money(amount: Decimal) -> Decimal:
+    """``amount`` as the JSON report writes it (exact, without trailing zeros): ``str()`` of it is
+    the JSON's text."""
+    from agentcost.report.fmt import exact
+
+    return Decimal(exact(amount))
+
+
+def _gates(gates: Sequence[ReportGate]) -> tuple[Gate, ...]:
+    return tuple(Gate(g.name, g.tripped, g.message) for g in gates)
+
+
+def _estimate_result(report: Report, gates: tuple[ReportGate, ...]) -> EstimateResult:
+    t = report.totals
+    return EstimateResult(
+        total_cost_usd=_money(t.cost_usd),
+        passed=not any(g.tripped for g in gates),
+        model=report.model_id,
+        as_of=datetime.fromisoformat(report.as_of),
+        requests=tuple(
+            Request(
+                index=line.index,
+                kind=line.kind,
+                label=line.label,
+                input_tokens=line.input_tokens,
+                cache_read_tokens=line.cache_read_tokens,
+                cache_write_tokens=line.cache_write_tokens,
+                output_tokens=line.output_tokens,
+                cost_usd=_money(line.cost_usd),
+                subagents_cost_usd=_money(sum((s.cost_usd for s in line.subagents), Decimal(0))),
+            )
+            for line in report.requests
+        ),
+        totals=Totals(
+            t.requests,
+            t.input_tokens,
+            t.cache_read_tokens,
+            t.cache_write_tokens,
+            t.output_tokens,
+            _money(t.cost_usd),
+        ),
+        gates=_gates(gates),
+        _report=report,
+        _gates=gates,
+    )
+
+
+def _compare_result(report: CompareReport, gates: tuple[ReportGate, ...]) -> CompareResult:
+    rows = tuple(
+        ModelCost(
+            model=row.report.model_id,
+            provider=row.provider,
+            requests=row.requests,
+            input_tokens=row.input_tokens,
+            cache_read_tokens=row.cache_read_tokens,
+            cache_write_tokens=row.cache_write_tokens,
+            output_tokens=row.output_tokens,
+            cost_usd=_money(row.report.totals.cost_usd),
+            fits_context=row.fits_context,
+        )
+        for row in report.rows
+    )
+    passed = not any(g.tripped for g in gates)
+    return CompareResult(rows, passed, _gates(gates), _report=report, _gates=gates)
+
+
+def _json(report: object, gates: Sequence[ReportGate]) -> str:
     from agentcost.render.output import Format, render_text
 
     return render_text(report, Format.json, gates=gates)

@@ -441,9 +441,10 @@ def _reports(
     from files in ``folder`` that hold the names: the scenario's, two tools', the project's."""
     from agentcost.api import compare, estimate
     from agentcost.commands.batch import batch_report_for_paths
+    from agentcost.commands.compare import compare_gates
     from agentcost.commands.diff_read import diff_paths
     from agentcost.replay import load_trace, replay
-    from agentcost.report.gates import IncreaseLimits
+    from agentcost.report.gates import IncreaseLimits, estimate_gates
 
     base, head = folder / "base.yaml", folder / "head.yaml"
     base.write_text(scenario_yaml(name, [tool], description=project), encoding="utf-8")
@@ -455,9 +456,9 @@ def _reports(
     )
     (folder / "t.jsonl").write_text(trace_jsonl(tool), encoding="utf-8")
     result = estimate(base, as_of=AS_OF, budget_usd="0.0001")
-    yield result.report, result.gates
+    yield result.report, estimate_gates(result.report)  # the renderers read the report's own gates
     compared = compare(base, ["gpt-4o", "gpt-4o-mini"], as_of=AS_OF)
-    yield compared.report, compared.gates
+    yield compared.report, compare_gates(compared.report)
     from agentcost.commands.batch import batch_gates
 
     batch = batch_report_for_paths([folder / "agentcost.yml"], as_of=AS_OF)

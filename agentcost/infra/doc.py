@@ -1,7 +1,9 @@
 """A parsed input file (:class:`Doc`): its plain value, the line of every key path, and errors located in it.
 
 An error about a value names the file and the value's line, or the ``--set`` override that set the
-value (:class:`OverrideError`); :class:`Override` is one ``--set PATH=VALUE``, parsed. Used by the
+value (:class:`OverrideError`); :class:`Override` is one ``--set PATH=VALUE``, parsed. A Doc may
+also hold a mapping given in memory (the Python API: :func:`agentcost.infra.yamlread.mapping_doc`):
+it has no file and no lines, and its errors name the key path alone. Used by the
 YAML reader (:mod:`agentcost.infra.yamlread`), by validation (:mod:`agentcost.infra.validate`) and
 by every file format.
 """
@@ -51,6 +53,15 @@ class Doc:
     """Whether errors may echo this file's values (bounded and escaped): True for the files a user
     writes as agentcost input (scenarios, projects, ``--set``); False for files whose text is
     data named by them (tools files, price files): their values are named by type and size only."""
+    in_memory: bool = False
+    """Whether the value was given in memory (a mapping passed to the Python API), not read from a
+    file: ``path`` is then a virtual file, in the directory the paths the value names are read
+    from, that no message names; errors are located by key path alone (``rounds[1].tool: ...``)."""
+
+    @property
+    def file(self) -> Path | None:
+        """The file messages name: ``path``, or None for a value given in memory."""
+        return None if self.in_memory else self.path
 
     def line(self, path: KeyPath) -> int | None:
         """Line of ``path``, or of its nearest ancestor that has one; None for a value set by --set."""
@@ -75,13 +86,16 @@ class Doc:
         return max(inside, key=lambda override: override.index, default=None) if path else None
 
     def where(self, path: KeyPath) -> str:
-        """``file:line`` of ``path`` (and the last override that changed something in it), or the
-        override that set it."""
+        """``file:line`` of ``path`` (its key path for a value given in memory; and the last override
+        that changed something in it), or the override that set it."""
         override = self.override_at(path)
         if override is not None:
             return f"--set {override.text}"
-        line = self.line(path)
-        where = f"{self.path}:{line}" if line is not None else str(self.path)
+        if self.in_memory:  # no file, no lines: the key path
+            where = key_text(path) or "the top level"
+        else:
+            line = self.line(path)
+            where = f"{self.path}:{line}" if line is not None else str(self.path)
         below = self.override_below(path)
         return where + (f", changed by --set {below.text}" if below is not None else "")
 
@@ -92,11 +106,11 @@ class Doc:
         if override is not None:  # the file is not to blame: name the override instead of a line
             if key != override.path:
                 message = f"{key}: {message}"
-            return OverrideError(message, file=self.path, override=override.text, key=key, hint=hint)
+            return OverrideError(message, file=self.file, override=override.text, key=key, hint=hint)
         below = self.override_below(path)
         if below is not None:
             hint = joined(hint, f"after --set {below.text}")
-        return InputError(message, file=self.path, line=self.line(path), key=key, hint=hint)
+        return InputError(message, file=self.file, line=self.line(path), key=key, hint=hint)
 
 
 def joined(*hints: str | None) -> str | None:

@@ -12,7 +12,10 @@ Shared by every file format agentcost reads (scenarios, projects, user prices, `
   is nested more than :data:`MAX_DEPTH` levels deep, is refused before any value is built
   (docs/limits.md);
 * :func:`parse_override`: ``--set PATH=VALUE`` texts, parsed (their errors are
-  :class:`~agentcost.infra.doc.OverrideError`).
+  :class:`~agentcost.infra.doc.OverrideError`);
+* :func:`mapping_doc`: a mapping given in memory (the Python API) as the plain values :func:`parse`
+  builds (a ``float`` becomes the ``Decimal`` of its shortest text), in a Doc whose errors name
+  key paths, never a file or a line.
 
 Validation is :mod:`agentcost.infra.validate` (:class:`Spec`, :func:`validate`, ...). Their names, and
 those of :mod:`agentcost.infra.doc`, are importable from here too.
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, NoReturn
@@ -81,6 +84,7 @@ __all__ = [
     "int_to_decimal",
     "joined",
     "key_text",
+    "mapping_doc",
     "numeral",
     "parse",
     "parse_override",
@@ -470,6 +474,65 @@ def check_plain(value: Any, *, values: bool = True) -> tuple[KeyPath, str, str] 
     return None
 
 
+# --------------------------------------------------------------------------------------------
+# A mapping given in memory (the Python API)
+# --------------------------------------------------------------------------------------------
+
+_PLAIN_KINDS = "text, a number, true/false, None, a list or a mapping"
+
+
+def mapping_doc(value: Mapping[Any, Any], path: Path) -> Doc:
+    """``value``, a mapping given in memory, as a :class:`Doc` of the plain values :func:`parse`
+    builds from a file: mappings with text keys (dicts), lists (from lists and tuples), text,
+    ``int``, ``bool``, ``None`` and finite ``Decimal`` numbers. A ``float`` becomes the ``Decimal`` of
+    its shortest text (``0.1`` is ``Decimal('0.1')``, as ``0.1`` written in a file), so no binary
+    fraction reaches an amount. ``path`` is the virtual file the paths it names are relative to (in
+    ``base_dir``); no message names it (:attr:`Doc.in_memory`).
+
+    Raises :class:`InputError` located by key path (``rounds[1].result: ...``) for a value of another
+    type, a number that is not finite (NaN, infinity), a key that is not text, a mapping or list that
+    contains itself, and the limits on files: :data:`MAX_DEPTH` levels, :data:`MAX_VALUES` values."""
+    doc = Doc(path, in_memory=True)
+    count = 0
+    open_ids: set[int] = set()
+
+    def plain_value(item: Any, at: KeyPath, level: int) -> Any:
+        nonlocal count
+        count += 1
+        if count > MAX_VALUES:
+            raise doc.error(
+                at[:1], f"holds more than {MAX_VALUES:,} values, the limit for one file", LIMITS_DOC
+            )
+        if item is None or isinstance(item, bool | int | str):  # bool before int: both are kept as they are
+            return item
+        if isinstance(item, float | Decimal):
+            number = Decimal(str(item)) if isinstance(item, float) else item
+            if not number.is_finite():
+                raise doc.error(at, f"not a finite number: {item!r}")
+            return number
+        if not isinstance(item, Mapping | list | tuple):
+            raise doc.error(at, f"expected {_PLAIN_KINDS}, got a value of type {type(item).__name__}")
+        if id(item) in open_ids:
+            raise doc.error(at, "the value contains itself")
+        if level > MAX_DEPTH:
+            raise doc.error(at[:1], _TOO_DEEP, _DEEP_HINT)
+        open_ids.add(id(item))
+        try:
+            if isinstance(item, Mapping):
+                built: dict[str, Any] = {}
+                for key, child in item.items():
+                    if not isinstance(key, str):
+                        raise doc.error(at, f"a key must be text, got {shown(key)}")
+                    built[key] = plain_value(child, (*at, key), level + 1)
+                return built
+            return [plain_value(child, (*at, i), level + 1) for i, child in enumerate(item)]
+        finally:
+            open_ids.discard(id(item))
+
+    doc.value = plain_value(value, (), 1)
+    return doc
+
+
 def _line_text(text: str, line: int | None) -> str:
     lines = text.splitlines()
     return lines[line - 1] if line is not None and 0 < line <= len(lines) else ""
@@ -506,9 +569,9 @@ _PATH_HINT = "keys joined by '.', list items as [N], [-1] or [*], e.g. rounds[*]
 _VALUE_HINT = "VALUE is read as YAML, as if written after 'KEY: ' in the file; quote it if it is text"
 
 
-def parse_override(text: str, index: int, file: Path) -> Override:
-    """The ``index``-th ``--set PATH=VALUE`` ``text`` given for ``file``, parsed (not applied), or
-    :class:`OverrideError`."""
+def parse_override(text: str, index: int, file: Path | None) -> Override:
+    """The ``index``-th ``--set PATH=VALUE`` ``text`` given for ``file`` (None: a mapping given in
+    memory), parsed (not applied), or :class:`OverrideError`."""
 
     def fail(message: str, hint: str | None, key: str | None = None) -> NoReturn:
         raise OverrideError(message, file=file, override=text, key=key, hint=hint)

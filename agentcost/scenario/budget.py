@@ -232,8 +232,8 @@ class LoadBudget:
     scenario (or a subagent's) with the ``input`` values of its calls, and :meth:`built` after. Any
     of them raises :class:`InputError` once the total passes the limit."""
 
-    def __init__(self, path: Path, limit: int | None = None) -> None:
-        self.path = path
+    def __init__(self, path: Path | None, limit: int | None = None) -> None:
+        self.path = path  # the file its messages name (None: a scenario mapping given in memory)
         self.limit = current_policy().max_input_bytes if limit is None else limit
         self.total = 0
         self._held: dict[int, object] = {}  # the objects counted, by id (kept alive: ids stay unique)

@@ -27,12 +27,17 @@ default, or e.g. from a git revision (:func:`agentcost.infra.gitread.git_reader`
 
 Steps 1, 2 and 4 and the parsing of overrides are :mod:`agentcost.infra.yamlread`, shared with the other
 file formats.
+
+:func:`read_mapping` does the same for a scenario given in memory as a mapping (the Python API): its
+values are checked and made plain (:func:`agentcost.infra.yamlread.mapping_doc`) in place of steps 1
+and 2, and its errors name key paths (``rounds[1].tool: ...``), never a file or a line; the files
+it names are read relative to a ``base_dir``, as if it were a file there.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from decimal import ROUND_HALF_UP
 from pathlib import Path
 from typing import Any
@@ -43,6 +48,7 @@ from agentcost.infra.yamlread import (
     KeyPath,
     Reader,
     Unreadable,
+    mapping_doc,
     parse,
     shown,
     text_reader,
@@ -54,9 +60,13 @@ from agentcost.scenario.format import ERROR_HINTS, RoundSpec, ScenarioFile, json
 from agentcost.scenario.model import MAX_CALLS, MAX_ROUNDS, SCENARIO_VERSION, Round, Scenario
 from agentcost.scenario.overrides import apply_overrides
 
-__all__ = ["read_scenario", "scenario_from_doc"]
+__all__ = ["MAPPING_NAME", "read_mapping", "read_scenario", "scenario_from_doc"]
 
 _SUPPORTED_VERSIONS = (SCENARIO_VERSION,)
+
+MAPPING_NAME = "<mapping>"
+"""The name of the virtual file a scenario given as a mapping is in (in its ``base_dir``): its
+``Scenario.path``, the name reports give it. No error names it."""
 
 
 def read_scenario(
@@ -83,14 +93,47 @@ def read_scenario(
         except Unreadable as e:
             raise InputError(e.reason, file=path, line=e.line) from None
         doc = parse(Doc(path), text)
-        _check_top_level(doc)
-        apply_overrides(doc, overrides)
-        if overrides:
-            _check_top_level(doc)  # again: an override may have set the version
-        spec = validate(ScenarioFile.model_validate, doc, doc.value, (), ERROR_HINTS)
-        budget.inputs(_call_inputs(spec))  # before the builder makes a JSON text of each
-        scenario = ScenarioBuilder(doc, spec, read_text, scenario_from_doc).scenario(tuple(overrides))
-        budget.built(scenario)
+        return _read_doc(doc, overrides, budget, read_text)
+
+
+def read_mapping(
+    value: Mapping[str, Any],
+    *,
+    base_dir: Path | str,
+    overrides: Sequence[str] = (),
+    reader: Reader | None = None,
+) -> Scenario:
+    """Validate and unroll a scenario given in memory: ``value`` is what a scenario file holds, parsed
+    (e.g. by ``yaml.safe_load``; a ``float`` is read as the ``Decimal`` of its shortest text).
+
+    The files it names (tools files, ``{file: ...}`` texts, subagent scenario files) are read by
+    ``reader`` relative to ``base_dir``, and only where a file in ``base_dir`` could name them
+    (:func:`agentcost.infra.policy.confine`); ``overrides`` as for :func:`read_scenario`.
+
+    Raises :class:`InputError` located by key path, without a file or a line, for anything wrong
+    with ``value`` (``rounds[1].tool: unknown tool 'Grep' (...)``); an error inside a file it names
+    has that file's name and line, as in :func:`read_scenario`."""
+    if isinstance(overrides, str):
+        raise TypeError("overrides is a sequence of PATH=VALUE texts, not one text")
+    path = Path(base_dir, MAPPING_NAME)
+    budget = LoadBudget(None)
+    read_text = budget.reader(text_reader(reader))
+    with loading(budget):
+        return _read_doc(mapping_doc(value, path), overrides, budget, read_text)
+
+
+def _read_doc(
+    doc: Doc, overrides: Sequence[str], budget: LoadBudget, read_text: Callable[[Path], str]
+) -> Scenario:
+    """Steps 3 to 5 of :func:`read_scenario` (inside ``loading(budget)``), on the parsed ``doc``."""
+    _check_top_level(doc)
+    apply_overrides(doc, overrides)
+    if overrides:
+        _check_top_level(doc)  # again: an override may have set the version
+    spec = validate(ScenarioFile.model_validate, doc, doc.value, (), ERROR_HINTS)
+    budget.inputs(_call_inputs(spec))  # before the builder makes a JSON text of each
+    scenario = ScenarioBuilder(doc, spec, read_text, scenario_from_doc).scenario(tuple(overrides))
+    budget.built(scenario)
     _check_rounds_in_all(doc, scenario)
     return scenario
 
@@ -208,7 +251,7 @@ def scenario_from_doc(doc: Doc, read_text: Callable[[Path], str], *, depth: int 
     level checked, validated and read, the files it names read by ``read_text``."""
     _check_top_level(doc)
     spec = validate(ScenarioFile.model_validate, doc, doc.value, (), ERROR_HINTS)
-    budget = current_load() or LoadBudget(doc.path)
+    budget = current_load() or LoadBudget(doc.file)
     budget.inputs(_call_inputs(spec))
     scenario = ScenarioBuilder(doc, spec, read_text, scenario_from_doc, depth=depth).scenario(())
     budget.built(scenario)

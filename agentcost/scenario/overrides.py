@@ -210,7 +210,7 @@ class _Setter:
     def fail(self, n: int, message: str, hint: str | None = None) -> NoReturn:
         """Raise an error about the path up to step ``n`` (excluded)."""
         raise OverrideError(
-            message, file=self.doc.path, override=self.override.text, key=self.written(n), hint=hint
+            message, file=self.doc.file, override=self.override.text, key=self.written(n), hint=hint
         )
 
 
@@ -230,4 +230,4 @@ def apply_overrides(doc: Doc, overrides: Sequence[str]) -> None:
 
     Raises :class:`OverrideError` for a wrong path or a path that does not fit the file."""
     for index, override in enumerate(overrides):
-        _Setter(doc, parse_override(override, index, doc.path)).run()
+        _Setter(doc, parse_override(override, index, doc.file)).run()

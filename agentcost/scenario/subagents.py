@@ -122,14 +122,18 @@ def load_subagent(
     if not isinstance(value, dict):
         raise fail((), "expected {file: path} or an inline scenario mapping")
     if set(value) == {"file"}:
-        return _from_file(value["file"], parent_path, line, fail, reader, from_doc, _Chain(files, level))
+        if doc is not None and doc.in_memory:  # a mapping given in memory: no file, no line
+            named_at = doc.where(at)
+        else:
+            named_at = f"{parent_path}:{line}" if line is not None else str(parent_path)
+        return _from_file(value["file"], parent_path, named_at, fail, reader, from_doc, _Chain(files, level))
     return _inline(value, parent_path, line, reader, from_doc, _Chain(files, level), doc, at)
 
 
 def _from_file(
     name: Any,
     parent_path: Path,
-    line: int | None,
+    named_at: str,
     fail: Callable[[KeyPath, str, str | None], InputError],
     reader: Callable[[Path], str],
     from_doc: FromDoc,
@@ -153,8 +157,7 @@ def _from_file(
         text = reader(real)
     except Unreadable as e:
         raise fail(("file",), f"cannot read {path}: {e.reason}", None) from None
-    where = f"{parent_path}:{line}" if line is not None else str(parent_path)
-    doc = parse(Doc(path, hint=f"subagent file named at {where}"), text)
+    doc = parse(Doc(path, hint=f"subagent file named at {named_at}"), text)
     with _entered(replace(chain, files=(*chain.files, path))):
         return from_doc(doc, reader, depth=chain.depth)
 
@@ -189,6 +192,9 @@ class _InlineDoc(Doc):
         err.key = key_text((*self.prefix, *path)) or None
         return err
 
+    def where(self, path: KeyPath) -> str:
+        return key_text((*self.prefix, *path)) if self.in_memory else super().where(path)
+
 
 def _inline_doc(path: Path, parent: Doc | None, at: KeyPath, line: int | None) -> Doc:
     lines: dict[KeyPath, int] = {}
@@ -198,4 +204,5 @@ def _inline_doc(path: Path, parent: Doc | None, at: KeyPath, line: int | None) -
     if () not in lines and line is not None:
         lines[()] = line
     prefix = (*getattr(parent, "prefix", ()), *at) or ("subagent",)  # an inline doc inside an inline doc
-    return _InlineDoc(path, lines=lines, prefix=prefix)
+    in_memory = parent is not None and parent.in_memory
+    return _InlineDoc(path, lines=lines, prefix=prefix, in_memory=in_memory)
