@@ -1,6 +1,6 @@
 """The one exception type for bad user input.
 
-Library code raises :class:`InputError`; only ``cli.py`` turns it into exit code 2.
+Library code raises :class:`InputError`; only ``cli/`` turns it into exit code 2.
 Anything else that escapes is a bug and shows a traceback.
 """
 

@@ -652,7 +652,7 @@ def test_a_bug_exits_3_with_its_traceback_not_1(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Exit 1 means over budget; a crash must never look like one to CI."""
-    from agentcost import cli as cli_module
+    from agentcost.cli import core as cli_module
 
     def broken(argv: list[str] | None = None) -> int:
         raise ZeroDivisionError("simulated bug")

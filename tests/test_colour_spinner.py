@@ -1,8 +1,8 @@
 """Colour on a terminal only, and a spinner for slow work (issue 14, items 7 and 8).
 
 Colour follows NO_COLOR, FORCE_COLOR, TERM=dumb and whether the stream is a terminal
-(agentcost.cli_colour); it never changes the text: the coloured output without its colour codes is
-the plain output, byte for byte. The spinner (agentcost.cli_progress) is driven here by a fake
+(agentcost.cli.colour); it never changes the text: the coloured output without its colour codes is
+the plain output, byte for byte. The spinner (agentcost.cli.progress) is driven here by a fake
 clock, never by timing; the subprocess tests run the CLI under a real pseudo-terminal.
 """
 
@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from agentcost import cli_progress
+from agentcost.cli import progress as cli_progress
 from agentcost.cli import run
-from agentcost.cli_colour import colour_system, coloured
-from agentcost.cli_progress import Spinner, spinning, wanted
+from agentcost.cli.colour import colour_system, coloured
+from agentcost.cli.progress import Spinner, spinning, wanted
 from agentcost.infra.text import guard
 from agentcost.render.output import guard_styled
 from tests.conftest import copy_seed

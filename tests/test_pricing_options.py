@@ -23,7 +23,7 @@ import agentcost.loop.estimate
 import agentcost.prices.lookup
 import agentcost.tokens.count
 from agentcost.cli import run
-from agentcost.cli_options import flagged
+from agentcost.cli.options import flagged
 from agentcost.errors import InputError
 from agentcost.loop.engines import PerRunEngine
 from agentcost.loop.estimate import Estimate, estimate_scenario

@@ -625,7 +625,7 @@ def test_markdown_and_csv_reports(capsys: pytest.CaptureFixture[str], golden: An
 
 
 def test_a_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentcost import cli_output
+    from agentcost.cli import output as cli_output
 
     with cli_output.progress_bar(enabled=True) as progress:  # pytest's stderr is not a terminal
         assert progress is None

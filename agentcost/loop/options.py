@@ -4,7 +4,7 @@ service tier and prices.
 Every :class:`~agentcost.loop.estimate.Estimate` carries its :class:`PricingOptions`, so that what
 estimates it again (insights' levers, the simulation's runs, diff) prices it alike without being
 told again. Errors name options by their neutral keys (``as_of``, ``model``, ``service_tier``); the
-CLI shows its flags instead (:mod:`agentcost.cli_options`).
+CLI shows its flags instead (:mod:`agentcost.cli.options`).
 """
 
 from __future__ import annotations

@@ -237,7 +237,7 @@ def print_rich(
     renderable: RenderableType, *, colour: Literal["standard", "256", "truecolor"] | None = None
 ) -> None:
     """Print to standard output as ``Console().print`` does, in ``colour`` (``None``: none; the CLI
-    decides, :mod:`agentcost.cli_colour`), through :func:`guard_styled`: a line Rich wrapped cannot
+    decides, :mod:`agentcost.cli.colour`), through :func:`guard_styled`: a line Rich wrapped cannot
     start a workflow command in a CI log. For output written straight to the console (``agentcost
     models``, ``agentcost prices``)."""
     import sys

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from agentcost.cli_options import (
+from agentcost.cli.options import (
     AllowPathOpt,
     AsOfOpt,
     ExampleCacheReadOpt,
@@ -25,7 +25,7 @@ from agentcost.cli_options import (
     set_input_policy,
     tier_name,
 )
-from agentcost.cli_output import fail
+from agentcost.cli.output import fail
 from agentcost.errors import InputError
 
 
@@ -70,7 +70,7 @@ def models(
 
         sys.stdout.write(render_models_json(found, as_of=when))
         return
-    from agentcost.cli_colour import print_rich
+    from agentcost.cli.colour import print_rich
     from agentcost.render.table import render_models
 
     print_rich(render_models(found))
@@ -137,7 +137,7 @@ def prices(
 
         sys.stdout.write(render_price_sheet_json(sheet))
         return
-    from agentcost.cli_colour import print_rich
+    from agentcost.cli.colour import print_rich
     from agentcost.render.prices import render_price_sheet
 
     print_rich(render_price_sheet(sheet, verbose=verbose))

@@ -28,8 +28,8 @@ def calibrate_many(
     given: Given,
 ) -> None:
     """Fit one scenario to every run ``traces`` names; write it to ``output`` (else stdout)."""
-    from agentcost import cli_progress
-    from agentcost.cli_colour import echo_err
+    from agentcost.cli import progress as cli_progress
+    from agentcost.cli.colour import echo_err
     from agentcost.commands import calibrate_many as fit
     from agentcost.commands.calibrate import write_scenario
     from agentcost.commands.replay_many import Options

@@ -2,7 +2,7 @@
 
 Called by the ``replay`` command of :mod:`agentcost.cli` when it is given anything but one file (one
 file keeps the single-run report). The work is :mod:`agentcost.commands.replay_many`; while it goes,
-the spinner on standard error (only on a terminal, :mod:`agentcost.cli_progress`) counts the runs.
+the spinner on standard error (only on a terminal, :mod:`agentcost.cli.progress`) counts the runs.
 Exit 0 when any run was read (skipped files are counted in the report), 2 when none was.
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from agentcost.errors import InputError
 
 if TYPE_CHECKING:
-    from agentcost.cli_output import Output
+    from agentcost.cli.output import Output
     from agentcost.prices.user import UserPrices
 
 Given = tuple[str | None, str | None, Path | None, Path | None, Path | None]
@@ -39,8 +39,8 @@ def replay_many(
     limits: tuple[int, int | None, int | None],
 ) -> None:
     """Replay every run ``traces`` names and write the summary as ``out`` asks."""
-    from agentcost import cli_progress
-    from agentcost.cli_output import write_report
+    from agentcost.cli import progress as cli_progress
+    from agentcost.cli.output import write_report
     from agentcost.commands import replay_many as many
     from agentcost.infra.policy import current_policy
     from agentcost.render import output

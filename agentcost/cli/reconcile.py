@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from agentcost.cli_output import fail
+from agentcost.cli.output import fail
 from agentcost.errors import InputError
 
 MAX_EXPORTS = 100

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from agentcost.cli_colour import is_terminal
+from agentcost.cli.colour import is_terminal
 
 DELAY = 0.5  # seconds of work before the spinner shows
 INTERVAL = 0.1  # seconds between two frames

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentcost import cli_catalog, cli_reconcile
-from agentcost.cli_colour import echo_err
-from agentcost.cli_options import (
+from agentcost.cli import catalog as cli_catalog
+from agentcost.cli import reconcile as cli_reconcile
+from agentcost.cli.colour import echo_err
+from agentcost.cli.options import (
     AllOpt,
     AllowPathOpt,
     AsOfOpt,
@@ -60,7 +61,7 @@ from agentcost.cli_options import (
     tier_name,
     use_count,
 )
-from agentcost.cli_output import (
+from agentcost.cli.output import (
     Output,
     calibration_summary,
     fail,
@@ -69,7 +70,7 @@ from agentcost.cli_output import (
     simulated,
     write_report,
 )
-from agentcost.cli_progress import working
+from agentcost.cli.progress import working
 from agentcost.errors import InputError, one_line
 from agentcost.render.output import Format
 
@@ -371,7 +372,7 @@ def diff(
         )
         shown: object = report
         if comment is not None:
-            from agentcost.cli_comment import as_comment
+            from agentcost.cli.comment import as_comment
 
             shown, out = as_comment(report, comment, out)
         _emit(shown, diff_gates(report), out)
@@ -435,7 +436,7 @@ def replay(
         set_input_policy(ctx, allow_path, max_input_bytes)
         when = parse_as_of(as_of)
         user_prices = read_user_prices(prices)
-        from agentcost.cli_replay_many import is_many, replay_many
+        from agentcost.cli.replay_many import is_many, replay_many
 
         if is_many(traces):  # several files, a directory or a glob: many runs, summarised
             limits = (jobs, max_files, max_total_bytes)
@@ -493,10 +494,10 @@ def calibrate(
             raise InputError(
                 "the file exists", key="--output", file=output, hint="pass --force to overwrite it"
             )
-        from agentcost.cli_replay_many import is_many
+        from agentcost.cli.replay_many import is_many
 
         if is_many(traces):  # several files, a directory or a glob: one scenario fitted to the runs
-            from agentcost.cli_calibrate import calibrate_many
+            from agentcost.cli.calibrate import calibrate_many
 
             return calibrate_many(traces, output, force, when, user_prices, (format_in, model, config))
         trace = traces[0]

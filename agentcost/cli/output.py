@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from agentcost.cli_colour import colour_system, echo_err
-from agentcost.cli_options import DEFAULT_SIMULATION_RUNS, flagged
-from agentcost.cli_progress import spinning
+from agentcost.cli.colour import colour_system, echo_err
+from agentcost.cli.options import DEFAULT_SIMULATION_RUNS, flagged
+from agentcost.cli.progress import spinning
 from agentcost.errors import InputError, one_line
 from agentcost.render.output import Format
 
@@ -48,7 +48,7 @@ def write_report(report: object, gates: Sequence[Gate], out: Output) -> bool:
 
     if out.quiet:
         text = output.quiet_total(report)
-    else:  # colour only for the table on standard output (agentcost.cli_colour), never in a file
+    else:  # colour only for the table on standard output (agentcost.cli.colour), never in a file
         width = 110 if out.path is not None else terminal_width()
         colour = colour_system(sys.stdout) if out.path is None and out.format is Format.table else None
         text = output.render_text(
@@ -133,11 +133,11 @@ def simulated(
 @contextmanager
 def progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar on stderr for long simulations, when stderr is a terminal (instead of the
-    spinner, :mod:`agentcost.cli_progress`, which it erases)."""
+    spinner, :mod:`agentcost.cli.progress`, which it erases)."""
     if not enabled or not sys.stderr.isatty():
         yield None
         return
-    from agentcost import cli_progress
+    from agentcost.cli import progress as cli_progress
 
     cli_progress.stop()
     from rich.console import Console

@@ -12,12 +12,12 @@ import os
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agentcost.cli_options import CommentHost
+from agentcost.cli.options import CommentHost
 from agentcost.errors import InputError
 from agentcost.render.output import Format
 
 if TYPE_CHECKING:
-    from agentcost.cli_output import Output
+    from agentcost.cli.output import Output
     from agentcost.commands.diff import DiffReport
     from agentcost.render.diff import DiffComment
 
