@@ -23,10 +23,10 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from agentcost.cli import run
-from agentcost.commands.diff import signed_percent
 from agentcost.render import chart as charts
 from agentcost.render.output import Format, render_text, renderers_for
 from agentcost.report import fmt
+from agentcost.report.fmt import signed_percent
 
 pytestmark = pytest.mark.usefixtures("no_ctok", "fixed_terminal")
 

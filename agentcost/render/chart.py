@@ -24,10 +24,10 @@ from agentcost.report import fmt
 from agentcost.report.estimate import Report, RequestLine
 
 if TYPE_CHECKING:
-    from agentcost.commands.batch import BatchReport
-    from agentcost.commands.compare import CompareReport
-    from agentcost.commands.diff import DiffReport
     from agentcost.replay.model import ReplayReport
+    from agentcost.report.batch import BatchReport
+    from agentcost.report.compare import CompareReport
+    from agentcost.report.diff import DiffReport
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,7 @@ def batch_groups(report: BatchReport) -> tuple[Group, ...]:
 
 def diff_groups(report: DiffReport) -> tuple[Group, ...]:
     """Per scenario, its base and head bars and the change."""
-    from agentcost.commands.diff import signed_percent
+    from agentcost.report.fmt import signed_percent
 
     groups = []
     for s in report.scenarios:
@@ -189,7 +189,7 @@ def diff_legend(report: DiffReport) -> tuple[Part, Part]:
 
 
 def diff_caption(report: DiffReport) -> str:
-    from agentcost.commands.diff import signed_percent
+    from agentcost.report.fmt import signed_percent
 
     t = report.totals
     change = fmt.signed_usd(t.change.cost_usd)

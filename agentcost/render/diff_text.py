@@ -15,22 +15,14 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from agentcost.commands.diff import (
-    Amounts,
-    DiffReport,
-    PerDay,
-    RequestDiff,
-    ScenarioDiff,
-    diff_gates,
-    signed_percent,
-    signed_tokens,
-)
+from agentcost.commands.diff import diff_gates
 from agentcost.infra.text import html, markdown_code, plain, rich
 from agentcost.infra.text import markdown as escape_md
 from agentcost.render.fit import Col, FitTable
 from agentcost.report import fmt
+from agentcost.report.diff import Amounts, DiffReport, PerDay, RequestDiff, ScenarioDiff
 from agentcost.report.estimate import RequestLine, Totals
-from agentcost.report.fmt import ARROW
+from agentcost.report.fmt import ARROW, signed_percent, signed_tokens
 from agentcost.report.gates import Gate
 
 # --------------------------------------------------------------------------------------------

@@ -42,10 +42,10 @@ from agentcost.render.chart import (
 from agentcost.report import fmt
 
 if TYPE_CHECKING:
-    from agentcost.commands.batch import BatchReport
-    from agentcost.commands.compare import CompareReport
-    from agentcost.commands.diff import DiffReport
     from agentcost.replay.model import ReplayReport
+    from agentcost.report.batch import BatchReport
+    from agentcost.report.compare import CompareReport
+    from agentcost.report.diff import DiffReport
     from agentcost.report.estimate import Report
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
