@@ -24,10 +24,10 @@ from agentcost.report import fmt
 from agentcost.report.estimate import Report, RequestLine
 
 if TYPE_CHECKING:
-    from agentcost.replay.model import ReplayReport
     from agentcost.report.batch import BatchReport
     from agentcost.report.compare import CompareReport
     from agentcost.report.diff import DiffReport
+    from agentcost.report.replay import ReplayReport
 
 
 @dataclass(frozen=True)

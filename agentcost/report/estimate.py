@@ -11,7 +11,9 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 
-from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
+# the context effects a Report carries, re-exported as the renderers' names for them
+from agentcost.loop.context import ContextEditingEffect as ContextEditingEffect
+from agentcost.loop.context import ToolSearchEffect as ToolSearchEffect
 from agentcost.loop.estimate import DynamicsEffect, Estimate
 from agentcost.prices.genai import PRICE_SOURCE_NAME
 from agentcost.report.outcome import PER_TASK_NOTE, OutcomeLine, outcome_line
