@@ -1,25 +1,30 @@
 """``agentcost models`` as JSON: the report of :mod:`agentcost.report.models`, formatted.
 
-The JSON Schema is :data:`agentcost.render.prices.MODELS_JSON_SCHEMA`.
+The JSON's shape, from which its JSON Schema is generated, is
+:class:`agentcost.report.prices_json.ModelsJson`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agentcost.render.jsonfmt import dumps, envelope
 from agentcost.report.fmt import exact
 from agentcost.report.models import CatalogEntry, ModelRow, ModelsReport
+from agentcost.report.prices_json import host, service_tier
+
+if TYPE_CHECKING:  # the JSON's one definition (report/prices_json.py), also its JSON Schema
+    from agentcost.report.prices_json import ModelJson, ModelsJson
 
 
-def _model_dict(row: ModelRow) -> dict[str, Any]:
+def _model_dict(row: ModelRow) -> ModelJson:
     m, entry = row.prices, row.entry
     return {
         "model": m.model_id,
         "name": m.name,
         "provider": m.provider,
         "price_provider": m.price_provider,
-        "host": m.host,
+        "host": host(m.host),
         "rules_id": m.rules_id,
         "estimable": True,
         "chat": entry is None or entry.kind == "chat",
@@ -32,7 +37,7 @@ def _model_dict(row: ModelRow) -> dict[str, Any]:
             "cache_write_1h": None if m.cache_write_1h_mtok is None else exact(m.cache_write_1h_mtok),
         },
         "tier_thresholds": list(m.tier_thresholds),
-        "service_tiers": list(m.service_tiers),
+        "service_tiers": [service_tier(t) for t in m.service_tiers],
         "context_window": m.context_window,
         "token_counts": row.token_counts,
         "deprecated": m.deprecated,
@@ -40,7 +45,7 @@ def _model_dict(row: ModelRow) -> dict[str, Any]:
     }
 
 
-def _entry_dict(e: CatalogEntry) -> dict[str, Any]:
+def _entry_dict(e: CatalogEntry) -> ModelJson:
     """A row agentcost cannot estimate with: what it is and why."""
     return {
         "model": e.model_id,
@@ -62,7 +67,7 @@ def _entry_dict(e: CatalogEntry) -> dict[str, Any]:
     }
 
 
-def models_dict(report: ModelsReport) -> dict[str, Any]:
+def models_dict(report: ModelsReport) -> ModelsJson:
     return {
         "as_of": report.as_of.isoformat(),
         "order": report.order,

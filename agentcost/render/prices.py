@@ -1,12 +1,12 @@
 """``agentcost prices MODEL``: the price sheet (:mod:`agentcost.report.prices`) as a Rich table with
-its notes, and as JSON, with the JSON Schemas of ``agentcost prices`` and ``agentcost models``.
+its notes, and as JSON (its shape and JSON Schema: :mod:`agentcost.report.prices_json`).
 
 Formatting only: every rate, fact and the worked example come from the report.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -14,9 +14,12 @@ from rich.text import Text
 from agentcost.infra.text import plain, rich
 from agentcost.render.fit import Cell, Col, FitTable
 from agentcost.render.jsonfmt import dumps, envelope
-from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
 from agentcost.report.fmt import exact
 from agentcost.report.prices import ModelPrices, PriceSheet, Rate
+from agentcost.report.prices_json import host, service_tier
+
+if TYPE_CHECKING:  # the JSON's one definition (report/prices_json.py), also its JSON Schema
+    from agentcost.report.prices_json import PricesJson, RateJson, SourceJson
 
 # --------------------------------------------------------------------------------------------
 # Text (Rich)
@@ -142,7 +145,7 @@ def _example_lines(sheet: PriceSheet) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def _rate_dict(rate: Rate) -> dict[str, Any]:
+def _rate_dict(rate: Rate) -> RateJson:
     return {
         "key": rate.key,
         "label": rate.label,
@@ -152,7 +155,7 @@ def _rate_dict(rate: Rate) -> dict[str, Any]:
     }
 
 
-def _source_dict(p: ModelPrices) -> dict[str, Any]:
+def _source_dict(p: ModelPrices) -> SourceJson:
     s = p.source
     return {
         "kind": s.kind,
@@ -170,7 +173,7 @@ def _change_key(before: Rate | None, after: Rate | None) -> str | None:
     return None if rate is None else rate.key
 
 
-def price_sheet_dict(sheet: PriceSheet) -> dict[str, Any]:
+def price_sheet_dict(sheet: PriceSheet) -> PricesJson:
     p = sheet.prices
     ex = sheet.example
     return {
@@ -179,11 +182,11 @@ def price_sheet_dict(sheet: PriceSheet) -> dict[str, Any]:
         "name": p.name,
         "provider": p.provider,
         "price_provider": p.price_provider,
-        "host": p.host,
+        "host": host(p.host),
         "rules_id": p.rules_id,
         "time_of_day": [{"start": a, "end": b} for a, b in p.time_of_day],
         "as_of": p.source.as_of.isoformat(),
-        "service_tier": p.service_tier,
+        "service_tier": service_tier(p.service_tier),
         "source": _source_dict(p),
         "comments": p.price_comments,
         "base": p.base_id,
@@ -191,7 +194,8 @@ def price_sheet_dict(sheet: PriceSheet) -> dict[str, Any]:
         "tier_thresholds": list(p.tier_thresholds),
         "rates": [_rate_dict(r) for r in sheet.rates],
         "service_tiers": [
-            {"tier": t, "rates": [_rate_dict(r) for r in rates]} for t, rates in sheet.service_tiers
+            {"tier": service_tier(t), "rates": [_rate_dict(r) for r in rates]}
+            for t, rates in sheet.service_tiers
         ],
         "changes": [
             {
@@ -248,182 +252,4 @@ def render_price_sheet_json(sheet: PriceSheet) -> str:
     return dumps(envelope("prices", price_sheet_dict(sheet)))
 
 
-# --------------------------------------------------------------------------------------------
-# JSON Schemas (agentcost schema --report)
-# --------------------------------------------------------------------------------------------
-
-_STR = {"type": "string"}
-_STR_OR_NULL = {"type": ["string", "null"]}
-PROVIDER = {
-    "type": "string",
-    "description": "a genai-prices provider id (anthropic, aws, azure, deepseek, ...)",
-}
-_HOST = {"enum": [None, "bedrock", "azure", "vertex", "openrouter"]}
-SERVICE_TIER = {"enum": ["standard", "batch", "flex", "priority"]}
-_RATE = object_schema(
-    {
-        "key": _STR,
-        "label": _STR,
-        "per": {"type": "integer", "minimum": 1},
-        "usd": USD,
-        "tiers": {
-            "type": "array",
-            "items": object_schema({"above_input_tokens": COUNT, "usd": USD}),
-        },
-    }
-)
-
-MODELS_JSON_SCHEMA: dict[str, Any] = {
-    "as_of": {"type": "string", "format": "date-time"},
-    "order": _STR,
-    "models": {
-        "type": "array",
-        "items": object_schema(
-            {
-                "model": _STR,
-                "name": _STR,
-                "provider": PROVIDER,
-                "price_provider": {
-                    **PROVIDER,
-                    "description": "the provider whose genai-prices row prices it",
-                },
-                "host": _HOST,
-                "rules_id": {
-                    **_STR_OR_NULL,
-                    "description": "the model whose counting and caching rules apply",
-                },
-                "estimable": {"type": "boolean", "description": "whether agentcost can estimate with it"},
-                "chat": {"type": "boolean", "description": "an estimable text-generation chat model"},
-                "why": {
-                    **_STR_OR_NULL,
-                    "description": "why it cannot be estimated, or what it is if not chat",
-                },
-                "per_mtok_usd": {
-                    "anyOf": [
-                        object_schema(
-                            {
-                                "input": USD,
-                                "output": USD,
-                                "cache_read": USD_OR_NULL,
-                                "cache_write": USD_OR_NULL,
-                                "cache_write_1h": USD_OR_NULL,
-                            }
-                        ),
-                        {"type": "null"},
-                    ]
-                },
-                "tier_thresholds": {"type": "array", "items": COUNT},
-                "service_tiers": {"type": "array", "items": SERVICE_TIER},
-                "context_window": {"type": ["integer", "null"]},
-                "token_counts": {"enum": ["exact", "approximate", None]},
-                "deprecated": {"type": "boolean"},
-                "source": _STR_OR_NULL,
-            }
-        ),
-    },
-    "providers": {
-        "type": "array",
-        "items": object_schema(
-            {
-                "provider": PROVIDER,
-                "name": _STR,
-                "models": COUNT,
-                "estimable": COUNT,
-                "chat": COUNT,
-                "listed": {"type": "boolean"},
-            }
-        ),
-    },
-}
-
-PRICES_JSON_SCHEMA: dict[str, Any] = {
-    "model": _STR,
-    "model_ref": _STR,
-    "name": _STR,
-    "provider": PROVIDER,
-    "price_provider": PROVIDER,
-    "host": _HOST,
-    "rules_id": _STR,
-    "time_of_day": {"type": "array", "items": object_schema({"start": _STR, "end": _STR})},
-    "as_of": {"type": "string", "format": "date-time"},
-    "service_tier": SERVICE_TIER,
-    "source": object_schema(
-        {
-            "kind": {"enum": ["genai-prices", "user"]},
-            "name": _STR,
-            "version": _STR,
-            "label": _STR,
-            "data_date": {"type": ["string", "null"], "format": "date"},
-            "basis": _STR_OR_NULL,
-            "urls": {"type": "array", "items": _STR},
-        }
-    ),
-    "comments": _STR_OR_NULL,
-    "base": _STR_OR_NULL,
-    "context_window": {"type": ["integer", "null"]},
-    "tier_thresholds": {"type": "array", "items": COUNT},
-    "rates": {"type": "array", "items": _RATE},
-    "service_tiers": {
-        "type": "array",
-        "items": object_schema({"tier": SERVICE_TIER, "rates": {"type": "array", "items": _RATE}}),
-    },
-    "changes": {
-        "type": "array",
-        "items": object_schema(
-            {
-                "on": {"type": "string", "format": "date"},
-                "text": _STR,
-                "rates": {
-                    "type": "array",
-                    "items": object_schema(
-                        {
-                            "key": _STR_OR_NULL,
-                            "before": {"anyOf": [_RATE, {"type": "null"}]},
-                            "after": {"anyOf": [_RATE, {"type": "null"}]},
-                        }
-                    ),
-                },
-            }
-        ),
-    },
-    "facts": {
-        "type": "array",
-        "items": object_schema(
-            {
-                "name": _STR,
-                "value": _STR,
-                "source": {**_STR, "description": "the public citation: url, and note in parentheses"},
-                "url": {**_STR_OR_NULL, "description": "the public page the fact was read from"},
-                "note": {**_STR_OR_NULL, "description": "a quote from the page, or why a default"},
-                "read": {"type": ["string", "null"], "format": "date"},
-            }
-        ),
-    },
-    "token_counts": {"enum": ["exact", "approximate"]},
-    "example": object_schema(
-        {
-            "input_tokens": COUNT,
-            "cache_read_tokens": COUNT,
-            "cache_write_tokens": COUNT,
-            "cache_write_1h_tokens": COUNT,
-            "output_tokens": COUNT,
-            "tier": _STR_OR_NULL,
-            "lines": {
-                "type": "array",
-                "items": object_schema(
-                    {"label": _STR, "tokens": COUNT, "per_mtok_usd": USD, "usd": USD, "note": _STR_OR_NULL}
-                ),
-            },
-            "total_usd": USD,
-            "genai_prices_usd": USD,
-        }
-    ),
-    "warnings": {"type": "array", "items": _STR},
-}
-
-__all__ = [
-    "MODELS_JSON_SCHEMA",
-    "PRICES_JSON_SCHEMA",
-    "render_price_sheet",
-    "render_price_sheet_json",
-]
+__all__ = ["render_price_sheet", "render_price_sheet_json"]

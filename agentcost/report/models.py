@@ -12,12 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from agentcost.prices.catalog import CatalogEntry
 from agentcost.prices.listing import Listing, ProviderCount
 from agentcost.prices.model import ModelPrices
 from agentcost.prices.rates import tier_name
 from agentcost.report.prices import MODELS_ORDER, count_accuracy
+
+if TYPE_CHECKING:
+    from agentcost.report.prices_json import TokenCounts
 
 
 @dataclass(frozen=True)
@@ -26,7 +30,7 @@ class ModelRow:
 
     prices: ModelPrices
     entry: CatalogEntry | None  # its genai-prices catalogue row (None: a --prices file's model)
-    token_counts: str  # "exact" | "approximate"
+    token_counts: TokenCounts
     tiers: tuple[str, ...]  # its long-context tiers (">200k") and service tiers besides standard
 
 

@@ -27,6 +27,7 @@ from agentcost.report.fmt import exact
 
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices
+    from agentcost.report.prices_json import TokenCounts
 
 MODELS_ORDER = (
     "by provider, then newest first by the version number in the model id (genai-prices has no"
@@ -39,7 +40,7 @@ MODELS_ORDER = (
 # --------------------------------------------------------------------------------------------
 
 
-def count_accuracy(provider: str, model_id: str) -> str:
+def count_accuracy(provider: str, model_id: str) -> TokenCounts:
     """``exact`` where agentcost reproduces the model's tokenizer (OpenAI models with tiktoken, an
     installed offline tokenizer), else ``approximate``: by the model's family
     (:func:`agentcost.tokens.rules.family_of`, as :func:`agentcost.tokens.rules.rules_for` chooses
@@ -114,7 +115,7 @@ class PriceSheet:
     rates: tuple[Rate, ...]  # the selected service tier's
     service_tiers: tuple[tuple[str, tuple[Rate, ...]], ...]  # every offered tier, standard first
     facts: tuple[FactLine, ...]
-    token_counts: str  # "exact" | "approximate"
+    token_counts: TokenCounts
     example: Example
     tier_names: dict[int, str]  # every long-context threshold of the rates -> its name, e.g. ">200k"
     served: str | None  # how a hosted model is priced and counted (served_line)
