@@ -4,7 +4,7 @@ and the levers of :mod:`agentcost.loop.insights`, in the table, Markdown and JSO
 An :class:`ExplainedReport` is a single-scenario :class:`~agentcost.report.Report` plus its
 :class:`~agentcost.loop.insights.Insights`; it renders as the estimate report followed by the section, and
 its JSON is the estimate's with an ``insights`` object (JSON kind ``estimate``). With ``--simulate``
-the inner report is the :class:`~agentcost.render.simulation.SimulatedReport`: its JSON has both
+the inner report is the :class:`~agentcost.report.sections.SimulatedReport`: its JSON has both
 ``simulation`` and ``insights``.
 """
 
