@@ -148,6 +148,65 @@ def test_no_module_is_too_long() -> None:
     assert long == {}
 
 
+# What a renderer may import besides agentcost.render and agentcost.report: pure, money-free helpers.
+RENDER_MAY_IMPORT = (
+    "agentcost.render",
+    "agentcost.report",
+    "agentcost.errors",  # the one exception type for bad input (a --template, an --output path)
+    "agentcost.infra.text",  # the sanitizer every text leaving agentcost passes (escaping, no figures)
+    "agentcost.infra.writes",  # writing --output files atomically (render.output.write_report)
+)
+
+
+def _within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def test_renderers_import_only_reports_and_formatting_helpers() -> None:
+    """A renderer formats a report object; it never looks a price up, counts tokens, simulates or
+    estimates (issue 27). Every import counts, lazy and TYPE_CHECKING ones too: the report stage is
+    the renderers' whole vocabulary."""
+    outside = sorted(
+        f"{name} -> {target}"
+        for name, targets in GRAPH.items()
+        if _within(name, ("agentcost.render",))
+        for target in targets
+        if not _within(target, RENDER_MAY_IMPORT)
+    )
+    assert outside == []
+
+
+def _report_names_imported_by_renderers() -> set[tuple[str, str, str]]:
+    """(renderer, report module, name) of every ``from agentcost.report... import name``."""
+    found = set()
+    for name, path in MODULES.items():
+        if not _within(name, ("agentcost.render",)):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and _within(node.module or "", ("agentcost.report",)):
+                found.update((name, node.module or "", alias.name) for alias in node.names)
+    return found
+
+
+def test_renderers_call_no_function_of_an_earlier_stage_through_a_report_module() -> None:
+    """A report module may re-export the data types a report carries (``ModelPrices``, ``Stat``):
+    renderers read their fields. It may not hand renderers a function of an earlier stage (a price
+    lookup re-exported from report/ is still a price lookup)."""
+    import importlib
+    import inspect
+
+    imported = _report_names_imported_by_renderers()
+    assert ("agentcost.render.prices", "agentcost.report.prices", "PriceSheet") in imported  # it sees them
+    foreign = []
+    for renderer, module, name in sorted(imported):
+        value = getattr(importlib.import_module(module), name, None)
+        if value is None and f"{module}.{name}" in MODULES:
+            continue  # a module: its own imports are checked as a renderer's would be
+        if inspect.isroutine(value) and not value.__module__.startswith("agentcost.report"):
+            foreign.append(f"{renderer}: {module}.{name} is {value.__module__}.{name}")
+    assert foreign == []
+
+
 def test_every_module_opens_with_its_purpose() -> None:
     missing = [name for name, path in MODULES.items() if not ast.get_docstring(ast.parse(path.read_text()))]
     assert missing == []

@@ -21,13 +21,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from agentcost.commands.batch import (
-    BatchReport,
-    batch_gates,
-    batch_report_for_paths,
-    build_batch_report,
-    estimate_batch,
-)
+from agentcost.commands.batch import batch_gates, batch_report_for_paths, build_batch_report, estimate_batch
 from agentcost.errors import InputError
 from agentcost.infra.doc import OverrideError
 from agentcost.loop.estimate import estimate_scenario
@@ -35,6 +29,7 @@ from agentcost.render.batch import JSON_SCHEMA
 from agentcost.render.jsonfmt import report_dict
 from agentcost.render.output import Format, quiet_total, render_text
 from agentcost.render.schema import ESTIMATE, GATE, report_schema
+from agentcost.report.batch import BatchReport
 from agentcost.report.estimate import build_report
 from agentcost.report.gates import Gate
 from agentcost.scenario.load import read_scenario as load_scenario

@@ -12,6 +12,7 @@ import io
 import re
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +23,10 @@ from rich.cells import cell_len
 from rich.console import Console
 
 from agentcost.cli import run
-from agentcost.commands.diff import signed_percent
 from agentcost.render import chart as charts
 from agentcost.render.output import Format, render_text, renderers_for
 from agentcost.report import fmt
+from agentcost.report.fmt import signed_percent
 
 pytestmark = pytest.mark.usefixtures("no_ctok", "fixed_terminal")
 
@@ -293,6 +294,39 @@ def test_every_request_bar_is_as_long_as_its_cost() -> None:
     assert texts(ET.fromstring(svg_of("estimate")), "key")[: len(charts.PARTS) - 1] == [
         p.label for p in charts.PARTS[: len(charts.PARTS) - 1]
     ]  # no fees in this run: no fees key
+
+
+def test_a_1h_and_5m_request_draws_each_write_at_its_own_rate(tmp_path: Path) -> None:
+    """cache_ttl {prefix: 1h, conversation: 5m}: one request writes 12,000 tokens for an hour and
+    3,003 for five minutes. The bar's pieces are the report's figures (agentcost.report.split), not
+    rates re-derived from the TTL label (which drew every write at the 5-minute rate). At
+    claude-sonnet-4-5's list prices ($3 input, $3.75 5m write, $6 1h write, $15 output per MTok):
+    writes 12,000 x 6 + 3,003 x 3.75 = 72,000 + 11,261.25 = 83,261.25 µ$; uncached input 4 x 3 = 12 µ$;
+    output 203 x 15 = 3,045 µ$; the request 86,318.25 µ$ (tests/test_cache_ttl_two.py's ledger)."""
+    path = tmp_path / "two.yaml"
+    path.write_text(
+        "version: 1\nmodel: claude-sonnet-4-5\ntask: {tokens: 3000}\nsystem: {tokens: 12000}\nfinal: 200\n"
+        "cache_ttl: {prefix: 1h, conversation: 5m}\n",
+        encoding="utf-8",
+    )
+    r = _estimate(path)
+    assert r.cache_ttl == "1h+5m"
+    [line] = r.requests
+    assert line.cost_usd == Decimal("0.08631825")
+    assert line.parts is not None
+    assert line.parts.as_tuple() == (
+        Decimal("0.000012"),
+        Decimal(0),
+        Decimal("0.08326125"),
+        Decimal("0.003045"),
+        Decimal(0),
+    )
+    assert line.parts.total_usd == line.cost_usd  # the pieces are the ledger's cost, exactly
+    [stack] = charts.stacks(r)
+    assert stack.cost_usd == line.cost_usd
+    assert stack.sizes[2] == pytest.approx(0.08326125, rel=1e-12)  # not 15,003 x 3.75 = 0.05626125
+    assert sum(stack.sizes) == pytest.approx(0.08631825, rel=1e-12)
+    assert texts(ET.fromstring(render_text(r, Format.svg)), "value") == [fmt.usd(Decimal("0.08631825"))]
 
 
 @pytest.mark.parametrize("section", ["explain", "simulate"])

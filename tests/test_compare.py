@@ -24,7 +24,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from agentcost.commands.compare import CompareReport, compare_gates, compare_models, expand_models
+from agentcost.commands.compare import compare_gates, compare_models, expand_models
 from agentcost.errors import InputError
 from agentcost.loop.estimate import estimate_scenario
 from agentcost.prices.genai import known_model_ids
@@ -32,6 +32,7 @@ from agentcost.render.compare import JSON_SCHEMA
 from agentcost.render.jsonfmt import report_dict
 from agentcost.render.output import Format, quiet_total, render_text
 from agentcost.render.schema import ESTIMATE, GATE, report_schema
+from agentcost.report.compare import CompareReport
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.tokens.memo import DEFAULT_MEMO
 from tests.conftest import ROOT, GoldenCheck, validate_json

@@ -23,13 +23,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from agentcost.commands.diff import DiffReport, diff_gates
+from agentcost.commands.diff import diff_gates
 from agentcost.commands.diff_read import diff_paths
 from agentcost.errors import InputError
 from agentcost.render import output
 from agentcost.render.diff import COLUMNS, JSON_SCHEMA
 from agentcost.render.output import Format
 from agentcost.render.schema import report_schema
+from agentcost.report.diff import DiffReport
 from agentcost.report.gates import IncreaseLimits, parse_increase
 from agentcost.tokens.memo import count_text
 from tests.conftest import GoldenCheck, validate_json

@@ -30,10 +30,10 @@ from agentcost.loop.insights import (
     percentile_75,
     ran_rounds,
 )
-from agentcost.render.insights import ExplainedReport
 from agentcost.render.output import Format, render_text
 from agentcost.render.schema import report_schema
 from agentcost.report.estimate import build_report
+from agentcost.report.sections import ExplainedReport
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import ResultTrim, Retries, Scenario
 from tests.conftest import validate_json

@@ -16,8 +16,8 @@ from agentcost.prices.genai import MAIN_PROVIDERS, known_model_ids
 from agentcost.prices.listing import list_models, newest_first, release_key
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.model import Usage
-from agentcost.render.prices import count_accuracy, price_sheet
 from agentcost.render.schema import report_schema
+from agentcost.report.prices import count_accuracy, price_sheet
 from tests.conftest import validate_json
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)

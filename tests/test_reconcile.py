@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 
 from agentcost.cli import run
-from agentcost.commands.reconcile import Reconciliation, Row, reconcile
+from agentcost.commands.reconcile import reconcile
 from agentcost.commands.reconcile_read import parse_export, read_export
+from agentcost.report.reconcile import Reconciliation, Row
 from tests.conftest import validate_json
 
 DATA = Path(__file__).parent / "data" / "usage-exports"

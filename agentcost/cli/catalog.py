@@ -67,13 +67,15 @@ def models(
         raise fail(f"no known model matches {pattern!r} (try a shorter filter, or none)")
     if format_ is ListFormat.json:
         from agentcost.render.models import render_models_json
+        from agentcost.report.models import models_report
 
-        sys.stdout.write(render_models_json(found, as_of=when))
+        sys.stdout.write(render_models_json(models_report(found, as_of=when)))
         return
     from agentcost.cli.colour import print_rich
     from agentcost.render.table import render_models
+    from agentcost.report.models import models_report
 
-    print_rich(render_models(found))
+    print_rich(render_models(models_report(found, as_of=when)))
 
 
 def prices(
@@ -107,7 +109,7 @@ def prices(
     The example request is worked out line by line.
     """
     from agentcost.loop.options import parse_as_of
-    from agentcost.render.prices import price_sheet
+    from agentcost.report.prices import price_sheet
 
     given = (input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
     try:

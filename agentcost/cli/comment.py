@@ -18,8 +18,8 @@ from agentcost.render.output import Format
 
 if TYPE_CHECKING:
     from agentcost.cli.output import Output
-    from agentcost.commands.diff import DiffReport
     from agentcost.render.diff import DiffComment
+    from agentcost.report.diff import DiffReport
 
 
 def as_comment(report: DiffReport, host: CommentHost, out: Output) -> tuple[DiffComment, Output]:

@@ -171,8 +171,7 @@ def estimate(
                 report, gates = simulated(report, est, simulate, seed, at, quiet, explain)  # type: ignore[assignment]
             elif explain:
                 from agentcost.loop.insights import explain as run_explain
-                from agentcost.render.footprint import with_footprint
-                from agentcost.render.insights import ExplainedReport
+                from agentcost.report.sections import ExplainedReport, with_footprint
 
                 working("explaining")
                 report = with_footprint(ExplainedReport(report, run_explain(est)), est)

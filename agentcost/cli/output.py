@@ -26,10 +26,9 @@ from agentcost.render.output import Format
 if TYPE_CHECKING:
     from agentcost.commands.conversations import LogCalibration
     from agentcost.loop.estimate import Estimate
-    from agentcost.render.insights import ExplainedReport
-    from agentcost.render.simulation import SimulatedReport
     from agentcost.report.estimate import Report
     from agentcost.report.gates import Gate
+    from agentcost.report.sections import ExplainedReport, SimulatedReport
 
 
 @dataclass(frozen=True)
@@ -97,8 +96,8 @@ def simulated(
     its gates (the budget read at ``--at`` when given). The runs are priced as ``est`` was. With
     ``--explain``, an Insights section follows, steps per task read off the simulation."""
     from agentcost.loop.simulate import parse_at, simulate
-    from agentcost.render.simulation import SimulatedReport
     from agentcost.report.gates import simulation_gates
+    from agentcost.report.sections import SimulatedReport
 
     label = None if at is None else parse_at(at)
     if label is not None and report.budget is None:
@@ -123,8 +122,7 @@ def simulated(
     if not explain:
         return SimulatedReport(report, sim, label), gates
     from agentcost.loop.insights import explain as run_explain
-    from agentcost.render.footprint import with_footprint
-    from agentcost.render.insights import ExplainedReport
+    from agentcost.report.sections import ExplainedReport, with_footprint
 
     explained = ExplainedReport(SimulatedReport(report, sim, label), run_explain(est, sim))
     return with_footprint(explained, est), gates

@@ -37,15 +37,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from agentcost.commands.calibrate import _estimate_text, _layout, _q, _targets
-from agentcost.commands.replay_many import (
-    MAX_BYTES,
-    MAX_FILES,
-    Options,
-    Skipped,
-    _bound_memo,
-    find_logs,
-)
+from agentcost.commands.replay_many import MAX_BYTES, MAX_FILES, Options, _bound_memo, find_logs
 from agentcost.errors import InputError
+from agentcost.report.replay_many import Skipped
 
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices

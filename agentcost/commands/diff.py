@@ -17,11 +17,23 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from itertools import zip_longest
-from typing import Literal
 
-from agentcost.commands.batch import DAYS_PER_MONTH
 from agentcost.loop.estimate import Estimate
 from agentcost.report import fmt
+from agentcost.report.batch import DAYS_PER_MONTH
+from agentcost.report.diff import (
+    ZERO,
+    Amounts,
+    DiffKind,
+    DiffReport,
+    DiffStatus,
+    DiffTotals,
+    InputChange,
+    PerDay,
+    RequestDiff,
+    ScenarioDiff,
+    fraction,
+)
 from agentcost.report.estimate import (
     Report,
     RequestLine,
@@ -30,228 +42,17 @@ from agentcost.report.estimate import (
     joined_price_label,
     unit_cost,
 )
-from agentcost.report.fmt import ARROW
+from agentcost.report.fmt import ARROW, signed_tokens
 from agentcost.report.gates import Gate, IncreaseLimits, estimate_gates, increase_gates
 from agentcost.report.outcome import PER_TASK_NOTE
 
 DIFF_VERSION = 1
 NO_LIMITS = IncreaseLimits()
 
-DiffStatus = Literal["changed", "unchanged", "added", "removed"]
-DiffKind = Literal["scenario", "project"]
-
 
 # --------------------------------------------------------------------------------------------
-# Signed numbers for change lines (built on ``fmt``, the one place that formats numbers)
+# The gates (the report itself: agentcost.report.diff)
 # --------------------------------------------------------------------------------------------
-
-
-def signed_tokens(n: int) -> str:
-    """``+1,240`` / ``-85`` / ``0``."""
-    return ("+" if n > 0 else "") + fmt.tokens(n)
-
-
-def signed_percent(d: Decimal | None) -> str:
-    """``+25.0%`` / ``-3.1%``; ``-`` when unknown (a change from nothing)."""
-    text = fmt.percent(d)
-    return "+" + text if d is not None and d > 0 else text
-
-
-# --------------------------------------------------------------------------------------------
-# The report
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Amounts:
-    """Tokens and dollars: a side's sums, or a change (after minus before, a missing side counting
-    as zero)."""
-
-    input_tokens: int
-    cache_read_tokens: int
-    cache_write_tokens: int
-    output_tokens: int
-    cost_usd: Decimal
-
-    @property
-    def is_zero(self) -> bool:
-        return not (
-            self.input_tokens
-            or self.cache_read_tokens
-            or self.cache_write_tokens
-            or self.output_tokens
-            or self.cost_usd
-        )
-
-
-ZERO = Amounts(0, 0, 0, 0, Decimal(0))
-
-
-@dataclass(frozen=True)
-class RequestDiff:
-    """Request ``index`` on both sides (lined up by index). ``before``/``after`` is None where that
-    side has fewer requests (the request was added or removed)."""
-
-    index: int
-    status: DiffStatus
-    before: RequestLine | None
-    after: RequestLine | None
-    change: Amounts
-
-    @property
-    def label(self) -> str:
-        """What the model did, e.g. ``Read``, ``final answer``, or ``final answer → Bash``."""
-        if self.before is None or self.after is None:
-            line = self.after or self.before
-            assert line is not None
-            return line.label
-        if self.before.label == self.after.label:
-            return self.after.label
-        return f"{self.before.label} {ARROW} {self.after.label}"
-
-
-@dataclass(frozen=True)
-class InputChange:
-    """One input of a scenario that differs between the sides, as one line of text.
-
-    ``part``: ``model``, ``caching``, ``cache_ttl``, ``tools``, ``tool_choice``, ``system``,
-    ``task``, ``rounds``, ``rounds_run``, ``calls``, ``replies`` (chat turns' answers), ``thinking``,
-    ``results``, ``user_messages`` (chat turns' user messages), ``final`` or ``budget``.
-    ``before``/``after`` are the compared values (token counts, names or dollar strings; None where
-    the side has none).
-    """
-
-    part: str
-    before: int | str | None
-    after: int | str | None
-    text: str
-
-
-@dataclass(frozen=True)
-class PerDay:
-    """Cost per day from a project file's ``runs_per_day``: cost per run x runs per day; per month:
-    per day x 30. A missing side is None, and counts as zero in the changes."""
-
-    runs_before: Decimal | None  # None: the side does not exist (or, in totals, not shown)
-    runs_after: Decimal | None
-    before_usd: Decimal | None
-    after_usd: Decimal | None
-    change_usd: Decimal
-    change_per_month_usd: Decimal  # 30 days
-    before_per_month_usd: Decimal | None = None
-    after_per_month_usd: Decimal | None = None
-
-    @property
-    def change_fraction(self) -> Decimal | None:
-        """The change per day (and per month) over the cost before; None when there was none."""
-        return _fraction(self.change_usd, self.before_usd)
-
-
-@dataclass(frozen=True)
-class ScenarioDiff:
-    path: str  # as the project file names it, or the scenario file as given
-    name: str | None  # the project entry's name, else the scenario's name
-    status: DiffStatus
-    base: Report | None  # None: the scenario was added
-    head: Report | None  # None: the scenario was removed
-    change: Amounts
-    change_fraction: Decimal | None  # change / before; None when before is 0 or missing
-    requests: tuple[RequestDiff, ...]
-    inputs: tuple[InputChange, ...]
-    file: str | None  # the head scenario file as read (annotations point here); base's if removed
-    per_day: PerDay | None = None  # None unless every side present has runs_per_day
-
-    @property
-    def before_usd(self) -> Decimal | None:
-        return None if self.base is None else self.base.totals.cost_usd
-
-    @property
-    def after_usd(self) -> Decimal | None:
-        return None if self.head is None else self.head.totals.cost_usd
-
-    @property
-    def before_task_usd(self) -> Decimal | None:
-        """The base's expected cost per completed task (its outcome; per run without one)."""
-        return None if self.base is None else unit_cost(self.base, "task")
-
-    @property
-    def after_task_usd(self) -> Decimal | None:
-        """The head's expected cost per completed task (its outcome; per run without one)."""
-        return None if self.head is None else unit_cost(self.head, "task")
-
-    @property
-    def model(self) -> str:
-        """The model id, or ``before → after`` when it changed."""
-        before = self.base.model_id if self.base is not None else None
-        after = self.head.model_id if self.head is not None else None
-        if before is None or after is None or before == after:
-            return after or before or ""
-        return f"{before} {ARROW} {after}"
-
-
-@dataclass(frozen=True)
-class DiffTotals:
-    scenarios: int
-    changed: int
-    unchanged: int
-    added: int
-    removed: int
-    before: Amounts  # sums over the scenarios the base has
-    after: Amounts  # sums over the scenarios the head has
-    change: Amounts
-    change_fraction: Decimal | None  # None when before is 0
-    per_day: PerDay | None = None  # None unless every scenario has one
-    before_task_usd: Decimal = Decimal(0)  # the base's costs per completed task, summed
-    after_task_usd: Decimal = Decimal(0)  # the head's
-    # Like with like: the scenarios present on both sides (what the total's increase gates compare
-    # unless --gate-new-scenarios), and what the added and removed scenarios cost beside them.
-    paired_before_usd: Decimal = Decimal(0)
-    paired_after_usd: Decimal = Decimal(0)
-    added_usd: Decimal = Decimal(0)  # the added scenarios' cost on the head side
-    removed_usd: Decimal = Decimal(0)  # the removed scenarios' cost on the base side
-
-    @property
-    def paired_change_fraction(self) -> Decimal | None:
-        """The change of the scenarios on both sides, over their cost before (None when 0)."""
-        return _fraction(self.paired_after_usd - self.paired_before_usd, self.paired_before_usd)
-
-    @property
-    def before_usd(self) -> Decimal:
-        return self.before.cost_usd
-
-    @property
-    def after_usd(self) -> Decimal:
-        return self.after.cost_usd
-
-
-@dataclass(frozen=True)
-class DiffReport:
-    version: int
-    kind: DiffKind  # two scenario files, or two project files
-    base_label: str  # e.g. "origin/main" or "old.yaml"
-    head_label: str  # e.g. "working tree" or "new.yaml"
-    as_of: str  # ISO 8601, UTC: both sides are priced at this date
-    scenarios: tuple[ScenarioDiff, ...]
-    totals: DiffTotals
-    limits: IncreaseLimits
-    gates: tuple[Gate, ...]
-    price_source: str
-    price_version: str
-    approximate: bool  # some count on either side is approximate
-    warnings: tuple[str, ...]  # the head side's, each prefixed with its scenario
-    price_label: str = ""  # every report's price source (and service tier), one line
-    price_sources: str = ""  # the same without the data dates: the line people read
-    per: str = "run"  # "task" (--per task): gates and per-day figures per completed task
-
-    @property
-    def changed(self) -> tuple[ScenarioDiff, ...]:
-        """The scenarios whose cost or inputs differ (added and removed ones included)."""
-        return tuple(s for s in self.scenarios if s.status != "unchanged")
-
-    @property
-    def any_change(self) -> bool:
-        """Whether anything differs: JSON ``changed``, ``changed=`` of ``--comment``."""
-        return bool(self.changed)
 
 
 def diff_gates(report: DiffReport) -> tuple[Gate, ...]:
@@ -275,10 +76,6 @@ class Pair:
     base_runs_per_day: Decimal | None = None
     head_runs_per_day: Decimal | None = None
     name: str | None = None  # a label from the project file; default: the scenario's name
-
-
-def _fraction(change: Decimal, before: Decimal | None) -> Decimal | None:
-    return change / before if before else None
 
 
 def _amounts(x: RequestLine | Totals | None) -> Amounts:
@@ -497,7 +294,7 @@ def _scenario_diff(pair: Pair, per: str = "run") -> ScenarioDiff:
         base=base,
         head=head,
         change=change,
-        change_fraction=_fraction(change.cost_usd, base.totals.cost_usd if base is not None else None),
+        change_fraction=fraction(change.cost_usd, base.totals.cost_usd if base is not None else None),
         requests=requests,
         inputs=inputs,
         file=side.scenario_path,
@@ -628,7 +425,7 @@ def build_diff(
         before=before,
         after=after,
         change=change,
-        change_fraction=_fraction(change.cost_usd, before.cost_usd),
+        change_fraction=fraction(change.cost_usd, before.cost_usd),
         per_day=_total_per_day(scenarios),
         before_task_usd=sum((s.before_task_usd or Decimal(0) for s in scenarios), Decimal(0)),
         after_task_usd=sum((s.after_task_usd or Decimal(0) for s in scenarios), Decimal(0)),

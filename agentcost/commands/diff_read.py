@@ -15,10 +15,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentcost.commands.diff import NO_LIMITS, DiffReport, Pair, build_diff
+from agentcost.commands.diff import NO_LIMITS, Pair, build_diff
 from agentcost.errors import InputError
 from agentcost.loop.estimate import Estimate, estimate_scenario
 from agentcost.loop.options import PricingOptions
+from agentcost.report.diff import DiffReport
 from agentcost.report.gates import IncreaseLimits
 
 if TYPE_CHECKING:

@@ -8,51 +8,13 @@ one is given, else agentcost's price of the exported usage (each day says which)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 
-from agentcost.commands.reconcile import Reconciliation
 from agentcost.errors import InputError
-
-
-@dataclass(frozen=True)
-class EstimateDay:
-    """One day of the period: what it actually cost beside the project's estimate for a day."""
-
-    day: date
-    actual_usd: Decimal
-    source: str  # export, agentcost (no cost export), or mixed (some providers' costs only)
-    estimate_usd: Decimal
-
-    @property
-    def difference_usd(self) -> Decimal:
-        """Actual minus estimate."""
-        return self.actual_usd - self.estimate_usd
-
-    @property
-    def ratio(self) -> Decimal | None:
-        """Actual / estimate, to 2 places; None for a $0 estimate."""
-        if not self.estimate_usd:
-            return None
-        return (self.actual_usd / self.estimate_usd).quantize(Decimal("0.01"))
-
-
-@dataclass(frozen=True)
-class ProjectComparison:
-    """The project's estimate per day against the days of the exports."""
-
-    path: str
-    runs_per_day: Decimal | None  # --runs-per-day, else None (the project's own runs_per_day)
-    estimate_per_day_usd: Decimal
-    days: tuple[EstimateDay, ...]
-
-    @property
-    def mean_actual_usd(self) -> Decimal | None:
-        if not self.days:
-            return None
-        return sum((d.actual_usd for d in self.days), Decimal(0)) / len(self.days)
+from agentcost.report.reconcile import Reconciliation
+from agentcost.report.reconcile_project import EstimateDay, ProjectComparison
 
 
 def compare_project(rec: Reconciliation, path: Path, runs_per_day: Decimal | None) -> ProjectComparison:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
+from agentcost.report.replay_many import SUFFIXES, ReplayManyReport, RunRow, Skipped, SkipReason, ToolSizes
 
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from agentcost.loop.simulate import Stat
     from agentcost.prices.user import UserPrices
 
-SUFFIXES = (".traj", ".json", ".jsonl")  # the files a directory walk takes
 MAX_FILES = 10_000  # logs read at most (--max-files)
 MAX_BYTES = 10_000_000_000  # bytes of logs read at most, in all (--max-total-bytes)
 CHUNK = 8  # logs per task sent to a worker process
@@ -140,32 +140,6 @@ class Options:
     tools: Path | None = None
     system: Path | None = None
     policy: InputPolicy | None = None
-
-
-@dataclass(frozen=True)
-class RunRow:
-    """One replayed run in a few numbers. Money and shares are exact decimal strings."""
-
-    path: str
-    format: str
-    model: str
-    requests: int
-    input_tokens: int  # reported when the run reports it, else our count
-    output_tokens: int
-    cache_read_tokens: int | None  # None: not recorded
-    cost_usd: str
-    cached_share: str | None  # cache reads / reported input, rounded to SHARE_STEP; None: not recorded
-    reported_kind: str
-    priced_from: str
-    truncated: bool
-    warnings: int
-
-
-@dataclass(frozen=True)
-class Skipped:
-    path: str
-    reason: str  # the error's message, without the file
-    detail: str  # the whole one-line error
 
 
 Result = tuple[RunRow, tuple[tuple[str, tuple[int, ...]], ...]] | Skipped
@@ -276,52 +250,6 @@ def replay_all(
 
 
 # --- the summary ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ToolSizes:
-    """The result sizes (tokens) of one tool's calls over all runs."""
-
-    tool: str
-    calls: int
-    runs: int  # runs that called it
-    p50: int
-    p90: int
-    mean: Decimal  # rounded half up to 0.01
-    max: int
-
-
-@dataclass(frozen=True)
-class SkipReason:
-    reason: str
-    files: int
-
-
-@dataclass(frozen=True)
-class ReplayManyReport:
-    """The summary of many runs and their compact rows, in the order the logs were found."""
-
-    inputs: tuple[str, ...]
-    files: int  # logs found
-    ignored: int
-    limit: str | None
-    runs: tuple[RunRow, ...]
-    skipped: int
-    reasons: tuple[SkipReason, ...]  # most frequent first
-    first_skipped: tuple[Skipped, ...]  # the first NAMED_SKIPS
-    cost: Stat
-    requests: Stat
-    cached_share: Stat | None  # over the runs that record it
-    cached_runs: int
-    tools: tuple[ToolSizes, ...]
-    failed_share: Decimal | None  # None: no log read records failed or retried requests
-    retried_share: Decimal | None
-    total_usd: Decimal
-    total_requests: int
-    input_tokens: int
-    output_tokens: int
-    formats: tuple[tuple[str, int], ...]
-    models: tuple[tuple[str, int], ...]
 
 
 class Summary:

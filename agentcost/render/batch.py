@@ -15,7 +15,6 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from agentcost.commands.batch import DAYS_PER_MONTH, BatchReport, BatchRow
 from agentcost.infra.text import CsvWriter, markdown_code, plain, rich
 from agentcost.infra.text import markdown as escape_md
 from agentcost.render.fit import Col, FitTable
@@ -23,6 +22,7 @@ from agentcost.render.jsonfmt import report_dict
 from agentcost.render.output import Renderers
 from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
 from agentcost.report import fmt
+from agentcost.report.batch import DAYS_PER_MONTH, BatchReport, BatchRow
 from agentcost.report.estimate import BudgetLine
 from agentcost.report.fmt import exact
 

@@ -24,10 +24,10 @@ from agentcost.report import fmt
 from agentcost.report.estimate import Report, RequestLine
 
 if TYPE_CHECKING:
-    from agentcost.commands.batch import BatchReport
-    from agentcost.commands.compare import CompareReport
-    from agentcost.commands.diff import DiffReport
-    from agentcost.replay.model import ReplayReport
+    from agentcost.report.batch import BatchReport
+    from agentcost.report.compare import CompareReport
+    from agentcost.report.diff import DiffReport
+    from agentcost.report.replay import ReplayReport
 
 
 @dataclass(frozen=True)
@@ -90,41 +90,17 @@ class Group:
     note: str = ""
 
 
-def _rate(report: Report, key: str) -> float:
-    """A rate per token as a float for layout; a price the model lacks is billed as input."""
-    value = report.rates.get(key)
-    if value is None:
-        value = report.rates.get("input")
-    return 0.0 if value is None else float(value) / 1e6
-
-
-def _sizes(report: Report, r: RequestLine, fees: bool) -> tuple[float, ...]:
-    """The request's bar split by :data:`PARTS`, stretched to its exact cost (floats, layout only)."""
-    write = "cache_write_1h" if report.cache_ttl == "1h" else "cache_write"
-    plain_in = max(0.0, float(r.uncached_input_tokens) - float(r.cache_write_tokens))  # layout
-    weights = [
-        plain_in * _rate(report, "input"),
-        float(r.cache_read_tokens) * _rate(report, "cache_read"),
-        float(r.cache_write_tokens) * _rate(report, write),
-        float(r.output_tokens) * _rate(report, "output"),
-        0.0,
-    ]
-    size = float(r.cost_usd)
-    known = sum(weights)
-    if fees and r.tier is None and r.model is None:  # at list rates, the rest of the cost is fees
-        weights[FEES] = max(0.0, size - known)
-        known = sum(weights)
-    if known <= 0.0:
-        weights[FEES if fees else 0] = known = size or 1.0
-    return tuple(w * size / known for w in weights)
+def _sizes(r: RequestLine) -> tuple[float, ...]:
+    """The request's bar split by :data:`PARTS`: the report's figures (agentcost.report.split) as
+    floats, for layout only; the figure shown is the request's own ``cost_usd``."""
+    if r.parts is None:
+        return (float(r.cost_usd), *(0.0 for _ in PARTS[1:]))
+    return tuple(float(part) for part in r.parts.as_tuple())
 
 
 def stacks(report: Report) -> tuple[Stack, ...]:
     """A bar per request of an estimate."""
-    fees = report.totals.fees_usd > 0
-    return tuple(
-        Stack(r.index, r.label, _sizes(report, r, fees), r.cost_usd, r.running_usd) for r in report.requests
-    )
+    return tuple(Stack(r.index, r.label, _sizes(r), r.cost_usd, r.running_usd) for r in report.requests)
 
 
 def replay_stacks(report: ReplayReport) -> tuple[Stack, ...]:
@@ -184,7 +160,7 @@ def batch_groups(report: BatchReport) -> tuple[Group, ...]:
 
 def diff_groups(report: DiffReport) -> tuple[Group, ...]:
     """Per scenario, its base and head bars and the change."""
-    from agentcost.commands.diff import signed_percent
+    from agentcost.report.fmt import signed_percent
 
     groups = []
     for s in report.scenarios:
@@ -213,7 +189,7 @@ def diff_legend(report: DiffReport) -> tuple[Part, Part]:
 
 
 def diff_caption(report: DiffReport) -> str:
-    from agentcost.commands.diff import signed_percent
+    from agentcost.report.fmt import signed_percent
 
     t = report.totals
     change = fmt.signed_usd(t.change.cost_usd)

@@ -14,7 +14,6 @@ from typing import Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from agentcost.commands.compare import CompareReport, CompareRow
 from agentcost.infra.text import CsvWriter, markdown_code, plain, rich
 from agentcost.infra.text import markdown as escape_md
 from agentcost.render.fit import Col, FitTable
@@ -22,6 +21,7 @@ from agentcost.render.jsonfmt import report_dict
 from agentcost.render.output import Renderers
 from agentcost.render.schema import COUNT, USD, object_schema
 from agentcost.report import fmt
+from agentcost.report.compare import CompareReport, CompareRow
 from agentcost.report.fmt import exact
 
 FITS, OVER = "✓", "OVER"  # the context-window verdict beside the window in the table

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from agentcost.commands.diff import Amounts, DiffReport, PerDay
 from agentcost.infra.text import CsvWriter
 from agentcost.render.diff_text import render_diff_markdown, render_diff_table
 from agentcost.render.output import Renderers
 from agentcost.render.schema import COUNT, USD, USD_OR_NULL
+from agentcost.report.diff import Amounts, DiffReport, PerDay
 from agentcost.report.estimate import Report, RequestLine
 from agentcost.report.fmt import exact
 

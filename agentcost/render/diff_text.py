@@ -15,22 +15,13 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from agentcost.commands.diff import (
-    Amounts,
-    DiffReport,
-    PerDay,
-    RequestDiff,
-    ScenarioDiff,
-    diff_gates,
-    signed_percent,
-    signed_tokens,
-)
 from agentcost.infra.text import html, markdown_code, plain, rich
 from agentcost.infra.text import markdown as escape_md
 from agentcost.render.fit import Col, FitTable
 from agentcost.report import fmt
+from agentcost.report.diff import Amounts, DiffReport, PerDay, RequestDiff, ScenarioDiff
 from agentcost.report.estimate import RequestLine, Totals
-from agentcost.report.fmt import ARROW
+from agentcost.report.fmt import ARROW, signed_percent, signed_tokens
 from agentcost.report.gates import Gate
 
 # --------------------------------------------------------------------------------------------
@@ -247,7 +238,7 @@ def render_diff_table(report: DiffReport) -> RenderableType:
         if s.status == "changed":  # added or removed: one side only, as `agentcost estimate` shows it
             parts.append(Text(""))
             parts.append(_scenario_section(s))
-    gates = diff_gates(report)
+    gates = report.gates
     if gates:
         gate_lines = [_gate_mark(g) + _gate_text(g) for g in gates]
         parts.append(Text("\nGates:\n" + "\n".join(map(plain, gate_lines))))
@@ -461,7 +452,7 @@ def render_diff_markdown(report: DiffReport) -> str:
         total[1] = "**total**"
         lines.append(_md_row(total))
         lines += ["", "</details>"]
-    lines += _md_gates(diff_gates(report))
+    lines += _md_gates(report.gates)
     accuracy = "approximate (\\*)" if report.approximate else "exact tokenizer"
     lines += [
         "",

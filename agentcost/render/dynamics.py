@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
 from agentcost.report import fmt
-from agentcost.report.estimate import Report
+from agentcost.report.estimate import ContextEditingEffect, Report, ToolSearchEffect
 
 
 def editing_dict(e: ContextEditingEffect | None) -> dict[str, Any] | None:

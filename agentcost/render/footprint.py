@@ -10,20 +10,17 @@ A :class:`FootprintReport` is an explained report (``ExplainedReport``) plus its
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
 from agentcost.infra.text import markdown, markdown_code, plain, rich
-from agentcost.loop.footprint import Footprint, ToolFootprint, footprint
 from agentcost.render.fit import Cell, Col, FitTable
 from agentcost.render.output import renderers_for, with_section
 from agentcost.report import fmt
-
-if TYPE_CHECKING:
-    from agentcost.loop.estimate import Estimate
+from agentcost.report.sections import Footprint, FootprintReport, ToolFootprint
 
 TOP_TOOLS = 10
 """Tools the terminal and Markdown tables show, most dollars first (``--verbose`` and JSON: all)."""
@@ -32,19 +29,6 @@ USD_METHOD = (
     "the run priced again with every tool definition removed from the tool prefix (calls and results "
     "kept): the difference is definitions_usd, shared among the tools by their tokens over the run"
 )
-
-
-@dataclass(frozen=True)
-class FootprintReport:
-    report: Any  # the explained report (render.insights.ExplainedReport)
-    footprint: Footprint
-
-
-def with_footprint(report: Any, est: Estimate) -> Any:
-    """``report`` (an explained estimate) with the footprint of ``est``'s tool definitions, or as it
-    is when the scenario defines no tool."""
-    found = footprint(est)
-    return report if found is None else FootprintReport(report, found)
 
 
 # --- text shared by the formats ----------------------------------------------------------------------

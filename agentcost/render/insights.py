@@ -4,14 +4,13 @@ and the levers of :mod:`agentcost.loop.insights`, in the table, Markdown and JSO
 An :class:`ExplainedReport` is a single-scenario :class:`~agentcost.report.Report` plus its
 :class:`~agentcost.loop.insights.Insights`; it renders as the estimate report followed by the section, and
 its JSON is the estimate's with an ``insights`` object (JSON kind ``estimate``). With ``--simulate``
-the inner report is the :class:`~agentcost.render.simulation.SimulatedReport`: its JSON has both
+the inner report is the :class:`~agentcost.report.sections.SimulatedReport`: its JSON has both
 ``simulation`` and ``insights``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -19,22 +18,14 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from agentcost.infra.text import markdown, plain, rich
-from agentcost.loop.insights import Checks, Insights, Lever, Steps, StopRules
-from agentcost.loop.simulate import Stat
 from agentcost.render.fit import Cell, Col, FitTable
 from agentcost.render.output import with_section
-from agentcost.render.simulation import SimulatedReport, stat_dict
+from agentcost.render.simulation import stat_dict
 from agentcost.report import fmt
-from agentcost.report.estimate import Report
+from agentcost.report.sections import Checks, ExplainedReport, Insights, Lever, Stat, Steps, StopRules
 
 MINUS = "\N{MINUS SIGN}"
 SHARE_PLACES = Decimal("0.0001")
-
-
-@dataclass(frozen=True)
-class ExplainedReport:
-    report: Report | SimulatedReport  # --explain --simulate: the simulated report, then the insights
-    insights: Insights
 
 
 # --- text shared by the formats ----------------------------------------------------------------------

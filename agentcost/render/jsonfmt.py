@@ -6,7 +6,7 @@ exact decimals; token counts are integers; unknown values are null.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -213,7 +213,7 @@ def gate_dict(gate: Gate) -> dict[str, Any]:
     }
 
 
-def envelope(kind: str, body: dict[str, Any], gates: Sequence[Gate] = ()) -> dict[str, Any]:
+def envelope(kind: str, body: Mapping[str, Any], gates: Sequence[Gate] = ()) -> dict[str, Any]:
     """The one top-level shape of every JSON report: version, kind, the kind's fields, gates."""
     return {"version": JSON_VERSION, "kind": kind, **body, "gates": [gate_dict(g) for g in gates]}
 

@@ -10,13 +10,13 @@ import textwrap
 from decimal import Decimal
 from typing import Any
 
-from agentcost.commands.reconcile import Day, Reconciliation, Row
-from agentcost.commands.reconcile_project import ProjectComparison
 from agentcost.infra.text import CsvWriter, plain
 from agentcost.infra.text import markdown as escape_md
 from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
 from agentcost.report import fmt
 from agentcost.report.fmt import ARROW, exact
+from agentcost.report.reconcile import Day, Reconciliation, Row
+from agentcost.report.reconcile_project import ProjectComparison
 
 WIDTH = 80
 MODEL_WIDTH = 22

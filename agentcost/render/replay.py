@@ -21,10 +21,9 @@ from agentcost.infra.text import markdown as escape_md
 from agentcost.render.fit import SECTION, Col, FitTable
 from agentcost.render.output import Renderers
 from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
-from agentcost.replay import FORMATS
-from agentcost.replay.model import ReplayReport, ReplayRequest
 from agentcost.report import fmt
 from agentcost.report.fmt import ARROW, exact
+from agentcost.report.replay import LOG_FORMATS, ReplayReport, ReplayRequest
 
 HEADERS = ("#", "line", "tool", "in (ours)", "in (reported)", "error", "out (ours)",
            "out (reported)", "result", "priced from", "cost", "running")  # fmt: skip
@@ -304,7 +303,11 @@ PRICED_FROM = {"enum": ["reported", "counted"]}
 JSON_SCHEMA: dict[str, Any] = object_schema(
     {
         "trace": object_schema(
-            {"path": {"type": "string"}, "format": {"enum": list(FORMATS)}, "truncated": {"type": "boolean"}}
+            {
+                "path": {"type": "string"},
+                "format": {"enum": list(LOG_FORMATS)},
+                "truncated": {"type": "boolean"},
+            }
         ),
         "model": {"type": "string", "description": "the model as the log or --model names it"},
         "model_id": {"type": "string", "description": "genai-prices' id it was priced as"},

@@ -16,15 +16,15 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from agentcost.commands.replay_many import SUFFIXES, ReplayManyReport, RunRow
 from agentcost.infra.text import CsvWriter, plain, rich
 from agentcost.infra.text import markdown as escape_md
-from agentcost.loop.simulate import Stat
 from agentcost.render.fit import Col, FitTable
 from agentcost.render.output import Renderers
 from agentcost.render.schema import COUNT, USD, object_schema
 from agentcost.report import fmt
 from agentcost.report.fmt import exact
+from agentcost.report.replay_many import SUFFIXES, ReplayManyReport, RunRow
+from agentcost.report.sections import Stat
 
 STATS = ("mean", "p50", "p90", "p99", "min", "max")
 CSV_HEADERS = (

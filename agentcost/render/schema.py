@@ -8,10 +8,11 @@ estimate body is described here; other kinds contribute ``JSON_SCHEMA`` from the
 from __future__ import annotations
 
 import importlib
-from typing import Any, get_args
+from typing import Any, get_args, is_typeddict
 
 from agentcost.report.gates import GateName
 from agentcost.report.notes import KINDS, LEVELS
+from agentcost.report.schemagen import schema_of
 
 USD = {"type": "string", "pattern": r"^-?\d+(\.\d+)?$", "description": "US dollars, an exact decimal"}
 USD_OR_NULL = {"anyOf": [USD, {"type": "null"}]}
@@ -645,8 +646,8 @@ _OTHER_KINDS = {  # kind -> "module" (its JSON_SCHEMA) or "module:ATTRIBUTE"
     "batch": "agentcost.render.batch",
     "compare": "agentcost.render.compare",
     "diff": "agentcost.render.diff",
-    "models": "agentcost.render.prices:MODELS_JSON_SCHEMA",
-    "prices": "agentcost.render.prices:PRICES_JSON_SCHEMA",
+    "models": "agentcost.report.prices_json:ModelsJson",  # typed: report.schemagen writes its schema
+    "prices": "agentcost.report.prices_json:PricesJson",
     "reconcile": "agentcost.render.reconcile",
     "replay": "agentcost.render.replay",
     "replay_many": "agentcost.render.replay_many",  # agentcost replay DIR... (many runs)
@@ -666,6 +667,7 @@ def _kind_schema(kind: str, body: dict[str, Any], optional: tuple[str, ...] = ()
 def report_schema() -> dict[str, Any]:
     """JSON Schema (draft 2020-12) of ``--format json`` output of every command."""
     variants = [_kind_schema("estimate", ESTIMATE_BODY, ESTIMATE_OPTIONAL)]
+    defs: dict[str, Any] = {"estimate": ESTIMATE}
     for kind, where in _OTHER_KINDS.items():
         module_name, _, attribute = where.partition(":")
         try:
@@ -674,14 +676,17 @@ def report_schema() -> dict[str, Any]:
             if err.name == module_name:
                 continue
             raise
-        fragment: dict[str, Any] = getattr(module, attribute or "JSON_SCHEMA")
+        fragment: Any = getattr(module, attribute or "JSON_SCHEMA")
+        if is_typeddict(fragment):  # one typed definition: its JSON is built as it, its schema from it
+            fragment, shared = schema_of(fragment, defs_prefix=f"{kind}_")
+            defs |= shared
         body = fragment.get("properties", fragment)
         variants.append(_kind_schema(kind, body))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "agentcost JSON report",
         "description": "The output of `agentcost <command> --format json`, version 1.",
-        "$defs": {"estimate": ESTIMATE},
+        "$defs": defs,
         "oneOf": variants,
     }
 

@@ -6,7 +6,6 @@ Markdown, CSV and JSON formats. No arithmetic: every figure is a field of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -14,23 +13,15 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.text import Text
 
 from agentcost.infra.text import markdown_code, plain, rich
-from agentcost.loop.simulate import Simulation, Stat
 from agentcost.render.fit import Col, FitTable
 from agentcost.render.output import with_section
 from agentcost.report import fmt
-from agentcost.report.estimate import Report
+from agentcost.report.sections import SimulatedReport, Simulation, Stat
 
 MINUS = "\N{MINUS SIGN}"
 BAR = 40  # characters of the longest histogram bar
 SHARE_PLACES = Decimal("0.0001")
 MEAN_PLACES = Decimal("0.01")
-
-
-@dataclass(frozen=True)
-class SimulatedReport:
-    report: Report
-    simulation: Simulation
-    at: str | None = None  # --at: the statistic the budget gate reads
 
 
 # --- text shared by the formats ----------------------------------------------------------------------
@@ -274,10 +265,6 @@ def _csv(r: SimulatedReport) -> str:
     return "\n".join(rows) + "\n"
 
 
-def _total(r: SimulatedReport) -> Decimal:
-    return r.simulation.cost_at(r.at) if r.at is not None else r.simulation.cost.mean
-
-
 RENDERERS = (
     SimulatedReport,
     with_section(
@@ -288,6 +275,6 @@ RENDERERS = (
         render_simulation_rich,
         render_simulation_markdown,
         csv=_csv,
-        total=_total,
+        total=lambda r: r.total_usd,
     ),
 )

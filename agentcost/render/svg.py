@@ -42,11 +42,11 @@ from agentcost.render.chart import (
 from agentcost.report import fmt
 
 if TYPE_CHECKING:
-    from agentcost.commands.batch import BatchReport
-    from agentcost.commands.compare import CompareReport
-    from agentcost.commands.diff import DiffReport
-    from agentcost.replay.model import ReplayReport
+    from agentcost.report.batch import BatchReport
+    from agentcost.report.compare import CompareReport
+    from agentcost.report.diff import DiffReport
     from agentcost.report.estimate import Report
+    from agentcost.report.replay import ReplayReport
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
 INK, MUTED, GRID, PAPER = "#1f2328", "#59636e", "#d1d9e0", "#ffffff"

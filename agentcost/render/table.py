@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
 from agentcost.infra.text import plain, rich
-from agentcost.prices.listing import Listing
 from agentcost.render.fit import SECTION, Cell, Col, FitTable
 from agentcost.render.notes import notes
 from agentcost.report import fmt
 from agentcost.report.estimate import Report, RequestLine
 from agentcost.report.ledger import ELIDE_OVER, Middle, ledger_view
+
+if TYPE_CHECKING:
+    from agentcost.report.models import ModelsReport
 
 
 def _title(report: Report) -> Text:
@@ -106,26 +110,20 @@ def render_table(report: Report, *, verbose: bool = False) -> RenderableType:
     return Group(table, *parts, notes(report, verbose=verbose))
 
 
-def render_models(found: Listing) -> RenderableType:
+def render_models(report: ModelsReport) -> RenderableType:
     """The ``agentcost models`` listing: prices per million tokens in force at the lookup date, the
     long-context tiers and service tiers genai-prices knows, and which token counts are approximate
     (marked *, as in estimates); then what is not listed (rows that cannot be estimated, other
     providers)."""
-    from decimal import Decimal
-
-    from agentcost.prices.rates import tier_name
-    from agentcost.render.models import models_footer
-    from agentcost.render.prices import MODELS_ORDER, count_accuracy
 
     def per_mtok(d: Decimal | None) -> str:
         return "-" if d is None else f"${fmt.exact(d)}"
 
-    models = found.models
+    models = [row.prices for row in report.rows]
     rows: list[tuple[str, list[str]]] = []
-    for m in models:
-        tiers = [tier_name(t) for t in m.tier_thresholds]
-        tiers += [t for t in m.service_tiers if t != "standard"]
-        approximate = count_accuracy(m.provider, m.rules_id) == "approximate"
+    for row in report.rows:
+        m = row.prices
+        approximate = row.token_counts == "approximate"
         name = m.model_id + ("*" if approximate else "") + (" †" if m.source.kind == "user" else "")
         cells = [
             name,
@@ -134,7 +132,7 @@ def render_models(found: Listing) -> RenderableType:
             per_mtok(m.cache_read_mtok),
             per_mtok(m.cache_write_mtok),
             fmt.tokens(m.context_window),
-            " ".join(tiers) or "-",
+            " ".join(row.tiers) or "-",
         ]
         rows.append((m.provider, [plain(c) for c in cells]))
 
@@ -164,14 +162,14 @@ def render_models(found: Listing) -> RenderableType:
     for m in models:
         if m.source.kind != "user":
             sources.setdefault(m.source.label)
-    lines = [f"{len(models)} model{'' if len(models) == 1 else 's'}, {MODELS_ORDER}."]
+    lines = [f"{len(models)} model{'' if len(models) == 1 else 's'}, {report.order}."]
     if models:
         day = models[0].source.as_of.date().isoformat()
         lines.append(
             f"Prices in USD per million tokens in force on {day}, from"
             f" {'; '.join(sources) or 'your price file'}."
         )
-    lines.extend(models_footer(found))
+    lines.extend(report.footer)
     user = [m for m in models if m.source.kind == "user"]
     if user:
         lines.append("† from " + "; ".join(dict.fromkeys(m.source.label for m in user)) + ".")

@@ -11,10 +11,13 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 
-from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
+# the context effects a Report carries, re-exported as the renderers' names for them
+from agentcost.loop.context import ContextEditingEffect as ContextEditingEffect
+from agentcost.loop.context import ToolSearchEffect as ToolSearchEffect
 from agentcost.loop.estimate import DynamicsEffect, Estimate
 from agentcost.prices.genai import PRICE_SOURCE_NAME
 from agentcost.report.outcome import PER_TASK_NOTE, OutcomeLine, outcome_line
+from agentcost.report.split import CostParts, split_cost
 
 REPORT_VERSION = 1
 
@@ -36,6 +39,7 @@ class RequestLine:
     subagents: tuple[SubagentLine, ...] = ()  # subagents this response's calls started
     failed: bool = False  # a failed attempt (retries): an invalid call answered by an error result
     model: str | None = None  # routing: the model this request ran on, when not the scenario's
+    parts: CostParts | None = None  # cost_usd split by kind (report.split): what the charts draw
 
     @property
     def uncached_input_tokens(self) -> int:
@@ -316,6 +320,7 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True, p
     completed task where the scenario has an ``outcome`` (per run otherwise)."""
     ledger, prices, counts = est.ledger, est.prices, est.counts
     t = ledger.totals
+    rates = {r.key: r for r in prices.rates()}
     requests = tuple(
         RequestLine(
             index=row.index,
@@ -332,6 +337,7 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True, p
             tier=prices.tier_label(row.usage.input_tokens),
             failed=row.failed,
             model=row.model,
+            parts=split_cost(row.usage, row.cost, None if row.model else rates),
         )
         for row in ledger.rows
     )

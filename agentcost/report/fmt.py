@@ -94,3 +94,14 @@ def ratio(d: Decimal | None) -> str:
 def csv_bool(value: bool | None) -> str:
     """``true``/``false`` for CSV cells; unknown is an empty cell."""
     return "" if value is None else str(value).lower()
+
+
+def signed_tokens(n: int) -> str:
+    """A change in tokens: ``+1,240`` / ``-85`` / ``0``."""
+    return ("+" if n > 0 else "") + tokens(n)
+
+
+def signed_percent(d: Decimal | None) -> str:
+    """A change as a share: ``+25.0%`` / ``-3.1%``; ``-`` when unknown (a change from nothing)."""
+    text = percent(d)
+    return "+" + text if d is not None and d > 0 else text

@@ -1,0 +1,88 @@
+"""The report of ``agentcost replay DIR_OR_GLOB...``: many recorded runs in a few numbers each, and
+their distributions, built by :func:`agentcost.commands.replay_many.replay_many`;
+:mod:`agentcost.render.replay_many` formats it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentcost.loop.simulate import Stat
+
+
+SUFFIXES = (".traj", ".json", ".jsonl")  # the files a directory walk takes
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One replayed run in a few numbers. Money and shares are exact decimal strings."""
+
+    path: str
+    format: str
+    model: str
+    requests: int
+    input_tokens: int  # reported when the run reports it, else our count
+    output_tokens: int
+    cache_read_tokens: int | None  # None: not recorded
+    cost_usd: str
+    cached_share: str | None  # cache reads / reported input, rounded to SHARE_STEP; None: not recorded
+    reported_kind: str
+    priced_from: str
+    truncated: bool
+    warnings: int
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: str
+    reason: str  # the error's message, without the file
+    detail: str  # the whole one-line error
+
+
+@dataclass(frozen=True)
+class ToolSizes:
+    """The result sizes (tokens) of one tool's calls over all runs."""
+
+    tool: str
+    calls: int
+    runs: int  # runs that called it
+    p50: int
+    p90: int
+    mean: Decimal  # rounded half up to 0.01
+    max: int
+
+
+@dataclass(frozen=True)
+class SkipReason:
+    reason: str
+    files: int
+
+
+@dataclass(frozen=True)
+class ReplayManyReport:
+    """The summary of many runs and their compact rows, in the order the logs were found."""
+
+    inputs: tuple[str, ...]
+    files: int  # logs found
+    ignored: int
+    limit: str | None
+    runs: tuple[RunRow, ...]
+    skipped: int
+    reasons: tuple[SkipReason, ...]  # most frequent first
+    first_skipped: tuple[Skipped, ...]  # the first NAMED_SKIPS
+    cost: Stat
+    requests: Stat
+    cached_share: Stat | None  # over the runs that record it
+    cached_runs: int
+    tools: tuple[ToolSizes, ...]
+    failed_share: Decimal | None  # None: no log read records failed or retried requests
+    retried_share: Decimal | None
+    total_usd: Decimal
+    total_requests: int
+    input_tokens: int
+    output_tokens: int
+    formats: tuple[tuple[str, int], ...]
+    models: tuple[tuple[str, int], ...]
