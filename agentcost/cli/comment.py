@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from agentcost.cli.options import CommentHost
 from agentcost.errors import InputError
-from agentcost.render.output import Format
+from agentcost.render.formats import Format
 
 if TYPE_CHECKING:
     from agentcost.cli.output import Output

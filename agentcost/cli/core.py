@@ -54,7 +54,7 @@ from agentcost.cli.options import (
     parse_budget,
     parse_option,
     parse_usd,
-    plain_help,
+    path_arg,
     read_user_prices,
     set_input_policy,
     show_version,
@@ -72,7 +72,7 @@ from agentcost.cli.output import (
 )
 from agentcost.cli.progress import working
 from agentcost.errors import InputError, one_line
-from agentcost.render.output import Format
+from agentcost.render.formats import Format
 
 if TYPE_CHECKING:
     from agentcost.report.gates import Gate
@@ -84,8 +84,8 @@ app = typer.Typer(
     add_completion=True,  # --install-completion, --show-completion
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,  # Click's plain help, as gh and llm print it: no Rich to load for --help
 )
-plain_help()
 
 # Typer's usage errors (unknown option, missing argument...) are Click exceptions; Typer bundles its
 # own Click, so reach the base class through the public BadParameter instead of importing Click.
@@ -112,6 +112,7 @@ def estimate(
             metavar="SCENARIO...",
             help="Scenario YAML files, or a project file that lists scenarios (agentcost schema prints the"
             " scenario format).",
+            parser=path_arg,
         ),
     ],
     format_: FormatOpt = Format.table,
@@ -209,7 +210,9 @@ def estimate(
 @app.command(epilog="Example: agentcost compare scenarios/bugfix.yaml -m claude-sonnet-4-5 -m 'openai/*'")
 def compare(
     ctx: typer.Context,
-    scenario: Annotated[Path, typer.Argument(metavar="SCENARIO", help="A scenario YAML file.")],
+    scenario: Annotated[
+        Path, typer.Argument(metavar="SCENARIO", help="A scenario YAML file.", parser=path_arg)
+    ],
     model: Annotated[
         list[str] | None,
         typer.Option(
@@ -222,7 +225,10 @@ def compare(
     models_file: Annotated[
         Path | None,
         typer.Option(
-            "--models", metavar="FILE", help="A file of model selectors: a YAML list, or one per line."
+            "--models",
+            metavar="FILE",
+            help="A file of model selectors: a YAML list, or one per line.",
+            parser=path_arg,
         ),
     ] = None,
     format_: FormatOpt = Format.table,
@@ -279,12 +285,17 @@ def compare(
 def diff(
     ctx: typer.Context,
     base: Annotated[
-        Path, typer.Argument(metavar="BASE", help="The scenario or project file before the change.")
+        Path,
+        typer.Argument(
+            metavar="BASE", help="The scenario or project file before the change.", parser=path_arg
+        ),
     ],
     head: Annotated[
         Path | None,
         typer.Argument(
-            metavar="HEAD", help="The file after the change (default: BASE itself, with --base-ref)."
+            metavar="HEAD",
+            help="The file after the change (default: BASE itself, with --base-ref).",
+            parser=path_arg,
         ),
     ] = None,
     base_ref: Annotated[
@@ -392,6 +403,7 @@ def replay(
             metavar="TRACE...",
             help="A recorded run: SWE-agent .traj, Anthropic/OpenAI API log, Claude Code log. Several"
             " files, directories or globs: many runs, summarised as distributions per run.",
+            parser=path_arg,
         ),
     ],
     format_in: FormatInOpt = None,
@@ -403,6 +415,7 @@ def replay(
             "--tools",
             metavar="FILE",
             help="Tool definitions (JSON) the log does not record, added to each request.",
+            parser=path_arg,
         ),
     ] = None,
     system: Annotated[
@@ -411,6 +424,7 @@ def replay(
             "--system",
             metavar="FILE",
             help="The system prompt (text) the log does not record, added to each request.",
+            parser=path_arg,
         ),
     ] = None,
     format_: FormatOpt = Format.table,
@@ -458,6 +472,7 @@ def calibrate(
             metavar="TRACE...",
             help="A recorded run (see `agentcost replay`). Several files, directories or globs: one"
             " scenario whose step count and sizes are distributions fitted to the runs.",
+            parser=path_arg,
         ),
     ],
     output: Annotated[
@@ -467,6 +482,7 @@ def calibrate(
             "-o",
             metavar="FILE",
             help="Write the scenario to this file (atomically); default stdout.",
+            parser=path_arg,
         ),
     ] = None,
     force: Annotated[
@@ -563,8 +579,9 @@ def _run(argv: list[str]) -> int:
     except _ClickException as err:
         format_message = getattr(err, "format_message", None)
         message = format_message() if callable(format_message) else str(err)
-        if message:  # no message: the bare command, which has already printed its help
-            message = message.replace("Value error, ", "")  # Typer's wording of a refused choice
+        if type(err).__name__ == "NoArgsIsHelpError":  # the bare command: its message is the help
+            typer.echo(message)
+        elif message:
             ctx = getattr(err, "ctx", None)  # the (sub)command the error is about
             where = getattr(ctx, "command_path", None) or "agentcost"
             echo_err(f"agentcost: error: {one_line(message)} (see '{where} --help')")

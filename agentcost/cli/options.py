@@ -21,10 +21,20 @@ import typer
 
 from agentcost import __version__
 from agentcost.errors import InputError
-from agentcost.render.output import Format
+from agentcost.render.formats import Format
 
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices
+
+
+def path_arg(value: str) -> Path:
+    """A file named on the command line. Typer's own path type calls ``os.stat``, which raises
+    ``ValueError`` (a crash, exit 3) for a NUL character; no file name can hold one, so it is a usage
+    error here (exit 2), and the file itself is read, and checked, where it is used."""
+    if "\x00" in value:
+        raise typer.BadParameter("embedded null byte")
+    return Path(value)
+
 
 # Options shared by the commands that read scenarios. Typer reads them from these aliases.
 FormatOpt = Annotated[
@@ -39,7 +49,11 @@ FormatOpt = Annotated[
 OutputOpt = Annotated[
     Path | None,
     typer.Option(
-        "--output", "-o", metavar="FILE", help="Write the report to this file (atomically) instead of stdout."
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Write the report to this file (atomically) instead of stdout.",
+        parser=path_arg,
     ),
 ]
 SummaryOpt = Annotated[
@@ -243,6 +257,7 @@ PricesOpt = Annotated[
         metavar="FILE",
         help="A YAML file of your own prices, overriding or adding models (version: 1, then models: a list"
         " of id, provider, rates per million tokens such as input_mtok, and source).",
+        parser=path_arg,
     ),
 ]
 ListFormatOpt = Annotated[
@@ -277,6 +292,7 @@ AllowPathOpt = Annotated[
         metavar="DIR",
         help="Also let files named inside input files ({file: ...}, tools, subagents...) be read from"
         " DIR (repeatable; by default only the directories of the files given, and their git work tree).",
+        parser=path_arg,
     ),
 ]
 MaxInputBytesOpt = Annotated[
@@ -364,7 +380,12 @@ TraceModelOpt = Annotated[
 ]
 RunConfigOpt = Annotated[
     Path | None,
-    typer.Option("--config", metavar="FILE", help="The run's config naming the model (SWE-agent args.yaml)."),
+    typer.Option(
+        "--config",
+        metavar="FILE",
+        help="The run's config naming the model (SWE-agent args.yaml).",
+        parser=path_arg,
+    ),
 ]
 
 
@@ -469,27 +490,3 @@ def show_version(value: bool) -> None:
     if value:
         typer.echo(f"agentcost {__version__}")
         raise typer.Exit()
-
-
-def plain_help() -> None:
-    """Help in the style of gh and llm: an option shows its metavar (``--as-of DATE``), a flag none,
-    an argument its name (``SCENARIO...``), never Typer's Python types (``<bool>``, ``<list[str]>``,
-    ``<int range> [x>=0]``, ``{scenarios}...``). Typer has no setting for it: this adjusts its help
-    renderer (Typer 0.29's methods; any other version keeps its own rendering)."""
-    from typer.core import TyperArgument, TyperOption
-
-    shown = getattr(TyperOption, "display_type_rich", None)
-    if shown is None or not hasattr(TyperArgument, "_usage_display_name"):
-        return
-
-    def display_type_rich(self: TyperOption, ctx: typer.Context) -> str | None:
-        return None if self.is_flag else shown(self, ctx)
-
-    def usage_name(self: TyperArgument) -> str:
-        name = self.display_name_raw
-        return name if self.required else f"[{name}]"
-
-    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign,assignment]
-    TyperOption._get_number_range_help_str = lambda self: None  # type: ignore[method-assign]
-    TyperArgument._usage_display_name = usage_name  # type: ignore[method-assign]
-    TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]  # the name says it

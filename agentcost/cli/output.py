@@ -21,7 +21,7 @@ from agentcost.cli.colour import colour_system, echo_err
 from agentcost.cli.options import DEFAULT_SIMULATION_RUNS, flagged
 from agentcost.cli.progress import spinning
 from agentcost.errors import InputError, one_line
-from agentcost.render.output import Format
+from agentcost.render.formats import Format
 
 if TYPE_CHECKING:
     from agentcost.commands.conversations import LogCalibration

@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from agentcost.cli.options import path_arg
 from agentcost.cli.output import fail
 from agentcost.errors import InputError
 
@@ -43,6 +44,7 @@ def reconcile(
             metavar="EXPORT...",
             help="JSON responses of Anthropic's usage_report/messages and cost_report, or OpenAI's"
             " organization/usage/completions and organization/costs.",
+            parser=path_arg,
         ),
     ],
     format_: ReconcileFormatOpt = ReconcileFormat.table,
@@ -52,6 +54,7 @@ def reconcile(
             "--project",
             metavar="FILE",
             help="Also compare each day with this project (or scenario) file's estimate per day.",
+            parser=path_arg,
         ),
     ] = None,
     runs_per_day: Annotated[

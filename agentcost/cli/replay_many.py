@@ -44,7 +44,7 @@ def replay_many(
     from agentcost.commands import replay_many as many
     from agentcost.infra.policy import current_policy
     from agentcost.render import output
-    from agentcost.render.output import Format
+    from agentcost.render.formats import Format
     from agentcost.render.replay_many import RENDERERS
 
     if out.format is Format.svg:

@@ -14,22 +14,17 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console, Group, RenderableType
 
+from agentcost.render.formats import (
+    Format as Format,
+)  # re-exported: the renderers and their format, one import
+
 if TYPE_CHECKING:
     from agentcost.report.gates import Gate
-
-
-class Format(StrEnum):
-    table = "table"
-    json = "json"
-    markdown = "markdown"
-    csv = "csv"
-    svg = "svg"
 
 
 @dataclass(frozen=True)
