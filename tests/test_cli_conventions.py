@@ -57,7 +57,13 @@ def test_help_metavars(capsys: pytest.CaptureFixture[str]) -> None:
     text = help_of(capsys, "estimate")
     # Typer's usage line: a required argument in braces, an optional one in brackets
     assert "Usage: agentcost estimate [OPTIONS] {SCENARIO...}" in text
-    for shown in ("--as-of DATE", "--budget USD", "-o, --output FILE", "--set PATH=VALUE", "-m, --model MODEL"):
+    for shown in (
+        "--as-of DATE",
+        "--budget USD",
+        "-o, --output FILE",
+        "--set PATH=VALUE",
+        "-m, --model MODEL",
+    ):
         assert shown in text
     assert re.search(r"-q, --quiet Print only", text)  # a flag takes no value
     assert "-m, --model MODEL" in help_of(capsys, "compare")
