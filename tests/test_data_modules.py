@@ -1,14 +1,96 @@
-"""The generated data modules (issue 27): the generator writes any plain value back exactly."""
+"""The generated data modules (issue 27): ``facts_data.py`` says what facts.yaml says, a run reads it
+and never PyYAML, and the generator writes any plain value back exactly."""
 
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from datetime import date, datetime
 from pathlib import Path
 
 import pytest
 
+from agentcost import facts
 from agentcost.infra import pysource
+from tests.conftest import ROOT
+
+DATA_MODULES = [
+    ("agentcost/facts.yaml", "agentcost/facts_data.py", facts.data_module_text, facts.WRITE_DATA),
+]
+
+
+@pytest.mark.parametrize(("source", "module", "generate", "command"), DATA_MODULES, ids=["facts"])
+def test_each_generated_module_is_its_yaml(source: str, module: str, generate: object, command: str) -> None:
+    """Regenerated in memory, the module is the committed one, byte for byte: a YAML edited without
+    regenerating (or a module edited by hand) fails here with the command that fixes it."""
+    assert callable(generate)
+    committed = (ROOT / module).read_text(encoding="utf-8")
+    assert generate() == committed, f"{module} does not match {source}: run `{command}` and commit both"
+
+
+def test_the_check_sees_an_edited_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = facts.facts_text()
+    assert "value: 1024" in text
+    monkeypatch.setattr(facts, "facts_text", lambda: text.replace("value: 1024", "value: 1025", 1))
+    assert facts.data_module_text() != (ROOT / "agentcost/facts_data.py").read_text(encoding="utf-8")
+
+
+def test_the_rows_a_run_reads_are_the_yaml_as_parsed() -> None:
+    assert facts._rows() == facts._parse(facts.facts_text())
+
+
+def test_a_generated_module_names_its_source_and_command() -> None:
+    for source, module, _, command in DATA_MODULES:
+        first = (ROOT / module).read_text(encoding="utf-8").splitlines()[0]
+        assert source in first and command in first and "do not edit" in first, first
+
+
+def test_a_run_reads_facts_without_yaml() -> None:
+    code = (
+        "import sys\n"
+        "from agentcost import facts\n"
+        "assert facts.token_ratio('anthropic', 'claude-sonnet-4-5', 'prose').read.year >= 2026\n"
+        "assert facts.host_mechanics('aws', 'claude-sonnet-4-5').provider == 'aws'\n"
+        "print(sorted(m for m in sys.modules if m == 'yaml' or m.startswith(('yaml.', '_yaml'))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("module", ["agentcost.facts"])
+def test_the_generator_says_how_it_is_run(module: str) -> None:
+    done = subprocess.run([sys.executable, "-m", module], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert f"usage: python -m {module} --write-data" in done.stderr
+
+
+# --- the facts as a run reads them --------------------------------------------------------------
+
+
+def test_every_fact_a_run_reads_cites_a_public_page_and_a_read_date() -> None:
+    rows = [(table, row) for table in facts._rows() for row in facts.table_rows(table)]
+    assert len(rows) >= 20
+    for table, row in rows:
+        assert isinstance(row["url"], str) and row["url"].startswith("https://"), (table, row)
+        assert isinstance(row["read"], date) and date(2026, 1, 1) <= row["read"] <= date.today(), (table, row)
+        assert isinstance(row["source"], str) and not any(
+            s in row["source"] for s in ("pricing-facts", "shared/", "§")
+        ), (table, row)
+        models = row["models"]
+        assert isinstance(models, tuple) and models and all(isinstance(m, str) for m in models), (table, row)
+    assert set(facts.TABLES) <= set(facts._rows())
+
+
+def test_decimals_stay_strings_until_asked_for() -> None:
+    """Ratios and fees are written as strings and read as Decimal by the accessors, never floats."""
+    for row in facts.table_rows("token_ratio"):
+        assert isinstance(row["value"], dict), row
+        assert all(isinstance(v, str) for v in row["value"].values()), row
+    fact = facts.token_ratio("anthropic", "claude-sonnet-4-5", "json")
+    assert str(fact.value) == "1.22"
+
 
 # --- the generator --------------------------------------------------------------------------------
 
