@@ -1,5 +1,5 @@
-"""The generated data modules (issue 27): ``facts_data.py`` says what facts.yaml says, a run reads it
-and never PyYAML, and the generator writes any plain value back exactly."""
+"""The generated data modules (issue 27): ``facts_data.py`` and ``families_data.py`` say what their YAML
+says, a run reads them and never PyYAML, and the generator writes any plain value back exactly."""
 
 from __future__ import annotations
 
@@ -13,14 +13,16 @@ import pytest
 
 from agentcost import facts
 from agentcost.infra import pysource
+from agentcost.tokens import families as F
 from tests.conftest import ROOT
 
 DATA_MODULES = [
     ("agentcost/facts.yaml", "agentcost/facts_data.py", facts.data_module_text, facts.WRITE_DATA),
+    ("agentcost/tokens/families.yaml", "agentcost/tokens/families_data.py", F.data_module_text, F.WRITE_DATA),
 ]
 
 
-@pytest.mark.parametrize(("source", "module", "generate", "command"), DATA_MODULES, ids=["facts"])
+@pytest.mark.parametrize(("source", "module", "generate", "command"), DATA_MODULES, ids=["facts", "families"])
 def test_each_generated_module_is_its_yaml(source: str, module: str, generate: object, command: str) -> None:
     """Regenerated in memory, the module is the committed one, byte for byte: a YAML edited without
     regenerating (or a module edited by hand) fails here with the command that fixes it."""
@@ -40,18 +42,24 @@ def test_the_rows_a_run_reads_are_the_yaml_as_parsed() -> None:
     assert facts._rows() == facts._parse(facts.facts_text())
 
 
+def test_the_families_a_run_reads_are_the_yaml_as_parsed() -> None:
+    assert F._table() == F.parse_families(F._plain(F.families_text()))
+
+
 def test_a_generated_module_names_its_source_and_command() -> None:
     for source, module, _, command in DATA_MODULES:
         first = (ROOT / module).read_text(encoding="utf-8").splitlines()[0]
         assert source in first and command in first and "do not edit" in first, first
 
 
-def test_a_run_reads_facts_without_yaml() -> None:
+def test_a_run_reads_facts_and_families_without_yaml() -> None:
     code = (
         "import sys\n"
         "from agentcost import facts\n"
+        "from agentcost.tokens import families\n"
         "assert facts.token_ratio('anthropic', 'claude-sonnet-4-5', 'prose').read.year >= 2026\n"
         "assert facts.host_mechanics('aws', 'claude-sonnet-4-5').provider == 'aws'\n"
+        "assert families.family_of('aws', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0').name == 'claude'\n"
         "print(sorted(m for m in sys.modules if m == 'yaml' or m.startswith(('yaml.', '_yaml'))))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
@@ -59,7 +67,7 @@ def test_a_run_reads_facts_without_yaml() -> None:
     assert done.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("module", ["agentcost.facts"])
+@pytest.mark.parametrize("module", ["agentcost.facts", "agentcost.tokens.families"])
 def test_the_generator_says_how_it_is_run(module: str) -> None:
     done = subprocess.run([sys.executable, "-m", module], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 2
