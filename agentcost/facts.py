@@ -1,9 +1,10 @@
 """Billing facts genai-prices does not carry, each with the public page it was read from and the date.
 
-The data lives in ONE file, ``facts.yaml`` next to this module, loaded once. Each fact carries a public
-``url`` and ``read`` date (what reports show), an optional public ``note`` (a quote, or why a default
-was chosen) and an optional ``provenance`` in agentcost's internal reference notes, kept for
-maintainers and never shown. Rows are matched by
+The data lives in ONE file, ``facts.yaml`` next to this module, edited by hand; a run reads it, once,
+from ``facts_data.py``, generated from it by :data:`WRITE_DATA` (no YAML parser on a run). Each
+fact carries a public ``url`` and ``read`` date (what reports show), an optional public ``note`` (a
+quote, or why a default was chosen) and an optional ``provenance`` in agentcost's internal reference
+notes, kept for maintainers and never shown. Rows are matched by
 genai-prices model id: an exact id wins, then the longest prefix pattern (``"claude-opus-5*"``), then
 ``"*"`` (a documented default), then a ``provider: "*"`` row (a default for makers without rows of
 their own); an id with a date or version suffix (``-20250929``, ``@20250929``,
@@ -23,7 +24,6 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from agentcost.errors import InputError
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 FACTS_FILE = "facts.yaml"
+WRITE_DATA = "python -m agentcost.facts --write-data"
+"""The command that regenerates ``facts_data.py`` after facts.yaml is edited."""
 TABLES = (
     "anthropic_tool_prompt_tokens",
     "token_ratio",
@@ -105,6 +107,8 @@ class FactsDataError(Exception):
 
 def facts_text() -> str:
     """The raw text of facts.yaml (for tests and for showing sources)."""
+    from importlib import resources
+
     return resources.files(__package__).joinpath(FACTS_FILE).read_text(encoding="utf-8")
 
 
@@ -116,8 +120,30 @@ def _loader() -> type[yaml.SafeLoader]:
 
 @lru_cache(maxsize=1)
 def _rows() -> dict[str, tuple[_Row, ...]]:
-    """The parsed tables, read once per process when a fact is first asked for."""
-    return _parse(facts_text())
+    """The tables, read once per process when a fact is first asked for, from ``facts_data.py``
+    (facts.yaml as :func:`_parse` read and checked it; no YAML parser on a run)."""
+    from agentcost import facts_data
+
+    return {name: tuple(_Row(name, *row) for row in rows) for name, rows in facts_data.TABLES.items()}
+
+
+def data_module_text() -> str:
+    """The text of ``facts_data.py``: facts.yaml parsed and checked by :func:`_parse`, row by row
+    (:func:`_rows` reads it back)."""
+    from agentcost.infra.pysource import Assignment, module_text
+
+    tables = {
+        name: tuple((r.provider, r.models, r.value, r.url, r.read, r.note, r.provenance) for r in rows)
+        for name, rows in _parse(facts_text()).items()
+    }
+    row = "tuple[str, tuple[str, ...], Any, str, date, str | None, str | None]"
+    return module_text(
+        source=f"agentcost/{FACTS_FILE}",
+        command=WRITE_DATA,
+        purpose="Each table's rows in the file's order: (provider, models, value, url, read, note,"
+        " provenance).",
+        assignments=[Assignment("TABLES", f"dict[str, tuple[{row}, ...]]", tables)],
+    )
 
 
 def _parse(text: str) -> dict[str, tuple[_Row, ...]]:
@@ -622,3 +648,13 @@ def active_tools_guidance(provider: str, model_id: str) -> Fact[ActiveToolsGuida
     if not isinstance(advice, str):
         raise FactsDataError(f"{FACTS_FILE}: tables.{row.table}: advice must be a text")
     return row.fact(ActiveToolsGuidance(_int(row, _field(row, "max_active")), advice))
+
+
+if __name__ == "__main__":
+    import sys
+    from pathlib import Path
+
+    from agentcost.infra.pysource import write_main
+
+    target = Path(__file__).with_name("facts_data.py")
+    sys.exit(write_main(sys.argv[1:], target, data_module_text, WRITE_DATA))

@@ -16,7 +16,7 @@ MAX_LINES = 700
 # lowest first: a module may import its own layer and those below it, never one above
 LAYERS: list[tuple[str, ...]] = [
     ("agentcost.errors", "agentcost.infra"),
-    ("agentcost.facts",),
+    ("agentcost.facts", "agentcost.facts_data"),
     ("agentcost.scenario",),
     ("agentcost.tokens",),
     ("agentcost.prices",),

@@ -3,8 +3,9 @@
 :func:`family_of` maps any provider and model id (host forms included: ``us.anthropic.claude-...``,
 ``openai/gpt-4o``, ``claude-...@20250929``) to a :class:`Family`: its name, whether its counts are
 exact, the one-line method and the public source. :func:`spec_of` gives the data behind it (ratios
-and chat-template framing constants, each with its measurement). The YAML is parsed once per process,
-through the persistent cache, so a warm run needs no YAML parser.
+and chat-template framing constants, each with its measurement). families.yaml is edited by hand; a
+run reads it, once per process, from ``families_data.py``, generated from it by :data:`WRITE_DATA`
+(no YAML parser on a run).
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 FAMILIES_FILE = "families.yaml"
+WRITE_DATA = "python -m agentcost.tokens.families --write-data"
+"""The command that regenerates ``families_data.py`` after families.yaml is edited."""
 INSTALL_HINT = "install agentcost-estimate[tokenizers] for exact Llama/Qwen counts"
 
 RULES = ("openai", "anthropic", "google", "harmony", "template")
@@ -153,11 +155,13 @@ def canonical_model_id(model_id: str) -> str:
 
 def families_text() -> str:
     """The raw text of families.yaml."""
+    from importlib import resources
+
     return resources.files(__package__).joinpath(FAMILIES_FILE).read_text(encoding="utf-8")
 
 
 def _plain(text: str) -> Any:
-    """The YAML's plain value (read once per process, when a family is first asked for)."""
+    """The YAML's plain value (for :func:`data_module_text`; a run reads ``families_data.py``)."""
     import yaml
 
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -233,7 +237,27 @@ class _Table:
 
 @lru_cache(maxsize=1)
 def _table() -> _Table:
-    return parse_families(_plain(families_text()))
+    """The families, read once per process when a family is first asked for, from
+    ``families_data.py`` (families.yaml's plain value, checked by :func:`parse_families` when it
+    was written)."""
+    from agentcost.tokens import families_data
+
+    return parse_families(families_data.DATA)
+
+
+def data_module_text() -> str:
+    """The text of ``families_data.py``: families.yaml's plain value, refused as :func:`parse_families`
+    refuses it (:func:`_table` reads it back)."""
+    from agentcost.infra.pysource import Assignment, module_text
+
+    plain = _plain(families_text())
+    parse_families(plain)
+    return module_text(
+        source=f"agentcost/tokens/{FAMILIES_FILE}",
+        command=WRITE_DATA,
+        purpose="families.yaml's plain value, keys and lists in the file's order (YAML comments left out).",
+        assignments=[Assignment("DATA", "dict[str, Any]", plain)],
+    )
 
 
 def parse_families(data: object) -> _Table:
@@ -428,3 +452,13 @@ def maker_of(provider: str, model_id: str) -> str:
     ``openai`` (OpenAI models on any host), else the family's name (``gpt-oss``, ``llama3``, ...)."""
     name = spec_of(provider, model_id).name
     return {"openai": "openai", "claude": "anthropic", "gemini": "google", "gemma": "google"}.get(name, name)
+
+
+if __name__ == "__main__":
+    import sys
+    from pathlib import Path
+
+    from agentcost.infra.pysource import write_main
+
+    target = Path(__file__).with_name("families_data.py")
+    sys.exit(write_main(sys.argv[1:], target, data_module_text, WRITE_DATA))
