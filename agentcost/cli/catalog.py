@@ -1,7 +1,5 @@
 """The catalogue commands, ``agentcost models`` and ``agentcost prices``: what can be priced, and how."""
 
-from __future__ import annotations
-
 import sys
 from typing import Annotated
 

@@ -5,8 +5,6 @@ line on stderr, no traceback); 3 a bug in agentcost (its traceback is printed). 
 imported inside the commands so that ``agentcost --help`` starts fast.
 """
 
-from __future__ import annotations
-
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -97,7 +95,7 @@ EXIT_GATE = 1
 EXIT_BUG = 3
 
 
-def _emit(report: object, gates: Sequence[Gate], out: Output) -> None:
+def _emit(report: object, gates: "Sequence[Gate]", out: Output) -> None:
     """Write the report as asked, report tripped gates, and exit 1 if any tripped."""
     if write_report(report, gates, out):
         raise typer.Exit(code=EXIT_GATE)

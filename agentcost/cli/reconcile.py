@@ -1,7 +1,5 @@
 """``agentcost reconcile``: providers' usage and cost exports held against agentcost's prices."""
 
-from __future__ import annotations
-
 import sys
 from decimal import Decimal
 from enum import StrEnum
