@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import re
 import subprocess
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -12,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import agentcost.infra.spec as spec
 import agentcost.infra.yamlread as yamlread
 import agentcost.scenario.format as scenario_format
 import agentcost.scenario.overrides as scenario_overrides
@@ -390,6 +390,22 @@ def test_override_errors_keep_their_form_when_located() -> None:
     assert str(located) == str(err) == "s.yaml: --set limits.max_rounds=0: must be >= 1, got 0"
 
 
+def _holds_a_mapping(shape: spec.Shape) -> bool:
+    """Whether a value of ``shape`` may be a Spec mapping (anywhere inside it)."""
+    if isinstance(shape, spec.Model):
+        return True
+    if isinstance(shape, spec.Tagged):
+        return any(_holds_a_mapping(member) for member in shape.members.values())
+    if isinstance(shape, spec.Union):
+        return any(_holds_a_mapping(member) for member in shape.members)
+    inner = getattr(shape, "inner", None) or getattr(shape, "item", None)
+    return inner is not None and _holds_a_mapping(inner)
+
+
+def _unwrapped(shape: spec.Shape) -> spec.Shape:
+    return shape.inner if isinstance(shape, spec.Nullable) else shape
+
+
 def test_every_nested_field_is_known_to_the_override_walk() -> None:
     """A key holding a content value or another model needs an entry in _CHILDREN."""
     models = [
@@ -398,20 +414,19 @@ def test_every_nested_field_is_known_to_the_override_walk() -> None:
         scenario_format.PacingSpec, scenario_format.ServerToolSpec, scenario_format.CallSpec,
         scenario_format.RetriesSpec, scenario_format.TrimSpec, scenario_format.ContextEditingSpec,
     ]  # fmt: skip
-    spec_names = {cls.__name__ for cls in yamlread.Spec.__subclasses__()}
+    counts = (scenario_values.COUNT_VALUE, scenario_values.POSITIVE_COUNT_VALUE)
     for model in models:
-        for name, info in model.model_fields.items():
-            key = info.alias or name
-            described = repr(info.annotation) + repr(info.metadata)
-            level = scenario_overrides._CHILDREN.get((model, key), "any")
-            if "_content_kind" in described:
-                assert level == "content", (model.__name__, key)
-            elif "_count_kind" in described:  # a number or a distribution: --set replaces it whole
-                assert level == "any", (model.__name__, key)
-            elif any(re.search(rf"\.{spec}\b", described) for spec in spec_names):
-                assert level != "any", (model.__name__, key)
+        for f in model.fields:
+            shape = _unwrapped(f.shape)
+            level = scenario_overrides._CHILDREN.get((model, f.key), "any")
+            if shape is scenario_values.CONTENT:
+                assert level == "content", (model.__name__, f.key)
+            elif shape in counts:  # a number or a distribution: --set replaces it whole
+                assert level == "any", (model.__name__, f.key)
+            elif _holds_a_mapping(shape):
+                assert level != "any", (model.__name__, f.key)
             else:
-                assert level == "any", (model.__name__, key)
+                assert level == "any", (model.__name__, f.key)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from agentcost.report.estimate import (
 from agentcost.report.gates import Gate, budget_gate, context_gate
 from agentcost.report.outcome import PER_TASK_NOTE
 
-if TYPE_CHECKING:  # project files and scenarios need pydantic: imported where they are read
+if TYPE_CHECKING:  # the scenario and project loaders are imported where files are read
     from agentcost.infra.yamlread import Reader
     from agentcost.prices.user import UserPrices
     from agentcost.scenario.model import Scenario

@@ -1,9 +1,8 @@
-"""Validating plain values with pydantic: the strict :class:`Spec` base, and errors -> one InputError.
+"""Validating plain values: errors -> one InputError, and the rules for numbers and for echoing values.
 
-* :class:`Spec`: the strict pydantic base of every mapping (``extra="forbid"``, strict types);
-* :func:`validate`: validate plain values with a pydantic model and turn the first error (by line)
-  into one :class:`~agentcost.errors.InputError` with ``file:line: key: message (hint)``;
-* :class:`SchemaGenerator`: the JSON Schema generator of the published schemas;
+* :func:`validate`: validate plain values with a shape of :mod:`agentcost.infra.spec` (a format's
+  :class:`~agentcost.infra.spec.Spec` mappings) and turn the first error (by line) into one
+  :class:`~agentcost.errors.InputError` with ``file:line: key: message (hint)``;
 * :func:`shown`, :func:`quoted`, :func:`bounded`: the one rule for echoing a value in a message
   (bounded and escaped, and never the text of a file the user does not write: docs/limits.md);
 * :func:`numeral`, :func:`whole_number`, :func:`int_to_decimal`: the numbers rule for sizes, counts
@@ -17,22 +16,19 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
-from pydantic.json_schema import GenerateJsonSchema
-from pydantic_core import PydanticCustomError
+from typing import Any, TypeVar, overload
 
 from agentcost.errors import InputError
 from agentcost.infra.doc import MAX_SHOWN, Doc, KeyPath, bounded, cut
+from agentcost.infra.spec import BAD, Before, Bounds, Dec, Error, Invalid, Model, Schema, Shape, Spec
 
 __all__ = [
     "MAX_SHOWN",
     "ErrorHints",
     "Numeral",
-    "SchemaGenerator",
     "Spec",
     "allowed_hint",
+    "amount",
     "bounded",
     "closest",
     "int_to_decimal",
@@ -44,50 +40,7 @@ __all__ = [
     "whole_number",
 ]
 
-T = TypeVar("T")
-
-
-# --------------------------------------------------------------------------------------------
-# The strict pydantic base of every mapping, and helpers for models
-# --------------------------------------------------------------------------------------------
-
-
-class Spec(BaseModel):
-    """Base of every mapping in the format: strict types, no unknown keys."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    @classmethod
-    def allowed_keys(cls) -> list[str]:
-        return [info.alias or name for name, info in cls.model_fields.items()]
-
-    @classmethod
-    def misplaced(cls, key: str) -> tuple[str, str] | None:
-        """A message and a hint for an unknown ``key`` that belongs to another kind of mapping
-        (None: just an unknown key)."""
-        return None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _reject_unknown_keys(cls, data: Any) -> Any:
-        # extra="forbid" alone would reject them too, but without saying which keys are allowed.
-        if isinstance(data, dict):
-            allowed = cls.allowed_keys()
-            for key in data:
-                if key not in allowed:
-                    ctx = {"key": key, "allowed": ", ".join(allowed)}
-                    misplaced = cls.misplaced(key)
-                    if misplaced is not None:
-                        ctx["message"], ctx["hint"] = misplaced
-                    raise PydanticCustomError("unknown_key", "unknown key", ctx)
-        return data
-
-
-class SchemaGenerator(GenerateJsonSchema):
-    """The generator of the published JSON Schemas: without field titles."""
-
-    def field_title_should_be_set(self, schema: Any) -> bool:
-        return False  # titles like "Call Tokens" add nothing to the descriptions
+SpecT = TypeVar("SpecT", bound=Spec)
 
 
 # --------------------------------------------------------------------------------------------
@@ -182,9 +135,9 @@ def _whole(value: Decimal) -> bool:
 
 
 def whole_number(value: Any, most: int) -> Any:
-    """A value given where a whole number is expected (a pydantic ``BeforeValidator``): an integer,
-    a whole ``Decimal`` (``12.0``, ``1.5e+3``) or a text in a human form (``1e3``, ``9k``) as an
-    ``int``; a text by the numbers rule refused; anything else as it is (strict validation refuses
+    """A value given where a whole number is expected (a :class:`~agentcost.infra.spec.Before` check): an
+    integer, a whole ``Decimal`` (``12.0``, ``1.5e+3``) or a text in a human form (``1e3``, ``9k``) as
+    an ``int``; a text by the numbers rule refused; anything else as it is (strict validation refuses
     it). ``most`` is the largest allowed value: a larger one is refused before it becomes an int."""
     if type(value) is int:
         return value
@@ -195,31 +148,39 @@ def whole_number(value: Any, most: int) -> Any:
         if read is None or not (read.human or read.problem):
             return value  # not a number, or plain digits a user quoted: text
         if read.value is None or not _whole(read.value):
-            raise PydanticCustomError("numeral", "not a number", {"text": value, "where": "count"})
+            raise Invalid("numeral", "not a number", {"text": value, "where": "count"})
         number = read.value
     else:
         return value
     if not _whole(number):
         return value
     if number > most:
-        raise PydanticCustomError("less_than_equal", "must be <= {le}", {"le": most})
+        raise Invalid("less_than_equal", "must be <= {le}", {"le": most})
     return int(number)
 
 
 def int_to_decimal(value: Any) -> Any:
-    """A value given where an amount is expected (a pydantic ``BeforeValidator`` for money, seconds,
-    rates): an ``int`` or a text in a human form (``1e3``, ``1.5k``) as a ``Decimal``; a text by
-    the numbers rule refused; anything else as it is (strict validation refuses an ``int`` where a
+    """A value given where an amount is expected (a :class:`~agentcost.infra.spec.Before` check for money,
+    seconds, rates): an ``int`` or a text in a human form (``1e3``, ``1.5k``) as a ``Decimal``; a text
+    by the numbers rule refused; anything else as it is (strict validation refuses an ``int`` where a
     ``Decimal`` is expected)."""
     if type(value) is int:
         return Decimal(value)
     if isinstance(value, str):
         read = numeral(value)
         if read is not None and read.problem:
-            raise PydanticCustomError("numeral", "not a number", {"text": value, "where": "number"})
+            raise Invalid("numeral", "not a number", {"text": value, "where": "number"})
         if read is not None and read.human and read.value is not None:
             return read.value
     return value
+
+
+def amount(*, gt: int | None = None, ge: int | None = None, le: int | Decimal) -> Shape:
+    """A number (``Decimal``; an int or ``1e3`` read as one by :func:`int_to_decimal`) within bounds:
+    money, seconds, rates. A bound is checked on the number, and a message shows it as written."""
+    low = {"exclusiveMinimum": gt} if gt is not None else {"minimum": ge}
+    bounded = Bounds(Before(int_to_decimal, Dec()), gt=gt, ge=ge, le=le)
+    return Schema(bounded, {"type": "number", **low, "maximum": int(le)})
 
 
 def numeral_problem(text: str, where: str, *, quote: bool = True) -> tuple[str, str | None]:
@@ -250,7 +211,7 @@ def numeral_problem(text: str, where: str, *, quote: bool = True) -> tuple[str, 
 
 
 # --------------------------------------------------------------------------------------------
-# Pydantic errors -> one InputError
+# Validation errors -> one InputError
 # --------------------------------------------------------------------------------------------
 
 
@@ -263,27 +224,36 @@ class ErrorHints:
     parents: tuple[str, ...] = ()
     """Keys whose children have hints of their own in ``missing`` (``PARENT.name``)."""
     expected: Mapping[str, str] = field(default_factory=dict)
-    """What a value should be, by pydantic error type (the format's own custom errors)."""
+    """What a value should be, by error type (the format's own errors: :class:`Tagged` unions...)."""
     mapping_problem: Callable[[str, KeyPath, dict[str, Any]], tuple[KeyPath, str, str] | None] | None = None
     """For an error of a custom type about a non-empty mapping: a better (key path, message, hint)
     than "expected ..., got a mapping" (None: keep that)."""
 
 
+@overload
 def validate(
-    adapter: Callable[[Any], T], doc: Doc, value: Any, at: KeyPath, hints: ErrorHints | None = None
-) -> T:
-    """``adapter(value)`` (a pydantic validation); its first error by line as an :class:`InputError`
-    about ``doc``, where ``value`` is at key path ``at``, with the format's ``hints``."""
-    try:
-        return adapter(value)
-    except ValidationError as e:
-        hints = hints if hints is not None else _DEFAULT_HINTS
-        errors = [_convert(error, doc, value, at, hints) for error in e.errors()]
-        raise min(errors, key=lambda err: err.line if err.line is not None else 1 << 62) from None
+    shape: type[SpecT], doc: Doc, value: Any, at: KeyPath, hints: ErrorHints | None = None
+) -> SpecT: ...
+@overload
+def validate(shape: Shape, doc: Doc, value: Any, at: KeyPath, hints: ErrorHints | None = None) -> Any: ...
+def validate(
+    shape: Shape | type[Spec], doc: Doc, value: Any, at: KeyPath, hints: ErrorHints | None = None
+) -> Any:
+    """``value`` checked by ``shape`` (a Spec: as that mapping); its first error by line as an
+    :class:`InputError` about ``doc``, where ``value`` is at key path ``at``, with the format's ``hints``."""
+    if isinstance(shape, type):
+        shape = Model(shape)
+    found: list[Error] = []
+    result = shape.check(value, (), found)
+    if result is not BAD:
+        return result
+    hints = hints if hints is not None else _DEFAULT_HINTS
+    errors = [_convert(error, doc, value, at, hints) for error in found]
+    raise min(errors, key=lambda err: err.line if err.line is not None else 1 << 62) from None
 
 
 def _data_path(loc: Sequence[str | int], value: Any) -> KeyPath:
-    """The part of a pydantic location that exists in the data (union tags are left out)."""
+    """The part of an error's location that exists in the data (union tags are left out)."""
     path: list[str | int] = []
     for part in loc:
         if _has_child(value, part):
@@ -298,7 +268,7 @@ def _has_child(value: Any, part: str | int) -> bool:
     return isinstance(value, list) and type(part) is int and 0 <= part < len(value)
 
 
-def _convert(error: Any, doc: Doc, value: Any, at: KeyPath, hints: ErrorHints) -> InputError:
+def _convert(error: Error, doc: Doc, value: Any, at: KeyPath, hints: ErrorHints) -> InputError:
     loc = error["loc"]
     path = _data_path(loc, value)
     kind, given, ctx = error["type"], error["input"], error.get("ctx") or {}
@@ -356,7 +326,7 @@ ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 def _describe(
     kind: str, given: Any, ctx: dict[str, Any], default: str, hints: ErrorHints, *, quote: bool
 ) -> tuple[str, str | None]:
-    """Message and hint for a pydantic error that is about a value (``quote``: the file's values may
+    """Message and hint for an error that is about a value (``quote``: the file's values may
     be echoed, see :func:`shown`)."""
     if kind == "numeral":  # a text refused by the numbers rule (whole_number, int_to_decimal...)
         return numeral_problem(ctx["text"], ctx["where"], quote=quote)
@@ -373,7 +343,7 @@ def _describe(
         return f"must be {sign} {ctx.get('ge', ctx.get('gt'))}, got {got}", hint
     if kind in ("less_than_equal", "less_than"):
         sign = "<=" if kind == "less_than_equal" else "<"
-        bound = str(ctx.get("le", ctx.get("lt")))  # pydantic gives e.g. "Decimal('1000000000')"
+        bound = str(ctx.get("le", ctx.get("lt")))  # a Decimal bound is e.g. "Decimal('1000000000')"
         digits = re.fullmatch(r"(?:Decimal\(')?(\d+)(?:'\))?", bound)
         limit = f"{int(digits.group(1)):,}" if digits else bound
         return f"must be {sign} {limit}, got {got}", hint

@@ -17,8 +17,9 @@ Shared by every file format agentcost reads (scenarios, projects, user prices, `
   builds (a ``float`` becomes the ``Decimal`` of its shortest text), in a Doc whose errors name
   key paths, never a file or a line.
 
-Validation is :mod:`agentcost.infra.validate` (:class:`Spec`, :func:`validate`, ...). Their names, and
-those of :mod:`agentcost.infra.doc`, are importable from here too.
+Validation is :mod:`agentcost.infra.validate` (:func:`validate`, ...) with the shapes of
+:mod:`agentcost.infra.spec`. Their names, and those of :mod:`agentcost.infra.doc`, are importable from
+here too.
 """
 
 from __future__ import annotations
@@ -46,7 +47,6 @@ from agentcost.infra.files import (
 )
 from agentcost.infra.validate import (
     ErrorHints,
-    SchemaGenerator,
     Spec,
     allowed_hint,
     closest,
@@ -73,7 +73,6 @@ __all__ = [
     "Override",
     "OverrideError",
     "Reader",
-    "SchemaGenerator",
     "Spec",
     "Unreadable",
     "allowed_hint",

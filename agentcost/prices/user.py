@@ -19,13 +19,13 @@ overrides the genai-prices model of the same provider and id, or adds a new one:
         source: self-hosted, cost per MTok from the 2026-10 capacity plan
 
 The file is read as scenario and project files are (:mod:`agentcost.scenario.load`): composed with
-PyYAML keeping line numbers, numbers with a fraction become ``Decimal`` from their text, validated
-by strict pydantic models, and every problem is one :class:`~agentcost.errors.InputError` naming
-the file, the 1-based line and the key path. Messages never quote the file's text (it may be a file
-the user did not write): a wrong value is named by its type and size (docs/limits.md). Prices are
-computed in :mod:`agentcost.prices.lookup`; ``provider`` is any genai-prices provider (an id or an
-alias such as ``bedrock``), and ``base`` is found at it as ``--model`` would find it
-(:mod:`agentcost.prices.locate`: a Bedrock id, ``azure/<model>``, ...).
+PyYAML keeping line numbers, numbers with a fraction become ``Decimal`` from their text, validated by
+the Spec mappings below (:mod:`agentcost.infra.spec`), and every problem is one
+:class:`~agentcost.errors.InputError` naming the file, the 1-based line and the key path. Messages never
+quote the file's text (it may be a file the user did not write): a wrong value is named by its type and
+size (docs/limits.md). Prices are computed in :mod:`agentcost.prices.lookup`; ``provider`` is any
+genai-prices provider (an id or an alias such as ``bedrock``), and ``base`` is found at it as
+``--model`` would find it (:mod:`agentcost.prices.locate`: a Bedrock id, ``azure/<model>``, ...).
 """
 
 from __future__ import annotations
@@ -34,14 +34,15 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, Literal
-
-from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema
+from typing import Any, Literal
 
 from agentcost.errors import InputError
 from agentcost.infra.doc import Doc, KeyPath
 from agentcost.infra.files import Reader, Unreadable, text_reader
-from agentcost.infra.validate import SchemaGenerator, Spec, int_to_decimal, shown, validate
+from agentcost.infra.spec import AnyValue, Bounds, Int, ListOf, Lit, Model, Nullable, Schema, Spec, Str
+from agentcost.infra.spec import field as spec_field
+from agentcost.infra.spec import json_schema as spec_json_schema
+from agentcost.infra.validate import amount, shown, validate
 from agentcost.infra.yamlread import parse
 
 __all__ = ["PRICES_VERSION", "UserModel", "UserPrices", "json_schema", "load_user_prices"]
@@ -56,77 +57,77 @@ _RATE_KEYS = ("input_mtok", "output_mtok", "cache_read_mtok", "cache_write_mtok"
 # The format
 # --------------------------------------------------------------------------------------------
 
-RateValue = Annotated[
-    Decimal,
-    BeforeValidator(int_to_decimal),
-    Field(ge=0, le=MAX_RATE),
-    WithJsonSchema({"type": "number", "minimum": 0, "maximum": int(MAX_RATE)}),
-]
+_RATE = Nullable(amount(ge=0, le=MAX_RATE))
+_ID = Str(min_length=1)
 
 
 class UserModelSpec(Spec):
     """One model's prices."""
 
-    id: Annotated[str, Field(min_length=1)] = Field(
-        description="The model id scenarios and --model use. The id of a genai-prices model of the same "
-        "provider overrides that model."
+    id: str = spec_field(
+        _ID,
+        "The model id scenarios and --model use. The id of a genai-prices model of the same "
+        "provider overrides that model.",
     )
-    provider: Annotated[str, Field(min_length=1)] = Field(
-        description="A genai-prices provider id (anthropic, openai, google, aws, azure, deepseek, mistral, "
-        "x-ai, groq, ...; 'agentcost models --all' lists them): billing and caching follow this provider."
+    provider: str = spec_field(
+        _ID,
+        "A genai-prices provider id (anthropic, openai, google, aws, azure, deepseek, mistral, "
+        "x-ai, groq, ...; 'agentcost models --all' lists them): billing and caching follow this provider.",
     )
-    base: Annotated[str, Field(min_length=1)] | None = Field(
-        default=None,
-        description="A genai-prices model of the same provider, written as for --model (a Bedrock id, "
+    base: str | None = spec_field(
+        Nullable(_ID),
+        "A genai-prices model of the same provider, written as for --model (a Bedrock id, "
         "azure/<model>, ...), whose tokenizer, billing facts, context window and per-use fees apply "
         "(and whose list prices a discount applies to).",
-    )
-    input_mtok: RateValue | None = Field(default=None, description="USD per million input tokens.")
-    output_mtok: RateValue | None = Field(default=None, description="USD per million output tokens.")
-    cache_read_mtok: RateValue | None = Field(
-        default=None, description="USD per million cache-read tokens (default: billed as input)."
-    )
-    cache_write_mtok: RateValue | None = Field(
         default=None,
-        description="USD per million cache-write tokens, 5-minute writes on Anthropic (default: input).",
     )
-    cache_write_1h_mtok: RateValue | None = Field(
+    input_mtok: Decimal | None = spec_field(_RATE, "USD per million input tokens.", default=None)
+    output_mtok: Decimal | None = spec_field(_RATE, "USD per million output tokens.", default=None)
+    cache_read_mtok: Decimal | None = spec_field(
+        _RATE, "USD per million cache-read tokens (default: billed as input).", default=None
+    )
+    cache_write_mtok: Decimal | None = spec_field(
+        _RATE,
+        "USD per million cache-write tokens, 5-minute writes on Anthropic (default: input).",
         default=None,
-        description="USD per million 1-hour cache-write tokens (Anthropic, or a base model with such"
-        " a price).",
     )
-    context_window: Annotated[int, Field(ge=1)] | None = Field(
-        default=None, description="Context window in tokens (default: the base model's)."
-    )
-    discount: Any = Field(
+    cache_write_1h_mtok: Decimal | None = spec_field(
+        _RATE,
+        "USD per million 1-hour cache-write tokens (Anthropic, or a base model with such a price).",
         default=None,
-        description="A percentage off every list token rate of base, e.g. '20%' (instead of rates).",
-        json_schema_extra={"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*%\s*$"},
     )
-    source: Any = Field(
+    context_window: int | None = spec_field(
+        Nullable(Bounds(Int(), ge=1)), "Context window in tokens (default: the base model's).", default=None
+    )
+    discount: Any = spec_field(
+        Schema(AnyValue(), {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*%\s*$"}),
+        "A percentage off every list token rate of base, e.g. '20%' (instead of rates).",
         default=None,
-        description="Where these prices come from (required), e.g. 'contract 2026-07'. Shown in reports.",
-        json_schema_extra={"type": "string", "minLength": 1},
+    )
+    source: Any = spec_field(
+        Schema(AnyValue(), {"type": "string", "minLength": 1}),
+        "Where these prices come from (required), e.g. 'contract 2026-07'. Shown in reports.",
+        default=None,
     )
 
 
-class UserPricesFile(Spec):
+class UserPricesFile(Spec, title="agentcost prices"):
     """The user's own model prices for agentcost (--prices FILE)."""
 
-    model_config = ConfigDict(title="agentcost prices")
-
-    version: Literal[1] = Field(description="Format version of this file: 1.")
-    models: list[UserModelSpec] = Field(description="The models, each with its prices and their source.")
+    version: Literal[1] = spec_field(Lit(1), "Format version of this file: 1.")
+    models: list[UserModelSpec] = spec_field(
+        ListOf(Model(UserModelSpec)), "The models, each with its prices and their source."
+    )
 
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of user price files, for editors (docs/prices.schema.json)."""
-    schema = UserPricesFile.model_json_schema(schema_generator=SchemaGenerator)
+    schema = spec_json_schema(UserPricesFile)
     for model in schema.get("$defs", {}).values():
         props = model.get("properties", {})
         if "source" in props:
             model["required"] = sorted({*model.get("required", []), "source"})
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+    return schema
 
 
 # --------------------------------------------------------------------------------------------
@@ -193,7 +194,7 @@ def load_user_prices(path: Path | str, *, reader: Reader | None = None) -> UserP
         raise InputError(e.reason, file=path, line=e.line, key="--prices") from None
     doc = parse(Doc(path, quotes=False), text)
     _check_top_level(doc)
-    spec = validate(UserPricesFile.model_validate, doc, doc.value, ())
+    spec = validate(UserPricesFile, doc, doc.value, ())
     if not spec.models:
         raise doc.error(("models",), "must list at least one model", "e.g. '- id: my-model'")
     models: list[UserModel] = []

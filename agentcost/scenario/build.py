@@ -1,6 +1,6 @@
 """Validated scenario file -> the spec dataclasses of :mod:`agentcost.scenario.model`.
 
-The validated file is the pydantic models of :mod:`agentcost.scenario.format`; :class:`ScenarioBuilder`
+The validated file is the Spec mappings of :mod:`agentcost.scenario.format`; :class:`ScenarioBuilder`
 reads the files the scenario names (each once in the whole load, subagents' too:
 :class:`~agentcost.infra.files.SharedReads`; only inside the directories the run's policy allows:
 :func:`~agentcost.infra.policy.confine`), normalises the tool definitions, builds the
@@ -85,7 +85,6 @@ from agentcost.scenario.values import (
     ToolFile,
     TriangularDist,
     UniformDist,
-    dist_kind,
     select_tools,
 )
 
@@ -149,7 +148,7 @@ class ScenarioBuilder:
             final=self.content(spec.final, ("final",)),
             caching=spec.caching,
             **self.cache_ttl(spec.cache_ttl),
-            cache_ttl_given="cache_ttl" in spec.model_fields_set,
+            cache_ttl_given="cache_ttl" in spec.fields_set,
             limits=Limits(
                 max_rounds=limits.max_rounds,
                 budget_usd=limits.budget_usd,
@@ -295,7 +294,7 @@ class ScenarioBuilder:
 
     def dist(self, value: AnyDist, path: KeyPath, minimum: int) -> Dist:
         where, line = key_text(path), self.doc.line(path)
-        kind = dist_kind(value.model_dump())
+        kind = value.fields[0].name
         assert kind is not None
         if isinstance(value, FixedDist):
             params = [value.fixed]
@@ -474,7 +473,7 @@ class ScenarioBuilder:
         waiting = Waiting()  # server tools of rounds of server tools only, for the next response
         for i, item in enumerate(self.spec.rounds or []):
             path: KeyPath = ("rounds", i)
-            keys = set(item.model_fields_set)
+            keys = set(item.fields_set)
             if isinstance(item, RoundSpec) and server_only(keys, item.server_tools):
                 check_server_only(self.doc, path, keys)
                 waiting.add(self.server_tools(item.server_tools, defaults, path), path)

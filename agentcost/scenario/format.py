@@ -1,6 +1,8 @@
-"""The scenario format, part 2: rounds and the top level of a scenario file, as pydantic models.
+"""The scenario format, part 2: rounds and the top level of a scenario file, as Spec mappings.
 
-One source of truth for validation and for the published JSON Schema (:func:`json_schema`), with the
+The one definition of the format (:mod:`agentcost.infra.spec`): it validates a file, its validated
+mappings are what the builder (:mod:`agentcost.scenario.build`) reads, and it writes the published
+JSON Schema (:func:`json_schema`); with the
 format's additions to validation messages (:data:`ERROR_HINTS`). The values the keys hold (content,
 distributions, tool definitions) are :mod:`agentcost.scenario.values`.
 """
@@ -8,21 +10,27 @@ distributions, tool definitions) are :mod:`agentcost.scenario.values`.
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Annotated, Any, Literal
+from typing import Any, Literal, get_args
 
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Discriminator, Field, Tag, WithJsonSchema
-from pydantic.config import JsonDict
-
-from agentcost.infra.validate import ID_PATTERN
-from agentcost.infra.yamlread import (
-    ErrorHints,
-    KeyPath,
-    SchemaGenerator,
+from agentcost.infra.spec import (
+    Before,
+    Check,
+    Dec,
+    DictOf,
+    Invalid,
+    ListOf,
+    Lit,
+    Model,
+    Nullable,
+    Schema,
     Spec,
-    allowed_hint,
-    closest,
-    int_to_decimal,
+    Str,
+    Tagged,
+    field,
 )
+from agentcost.infra.spec import json_schema as spec_json_schema
+from agentcost.infra.validate import ID_PATTERN, amount
+from agentcost.infra.yamlread import ErrorHints, KeyPath, allowed_hint, closest, int_to_decimal
 from agentcost.scenario.model import (
     SUCCESS_SCALE,
     CacheTTL,
@@ -36,23 +44,24 @@ from agentcost.scenario.model import (
     ToolChoice,
 )
 from agentcost.scenario.values import (
+    CONTENT,
     CONTENT_FORMS,
+    COUNT,
+    COUNT_VALUE,
     DIST_FORMS,
     DIST_KEYS,
+    MONEY,
+    NAME,
+    POSITIVE_COUNT,
+    POSITIVE_COUNT_VALUE,
+    SECONDS,
+    TOOL_ITEM,
+    AnyToolModel,
     ContentValue,
-    Count,
-    CountValue,
-    JsonObject,
-    Money,
-    Name,
-    PositiveCount,
-    PositiveCountValue,
-    Seconds,
-    ToolItem,
+    ToolFile,
 )
 
-_EXCLUSIVE_CALL: JsonDict = {"not": {"required": ["input", "call_tokens"]}}
-_CALLS: JsonDict = {"required": ["calls"]}
+_EXCLUSIVE_CALL: dict[str, Any] = {"not": {"required": ["input", "call_tokens"]}}
 
 _CALL_TOKENS = "Size of the tool call (the tool_use block) in tokens, instead of `input`."
 _RESULT = "The tool result sent back: " + CONTENT_FORMS + "."
@@ -68,21 +77,37 @@ _SERVER_TOOLS = (
 )
 
 
-ProviderId = Annotated[str, Field(min_length=1, max_length=64, pattern=ID_PATTERN)]
+PROVIDER_ID = Str(min_length=1, max_length=64, pattern=ID_PATTERN)
 """A provider id (:data:`agentcost.scenario.model.Provider`): its shape here, its existence when priced."""
+
+
+def _choice(literal: Any) -> Lit:
+    """The values of a ``Literal`` type of :mod:`agentcost.scenario.model`, as a shape."""
+    return Lit(*get_args(literal))
+
+
+_CONTENT = Nullable(CONTENT)
+_COUNT_VALUE = Nullable(COUNT_VALUE)
+_POSITIVE_COUNT_VALUE = Nullable(POSITIVE_COUNT_VALUE)
+_SECONDS_VALUE = Nullable(SECONDS)
+_POSITIVE = Nullable(POSITIVE_COUNT)
+_COUNT = Nullable(COUNT)
+_OBJECT = Nullable(DictOf())
 
 
 class ServerToolSpec(Spec):
     """One server-side tool the provider runs inside a response (billed per use)."""
 
-    tool: ServerToolName = Field(
-        description="web_search (Gemini: Google Search grounding), web_fetch or code_execution."
+    tool: ServerToolName = field(
+        _choice(ServerToolName), "web_search (Gemini: Google Search grounding), web_fetch or code_execution."
     )
-    uses: PositiveCount | None = Field(default=1, description="Billable uses in this response.")
-    result: ContentValue | None = Field(
-        default=None, description="What its results add to the context: " + CONTENT_FORMS + "."
+    uses: int | None = field(_POSITIVE, "Billable uses in this response.", default=1)
+    result: ContentValue | None = field(
+        _CONTENT, "What its results add to the context: " + CONTENT_FORMS + ".", default=None
     )
 
+
+_SERVER_TOOL_LIST = Nullable(ListOf(Model(ServerToolSpec)))
 
 _SUBAGENT = (
     "The call hands work to a subagent: {file: path} of another scenario file, or an inline scenario "
@@ -93,69 +118,65 @@ _ROUND_MODEL = (
     "Routing: this round's request runs on another model (priced and counted with it); a model "
     "switch breaks the prompt cache."
 )
+_TOOL = "Name of the tool called (one of `tools`, when tools are given)."
+_INPUT = "The call's arguments as the model writes them (a mapping)."
 
 
-class CallSpec(Spec):
+class CallSpec(Spec, schema_extra=_EXCLUSIVE_CALL):
     """One of several tool calls the model writes in one response (parallel tool calls)."""
 
-    model_config = ConfigDict(json_schema_extra=_EXCLUSIVE_CALL)
-
-    tool: Name = Field(description="Name of the tool called (one of `tools`, when tools are given).")
-    input: JsonObject | None = Field(
-        default=None, description="The call's arguments as the model writes them (a mapping)."
-    )
-    call_tokens: PositiveCountValue | None = Field(default=None, description=_CALL_TOKENS)
-    result: ContentValue | None = Field(default=None, description=_RESULT)
-    subagent: JsonObject | None = Field(default=None, description=_SUBAGENT)
+    tool: str = field(NAME, _TOOL)
+    input: dict[str, Any] | None = field(_OBJECT, _INPUT, default=None)
+    call_tokens: Any = field(_POSITIVE_COUNT_VALUE, _CALL_TOKENS, default=None)
+    result: ContentValue | None = field(_CONTENT, _RESULT, default=None)
+    subagent: dict[str, Any] | None = field(_OBJECT, _SUBAGENT, default=None)
 
 
-class RoundSpec(Spec):
+_ROUND_SCHEMA: dict[str, Any] = {
+    **_EXCLUSIVE_CALL,
+    "oneOf": [
+        {"required": ["tool"]},
+        {"required": ["calls"]},
+        {
+            "required": ["server_tools"],
+            "not": {"anyOf": [{"required": [key]} for key in ("tool", "calls")]},
+        },
+    ],
+}
+
+
+class RoundSpec(Spec, schema_extra=_ROUND_SCHEMA):
     """One tool round: the model writes a tool call (or several: calls), the result(s) are sent back.
     Or a round of server tools only (server_tools alone): they run inside the next round's response."""
 
-    model_config = ConfigDict(
-        json_schema_extra={
-            **_EXCLUSIVE_CALL,
-            "oneOf": [
-                {"required": ["tool"]},
-                {"required": ["calls"]},
-                {
-                    "required": ["server_tools"],
-                    "not": {"anyOf": [{"required": [key]} for key in ("tool", "calls")]},
-                },
-            ],
-        }
-    )
-
-    tool: Name | None = Field(
-        default=None, description="Name of the tool called (one of `tools`, when tools are given)."
-    )
-    input: JsonObject | None = Field(
-        default=None, description="The call's arguments as the model writes them (a mapping)."
-    )
-    call_tokens: PositiveCountValue | None = Field(default=None, description=_CALL_TOKENS)
-    result: ContentValue | None = Field(default=None, description=_RESULT)
-    calls: Annotated[list[CallSpec], Field(min_length=1)] | None = Field(
-        default=None,
-        description="Parallel tool calls: several tool_use blocks in one response, all results sent "
+    tool: str | None = field(Nullable(NAME), _TOOL, default=None)
+    input: dict[str, Any] | None = field(_OBJECT, _INPUT, default=None)
+    call_tokens: Any = field(_POSITIVE_COUNT_VALUE, _CALL_TOKENS, default=None)
+    result: ContentValue | None = field(_CONTENT, _RESULT, default=None)
+    calls: list[CallSpec] | None = field(
+        Nullable(ListOf(Model(CallSpec), min_length=1)),
+        "Parallel tool calls: several tool_use blocks in one response, all results sent "
         "back in the next request (instead of tool, input/call_tokens, result).",
-    )
-    subagent: JsonObject | None = Field(default=None, description=_SUBAGENT)
-    model: Name | None = Field(default=None, description=_ROUND_MODEL)
-    repeat: PositiveCountValue | None = Field(
-        default=1,
-        description="How many times this round happens in a row: a number, or a distribution "
-        "(0 allowed: the round may not happen).",
-    )
-    thinking: CountValue | None = Field(default=None, description=_THINKING)
-    text: ContentValue | None = Field(default=None, description=_TEXT)
-    seconds: Seconds | None = Field(default=None, description=_SECONDS)
-    container_seconds: Seconds | None = Field(
         default=None,
-        description="Seconds of code-execution container time this round's response is billed for "
-        "(default: its seconds, when it runs code_execution), at the provider's published rate.",
     )
-    server_tools: list[ServerToolSpec] | None = Field(default=None, description=_SERVER_TOOLS)
+    subagent: dict[str, Any] | None = field(_OBJECT, _SUBAGENT, default=None)
+    model: str | None = field(Nullable(NAME), _ROUND_MODEL, default=None)
+    repeat: Any = field(
+        _POSITIVE_COUNT_VALUE,
+        "How many times this round happens in a row: a number, or a distribution "
+        "(0 allowed: the round may not happen).",
+        default=1,
+    )
+    thinking: Any = field(_COUNT_VALUE, _THINKING, default=None)
+    text: ContentValue | None = field(_CONTENT, _TEXT, default=None)
+    seconds: Decimal | None = field(_SECONDS_VALUE, _SECONDS, default=None)
+    container_seconds: Decimal | None = field(
+        _SECONDS_VALUE,
+        "Seconds of code-execution container time this round's response is billed for "
+        "(default: its seconds, when it runs code_execution), at the provider's published rate.",
+        default=None,
+    )
+    server_tools: list[ServerToolSpec] | None = field(_SERVER_TOOL_LIST, _SERVER_TOOLS, default=None)
 
 
 _REPLY = (
@@ -169,14 +190,16 @@ _TOOL_ROUND_ONLY = ("tool", "input", "call_tokens", "result", "text", "calls", "
 class ChatTurnSpec(Spec):
     """One chat turn: the model answers in plain text, the user sends the next message."""
 
-    reply: ContentValue = Field(description=_REPLY)
-    user: ContentValue = Field(description=_USER)
-    repeat: PositiveCountValue | None = Field(
-        default=1, description="How many times this turn happens in a row: a number or a distribution."
+    reply: ContentValue = field(CONTENT, _REPLY)
+    user: ContentValue = field(CONTENT, _USER)
+    repeat: Any = field(
+        _POSITIVE_COUNT_VALUE,
+        "How many times this turn happens in a row: a number or a distribution.",
+        default=1,
     )
-    thinking: CountValue | None = Field(default=None, description=_THINKING)
-    seconds: Seconds | None = Field(default=None, description=_SECONDS)
-    server_tools: list[ServerToolSpec] | None = Field(default=None, description=_SERVER_TOOLS)
+    thinking: Any = field(_COUNT_VALUE, _THINKING, default=None)
+    seconds: Decimal | None = field(_SECONDS_VALUE, _SECONDS, default=None)
+    server_tools: list[ServerToolSpec] | None = field(_SERVER_TOOL_LIST, _SERVER_TOOLS, default=None)
 
     @classmethod
     def misplaced(cls, key: str) -> tuple[str, str] | None:
@@ -197,41 +220,44 @@ def round_kind(value: Any) -> str:
     return "~tool"
 
 
-RoundItem = Annotated[
-    Annotated[RoundSpec, Tag("~tool")] | Annotated[ChatTurnSpec, Tag("~chat")],
-    Discriminator(round_kind),
-]
+ROUND_ITEM = Tagged(round_kind, {"~tool": Model(RoundSpec), "~chat": Model(ChatTurnSpec)})
+"""An item of ``rounds``: a tool round or a chat turn."""
 
 
 class DefaultsSpec(Spec):
     """Keys applied to every round that does not set them."""
 
-    call_tokens: PositiveCountValue | None = Field(
-        default=None, description=_CALL_TOKENS + " Used by rounds with neither input nor call_tokens."
+    call_tokens: Any = field(
+        _POSITIVE_COUNT_VALUE,
+        _CALL_TOKENS + " Used by rounds with neither input nor call_tokens.",
+        default=None,
     )
-    result: ContentValue | None = Field(default=None, description=_RESULT)
-    thinking: CountValue | None = Field(default=None, description=_THINKING)
-    text: ContentValue | None = Field(default=None, description=_TEXT)
-    seconds: Seconds | None = Field(default=None, description=_SECONDS)
-    server_tools: list[ServerToolSpec] | None = Field(default=None, description=_SERVER_TOOLS)
+    result: ContentValue | None = field(_CONTENT, _RESULT, default=None)
+    thinking: Any = field(_COUNT_VALUE, _THINKING, default=None)
+    text: ContentValue | None = field(_CONTENT, _TEXT, default=None)
+    seconds: Decimal | None = field(_SECONDS_VALUE, _SECONDS, default=None)
+    server_tools: list[ServerToolSpec] | None = field(_SERVER_TOOL_LIST, _SERVER_TOOLS, default=None)
 
 
 class PacingSpec(Spec):
     """How long the agent takes between requests, for cache expiry."""
 
-    round_seconds: Seconds | None = Field(
-        default=None,
-        description="Default wall time in seconds from one request to the next (model latency + "
+    round_seconds: Decimal | None = field(
+        _SECONDS_VALUE,
+        "Default wall time in seconds from one request to the next (model latency + "
         "tool run), for rounds without their own seconds. Left out: no pauses.",
+        default=None,
     )
 
 
 class CacheTTLSpec(Spec):
     """Two cache lifetimes (Anthropic): one for the stable prefix, one for the conversation."""
 
-    prefix: CacheTTL = Field(description="Lifetime of the entry at the tools -> system breakpoint: 5m or 1h.")
-    conversation: CacheTTL = Field(
-        description="Lifetime of the entries at the last message: 5m or 1h (not longer than prefix)."
+    prefix: CacheTTL = field(
+        _choice(CacheTTL), "Lifetime of the entry at the tools -> system breakpoint: 5m or 1h."
+    )
+    conversation: CacheTTL = field(
+        _choice(CacheTTL), "Lifetime of the entries at the last message: 5m or 1h (not longer than prefix)."
     )
 
 
@@ -239,60 +265,54 @@ def _ttl_kind(value: Any) -> str:
     return "map" if isinstance(value, dict) else "~str"
 
 
-CacheTTLValue = Annotated[
-    Annotated[CacheTTL, Tag("~str")] | Annotated[CacheTTLSpec, Tag("map")],
-    Discriminator(_ttl_kind),
-]
+CACHE_TTL_VALUE = Tagged(_ttl_kind, {"~str": _choice(CacheTTL), "map": Model(CacheTTLSpec)})
 
 
 class LimitsSpec(Spec):
     """Limits of the agent loop."""
 
-    max_rounds: PositiveCount | None = Field(
-        default=None, description="Stop after this many rounds (the run is reported as truncated)."
+    max_rounds: int | None = field(
+        _POSITIVE, "Stop after this many rounds (the run is reported as truncated).", default=None
     )
-    budget_usd: Money | None = Field(
-        default=None, description="Budget in US dollars; an estimate over it fails (exit code 1)."
+    budget_usd: Decimal | None = field(
+        Nullable(MONEY), "Budget in US dollars; an estimate over it fails (exit code 1).", default=None
     )
-    max_budget_usd: Money | None = Field(
-        default=None,
-        description="Stop the run between requests once the running cost would pass this many US "
+    max_budget_usd: Decimal | None = field(
+        Nullable(MONEY),
+        "Stop the run between requests once the running cost would pass this many US "
         "dollars (as the Claude Agent SDK does); the run is reported as truncated.",
-    )
-    max_concurrent_subagents: PositiveCount | None = Field(
         default=None,
-        description="Run the subagents one response starts in waves of at most this many; their time "
+    )
+    max_concurrent_subagents: int | None = field(
+        _POSITIVE,
+        "Run the subagents one response starts in waves of at most this many; their time "
         "(each wave as long as its slowest) is added to the parent's pacing.",
+        default=None,
     )
 
 
-Share = Annotated[
-    Decimal,
-    BeforeValidator(int_to_decimal),
-    Field(ge=0, le=1),
-    WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1}),
-]
+SHARE = amount(ge=0, le=1)
 
 
-class RetriesSpec(Spec):
+class RetriesSpec(Spec, schema_extra={"not": {"required": ["share", "count"]}}):
     """Tool calls that fail validation and are retried (each failure is a full extra request)."""
 
-    model_config = ConfigDict(json_schema_extra={"not": {"required": ["share", "count"]}})
-
-    share: Share | None = Field(
-        default=None, description="Share of the tool rounds whose call fails once (0 to 1, spread evenly)."
-    )
-    count: Count | None = Field(default=None, description="Failed calls in all (instead of share).")
-    attempts: PositiveCountValue | None = Field(
+    share: Decimal | None = field(
+        Nullable(SHARE),
+        "Share of the tool rounds whose call fails once (0 to 1, spread evenly).",
         default=None,
-        description="Attempts each failing call takes, the one that succeeds included: a number (at "
+    )
+    count: int | None = field(_COUNT, "Failed calls in all (instead of share).", default=None)
+    attempts: Any = field(
+        _POSITIVE_COUNT_VALUE,
+        "Attempts each failing call takes, the one that succeeds included: a number (at "
         "least 2) or a distribution (default 2: it fails once, then succeeds).",
-    )
-    error: ContentValue | None = Field(
         default=None,
-        description="The error result sent back for a failed call: "
-        + CONTENT_FORMS
-        + " (default: per provider).",
+    )
+    error: ContentValue | None = field(
+        _CONTENT,
+        "The error result sent back for a failed call: " + CONTENT_FORMS + " (default: per provider).",
+        default=None,
     )
 
 
@@ -302,16 +322,14 @@ surely a typo, and 1/p would overflow the Decimal maths for a tiny enough p)."""
 
 
 def _probability(value: Decimal) -> Decimal:
-    from pydantic_core import PydanticCustomError
-
     if not 0 < value <= 1:
-        raise PydanticCustomError(
+        raise Invalid(
             "probability",
             "must be above 0 and at most 1, got {got} (a probability: 0.7 for 70%)",
             {"got": str(value)},
         )
     if value < MIN_SUCCESS:
-        raise PydanticCustomError(
+        raise Invalid(
             "probability",
             "must be at least 0.000001 (one success in a million runs), got {got}",
             {"got": str(value)},
@@ -319,21 +337,17 @@ def _probability(value: Decimal) -> Decimal:
     return value
 
 
-Probability = Annotated[
-    Decimal,
-    BeforeValidator(int_to_decimal),
-    AfterValidator(_probability),
-    WithJsonSchema({"type": "number", "minimum": float(MIN_SUCCESS), "maximum": 1}),
-]
+PROBABILITY = Schema(
+    Check(Before(int_to_decimal, Dec()), _probability),
+    {"type": "number", "minimum": float(MIN_SUCCESS), "maximum": 1},
+)
 
 
 def _in_order(values: list[Decimal]) -> list[Decimal]:
-    from pydantic_core import PydanticCustomError
-
     if len(values) == 2 and values[0] > values[1]:
-        raise PydanticCustomError("order", f"min {values[0]} is above max {values[1]} (write [min, max])")
+        raise Invalid("order", f"min {values[0]} is above max {values[1]} (write [min, max])")
     if len(values) == 3 and not values[0] <= values[1] <= values[2]:
-        raise PydanticCustomError(
+        raise Invalid(
             "order",
             f"min {values[0]}, most likely {values[1]}, max {values[2]} are not in order"
             " (write [min, most likely, max])",
@@ -341,34 +355,32 @@ def _in_order(values: list[Decimal]) -> list[Decimal]:
     return values
 
 
-SuccessPair = Annotated[list[Probability], Field(min_length=2, max_length=2), AfterValidator(_in_order)]
-SuccessTriple = Annotated[list[Probability], Field(min_length=3, max_length=3), AfterValidator(_in_order)]
+_SUCCESS_PAIR = Check(ListOf(PROBABILITY, 2, 2), _in_order)
+_SUCCESS_TRIPLE = Check(ListOf(PROBABILITY, 3, 3), _in_order)
 
 
 class SuccessUniform(Spec):
     """Every success probability from min to max equally likely."""
 
-    uniform: SuccessPair = Field(description="[min, max].")
+    uniform: list[Decimal] = field(_SUCCESS_PAIR, "[min, max].")
 
 
 class SuccessTriangular(Spec):
     """The triangle distribution of the success probability, peaking at the most likely value."""
 
-    triangular: SuccessTriple = Field(description="[min, most likely, max].")
+    triangular: list[Decimal] = field(_SUCCESS_TRIPLE, "[min, most likely, max].")
 
 
 class SuccessPert(Spec):
     """Beta-PERT: like triangular, smoother."""
 
-    pert: SuccessTriple = Field(description="[min, most likely, max].")
+    pert: list[Decimal] = field(_SUCCESS_TRIPLE, "[min, most likely, max].")
 
 
 class SuccessEmpirical(Spec):
     """Observed success rates (e.g. of past weeks), each equally likely."""
 
-    empirical: Annotated[list[Probability], Field(min_length=1, max_length=10_000)] = Field(
-        description="The observed rates."
-    )
+    empirical: list[Decimal] = field(ListOf(PROBABILITY, 1, 10_000), "The observed rates.")
 
 
 SUCCESS_KINDS = ("uniform", "triangular", "pert", "empirical")
@@ -384,7 +396,7 @@ def success_dist(item: Decimal | AnySuccessDist, line: int | None) -> tuple[Deci
     if isinstance(item, Decimal):
         return item, None
 
-    kind = next(iter(item.model_dump()))
+    kind = item.fields[0].name
     values = sorted(item.empirical) if isinstance(item, SuccessEmpirical) else getattr(item, kind)
     units = tuple((v * SUCCESS_SCALE).to_integral_value(ROUND_HALF_UP) for v in values)
     dist = Dist(kind, units, "outcome.success", line, 1)  # type: ignore[arg-type]
@@ -398,164 +410,176 @@ def _success_kind(value: Any) -> str:
     return "~p"
 
 
-SuccessValue = Annotated[
-    Annotated[Probability, Tag("~p")]
-    | Annotated[SuccessUniform, Tag("uniform")]
-    | Annotated[SuccessTriangular, Tag("triangular")]
-    | Annotated[SuccessPert, Tag("pert")]
-    | Annotated[SuccessEmpirical, Tag("empirical")],
-    Discriminator(_success_kind),
-]
+SUCCESS_VALUE = Tagged(
+    _success_kind,
+    {
+        "~p": PROBABILITY,
+        **{kind: Model(spec) for kind, spec in zip(SUCCESS_KINDS, AnySuccessDist.__args__, strict=True)},
+    },
+)
 
 
 class OutcomeSpec(Spec):
     """How often a run completes its task, and what a failed run costs (cost per completed task)."""
 
-    success: SuccessValue = Field(
-        description="Probability that a run completes its task: above 0, at most 1 (e.g. 0.7), or a "
+    success: Decimal | AnySuccessDist = field(
+        SUCCESS_VALUE,
+        "Probability that a run completes its task: above 0, at most 1 (e.g. 0.7), or a "
         "distribution of it: {uniform: [min, max]}, {triangular: [min, mode, max]}, {pert: [min, mode, "
-        "max]} or {empirical: [rates...]} (the estimate uses its median; --simulate draws it per run)."
+        "max]} or {empirical: [rates...]} (the estimate uses its median; --simulate draws it per run).",
     )
-    on_failure: OnFailure | None = Field(
-        default="retry",
-        description="retry: a failed run is paid and the whole run is made again until it succeeds "
+    on_failure: OnFailure | None = field(
+        Nullable(_choice(OnFailure)),
+        "retry: a failed run is paid and the whole run is made again until it succeeds "
         "(up to max_attempts); abandon: a failed run is paid and nothing is completed.",
+        default="retry",
     )
-    max_attempts: PositiveCount | None = Field(
+    max_attempts: int | None = field(
+        _POSITIVE,
+        "Most runs per task with on_failure: retry, the first included (default: unlimited).",
         default=None,
-        description="Most runs per task with on_failure: retry, the first included (default: unlimited).",
     )
-    failure_rounds: PositiveCount | None = Field(
-        default=None,
-        description="A failed run is cut after this many rounds and costs only those rounds' requests "
+    failure_rounds: int | None = field(
+        _POSITIVE,
+        "A failed run is cut after this many rounds and costs only those rounds' requests "
         "(default: a failed run costs a whole run).",
-    )
-    success_by_model: dict[Name, Probability] | None = Field(
         default=None,
-        max_length=1000,
-        description="Success per model id where it differs from success (e.g. {gpt-5-mini: 0.55}), "
+    )
+    success_by_model: dict[str, Decimal] | None = field(
+        Nullable(DictOf(NAME, PROBABILITY, max_length=1000)),
+        "Success per model id where it differs from success (e.g. {gpt-5-mini: 0.55}), "
         "for compare and --model.",
+        default=None,
     )
 
 
 class TrimSpec(Spec):
     """Result trimming done by the agent's own code before results go back to the model."""
 
-    max_tokens: PositiveCount | None = Field(
-        default=None, description="Cap every tool result at this many tokens."
-    )
-    keep_last: Count | None = Field(
-        default=None,
-        description="Keep only the last N tool results in full; older ones become a short placeholder "
+    max_tokens: int | None = field(_POSITIVE, "Cap every tool result at this many tokens.", default=None)
+    keep_last: int | None = field(
+        _COUNT,
+        "Keep only the last N tool results in full; older ones become a short placeholder "
         "(this changes earlier context, so the cache is written again from the edit point).",
+        default=None,
     )
 
 
 class ContextEditingSpec(Spec):
     """Anthropic context editing (clear_tool_uses): clear old tool results once the context is large."""
 
-    trigger: PositiveCount | None = Field(
-        default=None, description="Clear once a request's input passes this many tokens (default 100000)."
+    trigger: int | None = field(
+        _POSITIVE, "Clear once a request's input passes this many tokens (default 100000).", default=None
     )
-    keep: Count | None = Field(default=None, description="Tool uses kept, the most recent (default 3).")
-    clear_at_least: Count | None = Field(
-        default=None, description="Clear only if at least this many tokens go (default 0)."
+    keep: int | None = field(_COUNT, "Tool uses kept, the most recent (default 3).", default=None)
+    clear_at_least: int | None = field(
+        _COUNT, "Clear only if at least this many tokens go (default 0).", default=None
     )
-    placeholder: Count | None = Field(
-        default=None, description="Tokens a cleared result leaves behind (default 10)."
+    placeholder: int | None = field(
+        _COUNT, "Tokens a cleared result leaves behind (default 10).", default=None
     )
-    exclude_tools: list[Name] | None = Field(
-        default=None, description="Tools whose results are never cleared."
+    exclude_tools: list[str] | None = field(
+        Nullable(ListOf(NAME)), "Tools whose results are never cleared.", default=None
     )
 
 
-class ScenarioFile(Spec):
+class ScenarioFile(Spec, title="agentcost scenario"):
     """An agentcost scenario: one run of a tool-using agent loop, whose cost is estimated."""
 
-    model_config = ConfigDict(title="agentcost scenario")
-
-    version: Literal[1] = Field(description="Format version of this file: 1.")
-    name: str | None = Field(default=None, description="A short name for the scenario.")
-    description: str | None = Field(default=None, description="What the scenario models.")
-    model: Name = Field(description="Model id, e.g. claude-sonnet-4-5, gpt-5, gemini-2.5-pro.")
-    provider: ProviderId | None = Field(
-        default=None,
-        description="The model's provider as genai-prices names it (anthropic, openai, google, deepseek,"
+    version: Literal[1] = field(Lit(1), "Format version of this file: 1.")
+    name: str | None = field(Nullable(Str()), "A short name for the scenario.", default=None)
+    description: str | None = field(Nullable(Str()), "What the scenario models.", default=None)
+    model: str = field(NAME, "Model id, e.g. claude-sonnet-4-5, gpt-5, gemini-2.5-pro.")
+    provider: str | None = field(
+        Nullable(PROVIDER_ID),
+        "The model's provider as genai-prices names it (anthropic, openai, google, deepseek,"
         " aws, azure, x-ai, ...; default: inferred from the model id).",
-    )
-    system: ContentValue | None = Field(default=None, description="System prompt: " + CONTENT_FORMS + ".")
-    tools: list[ToolItem] | None = Field(
         default=None,
-        description="Tool definitions (Anthropic, OpenAI Chat Completions, OpenAI Responses or "
+    )
+    system: ContentValue | None = field(_CONTENT, "System prompt: " + CONTENT_FORMS + ".", default=None)
+    tools: list[AnyToolModel | ToolFile] | None = field(
+        Nullable(ListOf(TOOL_ITEM)),
+        "Tool definitions (Anthropic, OpenAI Chat Completions, OpenAI Responses or "
         "MCP format), or {file: path} to a JSON/YAML file of them. Server tools in their provider's "
         "format ({type: web_search_20250305, name: web_search}, {type: web_search}, {google_search: "
         "{}}) declare the server tools rounds' server_tools use.",
-    )
-    tool_choice: ToolChoice | None = Field(
-        default="auto", description="auto: the model decides; any/tool: a tool must be called; none."
-    )
-    task: ContentValue = Field(description="The first user message: " + CONTENT_FORMS + ".")
-    defaults: DefaultsSpec | None = Field(
-        default=None, description="Keys applied to every round that does not set them."
-    )
-    rounds: list[RoundItem] | None = Field(
-        default=None, description="The rounds, in order: tool rounds and chat turns."
-    )
-    final: ContentValue = Field(description="The final plain-text answer: " + CONTENT_FORMS + ".")
-    caching: CachingMode | None = Field(
         default=None,
-        description="Prompt caching: none, prefix, conversation, or explicit (Gemini explicit "
-        "caches; default: per provider).",
     )
-    cache_ttl: CacheTTLValue | None = Field(
-        default="5m",
-        description="Lifetime of cache entries: 5m or 1h, or {prefix: 1h, conversation: 5m} "
-        "(Anthropic: the stable prefix and the conversation with their own TTLs).",
-    )
-    limits: LimitsSpec | None = Field(default=None, description="Limits of the agent loop.")
-    pacing: PacingSpec | None = Field(
-        default=None, description="How long rounds take, for cache expiry (default: no pauses)."
-    )
-    service_tier: ServiceTier | None = Field(
-        default="standard", description="Service tier: standard, batch, flex or priority."
-    )
-    thinking_retention: ThinkingRetention | None = Field(
+    tool_choice: ToolChoice | None = field(
+        Nullable(_choice(ToolChoice)),
+        "auto: the model decides; any/tool: a tool must be called; none.",
         default="auto",
-        description="Whether earlier thinking is re-sent as input: auto (by model family), keep, "
+    )
+    task: ContentValue = field(CONTENT, "The first user message: " + CONTENT_FORMS + ".")
+    defaults: DefaultsSpec | None = field(
+        Nullable(Model(DefaultsSpec)), "Keys applied to every round that does not set them.", default=None
+    )
+    rounds: list[RoundSpec | ChatTurnSpec] | None = field(
+        Nullable(ListOf(ROUND_ITEM)), "The rounds, in order: tool rounds and chat turns.", default=None
+    )
+    final: ContentValue = field(CONTENT, "The final plain-text answer: " + CONTENT_FORMS + ".")
+    caching: CachingMode | None = field(
+        Nullable(_choice(CachingMode)),
+        "Prompt caching: none, prefix, conversation, or explicit (Gemini explicit "
+        "caches; default: per provider).",
+        default=None,
+    )
+    cache_ttl: CacheTTL | CacheTTLSpec | None = field(
+        Nullable(CACHE_TTL_VALUE),
+        "Lifetime of cache entries: 5m or 1h, or {prefix: 1h, conversation: 5m} "
+        "(Anthropic: the stable prefix and the conversation with their own TTLs).",
+        default="5m",
+    )
+    limits: LimitsSpec | None = field(Nullable(Model(LimitsSpec)), "Limits of the agent loop.", default=None)
+    pacing: PacingSpec | None = field(
+        Nullable(Model(PacingSpec)),
+        "How long rounds take, for cache expiry (default: no pauses).",
+        default=None,
+    )
+    service_tier: ServiceTier | None = field(
+        Nullable(_choice(ServiceTier)), "Service tier: standard, batch, flex or priority.", default="standard"
+    )
+    thinking_retention: ThinkingRetention | None = field(
+        Nullable(_choice(ThinkingRetention)),
+        "Whether earlier thinking is re-sent as input: auto (by model family), keep, "
         "last (only in the next request) or drop.",
+        default="auto",
     )
-    final_thinking: CountValue | None = Field(
-        default=None, description="Reasoning output tokens of the final answer (billed as output)."
+    final_thinking: Any = field(
+        _COUNT_VALUE, "Reasoning output tokens of the final answer (billed as output).", default=None
     )
-    server_tool_quota: QuotaState | None = Field(
-        default="spent",
-        description="spent: every server-tool use is billed; available: uses inside the provider's "
+    server_tool_quota: QuotaState | None = field(
+        Nullable(_choice(QuotaState)),
+        "spent: every server-tool use is billed; available: uses inside the provider's "
         "free quota cost nothing.",
+        default="spent",
     )
-    retries: RetriesSpec | None = Field(
-        default=None, description="Calls that fail validation and are retried with an error result."
-    )
-    trim: TrimSpec | None = Field(
-        default=None, description="Cap tool results, or keep only the last N in full."
-    )
-    context_editing: ContextEditingSpec | None = Field(
+    retries: RetriesSpec | None = field(
+        Nullable(Model(RetriesSpec)),
+        "Calls that fail validation and are retried with an error result.",
         default=None,
-        description="Clear old tool results once the context passes a trigger (Anthropic clear_tool_uses).",
     )
-    tool_search_stub: Count | None = Field(
-        default=None, description="Tokens a deferred tool (defer_loading) costs until loaded (default 9)."
+    trim: TrimSpec | None = field(
+        Nullable(Model(TrimSpec)), "Cap tool results, or keep only the last N in full.", default=None
     )
-    outcome: OutcomeSpec | None = Field(
+    context_editing: ContextEditingSpec | None = field(
+        Nullable(Model(ContextEditingSpec)),
+        "Clear old tool results once the context passes a trigger (Anthropic clear_tool_uses).",
         default=None,
-        description="Success rate of a run and what a failure costs: reports add the expected cost per "
-        "completed task.",
+    )
+    tool_search_stub: int | None = field(
+        _COUNT, "Tokens a deferred tool (defer_loading) costs until loaded (default 9).", default=None
+    )
+    outcome: OutcomeSpec | None = field(
+        Nullable(Model(OutcomeSpec)),
+        "Success rate of a run and what a failure costs: reports add the expected cost per completed task.",
+        default=None,
     )
 
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of scenario files, for editors (yaml-language-server)."""
-    schema = ScenarioFile.model_json_schema(schema_generator=SchemaGenerator)
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+    return spec_json_schema(ScenarioFile)
 
 
 _MISSING_HINTS = {

@@ -1,7 +1,8 @@
 """Scenario file (YAML, version 1) -> :class:`~agentcost.scenario.model.Scenario`.
 
-The format is defined once, by pydantic models (``extra="forbid"``, strict types: :mod:`.values` and
-:mod:`.format`): they validate the file and they generate the published JSON Schema (:func:`json_schema`).
+The format is defined once, by the Spec mappings of :mod:`.values` and :mod:`.format` (strict types, no
+unknown keys; the engine is :mod:`agentcost.infra.spec`): they validate the file, they are what the
+builder reads, and they generate the published JSON Schema (:func:`json_schema`).
 
 Reading (:func:`read_scenario`) goes in five steps, each raising :class:`~agentcost.errors.InputError`
 with the file, the 1-based line and the key path of the problem:
@@ -13,7 +14,7 @@ with the file, the 1-based line and the key path of the problem:
 3. apply the ``--set PATH=VALUE`` overrides to those plain values, in order (an error about a value
    an override set names the override instead of a line: :class:`OverrideError`;
    :mod:`agentcost.scenario.overrides`);
-4. validate the plain values with the pydantic models and turn the first error (by line) into one
+4. validate the plain values with the format's Spec mappings and turn the first error (by line) into one
    readable message;
 5. read the files the scenario names (each once), normalise the tool definitions, apply
    ``defaults`` and unroll ``repeat`` (:mod:`agentcost.scenario.build`; subagents:
@@ -130,7 +131,7 @@ def _read_doc(
     apply_overrides(doc, overrides)
     if overrides:
         _check_top_level(doc)  # again: an override may have set the version
-    spec = validate(ScenarioFile.model_validate, doc, doc.value, (), ERROR_HINTS)
+    spec = validate(ScenarioFile, doc, doc.value, (), ERROR_HINTS)
     budget.inputs(_call_inputs(spec))  # before the builder makes a JSON text of each
     scenario = ScenarioBuilder(doc, spec, read_text, scenario_from_doc).scenario(tuple(overrides))
     budget.built(scenario)
@@ -250,7 +251,7 @@ def scenario_from_doc(doc: Doc, read_text: Callable[[Path], str], *, depth: int 
     """The scenario in an already parsed document (a subagent's: :mod:`agentcost.scenario.subagents`): its top
     level checked, validated and read, the files it names read by ``read_text``."""
     _check_top_level(doc)
-    spec = validate(ScenarioFile.model_validate, doc, doc.value, (), ERROR_HINTS)
+    spec = validate(ScenarioFile, doc, doc.value, (), ERROR_HINTS)
     budget = current_load() or LoadBudget(doc.file)
     budget.inputs(_call_inputs(spec))
     scenario = ScenarioBuilder(doc, spec, read_text, scenario_from_doc, depth=depth).scenario(())

@@ -104,7 +104,7 @@ needs no entry)."""
 
 _CONTENT_KEYS = [*TokensContent.allowed_keys(), *TextContent.allowed_keys(), *FileContent.allowed_keys()]
 
-_TOOL_MODELS: dict[str | None, type[Spec] | type[GeminiTool] | type[OtherProviderTool]] = {
+_TOOL_MODELS: dict[str | None, type[Spec]] = {
     "~anthropic": AnthropicTool,
     "~openai-chat": OpenAIChatTool,
     "~openai-responses": OpenAIResponsesTool,
@@ -169,7 +169,7 @@ class _Setter:
             else level
         )
         child: _Level = "any"
-        if isinstance(model, type) and issubclass(model, Spec):  # keys known: check this one
+        if isinstance(model, type) and not model.extra_allowed:  # keys known: check this one
             tool_file = f"{self.written(n)} names a tool file; --set cannot change the tools in it"
             self.check_key(model.allowed_keys(), n, tool_file if model is ToolFile else None)
             child = _CHILDREN.get((model, key), "any")

@@ -14,10 +14,10 @@ label, how many times a day it runs (for cost per day and per 30-day month), a p
         set: ["limits.max_rounds=12"]
 
 It is read the way scenario files are (``agentcost.scenario.load``): composed with PyYAML keeping line
-numbers, numbers with a fraction become ``Decimal`` from their text, validated by strict pydantic
-models, and every problem is one :class:`~agentcost.errors.InputError` naming the file, the 1-based
-line and the key path. The scenario files themselves are read later, by ``load_scenario``; here
-they are only checked to be readable and inside the directories the run allows
+numbers, numbers with a fraction become ``Decimal`` from their text, validated by the Spec mappings
+below (:mod:`agentcost.infra.spec`), and every problem is one :class:`~agentcost.errors.InputError`
+naming the file, the 1-based line and the key path. The scenario files themselves are read later, by
+``load_scenario``; here they are only checked to be readable and inside the directories the run allows
 (:func:`agentcost.infra.policy.confine`), so that a wrong path points at the project file's line.
 """
 
@@ -29,31 +29,43 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import yaml
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, WithJsonSchema
-from pydantic_core import PydanticCustomError
 
 from agentcost.errors import InputError
 from agentcost.infra.files import is_stdin
 from agentcost.infra.policy import OutsideRoots, confine
+from agentcost.infra.spec import (
+    Before,
+    Bounds,
+    Check,
+    Dec,
+    Invalid,
+    ListOf,
+    Lit,
+    Model,
+    Nullable,
+    Schema,
+    Str,
+    field,
+)
+from agentcost.infra.spec import json_schema as spec_json_schema
+from agentcost.infra.validate import int_to_decimal
 from agentcost.infra.yamlread import (
     Doc,
     OverrideError,
     Reader,
-    SchemaGenerator,
     Spec,
     Unreadable,
     compose,
-    int_to_decimal,
     parse,
     parse_override,
     shown,
     text_reader,
     validate,
 )
-from agentcost.scenario.values import Money
+from agentcost.scenario.values import MONEY, NAME
 
 __all__ = [
     "DEFAULT_PROJECT_FILE",
@@ -79,60 +91,58 @@ MAX_RUNS_PER_DAY = Decimal(1_000_000_000)  # more is surely a typo, and keeps De
 
 def _at_most_max_runs(value: Decimal) -> Decimal:
     if value > MAX_RUNS_PER_DAY:
-        raise PydanticCustomError("too_many_runs", f"must be <= {MAX_RUNS_PER_DAY:,}, got {value}")
+        raise Invalid("too_many_runs", f"must be <= {MAX_RUNS_PER_DAY:,}, got {value}")
     return value
 
 
-RunsPerDay = Annotated[
-    Decimal,
-    BeforeValidator(int_to_decimal),
-    Field(ge=0),
-    AfterValidator(_at_most_max_runs),
-    WithJsonSchema({"type": "number", "minimum": 0, "maximum": int(MAX_RUNS_PER_DAY)}),
-]
-Override = Annotated[str, Field(min_length=1)]
+RUNS_PER_DAY = Schema(
+    Check(Bounds(Before(int_to_decimal, Dec()), ge=0), _at_most_max_runs),
+    {"type": "number", "minimum": 0, "maximum": int(MAX_RUNS_PER_DAY)},
+)
 
 
 class ProjectScenarioSpec(Spec):
     """One scenario of the project."""
 
-    path: Annotated[str, Field(min_length=1)] = Field(
-        description="The scenario file, relative to the project file."
+    path: str = field(NAME, "The scenario file, relative to the project file.")
+    name: str | None = field(
+        Nullable(Str()), "A label for the report (default: the scenario's name).", default=None
     )
-    name: str | None = Field(
-        default=None, description="A label for the report (default: the scenario's name)."
+    runs_per_day: Decimal | None = field(
+        Nullable(RUNS_PER_DAY),
+        "How many times a day the scenario runs (a decimal number is allowed).",
+        default=None,
     )
-    runs_per_day: RunsPerDay | None = Field(
-        default=None, description="How many times a day the scenario runs (a decimal number is allowed)."
+    budget_usd: Decimal | None = field(
+        Nullable(MONEY),
+        "Per-run budget in US dollars; overrides the scenario's limits.budget_usd.",
+        default=None,
     )
-    budget_usd: Money | None = Field(
-        default=None, description="Per-run budget in US dollars; overrides the scenario's limits.budget_usd."
-    )
-    set_: list[Override] | None = Field(
+    set_: list[str] | None = field(
+        Nullable(ListOf(NAME)),
+        "Overrides of scenario fields, PATH=VALUE as for --set (applied before --set).",
         default=None,
         alias="set",
-        description="Overrides of scenario fields, PATH=VALUE as for --set (applied before --set).",
     )
 
 
-class ProjectFile(Spec):
+class ProjectFile(Spec, title="agentcost project"):
     """An agentcost project: the scenarios to estimate together."""
 
-    model_config = ConfigDict(title="agentcost project")
-
-    version: Literal[1] = Field(description="Format version of this file: 1.")
-    name: str | None = Field(default=None, description="A short name for the project.")
-    description: str | None = Field(default=None, description="What the project is.")
-    budget_usd: Money | None = Field(
-        default=None, description="Budget in US dollars for the total of one run of every scenario."
+    version: Literal[1] = field(Lit(1), "Format version of this file: 1.")
+    name: str | None = field(Nullable(Str()), "A short name for the project.", default=None)
+    description: str | None = field(Nullable(Str()), "What the project is.", default=None)
+    budget_usd: Decimal | None = field(
+        Nullable(MONEY), "Budget in US dollars for the total of one run of every scenario.", default=None
     )
-    scenarios: list[ProjectScenarioSpec] = Field(description="The scenario files, in report order.")
+    scenarios: list[ProjectScenarioSpec] = field(
+        ListOf(Model(ProjectScenarioSpec)), "The scenario files, in report order."
+    )
 
 
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of project files, for editors (docs/project.schema.json)."""
-    schema = ProjectFile.model_json_schema(schema_generator=SchemaGenerator)
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+    return spec_json_schema(ProjectFile)
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,7 +236,7 @@ def load_project(path: Path | str, *, reader: Reader | None = None) -> Project:
         raise InputError(e.reason, file=path, line=e.line) from None
     doc = parse(Doc(path), text)
     _check_top_level(doc)
-    spec = validate(ProjectFile.model_validate, doc, doc.value, ())
+    spec = validate(ProjectFile, doc, doc.value, ())
     if not spec.scenarios:
         raise doc.error(("scenarios",), "must list at least one scenario", "e.g. '- path: bugfix.yaml'")
     entries = tuple(_entry(doc, i, item, reader) for i, item in enumerate(spec.scenarios))

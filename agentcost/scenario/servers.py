@@ -135,8 +135,8 @@ def _server(model: ProviderTool, doc: Doc, path: KeyPath, line: int | None) -> S
 
 def _gemini(model: GeminiTool, doc: Doc, path: KeyPath, line: int | None) -> list[ServerToolDef]:
     out: list[ServerToolDef] = []
-    given = [key for key in GeminiTool.model_fields if key in model.model_fields_set]
-    for key in [*given, *(model.model_extra or {})]:
+    given = [f.key for f in GeminiTool.fields if f.name in model.fields_set]
+    for key in [*given, *model.extra]:
         tool = GEMINI_SERVER_KEYS.get(key)
         if tool is not None:
             out.append(ServerToolDef(tool, key, key, line))

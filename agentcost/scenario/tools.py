@@ -7,41 +7,41 @@ The formats: Anthropic Messages, OpenAI Chat Completions, OpenAI Responses and M
 
 from __future__ import annotations
 
-from pydantic import TypeAdapter
+from typing import Any
 
+from agentcost.infra.spec import ListOf
 from agentcost.infra.yamlread import Doc, KeyPath, shown, validate
 from agentcost.scenario.format import ERROR_HINTS
 from agentcost.scenario.model import ToolDef
 from agentcost.scenario.values import (
+    TOOL,
     AnthropicTool,
     AnyToolModel,
     ClientToolModel,
-    JsonObject,
     JsonRpcToolsList,
     OpenAIChatTool,
     OpenAIResponsesTool,
     ToolsListResult,
-    ToolSpec,
 )
 
-_TOOL_ADAPTER: TypeAdapter[AnyToolModel] = TypeAdapter(ToolSpec)
-_TOOL_LIST_ADAPTER: TypeAdapter[list[AnyToolModel]] = TypeAdapter(list[ToolSpec])
+_TOOL_LIST = ListOf(TOOL)
 
 
 def tool_file_models(doc: Doc) -> list[tuple[AnyToolModel, KeyPath]]:
     """The tools in a tool file, each with its key path in that file."""
     value = doc.value
     if isinstance(value, list):
-        tools = validate(_TOOL_LIST_ADAPTER.validate_python, doc, value, (), ERROR_HINTS)
+        tools: list[AnyToolModel] = validate(_TOOL_LIST, doc, value, (), ERROR_HINTS)
         return [(tool, (i,)) for i, tool in enumerate(tools)]
     if isinstance(value, dict) and "tools" in value:
-        listed = validate(ToolsListResult.model_validate, doc, value, (), ERROR_HINTS)
+        listed = validate(ToolsListResult, doc, value, (), ERROR_HINTS)
         return [(tool, ("tools", i)) for i, tool in enumerate(listed.tools)]
     if isinstance(value, dict) and "result" in value:
-        response = validate(JsonRpcToolsList.model_validate, doc, value, (), ERROR_HINTS)
+        response = validate(JsonRpcToolsList, doc, value, (), ERROR_HINTS)
         return [(tool, ("result", "tools", i)) for i, tool in enumerate(response.result.tools)]
     if isinstance(value, dict):
-        return [(validate(_TOOL_ADAPTER.validate_python, doc, value, (), ERROR_HINTS), ())]
+        tool: AnyToolModel = validate(TOOL, doc, value, (), ERROR_HINTS)
+        return [(tool, ())]
     raise doc.error(
         (),
         f"expected tool definitions, got {shown(value, quote=False)}",
@@ -49,7 +49,7 @@ def tool_file_models(doc: Doc) -> list[tuple[AnyToolModel, KeyPath]]:
     )
 
 
-def _parameters(schema: JsonObject | None) -> JsonObject:
+def _parameters(schema: dict[str, Any] | None) -> dict[str, Any]:
     """OpenAI's parameters may be left out: a function without arguments."""
     return schema if schema is not None else {"type": "object", "properties": {}}
 

@@ -1,10 +1,10 @@
-"""The scenario format, part 1: the values its keys hold, as pydantic models.
+"""The scenario format, part 1: the values its keys hold, as shapes and Spec mappings.
 
 Counts, money and seconds, content (``N``, a text, ``{tokens: N}``, ``{text: ...}``, ``{file: path}``),
 distributions (:mod:`agentcost.scenario.dists`) and tool definitions (Anthropic, OpenAI Chat
 Completions, OpenAI Responses, MCP, or ``{file: path}`` of them, and the providers' own server-tool
-entries). The rounds and the top level of a
-scenario file are :mod:`agentcost.scenario.format`.
+entries). The rounds and the top level of a scenario file are :mod:`agentcost.scenario.format`; the
+engine that checks them and writes their JSON Schema is :mod:`agentcost.infra.spec`.
 
 Numbers follow one rule (docs/scenario.md#numbers, :func:`agentcost.infra.validate.numeral`): where
 only a number fits (a count, a size, an amount), ``1e3``, ``1.5e3`` and ``9k`` / ``1.5M`` are read as
@@ -16,21 +16,31 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Discriminator,
-    Field,
-    Tag,
-    WithJsonSchema,
+from agentcost.infra.spec import (
+    AnyValue,
+    Before,
+    Bool,
+    Bounds,
+    Check,
+    Int,
+    Invalid,
+    JsonObject,
+    ListOf,
+    Lit,
+    Model,
+    Nullable,
+    Schema,
+    Shape,
+    Spec,
+    Str,
+    Tagged,
+    Union,
+    field,
 )
-from pydantic.json_schema import SkipJsonSchema
-
-from agentcost.infra.yamlread import Doc, KeyPath, Spec, closest, int_to_decimal, numeral, whole_number
+from agentcost.infra.validate import amount
+from agentcost.infra.yamlread import Doc, KeyPath, closest, numeral, whole_number
 from agentcost.scenario.model import MAX_BUDGET_USD, ServerToolName
 
 MAX_COUNT = 1_000_000_000
@@ -39,10 +49,8 @@ so a larger one is surely a typo (docs/limits.md). Not in the JSON Schema: check
 
 
 def _at_most_max_count(value: int) -> int:
-    from pydantic_core import PydanticCustomError
-
-    if value > MAX_COUNT:  # worded by yamlread like Field(le=...): "must be <= 1,000,000,000, got N"
-        raise PydanticCustomError("less_than_equal", "must be <= {le}", {"le": MAX_COUNT})
+    if value > MAX_COUNT:  # worded by validate like a bound: "must be <= 1,000,000,000, got N"
+        raise Invalid("less_than_equal", "must be <= {le}", {"le": MAX_COUNT})
     return value
 
 
@@ -51,45 +59,40 @@ def _whole(value: Any) -> Any:
     return whole_number(value, MAX_COUNT)
 
 
-Count = Annotated[int, Field(ge=0), AfterValidator(_at_most_max_count), BeforeValidator(_whole)]
-PositiveCount = Annotated[int, Field(ge=1), AfterValidator(_at_most_max_count), BeforeValidator(_whole)]
-Name = Annotated[str, Field(min_length=1)]
-JsonObject = dict[str, Any]
+def _count(least: int) -> Shape:
+    return Before(_whole, Check(Bounds(Int(), ge=least), _at_most_max_count))
 
-Money = Annotated[
-    Decimal,
-    BeforeValidator(int_to_decimal),
-    Field(gt=0, le=MAX_BUDGET_USD),
-    WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": int(MAX_BUDGET_USD)}),
-]
 
+COUNT = _count(0)
+"""A whole number >= 0 (at most :data:`MAX_COUNT`)."""
+POSITIVE_COUNT = _count(1)
+"""A whole number >= 1 (at most :data:`MAX_COUNT`)."""
+NAME = Str(min_length=1)
+"""A text that is not empty (a name, a path)."""
+MONEY = amount(gt=0, le=MAX_BUDGET_USD)
+"""US dollars: above 0, at most :data:`~agentcost.scenario.model.MAX_BUDGET_USD`."""
 
 MAX_SECONDS = Decimal(1_000_000_000)  # about 32 years: longer waits are surely typos
-
-Seconds = Annotated[
-    Decimal,
-    BeforeValidator(int_to_decimal),
-    Field(ge=0, le=MAX_SECONDS),
-    WithJsonSchema({"type": "number", "minimum": 0, "maximum": int(MAX_SECONDS)}),
-]
+SECONDS = amount(ge=0, le=MAX_SECONDS)
+"""Seconds: 0 to :data:`MAX_SECONDS`."""
 
 
 class TokensContent(Spec):
     """A stated size in tokens, for text you do not want to write out."""
 
-    tokens: Count = Field(description="Size in tokens.")
+    tokens: int = field(COUNT, "Size in tokens.")
 
 
 class TextContent(Spec):
     """Text written out in the scenario."""
 
-    text: str = Field(description="The text itself.")
+    text: str = field(Str(), "The text itself.")
 
 
 class FileContent(Spec):
     """Text read from a UTF-8 file."""
 
-    file: Name = Field(description="Path of a UTF-8 text file, relative to the scenario file.")
+    file: str = field(NAME, "Path of a UTF-8 text file, relative to the scenario file.")
 
 
 # --- distributions (agentcost.scenario.dists): a count or size the user is unsure of
@@ -100,61 +103,62 @@ DIST_FORMS = (
     "{fixed: N}, {uniform: [min, max]}, {triangular: [min, mode, max]}, {pert: [min, mode, max]}, "
     "{lognormal: {median: M, p90: P}} or {empirical: [values...] or {file: path}}"
 )
-Size = Annotated[int, Field(ge=0, le=1_000_000_000), BeforeValidator(_whole)]
-Positive = Annotated[
-    Decimal,
-    BeforeValidator(int_to_decimal),
-    Field(gt=0, le=1_000_000_000),
-    WithJsonSchema({"type": "number", "exclusiveMinimum": 0, "maximum": 1_000_000_000}),
-]
+
+
+def _size() -> Shape:
+    return Before(_whole, Bounds(Int(), ge=0, le=1_000_000_000))
+
+
+SIZE = _size()
+POSITIVE = amount(gt=0, le=1_000_000_000)
 
 
 class FixedDist(Spec):
     """Always this value (a distribution that is not one: for what-ifs and tests)."""
 
-    fixed: Size = Field(description="The value.")
+    fixed: int = field(SIZE, "The value.")
 
 
 class UniformDist(Spec):
     """Every whole number from min to max equally likely."""
 
-    uniform: Annotated[list[Size], Field(min_length=2, max_length=2)] = Field(description="[min, max].")
+    uniform: list[int] = field(ListOf(SIZE, 2, 2), "[min, max].")
 
 
 class TriangularDist(Spec):
     """The triangle distribution from min to max, peaking at the most likely value."""
 
-    triangular: Annotated[list[Size], Field(min_length=3, max_length=3)] = Field(
-        description="[min, most likely, max]."
-    )
+    triangular: list[int] = field(ListOf(SIZE, 3, 3), "[min, most likely, max].")
 
 
 class PertDist(Spec):
     """Beta-PERT: like triangular, smoother, mean (min + 4 x most likely + max) / 6."""
 
-    pert: Annotated[list[Size], Field(min_length=3, max_length=3)] = Field(
-        description="[min, most likely, max]."
-    )
+    pert: list[int] = field(ListOf(SIZE, 3, 3), "[min, most likely, max].")
 
 
 class LognormalParams(Spec):
     """A lognormal distribution's median and 90th percentile."""
 
-    median: Positive = Field(description="Half the runs are below this.")
-    p90: Positive = Field(description="Nine runs in ten are below this (above the median).")
+    median: Decimal = field(POSITIVE, "Half the runs are below this.")
+    p90: Decimal = field(POSITIVE, "Nine runs in ten are below this (above the median).")
 
 
 class LognormalDist(Spec):
     """Long-tailed: given by its median and 90th percentile; unbounded above."""
 
-    lognormal: LognormalParams = Field(description="{median: M, p90: P}.")
+    lognormal: LognormalParams = field(Model(LognormalParams), "{median: M, p90: P}.")
+
+
+_VALUES = ListOf(SIZE, 1, MAX_EMPIRICAL_VALUES, label="list[function-before[_whole(), constrained-int]]")
 
 
 class EmpiricalDist(Spec):
     """Observed values (e.g. last week's step counts), each equally likely."""
 
-    empirical: Annotated[list[Size], Field(min_length=1, max_length=MAX_EMPIRICAL_VALUES)] | FileContent = (
-        Field(description="The values, or {file: path} of a text file with one value per line.")
+    empirical: list[int] | FileContent = field(
+        Union(_VALUES, Model(FileContent)),
+        "The values, or {file: path} of a text file with one value per line.",
     )
 
 
@@ -165,16 +169,13 @@ def dist_kind(value: Any) -> str | None:
     return None
 
 
-DistValue = Annotated[
-    Annotated[FixedDist, Tag("fixed")]
-    | Annotated[UniformDist, Tag("uniform")]
-    | Annotated[TriangularDist, Tag("triangular")]
-    | Annotated[PertDist, Tag("pert")]
-    | Annotated[LognormalDist, Tag("lognormal")]
-    | Annotated[EmpiricalDist, Tag("empirical")],
-    Discriminator(dist_kind, custom_error_type="distribution", custom_error_message="bad distribution"),
-]
 AnyDist = FixedDist | UniformDist | TriangularDist | PertDist | LognormalDist | EmpiricalDist
+DIST = Tagged(
+    dist_kind,
+    {kind: Model(spec) for kind, spec in zip(DIST_KEYS, AnyDist.__args__, strict=True)},
+    error=("distribution", "bad distribution"),
+)
+"""A distribution: one of :data:`DIST_KEYS`, each a mapping of one key."""
 
 
 def _count_kind(value: Any) -> str:
@@ -182,26 +183,19 @@ def _count_kind(value: Any) -> str:
     return "dist" if isinstance(value, dict) else "~int"
 
 
-_COUNT = Discriminator(_count_kind, custom_error_type="count", custom_error_message="bad count")
-CountValue = Annotated[
-    Annotated[Count, Tag("~int"), Field(description="A whole number >= 0.")]
-    | Annotated[DistValue, Tag("dist")],
-    _COUNT,
-]
-PositiveCountValue = Annotated[
-    Annotated[PositiveCount, Tag("~int"), Field(description="A whole number >= 1.")]
-    | Annotated[DistValue, Tag("dist")],
-    _COUNT,
-]
+COUNT_VALUE = Tagged(_count_kind, {"~int": Schema(COUNT, description="A whole number >= 0."), "dist": DIST})
+"""A count: a whole number >= 0 or a distribution."""
+POSITIVE_COUNT_VALUE = Tagged(
+    _count_kind, {"~int": Schema(POSITIVE_COUNT, description="A whole number >= 1."), "dist": DIST}
+)
+"""A count: a whole number >= 1 or a distribution."""
 
 
 def _not_a_number(text: str) -> str:
     """A content text that looks like a number (``"1500"``, ``1e3``, ``9k``, ``1:30``) is refused:
     a size or a text? The message shows both spellings."""
     if numeral(text) is not None:
-        from pydantic_core import PydanticCustomError
-
-        raise PydanticCustomError("numeral", "not a number", {"text": text, "where": "content"})
+        raise Invalid("numeral", "not a number", {"text": text, "where": "content"})
     return text
 
 
@@ -221,15 +215,22 @@ def _content_kind(value: Any) -> str | None:
     return None
 
 
-ContentValue = Annotated[
-    Annotated[Count, Tag("~int"), Field(description="A size in tokens.")]
-    | Annotated[str, AfterValidator(_not_a_number), Tag("~str"), Field(description="The text itself.")]
-    | Annotated[TokensContent, Tag("tokens")]
-    | Annotated[TextContent, Tag("text")]
-    | Annotated[FileContent, Tag("file")]
-    | Annotated[DistValue, Tag("dist")],
-    Discriminator(_content_kind, custom_error_type="content", custom_error_message="bad content"),
-]
+CONTENT = Tagged(
+    _content_kind,
+    {
+        "~int": Schema(COUNT, description="A size in tokens."),
+        "~str": Schema(Check(Str(), _not_a_number), description="The text itself."),
+        "tokens": Model(TokensContent),
+        "text": Model(TextContent),
+        "file": Model(FileContent),
+        "dist": DIST,
+    },
+    error=("content", "bad content"),
+)
+"""A content value: a size in tokens, a text, ``{tokens: N}``, ``{text: ...}``, ``{file: path}`` or a
+distribution of sizes (built into :class:`~agentcost.scenario.model.Content`)."""
+ContentValue = int | str | TokensContent | TextContent | FileContent | AnyDist
+"""The validated :data:`CONTENT`."""
 
 CONTENT_FORMS = "an integer (tokens), a text, or one of {tokens: N}, {text: ...}, {file: path}"
 
@@ -240,96 +241,104 @@ _DEFER = (
 )
 
 
+_OBJECT = Nullable(JsonObject)
+_TEXT = Nullable(Str())
+_FLAG = Nullable(Bool())
+
+
 class AnthropicTool(Spec):
     """A tool definition in Anthropic Messages API format."""
 
-    name: Name = Field(description="The tool's name, as the model calls it.")
-    description: str | None = Field(default="", description="What the tool does, as the model reads it.")
-    input_schema: JsonObject = Field(description="JSON Schema of the tool's input.")
-    type: Literal["custom"] | None = Field(default=None, description="Anthropic's tool type: custom.")
-    cache_control: JsonObject | None = Field(
-        default=None, description="Anthropic cache breakpoint (ignored: caching is set by `caching`)."
+    name: str = field(NAME, "The tool's name, as the model calls it.")
+    description: str | None = field(_TEXT, "What the tool does, as the model reads it.", default="")
+    input_schema: dict[str, Any] = field(JsonObject, "JSON Schema of the tool's input.")
+    type: Literal["custom"] | None = field(
+        Nullable(Lit("custom")), "Anthropic's tool type: custom.", default=None
     )
-    strict: bool | None = Field(default=None, description="Strict tool use (does not change the count).")
-    defer_loading: bool | None = Field(default=None, description=_DEFER)
+    cache_control: dict[str, Any] | None = field(
+        _OBJECT, "Anthropic cache breakpoint (ignored: caching is set by `caching`).", default=None
+    )
+    strict: bool | None = field(_FLAG, "Strict tool use (does not change the count).", default=None)
+    defer_loading: bool | None = field(_FLAG, _DEFER, default=None)
+
+
+_PARAMETERS = "JSON Schema of the arguments (default: an object with no properties)."
 
 
 class OpenAIFunction(Spec):
     """The ``function`` part of an OpenAI Chat Completions tool."""
 
-    name: Name = Field(description="The function's name, as the model calls it.")
-    description: str | None = Field(default="", description="What the function does, as the model reads it.")
-    parameters: JsonObject | None = Field(
-        default=None, description="JSON Schema of the arguments (default: an object with no properties)."
-    )
-    strict: bool | None = Field(default=None, description="Structured outputs for the arguments.")
-    defer_loading: bool | None = Field(default=None, description=_DEFER)
+    name: str = field(NAME, "The function's name, as the model calls it.")
+    description: str | None = field(_TEXT, "What the function does, as the model reads it.", default="")
+    parameters: dict[str, Any] | None = field(_OBJECT, _PARAMETERS, default=None)
+    strict: bool | None = field(_FLAG, "Structured outputs for the arguments.", default=None)
+    defer_loading: bool | None = field(_FLAG, _DEFER, default=None)
 
 
 class OpenAIChatTool(Spec):
     """A tool definition in OpenAI Chat Completions format."""
 
-    type: Literal["function"] = Field(description="Always function.")
-    function: OpenAIFunction = Field(description="The function the model can call.")
-    defer_loading: bool | None = Field(default=None, description=_DEFER)
+    type: Literal["function"] = field(Lit("function"), "Always function.")
+    function: OpenAIFunction = field(Model(OpenAIFunction), "The function the model can call.")
+    defer_loading: bool | None = field(_FLAG, _DEFER, default=None)
 
 
 class OpenAIResponsesTool(Spec):
     """A tool definition in OpenAI Responses API format."""
 
-    type: Literal["function"] = Field(description="Always function.")
-    name: Name = Field(description="The function's name, as the model calls it.")
-    description: str | None = Field(default="", description="What the function does, as the model reads it.")
-    parameters: JsonObject | None = Field(
-        default=None, description="JSON Schema of the arguments (default: an object with no properties)."
-    )
-    strict: bool | None = Field(default=None, description="Structured outputs for the arguments.")
-    defer_loading: bool | None = Field(default=None, description=_DEFER)
+    type: Literal["function"] = field(Lit("function"), "Always function.")
+    name: str = field(NAME, "The function's name, as the model calls it.")
+    description: str | None = field(_TEXT, "What the function does, as the model reads it.", default="")
+    parameters: dict[str, Any] | None = field(_OBJECT, _PARAMETERS, default=None)
+    strict: bool | None = field(_FLAG, "Structured outputs for the arguments.", default=None)
+    defer_loading: bool | None = field(_FLAG, _DEFER, default=None)
 
 
 class MCPTool(Spec):
     """A tool as an MCP server lists it (tools/list)."""
 
-    name: Name = Field(description="The tool's name, as the model calls it.")
-    title: str | None = Field(default=None, description="Display name (not sent to the model).")
-    description: str | None = Field(default="", description="What the tool does, as the model reads it.")
-    inputSchema: JsonObject = Field(description="JSON Schema of the tool's input.")
-    outputSchema: JsonObject | None = Field(default=None, description="JSON Schema of the output (unused).")
-    annotations: JsonObject | None = Field(default=None, description="MCP tool annotations (unused).")
-    meta: JsonObject | None = Field(default=None, alias="_meta", description="MCP metadata (unused).")
-    icons: list[Any] | None = Field(default=None, description="MCP icons (unused).")
-    defer_loading: bool | None = Field(default=None, description=_DEFER)
+    name: str = field(NAME, "The tool's name, as the model calls it.")
+    title: str | None = field(_TEXT, "Display name (not sent to the model).", default=None)
+    description: str | None = field(_TEXT, "What the tool does, as the model reads it.", default="")
+    inputSchema: dict[str, Any] = field(JsonObject, "JSON Schema of the tool's input.")
+    outputSchema: dict[str, Any] | None = field(_OBJECT, "JSON Schema of the output (unused).", default=None)
+    annotations: dict[str, Any] | None = field(_OBJECT, "MCP tool annotations (unused).", default=None)
+    meta: dict[str, Any] | None = field(_OBJECT, "MCP metadata (unused).", default=None, alias="_meta")
+    icons: list[Any] | None = field(Nullable(ListOf(AnyValue())), "MCP icons (unused).", default=None)
+    defer_loading: bool | None = field(_FLAG, _DEFER, default=None)
 
 
 _Item = TypeVar("_Item", bound=tuple[Any, Any])
 
 MAX_PATTERNS = 100
 """Most glob patterns one ``include`` or ``exclude`` list of a tools-file entry may hold."""
-Pattern = Annotated[str, Field(min_length=1, max_length=200)]
+_PATTERNS = Nullable(ListOf(Str(min_length=1, max_length=200), 1, MAX_PATTERNS))
 
 
 class ToolFile(Spec):
     """Tool definitions read from a JSON or YAML file."""
 
-    file: Name = Field(
-        description="Path, relative to the scenario file, of a JSON or YAML file holding a list of "
+    file: str = field(
+        NAME,
+        "Path, relative to the scenario file, of a JSON or YAML file holding a list of "
         "tool definitions (any format), an MCP tools/list result {tools: [...]}, a JSON-RPC "
-        "response {result: {tools: [...]}}, or one tool definition."
+        "response {result: {tools: [...]}}, or one tool definition.",
     )
-    defer_loading: bool | None = Field(
-        default=None,
-        description="Defer every tool in the file (a tool's own defer_loading wins): " + _DEFER,
+    defer_loading: bool | None = field(
+        _FLAG, "Defer every tool in the file (a tool's own defer_loading wins): " + _DEFER, default=None
     )
-    include: Annotated[list[Pattern], Field(min_length=1, max_length=MAX_PATTERNS)] | None = Field(
-        default=None,
-        description="Keep only the file's tools whose name matches one of these glob patterns "
+    include: list[str] | None = field(
+        _PATTERNS,
+        "Keep only the file's tools whose name matches one of these glob patterns "
         "(fnmatch: *, ?, [abc]; case-sensitive), like OpenAI's allowed_tools. A pattern that "
         "matches no tool in the file is an error.",
-    )
-    exclude: Annotated[list[Pattern], Field(min_length=1, max_length=MAX_PATTERNS)] | None = Field(
         default=None,
-        description="Leave out the file's tools whose name matches one of these glob patterns "
+    )
+    exclude: list[str] | None = field(
+        _PATTERNS,
+        "Leave out the file's tools whose name matches one of these glob patterns "
         "(applied after include). A pattern that matches no tool in the file is an error.",
+        default=None,
     )
 
 
@@ -371,63 +380,63 @@ _PROVIDER_TYPE = f"^({ANTHROPIC_SERVER_TYPE}|{OPENAI_SERVER_TYPE})$"
 _IGNORED = "The provider's option (accepted and ignored: it does not change what agentcost counts)."
 
 
+_IGNORED_TEXTS = Nullable(ListOf(Str()))
+
+
 class ProviderTool(Spec):
     """A server tool in its provider's own format: Anthropic (``{type: web_search_20250305, name:
     web_search, max_uses: 5}``, ``web_fetch_*``, ``code_execution_*``) or OpenAI Responses (``{type:
     web_search}``, ``web_search_preview``, ``{type: code_interpreter}``). The provider runs it inside a
     response; its uses are rounds' ``server_tools``. Its other options are accepted and ignored."""
 
-    type: Annotated[str, Field(pattern=_PROVIDER_TYPE)] = Field(
-        description="web_search_YYYYMMDD, web_fetch_YYYYMMDD, code_execution_YYYYMMDD (Anthropic); "
-        "web_search, web_search_preview, code_interpreter (OpenAI Responses)."
+    type: str = field(
+        Str(pattern=_PROVIDER_TYPE),
+        "web_search_YYYYMMDD, web_fetch_YYYYMMDD, code_execution_YYYYMMDD (Anthropic); "
+        "web_search, web_search_preview, code_interpreter (OpenAI Responses).",
     )
-    name: Name | None = Field(default=None, description="The tool's name (Anthropic: e.g. web_search).")
-    max_uses: PositiveCount | None = Field(
-        default=None, description="Anthropic: most uses in one request (rounds' uses are checked against it)."
+    name: str | None = field(Nullable(NAME), "The tool's name (Anthropic: e.g. web_search).", default=None)
+    max_uses: int | None = field(
+        Nullable(POSITIVE_COUNT),
+        "Anthropic: most uses in one request (rounds' uses are checked against it).",
+        default=None,
     )
-    allowed_domains: list[str] | None = Field(default=None, description=_IGNORED)
-    blocked_domains: list[str] | None = Field(default=None, description=_IGNORED)
-    user_location: JsonObject | None = Field(default=None, description=_IGNORED)
-    cache_control: JsonObject | None = Field(default=None, description=_IGNORED)
-    citations: JsonObject | None = Field(default=None, description=_IGNORED)
-    max_content_tokens: PositiveCount | None = Field(default=None, description=_IGNORED)
-    defer_loading: bool | None = Field(default=None, description=_IGNORED)
-    strict: bool | None = Field(default=None, description=_IGNORED)
-    allowed_callers: list[str] | None = Field(default=None, description=_IGNORED)
-    search_context_size: str | None = Field(default=None, description=_IGNORED)
-    filters: JsonObject | None = Field(default=None, description=_IGNORED)
-    container: str | JsonObject | None = Field(default=None, description=_IGNORED)
+    allowed_domains: list[str] | None = field(_IGNORED_TEXTS, _IGNORED, default=None)
+    blocked_domains: list[str] | None = field(_IGNORED_TEXTS, _IGNORED, default=None)
+    user_location: dict[str, Any] | None = field(_OBJECT, _IGNORED, default=None)
+    cache_control: dict[str, Any] | None = field(_OBJECT, _IGNORED, default=None)
+    citations: dict[str, Any] | None = field(_OBJECT, _IGNORED, default=None)
+    max_content_tokens: int | None = field(Nullable(POSITIVE_COUNT), _IGNORED, default=None)
+    defer_loading: bool | None = field(_FLAG, _IGNORED, default=None)
+    strict: bool | None = field(_FLAG, _IGNORED, default=None)
+    allowed_callers: list[str] | None = field(_IGNORED_TEXTS, _IGNORED, default=None)
+    search_context_size: str | None = field(_TEXT, _IGNORED, default=None)
+    filters: dict[str, Any] | None = field(_OBJECT, _IGNORED, default=None)
+    container: str | dict[str, Any] | None = field(Nullable(Union(Str(), JsonObject)), _IGNORED, default=None)
 
 
-class OtherProviderTool(BaseModel):
+class OtherProviderTool(Spec, extra_allowed=True):
     """Another tool type of a provider (OpenAI file_search, Anthropic bash_20250124, ...), or an
     unknown one: refused by agentcost.scenario.servers with what to write instead. Not in the schema."""
 
-    model_config = ConfigDict(extra="allow", strict=True)
-
-    type: str
+    type: str = field(Str(), "The tool's type.")
 
 
-class GeminiTool(BaseModel):
+class GeminiTool(Spec, extra_allowed=True, schema_extra={"additionalProperties": False, "minProperties": 1}):
     """Gemini server tools: ``{google_search: {}}``, ``{url_context: {}}``, ``{code_execution: {}}``
     (one or more in one item). Their uses are rounds' ``server_tools``."""
 
-    model_config = ConfigDict(
-        extra="allow", strict=True, json_schema_extra={"additionalProperties": False, "minProperties": 1}
+    google_search: dict[str, Any] | None = field(_OBJECT, "Grounding with Google Search.", default=None)
+    googleSearch: dict[str, Any] | None = field(_OBJECT, "google_search, camelCase.", default=None)
+    google_search_retrieval: dict[str, Any] | None = field(
+        _OBJECT, "Grounding with Google Search (Gemini 1.5).", default=None
     )
-
-    google_search: JsonObject | None = Field(default=None, description="Grounding with Google Search.")
-    googleSearch: JsonObject | None = Field(default=None, description="google_search, camelCase.")
-    google_search_retrieval: JsonObject | None = Field(
-        default=None, description="Grounding with Google Search (Gemini 1.5)."
+    googleSearchRetrieval: dict[str, Any] | None = field(
+        _OBJECT, "google_search_retrieval, camelCase.", default=None
     )
-    googleSearchRetrieval: JsonObject | None = Field(
-        default=None, description="google_search_retrieval, camelCase."
-    )
-    url_context: JsonObject | None = Field(default=None, description="URL context (a web fetch).")
-    urlContext: JsonObject | None = Field(default=None, description="url_context, camelCase.")
-    code_execution: JsonObject | None = Field(default=None, description="Code execution.")
-    codeExecution: JsonObject | None = Field(default=None, description="code_execution, camelCase.")
+    url_context: dict[str, Any] | None = field(_OBJECT, "URL context (a web fetch).", default=None)
+    urlContext: dict[str, Any] | None = field(_OBJECT, "url_context, camelCase.", default=None)
+    code_execution: dict[str, Any] | None = field(_OBJECT, "Code execution.", default=None)
+    codeExecution: dict[str, Any] | None = field(_OBJECT, "code_execution, camelCase.", default=None)
 
 
 def _is_provider_type(value: dict[str, Any]) -> bool:
@@ -469,21 +478,23 @@ def tool_item_kind(value: Any) -> str | None:
     return _tool_kind(value)
 
 
-_TOOL_MEMBERS = (
-    Annotated[AnthropicTool, Tag("~anthropic")]
-    | Annotated[OpenAIChatTool, Tag("~openai-chat")]
-    | Annotated[OpenAIResponsesTool, Tag("~openai-responses")]
-    | Annotated[MCPTool, Tag("~mcp")]
-    | Annotated[ProviderTool, Tag("~provider")]
-    | Annotated[GeminiTool, Tag("~gemini")]
-    | Annotated[SkipJsonSchema[OtherProviderTool], Tag("~other")]
+_TOOL_MEMBERS: dict[str, Shape] = {
+    "~anthropic": Model(AnthropicTool),
+    "~openai-chat": Model(OpenAIChatTool),
+    "~openai-responses": Model(OpenAIResponsesTool),
+    "~mcp": Model(MCPTool),
+    "~provider": Model(ProviderTool),
+    "~gemini": Model(GeminiTool),
+    "~other": Model(OtherProviderTool),
+}
+_IN_SCHEMA = [tag for tag in _TOOL_MEMBERS if tag != "~other"]
+_TOOL_ERROR = ("tool", "bad tool")
+TOOL = Tagged(_tool_kind, _TOOL_MEMBERS, _TOOL_ERROR, _IN_SCHEMA)
+"""One tool definition, in any format (a tools file's item)."""
+TOOL_ITEM = Tagged(
+    tool_item_kind, {**_TOOL_MEMBERS, "~file": Model(ToolFile)}, _TOOL_ERROR, [*_IN_SCHEMA, "~file"]
 )
-_TOOL_ERROR: dict[str, Any] = {"custom_error_type": "tool", "custom_error_message": "bad tool"}
-ToolSpec = Annotated[_TOOL_MEMBERS, Discriminator(_tool_kind, **_TOOL_ERROR)]
-ToolItem = Annotated[
-    _TOOL_MEMBERS | Annotated[ToolFile, Tag("~file")],
-    Discriminator(tool_item_kind, **_TOOL_ERROR),
-]
+"""An item of a scenario's ``tools``: a tool definition or ``{file: path}`` of them."""
 ServerToolModel = ProviderTool | GeminiTool | OtherProviderTool
 AnyToolModel = AnthropicTool | OpenAIChatTool | OpenAIResponsesTool | MCPTool | ServerToolModel
 ClientToolModel = AnthropicTool | OpenAIChatTool | OpenAIResponsesTool | MCPTool
@@ -492,17 +503,17 @@ ClientToolModel = AnthropicTool | OpenAIChatTool | OpenAIResponsesTool | MCPTool
 class ToolsListResult(Spec):
     """An MCP tools/list result."""
 
-    tools: list[ToolSpec] = Field(description="The tools.")
-    nextCursor: str | None = Field(default=None, description="Pagination cursor (unused).")
-    meta: JsonObject | None = Field(default=None, alias="_meta", description="MCP metadata (unused).")
+    tools: list[AnyToolModel] = field(ListOf(TOOL), "The tools.")
+    nextCursor: str | None = field(_TEXT, "Pagination cursor (unused).", default=None)
+    meta: dict[str, Any] | None = field(_OBJECT, "MCP metadata (unused).", default=None, alias="_meta")
 
 
 class JsonRpcToolsList(Spec):
     """A JSON-RPC response carrying an MCP tools/list result."""
 
-    jsonrpc: str | None = Field(default=None, description="JSON-RPC version.")
-    id: int | str | None = Field(default=None, description="Request id.")
-    result: ToolsListResult = Field(description="The tools/list result.")
+    jsonrpc: str | None = field(_TEXT, "JSON-RPC version.", default=None)
+    id: int | str | None = field(Nullable(Union(Int(), Str())), "Request id.", default=None)
+    result: ToolsListResult = field(Model(ToolsListResult), "The tools/list result.")
 
 
 def select_tools(entry: object, items: list[_Item], doc: Doc, path: KeyPath) -> list[_Item]:
