@@ -231,7 +231,7 @@ def _framing(where: str, row: object, measurements: dict[str, Measurement]) -> F
 @dataclass(frozen=True)
 class _Table:
     families: tuple[FamilySpec, ...]
-    patterns: tuple[re.Pattern[str], ...]
+    patterns: tuple[str, ...]  # compiled on first use (re's own cache), in the order they are tried
     provider_default: dict[str, str]
 
 
@@ -242,7 +242,7 @@ def _table() -> _Table:
     was written)."""
     from agentcost.tokens import families_data
 
-    return parse_families(families_data.DATA)
+    return parse_families(families_data.DATA, check_patterns=False)
 
 
 def data_module_text() -> str:
@@ -260,8 +260,11 @@ def data_module_text() -> str:
     )
 
 
-def parse_families(data: object) -> _Table:
-    """families.yaml's plain value -> the table :func:`spec_of` searches (checked)."""
+def parse_families(data: object, *, check_patterns: bool = True) -> _Table:
+    """families.yaml's plain value -> the table :func:`spec_of` searches (checked). A run reads the
+    generated module, whose patterns were checked when it was written (``check_patterns=False``):
+    each is then compiled only when a lookup reaches it (most lookups stop at one of the first
+    three of 19)."""
     if not isinstance(data, dict) or data.get("version") != 1:
         raise FamiliesDataError(f"{FAMILIES_FILE}: expected a mapping with 'version: 1'")
     measurements: dict[str, Measurement] = {}
@@ -272,7 +275,7 @@ def parse_families(data: object) -> _Table:
         fields = [_str(where, row, k) for k in ("date", "corpus", "script")]
         measurements[name] = Measurement(name, *(f or "" for f in fields))
     specs: list[FamilySpec] = []
-    patterns: list[re.Pattern[str]] = []
+    patterns: list[str] = []
     for index, row in enumerate(data.get("families") or ()):
         where = f"families[{index}]"
         if not isinstance(row, dict):
@@ -286,10 +289,12 @@ def parse_families(data: object) -> _Table:
             )
         if not isinstance(row.get("exact"), bool):
             raise FamiliesDataError(f"{FAMILIES_FILE}: {where}: exact must be true or false")
-        try:
-            patterns.append(re.compile(str(row["match"])))
-        except re.error as err:
-            raise FamiliesDataError(f"{FAMILIES_FILE}: {where}: bad match regex ({err})") from None
+        if check_patterns:
+            try:
+                re.compile(str(row["match"]))
+            except re.error as err:
+                raise FamiliesDataError(f"{FAMILIES_FILE}: {where}: bad match regex ({err})") from None
+        patterns.append(str(row["match"]))
         spec = FamilySpec(
             name,
             label,
@@ -337,7 +342,7 @@ def spec_of(provider: str, model_id: str) -> FamilySpec:
     written = model_id.strip().lower()
     for candidate in dict.fromkeys((model, written)):  # "deepseek.r1-v1:0": its vendor names it
         for spec, pattern in zip(table.families[:-1], table.patterns[:-1], strict=True):
-            if pattern.search(candidate):
+            if re.search(pattern, candidate):
                 return spec
     default = table.provider_default.get(provider.strip().lower())
     if default is not None:
