@@ -1,0 +1,38 @@
+"""The envelope of every JSON report, and where each kind's body is defined.
+
+``{"version": 1, "kind": KIND, <the kind's fields>, "gates": [...]}`` (:mod:`agentcost.render.jsonfmt`).
+A kind's fields are one TypedDict (:data:`KINDS`); :mod:`agentcost.render.schema` generates the
+published JSON Schema (``docs/report.schema.json``) from these definitions.
+"""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+from agentcost.report.gates import GateName
+
+
+class GateJson(TypedDict):
+    """A gate the command checked (budget, context window, a diff's increase); warn_* gates (diff
+    --warn-increase) never exit 1."""
+
+    name: GateName
+    tripped: bool
+    message: str
+    file: str | None
+    line: int | None
+
+
+KINDS: dict[str, str] = {  # kind -> "module:TypedDict" of its body, in the schema's order
+    "estimate": "agentcost.report.estimate_json:EstimateJson",
+    "batch": "agentcost.render.batch",
+    "compare": "agentcost.render.compare",
+    "diff": "agentcost.render.diff",
+    "models": "agentcost.report.prices_json:ModelsJson",
+    "prices": "agentcost.report.prices_json:PricesJson",
+    "reconcile": "agentcost.render.reconcile",
+    "replay": "agentcost.render.replay",
+    "replay_many": "agentcost.render.replay_many",  # agentcost replay DIR... (many runs)
+}
+"""Each kind's body: ``module:TypedDict``, or (a kind whose schema is still hand-kept) a module
+whose ``JSON_SCHEMA`` is the body's schema."""
