@@ -58,8 +58,6 @@ def report_schema() -> dict[str, Any]:
     schemas, defs = schemas_of(GateJson, *typed.values())
     generated = dict(zip(typed, schemas[1:], strict=True))
     defs = {"envelope_GateJson": schemas[0], **defs}
-    if "estimate_EstimateJson" in defs:  # the hand-kept kinds' estimates
-        defs["estimate"] = {"$ref": "#/$defs/estimate_EstimateJson"}
     variants = []
     for kind, body in bodies.items():
         if kind in generated:

@@ -25,8 +25,8 @@ class GateJson(TypedDict):
 
 KINDS: dict[str, str] = {  # kind -> "module:TypedDict" of its body, in the schema's order
     "estimate": "agentcost.report.estimate_json:EstimateJson",
-    "batch": "agentcost.render.batch",
-    "compare": "agentcost.render.compare",
+    "batch": "agentcost.report.batch_json:BatchJson",
+    "compare": "agentcost.report.compare_json:CompareJson",
     "diff": "agentcost.render.diff",
     "models": "agentcost.report.prices_json:ModelsJson",
     "prices": "agentcost.report.prices_json:PricesJson",
