@@ -27,7 +27,7 @@ KINDS: dict[str, str] = {  # kind -> "module:TypedDict" of its body, in the sche
     "estimate": "agentcost.report.estimate_json:EstimateJson",
     "batch": "agentcost.report.batch_json:BatchJson",
     "compare": "agentcost.report.compare_json:CompareJson",
-    "diff": "agentcost.render.diff",
+    "diff": "agentcost.report.diff_json:DiffJson",
     "models": "agentcost.report.prices_json:ModelsJson",
     "prices": "agentcost.report.prices_json:PricesJson",
     "reconcile": "agentcost.render.reconcile",
