@@ -30,7 +30,7 @@ KINDS: dict[str, str] = {  # kind -> "module:TypedDict" of its body, in the sche
     "diff": "agentcost.report.diff_json:DiffJson",
     "models": "agentcost.report.prices_json:ModelsJson",
     "prices": "agentcost.report.prices_json:PricesJson",
-    "reconcile": "agentcost.render.reconcile",
+    "reconcile": "agentcost.report.reconcile_json:ReconcileJson",
     "replay": "agentcost.render.replay",
     "replay_many": "agentcost.render.replay_many",  # agentcost replay DIR... (many runs)
 }
