@@ -1,8 +1,8 @@
 """The published JSON Schema of every JSON report (``agentcost schema --report``).
 
-One envelope for all commands: ``version``, ``kind``, the kind's own fields, ``gates``. A kind's
-fields are generated from its typed definition (:data:`agentcost.report.envelope_json.KINDS`, by
-:mod:`agentcost.report.schemagen`); kinds not yet typed contribute a hand-kept ``JSON_SCHEMA``.
+One envelope for all commands: ``version``, ``kind``, the kind's own fields, ``gates``. Each kind's
+fields are generated from its one typed definition (:data:`agentcost.report.envelope_json.KINDS`,
+by :mod:`agentcost.report.schemagen`), the same types its renderer builds the JSON as.
 ``docs/report.schema.json`` is this function's output, checked for drift by the tests.
 """
 
@@ -14,64 +14,40 @@ from typing import Any
 from agentcost.report.envelope_json import KINDS, GateJson
 from agentcost.report.schemagen import schemas_of
 
-USD = {"type": "string", "pattern": r"^-?\d+(\.\d+)?$", "description": "US dollars, an exact decimal"}
-USD_OR_NULL = {"anyOf": [USD, {"type": "null"}]}
-COUNT = {"type": "integer", "minimum": 0}
 
-
-def object_schema(properties: dict[str, Any], *, required: list[str] | None = None) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required if required is not None else list(properties),
-        "additionalProperties": False,
-    }
-
-
-def _body(where: str) -> type | dict[str, Any]:
+def _definition(where: str) -> type:
     module_name, _, attribute = where.partition(":")
-    module = importlib.import_module(module_name)
-    fragment: type | dict[str, Any] = getattr(module, attribute or "JSON_SCHEMA")
-    return fragment
+    definition: type = getattr(importlib.import_module(module_name), attribute)
+    return definition
 
 
-def _kind_schema(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+def _kind_schema(kind: str, body: dict[str, Any], gate: dict[str, Any]) -> dict[str, Any]:
     """The envelope around a kind's body: version and kind first, gates last."""
     properties = {
         "version": {"const": 1},
         "kind": {"const": kind},
         **body["properties"],
-        "gates": {"type": "array", "items": {"$ref": "#/$defs/envelope_GateJson"}},
+        "gates": {"type": "array", "items": gate},
     }
-    required = ["version", "kind", *body["required"], "gates"]
-    out = {"type": "object"}
+    out: dict[str, Any] = {"type": "object"}
     if "description" in body:
         out["description"] = body["description"]
+    required = ["version", "kind", *body["required"], "gates"]
     return out | {"properties": properties, "required": required, "additionalProperties": False}
 
 
 def report_schema() -> dict[str, Any]:
-    """JSON Schema (draft 2020-12) of ``--format json`` output of every command: each kind's body
-    generated from its typed definition (:data:`agentcost.report.envelope_json.KINDS`) in the envelope."""
-    bodies = {kind: _body(where) for kind, where in KINDS.items()}
-    typed = {kind: body for kind, body in bodies.items() if isinstance(body, type)}
-    schemas, defs = schemas_of(GateJson, *typed.values())
-    generated = dict(zip(typed, schemas[1:], strict=True))
-    defs = {"envelope_GateJson": schemas[0], **defs}
-    variants = []
-    for kind, body in bodies.items():
-        if kind in generated:
-            variants.append(_kind_schema(kind, generated[kind]))
-        else:  # a hand-kept JSON_SCHEMA: every key required
-            assert isinstance(body, dict)
-            props = body.get("properties", body)
-            variants.append(_kind_schema(kind, {"properties": props, "required": list(props)}))
+    """JSON Schema (draft 2020-12) of ``--format json`` output of every command."""
+    schemas, defs = schemas_of(GateJson, *(_definition(where) for where in KINDS.values()))
+    gate, bodies = schemas[0], schemas[1:]
+    defs = {"envelope_GateJson": gate, **defs}
+    gate_ref = {"$ref": "#/$defs/envelope_GateJson"}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "agentcost JSON report",
         "description": "The output of `agentcost <command> --format json`, version 1.",
         "$defs": defs,
-        "oneOf": variants,
+        "oneOf": [_kind_schema(kind, body, gate_ref) for kind, body in zip(KINDS, bodies, strict=True)],
     }
 
 

@@ -31,8 +31,7 @@ KINDS: dict[str, str] = {  # kind -> "module:TypedDict" of its body, in the sche
     "models": "agentcost.report.prices_json:ModelsJson",
     "prices": "agentcost.report.prices_json:PricesJson",
     "reconcile": "agentcost.report.reconcile_json:ReconcileJson",
-    "replay": "agentcost.render.replay",
-    "replay_many": "agentcost.render.replay_many",  # agentcost replay DIR... (many runs)
+    "replay": "agentcost.report.replay_json:ReplayJson",
+    "replay_many": "agentcost.report.replay_many_json:ReplayManyJson",  # replay DIR... (many runs)
 }
-"""Each kind's body: ``module:TypedDict``, or (a kind whose schema is still hand-kept) a module
-whose ``JSON_SCHEMA`` is the body's schema."""
+"""Each kind's body: ``module:TypedDict``."""

@@ -20,7 +20,7 @@ STOP_RULES: tuple[StopRule, ...] = get_args(StopRule)
 
 
 class StatUsdJson(TypedDict):
-    """Statistics of a cost over simulated runs."""
+    """Statistics of a cost over runs (simulated, or replayed)."""
 
     mean: USD
     p50: USD
