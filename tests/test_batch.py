@@ -25,10 +25,9 @@ from agentcost.commands.batch import batch_gates, batch_report_for_paths, build_
 from agentcost.errors import InputError
 from agentcost.infra.doc import OverrideError
 from agentcost.loop.estimate import estimate_scenario
-from agentcost.render.batch import JSON_SCHEMA
 from agentcost.render.jsonfmt import report_dict
 from agentcost.render.output import Format, quiet_total, render_text
-from agentcost.render.schema import ESTIMATE, GATE, report_schema
+from agentcost.render.schema import kind_schema, report_schema
 from agentcost.report.batch import BatchReport
 from agentcost.report.estimate import build_report
 from agentcost.report.gates import Gate
@@ -301,21 +300,8 @@ def test_runs_per_day_missing_for_some_scenarios_leaves_the_daily_totals_unknown
 
 
 def wrapped_schema() -> dict[str, Any]:
-    """The batch fragment inside the JSON envelope, as agentcost.render.schema assembles it."""
-    properties = {
-        "version": {"const": 1},
-        "kind": {"const": "batch"},
-        **JSON_SCHEMA["properties"],
-        "gates": {"type": "array", "items": GATE},
-    }
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$defs": {"estimate": ESTIMATE},
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
+    """The batch kind inside the JSON envelope, as agentcost.render.schema publishes it."""
+    return kind_schema("batch")
 
 
 def test_json_matches_the_schema_and_carries_every_estimate(shipped: BatchReport) -> None:

@@ -28,10 +28,9 @@ from agentcost.commands.compare import compare_gates, compare_models, expand_mod
 from agentcost.errors import InputError
 from agentcost.loop.estimate import estimate_scenario
 from agentcost.prices.genai import known_model_ids
-from agentcost.render.compare import JSON_SCHEMA
 from agentcost.render.jsonfmt import report_dict
 from agentcost.render.output import Format, quiet_total, render_text
-from agentcost.render.schema import ESTIMATE, GATE, report_schema
+from agentcost.render.schema import kind_schema, report_schema
 from agentcost.report.compare import CompareReport
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.tokens.memo import DEFAULT_MEMO
@@ -219,21 +218,8 @@ def test_the_context_window_check_of_each_model_never_trips(tmp_path: Path) -> N
 
 
 def wrapped_schema() -> dict[str, Any]:
-    """The compare fragment inside the JSON envelope, as agentcost.render.schema assembles it."""
-    properties = {
-        "version": {"const": 1},
-        "kind": {"const": "compare"},
-        **JSON_SCHEMA["properties"],
-        "gates": {"type": "array", "items": GATE},
-    }
-    return {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$defs": {"estimate": ESTIMATE},
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
+    """The compare kind inside the JSON envelope, as agentcost.render.schema publishes it."""
+    return kind_schema("compare")
 
 
 def test_json_matches_the_schema_and_carries_every_estimate(three: CompareReport) -> None:

@@ -269,7 +269,7 @@ def test_comment_escapes_names_and_suits_gitlab(repo: Path) -> None:
 def test_json_with_the_new_keys_validates(repo: Path) -> None:
     (repo / "search.yaml").write_text(_scenario(2000), encoding="utf-8")
     from agentcost.infra.gitread import git_reader
-    from agentcost.render.diff import JSON_SCHEMA
+    from agentcost.render.schema import kind_schema
 
     report = diff_paths(
         "agentcost.yml",
@@ -279,7 +279,7 @@ def test_json_with_the_new_keys_validates(repo: Path) -> None:
         limits=IncreaseLimits(warn_fraction=Decimal("0.1"), gate_new=True),
     )
     body = json.loads(output.render_text(report, Format.json, gates=diff_gates(report)))
-    validate_json({k: v for k, v in body.items() if k not in ("version", "kind", "gates")}, JSON_SCHEMA)
+    validate_json(body, kind_schema("diff"))
     assert body["limits"]["warn_increase"] == "0.1" and body["limits"]["gate_new_scenarios"] is True
     assert {g["name"] for g in body["gates"]} >= {"warn_increase"}
     assert build_diff  # the library entry point stays importable from commands.diff

@@ -4,13 +4,15 @@ defined that way (``prices``, ``models``: agentcost.report.prices_json)."""
 from __future__ import annotations
 
 import json
-from typing import Annotated, Literal, NotRequired, TypedDict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 import jsonschema
 import pytest
 
 from agentcost.cli import run
-from agentcost.render.schema import report_schema
+from agentcost.render.schema import kind_schema, report_schema
 from agentcost.report.prices_json import host, service_tier
 from agentcost.report.schemagen import COUNT, USD, Keywords, schema_of
 from tests.conftest import validate_json
@@ -157,3 +159,89 @@ def test_real_prices_and_models_outputs_fit_the_generated_schema_and_no_more(
     row["per_mtok_usd"] = {**row["per_mtok_usd"], "cache_write_30m": "1"}  # a nested field without definition
     with pytest.raises(jsonschema.ValidationError):
         validate_json({**models, "models": [row]}, schema)
+
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = ROOT / "scenarios"
+DATA = ROOT / "tests" / "data"
+EXPORTS = DATA / "usage-exports"
+
+# kind -> commands whose --format json output it is; together they write every optional section
+# (--explain's insights and tool_footprint, --simulate, subagents, a project's budget and runs per day)
+OUTPUTS: dict[str, list[list[str]]] = {
+    "estimate": [
+        ["estimate", str(SCENARIOS / "bugfix.yaml"), "--explain", "--as-of", "2026-11-30"],
+        ["estimate", str(SCENARIOS / "subagent-research.yaml"), "--as-of", "2026-11-30"],
+        ["estimate", str(SCENARIOS / "parallel-retries.yaml"), "--explain", "--as-of", "2026-11-30"],
+        ["estimate", str(SCENARIOS / "long-run-context.yaml"), "--as-of", "2026-11-30"],
+        ["estimate", str(SCENARIOS / "uncertain-steps.yaml"), "--explain", "--simulate", "200", "--seed", "1",
+         "--at", "p90", "--as-of", "2026-11-30"],
+    ],
+    "batch": [["estimate", str(SCENARIOS / "agentcost.yml"), "--as-of", "2026-11-30"]],
+    "compare": [
+        ["compare", str(SCENARIOS / "bugfix.yaml"), "-m", "gpt-5", "-m", "claude-sonnet-4-5", "--as-of", "2026-11-30"]
+    ],
+    "diff": [
+        ["diff", str(SCENARIOS / "bugfix.yaml"), str(SCENARIOS / "research.yaml"), "--as-of", "2026-11-30"],
+        ["diff", str(SCENARIOS / "agentcost.yml"), str(SCENARIOS / "agentcost.yml"), "--max-increase", "10%",
+         "--as-of", "2026-11-30"],
+    ],
+    "reconcile": [
+        ["reconcile", str(EXPORTS / "anthropic-usage.json"), str(EXPORTS / "anthropic-cost.json"),
+         str(EXPORTS / "openai-usage.json"), str(EXPORTS / "openai-costs.json")],
+        ["reconcile", str(EXPORTS / "anthropic-usage.json"), str(EXPORTS / "anthropic-cost.json"),
+         "--project", str(SCENARIOS / "agentcost.yml")],
+    ],
+    "replay": [
+        ["replay", str(DATA / "claude-code" / "session.jsonl"), "--as-of", "2026-11-30"],
+        ["replay", str(DATA / "api-logs" / "anthropic-prompt-caching.jsonl"), "--as-of", "2026-11-30"],
+    ],
+    "replay_many": [["replay", str(DATA / "api-logs"), str(DATA / "swe-agent"), "--as-of", "2026-11-30"]],
+}  # fmt: skip
+
+
+def _objects(node: object, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every JSON object in ``node`` with its path, list indices written ``[]``."""
+    if isinstance(node, dict):
+        yield path, node
+        for key, value in node.items():
+            yield from _objects(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for item in node:
+            yield from _objects(item, f"{path}[]")
+
+
+def test_the_published_schema_is_the_generated_one() -> None:
+    """docs/report.schema.json is written by agentcost schema --report (python -m agentcost.render.schema)."""
+    published = json.loads((ROOT / "docs" / "report.schema.json").read_text(encoding="utf-8"))
+    assert published == report_schema(), (
+        "regenerate: python -m agentcost.render.schema > docs/report.schema.json"
+    )
+
+
+@pytest.mark.usefixtures("no_ctok")
+@pytest.mark.parametrize("kind", list(OUTPUTS))
+def test_every_kind_fits_the_generated_schema_and_no_field_is_undefined(
+    kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Real output of each kind validates, and a key added to any object in it (one per place in
+    the document's shape) is refused: every object the renderers write is closed, so a field added
+    to the output without its definition fails here (and mypy refuses it in the renderer)."""
+    schema = kind_schema(kind)
+    for args in OUTPUTS[kind]:
+        assert run([*args, "--format", "json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert data["kind"] == kind
+        validate_json(data, schema)
+        places = dict(_objects(data))  # one object per path: the last of a list's items
+        assert len(places) > 3
+        for path, obj in places.items():
+            obj["undefined_field"] = 1
+            try:
+                validate_json(data, schema)
+            except jsonschema.ValidationError:
+                pass
+            else:
+                pytest.fail(f"{kind}: an undefined field at {path or '/'} validated")
+            finally:
+                del obj["undefined_field"]

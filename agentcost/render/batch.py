@@ -1,16 +1,16 @@
 """BatchReport (several scenarios) -> Rich table, Markdown, CSV and the JSON body. No arithmetic here:
 every figure is derived in ``agentcost.commands.batch``; numbers become text only through ``fmt``.
 
-Registered with ``agentcost.render.output`` through ``RENDERERS``; ``JSON_SCHEMA`` describes the JSON
-body for the published report schema (``agentcost.render.schema``). ``--quiet`` prints the grand
-total of one run of every scenario.
+Registered with ``agentcost.render.output`` through ``RENDERERS``; the JSON body is built as
+:class:`agentcost.report.batch_json.BatchJson`, from which its published schema is generated.
+``--quiet`` prints the grand total of one run of every scenario.
 """
 
 from __future__ import annotations
 
 import io
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -20,11 +20,15 @@ from agentcost.infra.text import markdown as escape_md
 from agentcost.render.fit import Col, FitTable
 from agentcost.render.jsonfmt import report_dict
 from agentcost.render.output import Renderers
-from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
 from agentcost.report import fmt
 from agentcost.report.batch import DAYS_PER_MONTH, BatchReport, BatchRow
+from agentcost.report.batch_json import PERS
 from agentcost.report.estimate import BudgetLine
 from agentcost.report.fmt import exact
+from agentcost.report.schemagen import one_of
+
+if TYPE_CHECKING:  # the JSON's one definition (report/batch_json.py), also its JSON Schema
+    from agentcost.report.batch_json import BatchJson, BudgetCheckJson
 
 # --------------------------------------------------------------------------------------------
 # Shared bits
@@ -328,7 +332,7 @@ def render_batch_csv(report: BatchReport) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _budget_dict(b: BudgetLine | None) -> dict[str, Any] | None:
+def _budget_dict(b: BudgetLine | None) -> BudgetCheckJson | None:
     if b is None:
         return None
     return {
@@ -339,7 +343,7 @@ def _budget_dict(b: BudgetLine | None) -> dict[str, Any] | None:
     }
 
 
-def batch_dict(report: BatchReport) -> dict[str, Any]:
+def batch_dict(report: BatchReport) -> BatchJson:
     """The JSON fields of kind ``batch`` (the envelope adds version, kind and gates)."""
     t, info = report.totals, report.project
     return {
@@ -393,115 +397,17 @@ def batch_dict(report: BatchReport) -> dict[str, Any]:
             "label": report.price_label,
         },
         "approximate": report.approximate,
-        "per": report.per,
+        "per": one_of(PERS, report.per, "per"),
         "warnings": list(report.warnings),
         "estimates": [report_dict(r.report) for r in report.rows],
     }
 
 
-DECIMAL = {"type": "string", "pattern": r"^\d+(\.\d+)?$", "description": "an exact decimal number"}
-DECIMAL_OR_NULL = {"anyOf": [DECIMAL, {"type": "null"}]}
-SHARE_OR_NULL = {
-    "anyOf": [DECIMAL, {"type": "null"}],
-    "description": "cache reads / input tokens, rounded to 4 places; null without input",
-}
-BUDGET_OR_NULL = {
-    "anyOf": [
-        object_schema(
-            {
-                "limit_usd": USD,
-                "source": {"type": "string"},
-                "over": {"type": "boolean"},
-                "headroom_usd": USD,
-            }
-        ),
-        {"type": "null"},
-    ]
-}
-
-JSON_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "per": {"enum": ["run", "task"], "description": "--per: what cost_usd, budgets and totals are of"},
-        "project": {
-            "anyOf": [
-                object_schema(
-                    {
-                        "path": {"type": "string"},
-                        "name": {"type": ["string", "null"]},
-                        "budget": BUDGET_OR_NULL,
-                    }
-                ),
-                {"type": "null"},
-            ]
-        },
-        "scenarios": {
-            "type": "array",
-            "minItems": 1,
-            "items": object_schema(
-                {
-                    "index": {"type": "integer", "minimum": 1},
-                    "path": {"type": "string"},
-                    "name": {"type": "string"},
-                    "model": {"type": "string"},
-                    "provider": {"type": "string"},
-                    "requests": COUNT,
-                    "input_tokens": COUNT,
-                    "cache_read_tokens": COUNT,
-                    "cache_write_tokens": COUNT,
-                    "output_tokens": COUNT,
-                    "cached_share": SHARE_OR_NULL,
-                    "cost_usd": {**USD, "description": "per run, or per completed task with per task"},
-                    "cost_per_run_usd": USD,
-                    "cost_per_completed_task_usd": {
-                        **USD,
-                        "description": "expected cost per completed task (outcome); per run without one",
-                    },
-                    "budget": BUDGET_OR_NULL,
-                    "runs_per_day": DECIMAL_OR_NULL,
-                    "cost_per_day_usd": USD_OR_NULL,
-                    "cost_per_month_usd": USD_OR_NULL,
-                    "context_window": {"type": ["integer", "null"]},
-                    "max_input_tokens": COUNT,
-                    "fits_context": {"type": ["boolean", "null"]},
-                    "approximate": {"type": "boolean"},
-                }
-            ),
-        },
-        "totals": object_schema(
-            {
-                "scenarios": COUNT,
-                "requests": COUNT,
-                "input_tokens": COUNT,
-                "cache_read_tokens": COUNT,
-                "cache_write_tokens": COUNT,
-                "output_tokens": COUNT,
-                "cached_share": SHARE_OR_NULL,
-                "cost_usd": USD,
-                "cost_per_day_usd": USD_OR_NULL,
-                "cost_per_month_usd": USD_OR_NULL,
-                "over_budget": COUNT,
-            }
-        ),
-        "prices": object_schema(
-            {
-                "source": {"type": "string"},
-                "version": {"type": "string"},
-                "as_of": {"type": "string", "format": "date-time"},
-                "label": {"type": "string", "description": "every scenario's price source, one line"},
-            }
-        ),
-        "approximate": {"type": "boolean"},
-        "warnings": {"type": "array", "items": {"type": "string"}},
-        "estimates": {"type": "array", "items": {"$ref": "#/$defs/estimate"}},
-    },
-}
-
 RENDERERS = (
     BatchReport,
     Renderers(
         kind="batch",
-        body=batch_dict,
+        body=lambda r: dict(batch_dict(r)),
         rich=render_batch_table,
         markdown=render_batch_markdown,
         csv=render_batch_csv,

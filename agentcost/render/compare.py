@@ -1,15 +1,15 @@
 """CompareReport (one scenario, several models) -> Rich table, Markdown, CSV and the JSON body.
 
 No arithmetic here: every figure is derived in ``agentcost.commands.compare``; numbers become text only
-through ``fmt``. Registered with ``agentcost.render.output`` through ``RENDERERS``; ``JSON_SCHEMA``
-describes the JSON body for the published report schema. ``--quiet`` prints the cheapest model's
-total.
+through ``fmt``. Registered with ``agentcost.render.output`` through ``RENDERERS``; the JSON body is
+built as :class:`agentcost.report.compare_json.CompareJson`, from which its schema is generated.
+``--quiet`` prints the cheapest model's total.
 """
 
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -19,10 +19,15 @@ from agentcost.infra.text import markdown as escape_md
 from agentcost.render.fit import Col, FitTable
 from agentcost.render.jsonfmt import report_dict
 from agentcost.render.output import Renderers
-from agentcost.render.schema import COUNT, USD, object_schema
 from agentcost.report import fmt
+from agentcost.report.batch_json import PERS
 from agentcost.report.compare import CompareReport, CompareRow
+from agentcost.report.estimate_json import CACHING_MODES
 from agentcost.report.fmt import exact
+from agentcost.report.schemagen import one_of
+
+if TYPE_CHECKING:  # the JSON's one definition (report/compare_json.py), also its JSON Schema
+    from agentcost.report.compare_json import CompareJson
 
 FITS, OVER = "✓", "OVER"  # the context-window verdict beside the window in the table
 
@@ -245,12 +250,12 @@ def render_compare_csv(report: CompareReport) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def compare_dict(report: CompareReport) -> dict[str, Any]:
+def compare_dict(report: CompareReport) -> CompareJson:
     """The JSON fields of kind ``compare`` (the envelope adds version, kind and gates)."""
     cheapest = report.cheapest
     return {
         "scenario": {"path": report.scenario_path, "name": report.scenario_name},
-        "per": report.per,
+        "per": one_of(PERS, report.per, "per"),
         "models": [
             {
                 "model": r.model_id,
@@ -273,7 +278,7 @@ def compare_dict(report: CompareReport) -> dict[str, Any]:
                 "fits_context": r.fits_context,
                 "approximate": r.approximate,
                 "encoding": r.encoding,
-                "caching_mode": r.caching_mode,
+                "caching_mode": one_of(CACHING_MODES, r.caching_mode, "caching mode"),
             }
             for r in report.rows
         ],
@@ -294,78 +299,11 @@ def compare_dict(report: CompareReport) -> dict[str, Any]:
     }
 
 
-DECIMAL = {"type": "string", "pattern": r"^\d+(\.\d+)?$", "description": "an exact decimal number"}
-PROVIDER = {"type": "string", "description": "a genai-prices provider id (anthropic, aws, deepseek...)"}
-
-JSON_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "scenario": object_schema({"path": {"type": "string"}, "name": {"type": ["string", "null"]}}),
-        "per": {"enum": ["run", "task"], "description": "--per: what cost_usd, ranks and ratios are of"},
-        "models": {
-            "type": "array",
-            "minItems": 1,
-            "description": "one item per model, by cost, cheapest first (ties by model id)",
-            "items": object_schema(
-                {
-                    "model": {"type": "string"},
-                    "model_ref": {"type": "string"},
-                    "provider": PROVIDER,
-                    "requests": COUNT,
-                    "input_tokens": COUNT,
-                    "cache_read_tokens": COUNT,
-                    "cache_write_tokens": COUNT,
-                    "output_tokens": COUNT,
-                    "cached_share": {
-                        "anyOf": [DECIMAL, {"type": "null"}],
-                        "description": "cache reads / input tokens, rounded to 4 places",
-                    },
-                    "cost_usd": {
-                        **USD,
-                        "description": "the ranked figure: cost_per_run_usd, or with per task"
-                        " cost_per_completed_task_usd",
-                    },
-                    "cost_per_run_usd": {**USD, "description": "one run (the estimate's totals.cost_usd)"},
-                    "cost_per_completed_task_usd": {
-                        **USD,
-                        "description": "expected cost per completed task (the estimate's outcome); per"
-                        " run without an outcome",
-                    },
-                    "cost_per_request_usd": {**USD, "description": "per run / requests, to 10 places"},
-                    "ratio_to_cheapest": {
-                        "anyOf": [DECIMAL, {"type": "null"}],
-                        "description": "cost / the cheapest cost, rounded to 2 places",
-                    },
-                    "cheapest": {"type": "boolean"},
-                    "context_window": {"type": ["integer", "null"]},
-                    "max_input_tokens": COUNT,
-                    "fits_context": {"type": ["boolean", "null"]},
-                    "approximate": {"type": "boolean"},
-                    "encoding": {"type": "string"},
-                    "caching_mode": {"enum": ["none", "prefix", "conversation", "explicit"]},
-                }
-            ),
-        },
-        "cheapest": object_schema({"model": {"type": "string"}, "provider": PROVIDER, "cost_usd": USD}),
-        "prices": object_schema(
-            {
-                "source": {"type": "string"},
-                "version": {"type": "string"},
-                "as_of": {"type": "string", "format": "date-time"},
-                "label": {"type": "string", "description": "every model's price source, one line"},
-            }
-        ),
-        "approximate": {"type": "boolean"},
-        "warnings": {"type": "array", "items": {"type": "string"}},
-        "estimates": {"type": "array", "items": {"$ref": "#/$defs/estimate"}},
-    },
-}
-
 RENDERERS = (
     CompareReport,
     Renderers(
         kind="compare",
-        body=compare_dict,
+        body=lambda r: dict(compare_dict(r)),
         rich=render_compare_table,
         verbose=lambda r: render_compare_table(r, verbose=True),
         markdown=render_compare_markdown,

@@ -1,9 +1,9 @@
 """DiffReport -> every output format: CSV and JSON fields here, Rich and Markdown in ``diff_text``.
 
 Registered with ``agentcost.render.output`` through ``RENDERERS`` (the Rich tables and the Markdown
-for a pull request come from :mod:`agentcost.render.diff_text`); ``JSON_SCHEMA`` describes the
-JSON fields (``agentcost.render.schema`` wraps them in the envelope). Formatting only: every
-figure, change and verdict comes from :mod:`agentcost.commands.diff`.
+for a pull request come from :mod:`agentcost.render.diff_text`); the JSON fields are built as
+:class:`agentcost.report.diff_json.DiffJson`, from which their published schema is generated.
+Formatting only: every figure, change and verdict comes from :mod:`agentcost.commands.diff`.
 """
 
 from __future__ import annotations
@@ -11,15 +11,21 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from agentcost.infra.text import CsvWriter
 from agentcost.render.diff_text import render_diff_markdown, render_diff_table
 from agentcost.render.output import Renderers
-from agentcost.render.schema import COUNT, USD, USD_OR_NULL
+from agentcost.report.batch_json import PERS
 from agentcost.report.diff import Amounts, DiffReport, PerDay
+from agentcost.report.diff_json import INPUT_PARTS
 from agentcost.report.estimate import Report, RequestLine
+from agentcost.report.estimate_json import CACHING_MODES, REQUEST_KINDS
 from agentcost.report.fmt import exact
+from agentcost.report.schemagen import one_of
+
+if TYPE_CHECKING:  # the JSON's one definition (report/diff_json.py), also its JSON Schema
+    from agentcost.report.diff_json import ChangeJson, DiffJson, PerDayJson, RequestSideJson, SideJson
 
 # --------------------------------------------------------------------------------------------
 # CSV
@@ -123,7 +129,7 @@ def _decimal(d: Decimal | None) -> str | None:
     return None if d is None else exact(d)
 
 
-def _amounts_dict(c: Amounts) -> dict[str, Any]:
+def _amounts_dict(c: Amounts) -> ChangeJson:
     return {
         "input_tokens": c.input_tokens,
         "cache_read_tokens": c.cache_read_tokens,
@@ -133,14 +139,14 @@ def _amounts_dict(c: Amounts) -> dict[str, Any]:
     }
 
 
-def _side_dict(report: Report | None) -> dict[str, Any] | None:
+def _side_dict(report: Report | None) -> SideJson | None:
     if report is None:
         return None
     t = report.totals
     return {
         "model": report.model_id,
         "provider": report.provider,
-        "caching": report.caching_mode,
+        "caching": one_of(CACHING_MODES, report.caching_mode, "caching mode"),
         "requests": t.requests,
         "input_tokens": t.input_tokens,
         "cache_read_tokens": t.cache_read_tokens,
@@ -154,12 +160,12 @@ def _side_dict(report: Report | None) -> dict[str, Any] | None:
     }
 
 
-def _request_dict(r: RequestLine | None) -> dict[str, Any] | None:
+def _request_dict(r: RequestLine | None) -> RequestSideJson | None:
     if r is None:
         return None
     return {
         "index": r.index,
-        "kind": r.kind,
+        "kind": one_of(REQUEST_KINDS, r.kind, "request kind"),
         "tool": None if not r.tools else (r.tools[0] if len(r.tools) == 1 else list(r.tools)),
         "input_tokens": r.input_tokens,
         "cache_read_tokens": r.cache_read_tokens,
@@ -170,7 +176,7 @@ def _request_dict(r: RequestLine | None) -> dict[str, Any] | None:
     }
 
 
-def _per_day_dict(p: PerDay | None) -> dict[str, Any] | None:
+def _per_day_dict(p: PerDay | None) -> PerDayJson | None:
     if p is None:
         return None
     return {
@@ -183,12 +189,12 @@ def _per_day_dict(p: PerDay | None) -> dict[str, Any] | None:
     }
 
 
-def diff_dict(report: DiffReport) -> dict[str, Any]:
+def diff_dict(report: DiffReport) -> DiffJson:
     """The JSON fields of a diff (the envelope adds ``version``, ``kind`` and ``gates``)."""
     t = report.totals
     return {
         "compared": report.kind,
-        "per": report.per,
+        "per": one_of(PERS, report.per, "per"),
         "base": report.base_label,
         "head": report.head_label,
         "prices": {
@@ -221,7 +227,13 @@ def diff_dict(report: DiffReport) -> dict[str, Any]:
                 },
                 "per_day": _per_day_dict(s.per_day),
                 "inputs": [
-                    {"part": c.part, "before": c.before, "after": c.after, "text": c.text} for c in s.inputs
+                    {
+                        "part": one_of(INPUT_PARTS, c.part, "input part"),
+                        "before": c.before,
+                        "after": c.after,
+                        "text": c.text,
+                    }
+                    for c in s.inputs
                 ],
                 "requests": [
                     {
@@ -261,208 +273,11 @@ def diff_dict(report: DiffReport) -> dict[str, Any]:
     }
 
 
-def _obj(properties: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": list(properties),
-        "additionalProperties": False,
-    }
-
-
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"anyOf": [schema, {"type": "null"}]}
-
-
-_DELTA = {"type": "integer"}
-_PER_TASK = {
-    "type": "object",
-    "properties": {"before_usd": USD_OR_NULL, "after_usd": USD_OR_NULL},
-    "required": ["before_usd", "after_usd"],
-    "additionalProperties": False,
-    "description": "expected cost per completed task of each side (its outcome; per run without one)",
-}
-_STATUS = {"enum": ["changed", "unchanged", "added", "removed"]}
-_DECIMAL = {"type": "string", "pattern": r"^-?\d+(\.\d+)?$", "description": "an exact decimal"}
-_CHANGE = _obj(
-    {
-        "input_tokens": _DELTA,
-        "cache_read_tokens": _DELTA,
-        "cache_write_tokens": _DELTA,
-        "output_tokens": _DELTA,
-        "cost_usd": USD,
-    }
-)
-_SUMS = _obj(
-    {
-        "input_tokens": COUNT,
-        "cache_read_tokens": COUNT,
-        "cache_write_tokens": COUNT,
-        "output_tokens": COUNT,
-        "cost_usd": USD,
-    }
-)
-_SIDE = _obj(
-    {
-        "model": {"type": "string"},
-        "provider": {"type": "string"},
-        "caching": {"enum": ["none", "prefix", "conversation", "explicit"]},
-        "requests": COUNT,
-        "input_tokens": COUNT,
-        "cache_read_tokens": COUNT,
-        "cache_write_tokens": COUNT,
-        "output_tokens": COUNT,
-        "cost_usd": USD,
-        "budget_usd": USD_OR_NULL,
-        "max_input_tokens": COUNT,
-        "context_window": {"type": ["integer", "null"]},
-        "approximate": {"type": "boolean"},
-    }
-)
-_REQUEST = _obj(
-    {
-        "index": {"type": "integer", "minimum": 1},
-        "kind": {"enum": ["tool_use", "reply", "final"]},
-        "tool": {
-            "anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}, {"type": "null"}]
-        },
-        "input_tokens": COUNT,
-        "cache_read_tokens": COUNT,
-        "cache_write_tokens": COUNT,
-        "output_tokens": COUNT,
-        "cost_usd": USD,
-        "running_usd": USD,
-    }
-)
-_PER_DAY = _nullable(
-    _obj(
-        {
-            "runs_before": _nullable(_DECIMAL),
-            "runs_after": _nullable(_DECIMAL),
-            "before_usd": USD_OR_NULL,
-            "after_usd": USD_OR_NULL,
-            "change_usd": USD,
-            "change_per_month_usd": USD,
-        }
-    )
-)
-_INPUT = _obj(
-    {
-        "part": {
-            "enum": [
-                "model",
-                "caching",
-                "cache_ttl",
-                "tools",
-                "tool_choice",
-                "system",
-                "task",
-                "rounds",
-                "rounds_run",
-                "calls",
-                "replies",
-                "thinking",
-                "results",
-                "user_messages",
-                "final",
-                "budget",
-            ]
-        },
-        "before": {"type": ["integer", "string", "null"]},
-        "after": {"type": ["integer", "string", "null"]},
-        "text": {"type": "string"},
-    }
-)
-
-JSON_SCHEMA: dict[str, Any] = _obj(
-    {
-        "compared": {
-            "enum": ["scenario", "project"],
-            "description": "two scenario files or two project files",
-        },
-        "per": {"enum": ["run", "task"], "description": "--per: what the increase gates compare"},
-        "base": {"type": "string", "description": "the base side: a git ref or a file"},
-        "head": {"type": "string", "description": "the head side: 'working tree' or a file"},
-        "prices": _obj(
-            {
-                "source": {"type": "string"},
-                "version": {"type": "string"},
-                "as_of": {"type": "string", "format": "date-time"},
-                "label": {"type": "string", "description": "every scenario's price source, one line"},
-            }
-        ),
-        "limits": _obj(
-            {
-                "max_increase": _nullable(_DECIMAL),
-                "max_increase_usd": USD_OR_NULL,
-                "warn_increase": _nullable(_DECIMAL),
-                "warn_increase_usd": USD_OR_NULL,
-                "gate_new_scenarios": {"type": "boolean"},
-            }
-        ),
-        "changed": {
-            "type": "boolean",
-            "description": "whether any scenario's cost or inputs differ (added and removed ones count)",
-        },
-        "scenarios": {
-            "type": "array",
-            "items": _obj(
-                {
-                    "path": {"type": "string"},
-                    "name": {"type": ["string", "null"]},
-                    "file": {"type": ["string", "null"]},
-                    "status": _STATUS,
-                    "before": _nullable(_SIDE),
-                    "after": _nullable(_SIDE),
-                    "change": _CHANGE,
-                    "change_fraction": _nullable(_DECIMAL),
-                    "per_task": _PER_TASK,
-                    "per_day": _PER_DAY,
-                    "inputs": {"type": "array", "items": _INPUT},
-                    "requests": {
-                        "type": "array",
-                        "items": _obj(
-                            {
-                                "index": {"type": "integer", "minimum": 1},
-                                "status": _STATUS,
-                                "before": _nullable(_REQUEST),
-                                "after": _nullable(_REQUEST),
-                                "change": _CHANGE,
-                            }
-                        ),
-                    },
-                }
-            ),
-        },
-        "totals": _obj(
-            {
-                "scenarios": COUNT,
-                "changed": COUNT,
-                "unchanged": COUNT,
-                "added": COUNT,
-                "removed": COUNT,
-                "before": _SUMS,
-                "after": _SUMS,
-                "change": _CHANGE,
-                "change_fraction": _nullable(_DECIMAL),
-                "per_task": _PER_TASK,
-                "per_day": _PER_DAY,
-                "paired": _obj({"before_usd": USD, "after_usd": USD, "change_fraction": _nullable(_DECIMAL)}),
-                "added_usd": USD,
-                "removed_usd": USD,
-            }
-        ),
-        "approximate": {"type": "boolean"},
-        "warnings": {"type": "array", "items": {"type": "string"}},
-    }
-)
-"""The JSON fields of ``kind: "diff"`` (draft 2020-12); the envelope's fields are added around them."""
-
 RENDERERS = (
     DiffReport,
     Renderers(
         kind="diff",
-        body=diff_dict,
+        body=lambda r: dict(diff_dict(r)),
         rich=render_diff_table,
         markdown=render_diff_markdown,
         csv=render_diff_csv,
@@ -508,7 +323,7 @@ COMMENT_RENDERERS = (
     DiffComment,
     Renderers(
         kind="diff",
-        body=lambda c: diff_dict(c.report),
+        body=lambda c: dict(diff_dict(c.report)),
         rich=lambda c: render_diff_table(c.report),
         markdown=render_diff_comment,
         csv=lambda c: render_diff_csv(c.report),

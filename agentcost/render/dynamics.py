@@ -4,13 +4,22 @@ lines are notes of the estimate (agentcost.report.notes)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agentcost.report import fmt
 from agentcost.report.estimate import ContextEditingEffect, Report, ToolSearchEffect
 
+if TYPE_CHECKING:  # the JSON's one definition (report/estimate_json.py), also its JSON Schema
+    from agentcost.report.estimate_json import (
+        AgentDynamicsJson,
+        ContextEditingJson,
+        ParallelJson,
+        RetriesJson,
+        ToolSearchJson,
+    )
 
-def editing_dict(e: ContextEditingEffect | None) -> dict[str, Any] | None:
+
+def editing_dict(e: ContextEditingEffect | None) -> ContextEditingJson | None:
     if e is None:
         return None
     return {
@@ -23,20 +32,20 @@ def editing_dict(e: ContextEditingEffect | None) -> dict[str, Any] | None:
     }
 
 
-def agent_dict(report: Report) -> dict[str, Any] | None:
+def agent_dict(report: Report) -> AgentDynamicsJson | None:
     """Parallel calls, retries, routing and the budget stop, for the JSON report (None: none of
     them is in play)."""
     d = report.agent_dynamics
     if d is None and not report.failed_requests and report.budget_stop is None:
         return None
-    parallel = None
+    parallel: ParallelJson | None = None
     saving = None if d is None else d.parallel_saving_usd
     if d is not None and d.sequential_usd is not None and saving is not None:
         parallel = {
             "sequential_usd": fmt.exact(d.sequential_usd),
             "saving_usd": fmt.exact(saving),
         }
-    retries = None
+    retries: RetriesJson | None = None
     if report.failed_requests:
         retries = {
             "failed_requests": report.failed_requests,
@@ -53,7 +62,7 @@ def agent_dict(report: Report) -> dict[str, Any] | None:
     }
 
 
-def tool_search_dict(t: ToolSearchEffect | None) -> dict[str, Any] | None:
+def tool_search_dict(t: ToolSearchEffect | None) -> ToolSearchJson | None:
     if t is None:
         return None
     return {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -21,6 +21,9 @@ from agentcost.render.fit import Cell, Col, FitTable
 from agentcost.render.output import renderers_for, with_section
 from agentcost.report import fmt
 from agentcost.report.sections import Footprint, FootprintReport, ToolFootprint
+
+if TYPE_CHECKING:  # the JSON's one definition (report/sections_json.py), also its JSON Schema
+    from agentcost.report.sections_json import ToolFootprintJson
 
 TOP_TOOLS = 10
 """Tools the terminal and Markdown tables show, most dollars first (``--verbose`` and JSON: all)."""
@@ -141,7 +144,7 @@ def render_footprint_markdown(fp: Footprint) -> str:
     return "\n".join(lines) + "\n"
 
 
-def footprint_dict(fp: Footprint) -> dict[str, Any]:
+def footprint_dict(fp: Footprint) -> ToolFootprintJson:
     a = fp.active
     return {
         "request_1": {
@@ -187,7 +190,7 @@ def _renderers() -> tuple[type, Any]:
         lambda r: r.report,
         "tool_footprint",
         lambda r: r.footprint,
-        footprint_dict,
+        lambda x: dict(footprint_dict(x)),
         _rich,
         render_footprint_markdown,
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -20,9 +20,14 @@ from rich.text import Text
 from agentcost.infra.text import markdown, plain, rich
 from agentcost.render.fit import Cell, Col, FitTable
 from agentcost.render.output import with_section
-from agentcost.render.simulation import stat_dict
+from agentcost.render.simulation import stat_count_dict, stat_usd_dict
 from agentcost.report import fmt
+from agentcost.report.schemagen import one_of
 from agentcost.report.sections import Checks, ExplainedReport, Insights, Lever, Stat, Steps, StopRules
+from agentcost.report.sections_json import STOP_RULES
+
+if TYPE_CHECKING:  # the JSON's one definition (report/sections_json.py), also its JSON Schema
+    from agentcost.report.sections_json import InsightsJson, StatUsdJson, StopRulesJson
 
 MINUS = "\N{MINUS SIGN}"
 SHARE_PLACES = Decimal("0.0001")
@@ -174,7 +179,7 @@ def render_insights_markdown(insights: Insights) -> str:
     return "\n".join(lines) + "\n"
 
 
-def insights_dict(insights: Insights) -> dict[str, Any]:
+def insights_dict(insights: Insights) -> InsightsJson:
     c = insights.checks
     return {
         "base_usd": fmt.exact(insights.base_usd),
@@ -201,7 +206,7 @@ def insights_dict(insights: Insights) -> dict[str, Any]:
         else {
             "runs": insights.steps.runs,
             "seed": insights.steps.seed,
-            "requests": stat_dict(insights.steps.requests, usd=False),
+            "requests": stat_count_dict(insights.steps.requests),
         },
         "levers": [
             {
@@ -217,12 +222,12 @@ def insights_dict(insights: Insights) -> dict[str, Any]:
     }
 
 
-def _stops_dict(stops: StopRules) -> dict[str, Any]:
-    def cost(stat: Stat | None) -> dict[str, Any] | None:
-        return None if stat is None else stat_dict(stat, usd=True)
+def _stops_dict(stops: StopRules) -> StopRulesJson:
+    def cost(stat: Stat | None) -> StatUsdJson | None:
+        return None if stat is None else stat_usd_dict(stat)
 
     return {
-        "missing": list(stops.missing),
+        "missing": [one_of(STOP_RULES, rule, "stop rule") for rule in stops.missing],
         "runs": stops.runs,
         "seed": stops.seed,
         "uncapped_usd": cost(stops.uncapped),
@@ -244,7 +249,7 @@ RENDERERS = (
         lambda e: e.report,
         "insights",
         lambda e: e.insights,
-        insights_dict,
+        lambda x: dict(insights_dict(x)),
         render_insights_rich,
         render_insights_markdown,  # CSV stays the per-request rows: insights have no row shape
     ),

@@ -11,12 +11,32 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from agentcost.render.dynamics import agent_dict, editing_dict, tool_search_dict
-from agentcost.report.estimate import Overrun, Report, Totals, cheapest_ttl
+from agentcost.report.estimate import Overrun, Report, RequestLine, Totals, cheapest_ttl
+from agentcost.report.estimate_json import (
+    CACHE_TTLS,
+    CACHING_KINDS,
+    CACHING_MODES,
+    ON_FAILURE,
+    REQUEST_KINDS,
+    TTL_CHOICES,
+)
 from agentcost.report.fmt import exact
 from agentcost.report.notes import estimate_notes
 from agentcost.report.outcome import OutcomeLine
+from agentcost.report.prices_json import service_tier
+from agentcost.report.schemagen import one_of
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the JSON's one definition (report/estimate_json.py), also its JSON Schema
+    from agentcost.report.envelope_json import GateJson
+    from agentcost.report.estimate_json import (
+        BudgetJson,
+        ContainerJson,
+        EstimateJson,
+        OutcomeJson,
+        OverrunJson,
+        RequestJson,
+        TotalsJson,
+    )
     from agentcost.report.gates import Gate
 
 JSON_VERSION = 1
@@ -26,51 +46,105 @@ def _usd(d: Decimal | None) -> str | None:
     return None if d is None else exact(d)
 
 
-def _container_dict(t: Totals) -> dict[str, Any]:
+def _container_dict(t: Totals) -> ContainerJson:
     """Code-execution container time of the run (``totals.container``): seconds and price."""
     return {"seconds": exact(t.container_seconds or Decimal(0)), "usd": _usd(t.container_usd)}
 
 
-def _overrun_dict(o: Overrun | None) -> dict[str, Any] | None:
+def _overrun_dict(o: Overrun | None) -> OverrunJson | None:
     if o is None:
         return None
     return {"runs": o.runs, "seed": o.seed, "over_budget_runs": o.over, "probability": exact(o.share)}
 
 
-def _outcome_dict(o: OutcomeLine) -> dict[str, Any]:
-    return {
+def _outcome_dict(o: OutcomeLine) -> OutcomeJson:
+    out: OutcomeJson = {
         "success": exact(o.success),
-        "on_failure": o.on_failure,
+        "on_failure": one_of(ON_FAILURE, o.on_failure, "on_failure"),
         "max_attempts": o.max_attempts,
         "cost_per_run_usd": exact(o.cost_per_run_usd),
         "runs_per_task": exact(o.runs_per_task),
         "completion_probability": exact(o.completion),
         "cost_per_task_usd": exact(o.cost_per_task_usd),
         "cost_per_completed_task_usd": exact(o.cost_per_completed_usd),
-        **_failure_dict(o),
     }
-
-
-def _failure_dict(o: OutcomeLine) -> dict[str, Any]:
-    """``failure_rounds`` and what a failed run cut there costs, only with ``failure_rounds``; the
-    distribution ``success`` is the median of, only with one."""
-    out: dict[str, Any] = {}
+    # failure_rounds and what a failed run cut there costs, only with failure_rounds; the
+    # distribution success is the median of, only with one
     if o.failure_rounds is not None and o.failure_cost_usd is not None:
-        out = {"failure_rounds": o.failure_rounds, "failure_cost_usd": exact(o.failure_cost_usd)}
+        out["failure_rounds"] = o.failure_rounds
+        out["failure_cost_usd"] = exact(o.failure_cost_usd)
     if o.success_dist is not None:
         out["success_distribution"] = o.success_dist
     return out
 
 
-def report_dict(report: Report) -> dict[str, Any]:
+def report_dict(report: Report) -> EstimateJson:
     body = _report_body(report)
     if report.outcome is not None:  # only with the scenario's outcome: other reports are unchanged
         body["outcome"] = _outcome_dict(report.outcome)
     return body
 
 
-def _report_body(report: Report) -> dict[str, Any]:
+def _request_dict(r: RequestLine) -> RequestJson:
+    return {
+        "index": r.index,
+        "kind": one_of(REQUEST_KINDS, r.kind, "request kind"),
+        "tool": None if not r.tools else (r.tools[0] if len(r.tools) == 1 else list(r.tools)),
+        "input_tokens": r.input_tokens,
+        "cache_read_tokens": r.cache_read_tokens,
+        "cache_write_tokens": r.cache_write_tokens,
+        "output_tokens": r.output_tokens,
+        "cost_usd": exact(r.cost_usd),
+        "running_usd": exact(r.running_usd),
+        "tier": r.tier,
+        "cache_expired": r.cache_expired,
+        "failed": r.failed,
+        "model": r.model,
+        "subagents": [
+            {
+                "path": sub.path,
+                "label": sub.label,
+                "inline": sub.inline,
+                "call": sub.call,
+                "model": sub.model_id,
+                "requests": sub.requests,
+                "cost_usd": exact(sub.cost_usd),
+                "estimate": report_dict(sub.report),
+            }
+            for sub in r.subagents
+        ],
+    }
+
+
+def _report_body(report: Report) -> EstimateJson:
     t = report.totals
+    totals: TotalsJson = {
+        "requests": t.requests,
+        "input_tokens": t.input_tokens,
+        "cache_read_tokens": t.cache_read_tokens,
+        "cache_write_tokens": t.cache_write_tokens,
+        "output_tokens": t.output_tokens,
+        "input_usd": exact(t.input_usd),
+        "output_usd": exact(t.output_usd),
+        "cost_usd": exact(t.cost_usd),
+        "storage_usd": exact(t.storage_usd),
+        "cache_creation_usd": exact(t.cache_creation_usd),
+        "subagents_usd": exact(t.subagents_usd),
+        "subagent_requests": t.subagent_requests,
+    }
+    if t.container_seconds is not None:
+        totals["container"] = _container_dict(t)
+    budget: BudgetJson | None = None
+    if report.budget is not None:
+        budget = {
+            "limit_usd": exact(report.budget.limit_usd),
+            "source": report.budget.source,
+            "over": report.budget.over,
+            "headroom_usd": exact(report.budget.headroom_usd),
+            "overrun": _overrun_dict(report.budget.overrun),
+        }
+        if report.budget.per == "task":
+            budget["per"] = "task"
     return {
         "scenario": {"path": report.scenario_path, "name": report.scenario_name},
         "model": report.model_id,
@@ -83,32 +157,40 @@ def _report_body(report: Report) -> dict[str, Any]:
             "version": report.price_version,
             "as_of": report.as_of,
             "urls": list(report.pricing_urls),
-            "per_mtok_usd": {k: _usd(v) for k, v in report.rates.items()},
+            "per_mtok_usd": {
+                "input": _usd(report.rates["input"]),
+                "output": _usd(report.rates["output"]),
+                "cache_read": _usd(report.rates["cache_read"]),
+                "cache_write": _usd(report.rates["cache_write"]),
+                "cache_write_1h": _usd(report.rates["cache_write_1h"]),
+            },
             "label": report.price_label,
             "data_date": report.price_data_date,
-            "service_tier": report.service_tier,
+            "service_tier": service_tier(report.service_tier),
             "tier_thresholds": list(report.tier_thresholds),
             "time_of_day": [{"start": start, "end": end} for start, end in report.time_windows],
             "in_time_window": report.in_time_window,
         },
         "caching": {
-            "mode": report.caching_mode,
+            "mode": one_of(CACHING_MODES, report.caching_mode, "caching mode"),
             "default": report.caching_is_default,
-            "kind": report.caching_kind,
+            "kind": one_of(CACHING_KINDS, report.caching_kind, "caching kind"),
             "note": report.caching_note,
-            "ttl": report.cache_ttl,
+            "ttl": one_of(CACHE_TTLS, report.cache_ttl, "cache TTL"),
             "min_cacheable_tokens": report.cache_min_tokens,
             "cache_expiries": t.cache_expiries,
             "ttl_comparison": [
                 {
-                    "ttl": c.ttl,
+                    "ttl": one_of(TTL_CHOICES, c.ttl, "TTL"),
                     "cost_usd": exact(c.cost_usd),
                     "extra_usd": exact(c.extra_usd),
                     "cache_expiries": c.cache_expiries,
                 }
                 for c in report.ttl_comparison
             ],
-            "cheapest_ttl": None if (best := cheapest_ttl(report)) is None else best.ttl,
+            "cheapest_ttl": None
+            if (best := cheapest_ttl(report)) is None
+            else one_of(TTL_CHOICES, best.ttl, "TTL"),
             "storage": None
             if (s := report.cache_storage) is None
             else {
@@ -130,62 +212,9 @@ def _report_body(report: Report) -> dict[str, Any]:
             "family_method": report.family_method,
             "source": report.family_source,
         },
-        "requests": [
-            {
-                "index": r.index,
-                "kind": r.kind,
-                "tool": None if not r.tools else (r.tools[0] if len(r.tools) == 1 else list(r.tools)),
-                "input_tokens": r.input_tokens,
-                "cache_read_tokens": r.cache_read_tokens,
-                "cache_write_tokens": r.cache_write_tokens,
-                "output_tokens": r.output_tokens,
-                "cost_usd": exact(r.cost_usd),
-                "running_usd": exact(r.running_usd),
-                "tier": r.tier,
-                "cache_expired": r.cache_expired,
-                "failed": r.failed,
-                "model": r.model,
-                "subagents": [
-                    {
-                        "path": sub.path,
-                        "label": sub.label,
-                        "inline": sub.inline,
-                        "call": sub.call,
-                        "model": sub.model_id,
-                        "requests": sub.requests,
-                        "cost_usd": exact(sub.cost_usd),
-                        "estimate": report_dict(sub.report),
-                    }
-                    for sub in r.subagents
-                ],
-            }
-            for r in report.requests
-        ],
-        "totals": {
-            "requests": t.requests,
-            "input_tokens": t.input_tokens,
-            "cache_read_tokens": t.cache_read_tokens,
-            "cache_write_tokens": t.cache_write_tokens,
-            "output_tokens": t.output_tokens,
-            "input_usd": exact(t.input_usd),
-            "output_usd": exact(t.output_usd),
-            "cost_usd": exact(t.cost_usd),
-            "storage_usd": exact(t.storage_usd),
-            "cache_creation_usd": exact(t.cache_creation_usd),
-            "subagents_usd": exact(t.subagents_usd),
-            "subagent_requests": t.subagent_requests,
-            **({} if t.container_seconds is None else {"container": _container_dict(t)}),
-        },
-        "budget": None
-        if report.budget is None
-        else {
-            "limit_usd": exact(report.budget.limit_usd),
-            "source": report.budget.source,
-            "over": report.budget.over,
-            "headroom_usd": exact(report.budget.headroom_usd),
-            "overrun": _overrun_dict(report.budget.overrun),
-            **({"per": "task"} if report.budget.per == "task" else {}),
-        },
+        "requests": [_request_dict(r) for r in report.requests],
+        "totals": totals,
+        "budget": budget,
         "rounds": {
             "planned": report.rounds_planned,
             "run": report.rounds_run,
@@ -203,7 +232,7 @@ def _report_body(report: Report) -> dict[str, Any]:
     }
 
 
-def gate_dict(gate: Gate) -> dict[str, Any]:
+def gate_dict(gate: Gate) -> GateJson:
     return {
         "name": gate.name,
         "tripped": gate.tripped,

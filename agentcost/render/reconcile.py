@@ -1,6 +1,8 @@
 """Reconciliation -> text table (within 80 columns), JSON, Markdown and CSV; formatting only.
 
 Every figure comes from :mod:`agentcost.commands.reconcile`; unknown amounts show as ``-``, never $0.
+The JSON is built as :class:`agentcost.report.reconcile_json.ReconcileJson`, from which its published
+schema is generated.
 """
 
 from __future__ import annotations
@@ -8,15 +10,30 @@ from __future__ import annotations
 import io
 import textwrap
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agentcost.infra.text import CsvWriter, plain
 from agentcost.infra.text import markdown as escape_md
-from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
 from agentcost.report import fmt
 from agentcost.report.fmt import ARROW, exact
 from agentcost.report.reconcile import Day, Reconciliation, Row
+from agentcost.report.reconcile_json import (
+    ACTUAL_SOURCES,
+    DAY_STATUSES,
+    EXPORT_KINDS,
+    EXPORT_PROVIDERS,
+    ROW_STATUSES,
+)
 from agentcost.report.reconcile_project import ProjectComparison
+from agentcost.report.schemagen import one_of
+
+if TYPE_CHECKING:  # the JSON's one definition (report/reconcile_json.py), also its JSON Schema
+    from agentcost.report.reconcile_json import (
+        ProjectComparisonJson,
+        ReconcileDayJson,
+        ReconcileJson,
+        ReconcileRowJson,
+    )
 
 WIDTH = 80
 MODEL_WIDTH = 22
@@ -106,10 +123,10 @@ def render_text(r: Reconciliation, project: ProjectComparison | None = None) -> 
     return "\n".join(out) + "\n"
 
 
-def _row_dict(row: Row) -> dict[str, Any]:
+def _row_dict(row: Row) -> ReconcileRowJson:
     return {
         "day": row.day.isoformat(),
-        "provider": row.provider,
+        "provider": one_of(EXPORT_PROVIDERS, row.provider, "provider"),
         "model": plain(row.model),
         "service_tiers": [plain(t) for t in row.tiers],
         "input_tokens": row.input_tokens,
@@ -123,26 +140,26 @@ def _row_dict(row: Row) -> dict[str, Any]:
         "fees_usd": _exact(row.fees_usd),
         "export_usd": _exact(row.export_usd),
         "difference_usd": _exact(row.difference_usd),
-        "status": row.status,
+        "status": one_of(ROW_STATUSES, row.status, "row status"),
         "reasons": [plain(x) for x in row.reasons],
     }
 
 
-def _day_dict(d: Day) -> dict[str, Any]:
+def _day_dict(d: Day) -> ReconcileDayJson:
     return {
         "day": d.day.isoformat(),
-        "provider": d.provider,
+        "provider": one_of(EXPORT_PROVIDERS, d.provider, "provider"),
         "agentcost_usd": exact(d.agentcost_usd),
         "export_usd": _exact(d.export_usd),
         "excluded_usd": exact(d.excluded_usd),
         "difference_usd": _exact(d.difference_usd),
         "unknown_rows": d.unknown_rows,
-        "status": d.status,
+        "status": one_of(DAY_STATUSES, d.status, "day status"),
         "reasons": [plain(x) for x in d.reasons],
     }
 
 
-def _project_dict(p: ProjectComparison | None) -> dict[str, Any] | None:
+def _project_dict(p: ProjectComparison | None) -> ProjectComparisonJson | None:
     if p is None:
         return None
     return {
@@ -153,7 +170,7 @@ def _project_dict(p: ProjectComparison | None) -> dict[str, Any] | None:
             {
                 "day": d.day.isoformat(),
                 "actual_usd": exact(d.actual_usd),
-                "source": d.source,
+                "source": one_of(ACTUAL_SOURCES, d.source, "source"),
                 "estimate_usd": exact(d.estimate_usd),
                 "difference_usd": exact(d.difference_usd),
                 "ratio": None if d.ratio is None else exact(d.ratio),
@@ -166,14 +183,14 @@ def _project_dict(p: ProjectComparison | None) -> dict[str, Any] | None:
 def render_json(r: Reconciliation, project: ProjectComparison | None = None) -> str:
     from agentcost.render.jsonfmt import dumps, envelope
 
-    body = {
+    body: ReconcileJson = {
         "difference_usd": _exact(r.difference_usd),
         "export_usd": _exact(r.export_usd),
         "agentcost_usd": exact(r.agentcost_usd),
         "excluded_usd": exact(r.excluded_usd),
         "compared_agentcost_usd": exact(r.compared_agentcost_usd),
         "unknown_rows": r.unknown_rows,
-        "sources": [{"file": plain(p), "kind": k} for p, k in r.sources],
+        "sources": [{"file": plain(p), "kind": one_of(EXPORT_KINDS, k, "export kind")} for p, k in r.sources],
         "days": [_day_dict(d) for d in r.days],
         "rows": [_row_dict(x) for x in r.rows],
         "project": _project_dict(project),
@@ -246,88 +263,3 @@ def render_csv(r: Reconciliation, project: ProjectComparison | None = None) -> s
         d = {**p, "kind": "project-day", "export_usd": p["actual_usd"], "agentcost_usd": p["estimate_usd"]}
         w.writerow([_cell(d.get(k) if k != "status" else p["source"]) for k in CSV_HEADER])
     return buf.getvalue()
-
-
-_REASONS = {"type": "array", "items": {"type": "string"}}
-_ROW = object_schema(
-    {
-        "day": {"type": "string", "format": "date"},
-        "provider": {"enum": ["anthropic", "openai"]},
-        "model": {"type": "string"},
-        "service_tiers": {"type": "array", "items": {"type": "string"}},
-        "input_tokens": {**COUNT, "description": "uncached input tokens"},
-        "cache_read_tokens": COUNT,
-        "cache_write_5m_tokens": COUNT,
-        "cache_write_1h_tokens": COUNT,
-        "output_tokens": COUNT,
-        "web_searches": COUNT,
-        "agentcost_usd": {**USD_OR_NULL, "description": "tokens and fees; null: agentcost cannot price it"},
-        "tokens_usd": {**USD_OR_NULL, "description": "agentcost_usd less fees_usd"},
-        "fees_usd": USD_OR_NULL,
-        "export_usd": {**USD_OR_NULL, "description": "the cost export's amount for this model and day"},
-        "difference_usd": {**USD_OR_NULL, "description": "export minus agentcost, tokens only"},
-        "status": {"enum": ["match", "differs", "unknown", "no-usage", "no-costs", "per-day"]},
-        "reasons": _REASONS,
-    }
-)
-_DAY = object_schema(
-    {
-        "day": {"type": "string", "format": "date"},
-        "provider": {"enum": ["anthropic", "openai"]},
-        "agentcost_usd": USD,
-        "export_usd": USD_OR_NULL,
-        "excluded_usd": {**USD, "description": "the export's amounts for rows agentcost cannot price"},
-        "difference_usd": USD_OR_NULL,
-        "unknown_rows": COUNT,
-        "status": {"enum": ["match", "differs", "no-costs"]},
-        "reasons": _REASONS,
-    }
-)
-_DECIMAL = {"type": "string", "pattern": r"^\d+(\.\d+)?$"}
-_PROJECT_DAY = object_schema(
-    {
-        "day": {"type": "string", "format": "date"},
-        "actual_usd": {**USD, "description": "the cost exports' total, else agentcost's price of the usage"},
-        "source": {"enum": ["export", "agentcost", "mixed"]},
-        "estimate_usd": {**USD, "description": "the project's estimate for one day"},
-        "difference_usd": {**USD, "description": "actual minus estimate"},
-        "ratio": {"anyOf": [_DECIMAL, {"type": "null"}]},
-    }
-)
-JSON_SCHEMA = object_schema(
-    {
-        "difference_usd": {**USD_OR_NULL, "description": "export minus agentcost over the days with costs"},
-        "export_usd": USD_OR_NULL,
-        "agentcost_usd": USD,
-        "excluded_usd": {**USD, "description": "the export's amounts for rows agentcost cannot price"},
-        "compared_agentcost_usd": USD,
-        "unknown_rows": COUNT,
-        "sources": {
-            "type": "array",
-            "items": object_schema(
-                {
-                    "file": {"type": "string"},
-                    "kind": {
-                        "enum": ["anthropic-usage", "anthropic-cost", "openai-usage", "openai-cost", "empty"]
-                    },
-                }
-            ),
-        },
-        "days": {"type": "array", "items": _DAY},
-        "rows": {"type": "array", "items": _ROW},
-        "project": {
-            "anyOf": [
-                {"type": "null"},
-                object_schema(
-                    {
-                        "file": {"type": "string"},
-                        "runs_per_day": {"anyOf": [_DECIMAL, {"type": "null"}]},
-                        "estimate_per_day_usd": USD,
-                        "days": {"type": "array", "items": _PROJECT_DAY},
-                    }
-                ),
-            ]
-        },
-        "notes": {"type": "array", "items": {"type": "string"}},
-    }
-)

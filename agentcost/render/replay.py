@@ -1,8 +1,9 @@
 """ReplayReport -> every output format: Rich tables, Markdown, CSV, JSON fields.
 
-Registered with ``agentcost.render.output`` through ``RENDERERS``; ``JSON_SCHEMA`` describes the
-JSON body for the published report schema. Formatting only: every figure comes from
-:mod:`agentcost.replay.model`. ``--quiet`` prints the replayed total in dollars.
+Registered with ``agentcost.render.output`` through ``RENDERERS``; the JSON body is built as
+:class:`agentcost.report.replay_json.ReplayJson`, from which its schema is generated. Formatting
+only: every figure comes from :mod:`agentcost.replay.model`. ``--quiet`` prints the replayed total
+in dollars.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -20,10 +21,14 @@ from agentcost.infra.text import CsvWriter, markdown_code, plain, rich
 from agentcost.infra.text import markdown as escape_md
 from agentcost.render.fit import SECTION, Col, FitTable
 from agentcost.render.output import Renderers
-from agentcost.render.schema import COUNT, USD, USD_OR_NULL, object_schema
 from agentcost.report import fmt
 from agentcost.report.fmt import ARROW, exact
-from agentcost.report.replay import LOG_FORMATS, ReplayReport, ReplayRequest
+from agentcost.report.replay import ReplayReport, ReplayRequest
+from agentcost.report.replay_json import GAP_LABELS, PRICED_FROM, REPORTED_KINDS, TOTALS_PRICED_FROM
+from agentcost.report.schemagen import one_of
+
+if TYPE_CHECKING:  # the JSON's one definition (report/replay_json.py), also its JSON Schema
+    from agentcost.report.replay_json import ReplayJson
 
 HEADERS = ("#", "line", "tool", "in (ours)", "in (reported)", "error", "out (ours)",
            "out (reported)", "result", "priced from", "cost", "running")  # fmt: skip
@@ -229,7 +234,7 @@ def _dec(d: Decimal | None) -> str | None:
     return None if d is None else exact(d)
 
 
-def replay_dict(report: ReplayReport) -> dict[str, Any]:
+def replay_dict(report: ReplayReport) -> ReplayJson:
     t, p, f = report.totals, report.prices, report.fit
     return {
         "trace": {"path": report.path, "format": report.format, "truncated": report.truncated},
@@ -238,7 +243,7 @@ def replay_dict(report: ReplayReport) -> dict[str, Any]:
         "provider": p.provider,
         "counting": report.counting,
         "approximate": report.approximate,
-        "reported_kind": report.reported_kind,
+        "reported_kind": one_of(REPORTED_KINDS, report.reported_kind, "reported kind"),
         "requests": [
             {
                 "index": r.index,
@@ -254,7 +259,7 @@ def replay_dict(report: ReplayReport) -> dict[str, Any]:
                 "output_error": _dec(r.output_error),
                 "gap_tokens": r.gap,
                 "result_tokens": r.result_tokens,
-                "priced_from": r.priced_from,
+                "priced_from": one_of(PRICED_FROM, r.priced_from, "priced from"),
                 "cost_usd": exact(r.cost_usd),
                 "running_usd": exact(r.running_usd),
             }
@@ -269,10 +274,10 @@ def replay_dict(report: ReplayReport) -> dict[str, Any]:
             "input_error": _dec(t.input_error),
             "output_error": _dec(t.output_error),
             "gap_tokens": t.gap,
-            "gap_label": t.gap_label,
+            "gap_label": one_of(GAP_LABELS, t.gap_label, "gap label"),
             "cache_read_tokens": t.cache_read_tokens,
             "cache_write_tokens": t.cache_write_tokens,
-            "priced_from": t.priced_from,
+            "priced_from": one_of(TOTALS_PRICED_FROM, t.priced_from, "priced from"),
             "cost_usd": exact(t.cost_usd),
             "reported_cost_usd": _dec(t.reported_cost_usd),
         },
@@ -284,7 +289,7 @@ def replay_dict(report: ReplayReport) -> dict[str, Any]:
         "fit": None
         if f is None
         else {
-            "source": f.source,
+            "source": one_of(PRICED_FROM, f.source, "fit source"),
             "prefix_b": f.prefix_b,
             "growth_r": exact(f.growth_r),
             "max_abs_deviation": exact(f.max_abs_deviation),
@@ -295,102 +300,11 @@ def replay_dict(report: ReplayReport) -> dict[str, Any]:
     }
 
 
-DECIMAL = {"type": "string", "pattern": r"^-?\d+(\.\d+)?$", "description": "an exact decimal"}
-DECIMAL_OR_NULL = {"anyOf": [DECIMAL, {"type": "null"}]}
-COUNT_OR_NULL = {"anyOf": [COUNT, {"type": "null"}]}
-PRICED_FROM = {"enum": ["reported", "counted"]}
-
-JSON_SCHEMA: dict[str, Any] = object_schema(
-    {
-        "trace": object_schema(
-            {
-                "path": {"type": "string"},
-                "format": {"enum": list(LOG_FORMATS)},
-                "truncated": {"type": "boolean"},
-            }
-        ),
-        "model": {"type": "string", "description": "the model as the log or --model names it"},
-        "model_id": {"type": "string", "description": "genai-prices' id it was priced as"},
-        "provider": {"type": "string"},
-        "counting": {"type": "string"},
-        "approximate": {"type": "boolean"},
-        "reported_kind": {
-            "enum": ["api", "local_count", "none"],
-            "description": "what the reported_* figures are: usage reported by the API, the agent's "
-            "own local count (SWE-agent 1.x model_stats), or none reported",
-        },
-        "requests": {
-            "type": "array",
-            "items": object_schema(
-                {
-                    "index": {"type": "integer", "minimum": 1},
-                    "line": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]},
-                    "tool": {"type": ["string", "null"]},
-                    "counted_input_tokens": COUNT_OR_NULL,
-                    "counted_output_tokens": COUNT_OR_NULL,
-                    "reported_input_tokens": COUNT_OR_NULL,
-                    "reported_output_tokens": COUNT_OR_NULL,
-                    "cache_read_tokens": COUNT,
-                    "cache_write_tokens": COUNT,
-                    "input_error": {**DECIMAL_OR_NULL, "description": "(counted - reported) / reported"},
-                    "output_error": DECIMAL_OR_NULL,
-                    "gap_tokens": {"type": ["integer", "null"], "description": "reported - counted input"},
-                    "result_tokens": COUNT_OR_NULL,
-                    "priced_from": PRICED_FROM,
-                    "cost_usd": USD,
-                    "running_usd": USD,
-                }
-            ),
-        },
-        "totals": object_schema(
-            {
-                "requests": COUNT,
-                "counted_input_tokens": COUNT,
-                "counted_output_tokens": COUNT,
-                "reported_input_tokens": COUNT_OR_NULL,
-                "reported_output_tokens": COUNT_OR_NULL,
-                "input_error": DECIMAL_OR_NULL,
-                "output_error": DECIMAL_OR_NULL,
-                "gap_tokens": {"type": ["integer", "null"]},
-                "gap_label": {"enum": ["unrecorded prefix", "gap"]},
-                "cache_read_tokens": COUNT_OR_NULL,
-                "cache_write_tokens": COUNT_OR_NULL,
-                "priced_from": {"enum": ["reported per request", "reported run totals", "counted", "mixed"]},
-                "cost_usd": USD,
-                "reported_cost_usd": USD_OR_NULL,
-            }
-        ),
-        "tools": {
-            "type": "array",
-            "items": object_schema(
-                {"tool": {"type": "string"}, "calls": COUNT, "result_tokens": COUNT, "mean": DECIMAL}
-            ),
-        },
-        "cached_share": DECIMAL_OR_NULL,
-        "fit": {
-            "anyOf": [
-                object_schema(
-                    {
-                        "source": PRICED_FROM,
-                        "prefix_b": COUNT,
-                        "growth_r": DECIMAL,
-                        "max_abs_deviation": DECIMAL,
-                        "r_squared": DECIMAL_OR_NULL,
-                    }
-                ),
-                {"type": "null"},
-            ]
-        },
-        "warnings": {"type": "array", "items": {"type": "string"}},
-        "notes": {"type": "array", "items": {"type": "string"}},
-    }
-)
-
 RENDERERS = (
     ReplayReport,
     Renderers(
         kind="replay",
-        body=replay_dict,
+        body=lambda r: dict(replay_dict(r)),
         rich=render_replay_table,
         markdown=render_replay_markdown,
         csv=render_replay_csv,

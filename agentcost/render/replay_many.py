@@ -2,7 +2,8 @@
 
 Formatting only: every figure comes from :mod:`agentcost.commands.replay_many`. JSON is one object:
 the summary and one compact row per run; CSV is one row per run; ``--quiet`` prints the total cost of
-the runs read. ``RENDERERS`` registers the kind (the CLI registers it before rendering).
+the runs read. ``RENDERERS`` registers the kind (the CLI registers it before rendering). The JSON is
+built as :class:`agentcost.report.replay_many_json.ReplayManyJson`, from which its schema is generated.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -20,11 +21,16 @@ from agentcost.infra.text import CsvWriter, plain, rich
 from agentcost.infra.text import markdown as escape_md
 from agentcost.render.fit import Col, FitTable
 from agentcost.render.output import Renderers
-from agentcost.render.schema import COUNT, USD, object_schema
 from agentcost.report import fmt
 from agentcost.report.fmt import exact
+from agentcost.report.replay_json import REPORTED_KINDS
 from agentcost.report.replay_many import SUFFIXES, ReplayManyReport, RunRow
+from agentcost.report.schemagen import one_of
 from agentcost.report.sections import Stat
+
+if TYPE_CHECKING:  # the JSON's one definition (report/replay_many_json.py), also its JSON Schema
+    from agentcost.report.replay_many_json import ReplayManyJson, RunJson, StatDecimalJson
+    from agentcost.report.sections_json import StatUsdJson
 
 STATS = ("mean", "p50", "p90", "p99", "min", "max")
 CSV_HEADERS = (
@@ -197,11 +203,29 @@ def render_many_csv(report: ReplayManyReport) -> str:
     return buf.getvalue()
 
 
-def _stat(s: Stat | None) -> dict[str, str] | None:
-    return None if s is None else {k: exact(s.at(k)) for k in STATS}
+def _stat(s: Stat) -> StatDecimalJson:
+    return {
+        "mean": exact(s.at("mean")),
+        "p50": exact(s.at("p50")),
+        "p90": exact(s.at("p90")),
+        "p99": exact(s.at("p99")),
+        "min": exact(s.at("min")),
+        "max": exact(s.at("max")),
+    }
 
 
-def _run_dict(index: int, r: RunRow) -> dict[str, Any]:
+def _stat_usd(s: Stat) -> StatUsdJson:
+    return {
+        "mean": exact(s.at("mean")),
+        "p50": exact(s.at("p50")),
+        "p90": exact(s.at("p90")),
+        "p99": exact(s.at("p99")),
+        "min": exact(s.at("min")),
+        "max": exact(s.at("max")),
+    }
+
+
+def _run_dict(index: int, r: RunRow) -> RunJson:
     return {
         "index": index,
         "path": r.path,
@@ -213,14 +237,14 @@ def _run_dict(index: int, r: RunRow) -> dict[str, Any]:
         "cache_read_tokens": r.cache_read_tokens,
         "cached_share": r.cached_share,
         "cost_usd": r.cost_usd,
-        "reported_kind": r.reported_kind,
+        "reported_kind": one_of(REPORTED_KINDS, r.reported_kind, "reported kind"),
         "priced_from": r.priced_from,
         "truncated": r.truncated,
         "warnings": r.warnings,
     }
 
 
-def many_dict(report: ReplayManyReport) -> dict[str, Any]:
+def many_dict(report: ReplayManyReport) -> ReplayManyJson:
     def share(d: Decimal | None) -> str | None:
         return None if d is None else exact(d)
 
@@ -234,9 +258,9 @@ def many_dict(report: ReplayManyReport) -> dict[str, Any]:
             "skipped": report.skipped,
             "skip_reasons": [{"reason": r.reason, "files": r.files} for r in report.reasons],
             "first_skipped": [{"path": s.path, "error": s.detail} for s in report.first_skipped],
-            "cost_usd": _stat(report.cost),
+            "cost_usd": _stat_usd(report.cost),
             "requests": _stat(report.requests),
-            "cached_share": _stat(report.cached_share),
+            "cached_share": None if report.cached_share is None else _stat(report.cached_share),
             "cached_runs": report.cached_runs,
             "tools": [
                 {
@@ -265,83 +289,11 @@ def many_dict(report: ReplayManyReport) -> dict[str, Any]:
     }
 
 
-_DEC = {"type": "string", "pattern": r"^-?\d+(\.\d+)?$", "description": "an exact decimal"}
-_DEC_OR_NULL = {"anyOf": [_DEC, {"type": "null"}]}
-_STAT_USD = object_schema({k: USD for k in STATS})
-_STAT_DEC = object_schema({k: _DEC for k in STATS})
-_STR = {"type": "string"}
-
-JSON_SCHEMA: dict[str, Any] = object_schema(
-    {
-        "summary": object_schema(
-            {
-                "inputs": {"type": "array", "items": _STR},
-                "files": {**COUNT, "description": "log files found"},
-                "ignored": {**COUNT, "description": "files of the directories walked that are not logs"},
-                "limit": {"type": ["string", "null"], "description": "the limit the walk stopped at"},
-                "runs": {**COUNT, "description": "runs read"},
-                "skipped": COUNT,
-                "skip_reasons": {
-                    "type": "array",
-                    "items": object_schema({"reason": _STR, "files": COUNT}),
-                },
-                "first_skipped": {"type": "array", "items": object_schema({"path": _STR, "error": _STR})},
-                "cost_usd": _STAT_USD,
-                "requests": _STAT_DEC,
-                "cached_share": {"anyOf": [_STAT_DEC, {"type": "null"}]},
-                "cached_runs": COUNT,
-                "tools": {
-                    "type": "array",
-                    "items": object_schema(
-                        {
-                            "tool": _STR,
-                            "calls": COUNT,
-                            "runs": COUNT,
-                            "p50": COUNT,
-                            "p90": COUNT,
-                            "mean": _DEC,
-                            "max": COUNT,
-                        }
-                    ),
-                },
-                "failed_share": _DEC_OR_NULL,
-                "retried_share": _DEC_OR_NULL,
-                "formats": {"type": "array", "items": object_schema({"format": _STR, "runs": COUNT})},
-                "models": {"type": "array", "items": object_schema({"model": _STR, "runs": COUNT})},
-                "totals": object_schema(
-                    {"requests": COUNT, "input_tokens": COUNT, "output_tokens": COUNT, "cost_usd": USD}
-                ),
-            }
-        ),
-        "runs": {
-            "type": "array",
-            "items": object_schema(
-                {
-                    "index": {"type": "integer", "minimum": 1},
-                    "path": _STR,
-                    "format": _STR,
-                    "model": _STR,
-                    "requests": COUNT,
-                    "input_tokens": COUNT,
-                    "output_tokens": COUNT,
-                    "cache_read_tokens": {"type": ["integer", "null"], "minimum": 0},
-                    "cached_share": _DEC_OR_NULL,
-                    "cost_usd": USD,
-                    "reported_kind": {"enum": ["api", "local_count", "none"]},
-                    "priced_from": _STR,
-                    "truncated": {"type": "boolean"},
-                    "warnings": COUNT,
-                }
-            ),
-        },
-    }
-)
-
 RENDERERS = (
     ReplayManyReport,
     Renderers(
         kind="replay_many",
-        body=many_dict,
+        body=lambda r: dict(many_dict(r)),
         rich=render_many_table,
         markdown=render_many_markdown,
         csv=render_many_csv,

@@ -7,7 +7,7 @@ Markdown, CSV and JSON formats. No arithmetic: every figure is a field of
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.text import Text
@@ -16,7 +16,18 @@ from agentcost.infra.text import markdown_code, plain, rich
 from agentcost.render.fit import Col, FitTable
 from agentcost.render.output import with_section
 from agentcost.report import fmt
+from agentcost.report.schemagen import one_of
 from agentcost.report.sections import SimulatedReport, Simulation, Stat
+from agentcost.report.sections_json import ENGINES
+
+if TYPE_CHECKING:  # the JSON's one definition (report/sections_json.py), also its JSON Schema
+    from typing import TypedDict
+
+    from agentcost.report.sections_json import SimulationJson, StatCountJson, StatUsdJson, TasksJson
+
+    class _TasksPart(TypedDict, total=False):  # SimulationJson's tasks, in its place among the keys
+        tasks: TasksJson
+
 
 MINUS = "\N{MINUS SIGN}"
 BAR = 40  # characters of the longest histogram bar
@@ -184,44 +195,57 @@ def render_simulation_markdown(s: Simulation) -> str:
     return "\n".join(lines) + "\n"
 
 
-def stat_dict(stat: Stat, usd: bool) -> dict[str, Any]:
-    def value(v: Decimal, mean: bool = False) -> Any:
-        if usd:
-            return fmt.exact(v.quantize(Decimal("1E-10"), rounding=ROUND_HALF_UP) if mean else v)
-        return fmt.exact(v.quantize(MEAN_PLACES, rounding=ROUND_HALF_UP)) if mean else int(v)
-
+def stat_usd_dict(stat: Stat) -> StatUsdJson:
+    """A cost's statistics: exact dollars, the mean rounded to 10 places."""
     return {
-        "mean": value(stat.mean, mean=True),
-        "p50": value(stat.p50),
-        "p90": value(stat.p90),
-        "p99": value(stat.p99),
-        "min": value(stat.min),
-        "max": value(stat.max),
+        "mean": fmt.exact(stat.mean.quantize(Decimal("1E-10"), rounding=ROUND_HALF_UP)),
+        "p50": fmt.exact(stat.p50),
+        "p90": fmt.exact(stat.p90),
+        "p99": fmt.exact(stat.p99),
+        "min": fmt.exact(stat.min),
+        "max": fmt.exact(stat.max),
     }
 
 
-def _tasks_dict(s: Simulation) -> dict[str, Any]:
-    """Only with the scenario's outcome: runs completed and the cost per completed task."""
+def stat_count_dict(stat: Stat) -> StatCountJson:
+    """A count's statistics: integers, the mean rounded to 2 places."""
+    return {
+        "mean": fmt.exact(stat.mean.quantize(MEAN_PLACES, rounding=ROUND_HALF_UP)),
+        "p50": int(stat.p50),
+        "p90": int(stat.p90),
+        "p99": int(stat.p99),
+        "min": int(stat.min),
+        "max": int(stat.max),
+    }
+
+
+def _tasks_part(s: Simulation) -> _TasksPart:
+    """``tasks``, only with the scenario's outcome: runs completed and the cost per completed task."""
     t = s.tasks
     if t is None:
         return {}
-    cost = None if t.cost is None else stat_dict(t.cost, usd=True)
-    tasks = {"completed_runs": t.completed, "success_mean": fmt.exact(t.success_mean)}
-    return {"tasks": {**tasks, "cost_per_completed_task_usd": cost}}
+    cost = None if t.cost is None else stat_usd_dict(t.cost)
+    return {
+        "tasks": {
+            "completed_runs": t.completed,
+            "success_mean": fmt.exact(t.success_mean),
+            "cost_per_completed_task_usd": cost,
+        }
+    }
 
 
-def simulation_dict(s: Simulation) -> dict[str, Any]:
+def simulation_dict(s: Simulation) -> SimulationJson:
     return {
         "runs": s.runs,
         "seed": s.seed,
-        "engine": s.engine,
+        "engine": one_of(ENGINES, s.engine, "simulation engine"),
         "engine_note": s.engine_note,
         "deterministic_usd": fmt.exact(s.deterministic_usd),
-        "cost_usd": stat_dict(s.cost, usd=True),
-        "requests": stat_dict(s.requests, usd=False),
-        "input_tokens": stat_dict(s.input_tokens, usd=False),
+        "cost_usd": stat_usd_dict(s.cost),
+        "requests": stat_count_dict(s.requests),
+        "input_tokens": stat_count_dict(s.input_tokens),
         "percentiles_usd": {label: fmt.exact(v) for label, v in s.percentile_usd},
-        **_tasks_dict(s),
+        **_tasks_part(s),
         "max_rounds": s.max_rounds,
         "hit_max_rounds_runs": s.hit_max_rounds,
         "stopped_by_budget_runs": s.stopped_by_budget,
@@ -260,7 +284,7 @@ def _csv(r: SimulatedReport) -> str:
         ("requests", s.requests, False),
         ("input_tokens", s.input_tokens, False),
     ):
-        d = stat_dict(stat, usd)
+        d: dict[str, object] = dict(stat_usd_dict(stat) if usd else stat_count_dict(stat))
         rows.append(",".join([name, *(str(d[k]) for k in ("mean", "p50", "p90", "p99", "min", "max"))]))
     return "\n".join(rows) + "\n"
 
@@ -271,7 +295,7 @@ RENDERERS = (
         lambda r: r.report,
         "simulation",
         lambda r: r.simulation,
-        simulation_dict,
+        lambda s: dict(simulation_dict(s)),
         render_simulation_rich,
         render_simulation_markdown,
         csv=_csv,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Literal
+from typing import Literal, get_args
 
 from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
 from agentcost.report import fmt
@@ -21,7 +21,7 @@ from agentcost.report.outcome import OutcomeLine
 
 Level = Literal["essential", "detail", "warning"]
 LEVELS: tuple[Level, ...] = ("essential", "detail", "warning")
-KINDS = (
+NoteKind = Literal[
     "total",  # essential: the total, requests and cache share
     "cost_parts",  # the total split into input, output, fees and explicit cache
     "subagents",
@@ -48,7 +48,8 @@ KINDS = (
     "time_of_day",  # the price date's time of day picks the model's prices (DeepSeek's peak hours)
     "pacing",
     "warning",
-)
+]
+KINDS: tuple[NoteKind, ...] = get_args(NoteKind)
 MAX_SHORT_NOTES = 3
 """Short notes shown by default under the total, the budget and the price source (warnings among them)."""
 
@@ -56,7 +57,7 @@ MAX_SHORT_NOTES = 3
 @dataclass(frozen=True)
 class Note:
     level: Level
-    kind: str  # one of KINDS
+    kind: NoteKind
     text: str
 
 
@@ -64,7 +65,7 @@ def estimate_notes(report: Report) -> tuple[Note, ...]:
     """Every line under the estimate's table, in the order ``--verbose`` prints them."""
     notes: list[Note] = []
 
-    def add(level: Level, kind: str, text: str) -> None:
+    def add(level: Level, kind: NoteKind, text: str) -> None:
         notes.append(Note(level, kind, text))
 
     add("essential", "total", total_line(report))
@@ -139,10 +140,10 @@ def price_name(report: Report) -> str:
     return report.price_name
 
 
-def _short_notes(report: Report) -> list[tuple[str, str]]:
+def _short_notes(report: Report) -> list[tuple[NoteKind, str]]:
     """What changes the meaning of the number, best first: distributions at their medians and the
     chance of overrunning the budget, approximate counts, the pacing assumed for caching."""
-    out: list[tuple[str, str]] = []
+    out: list[tuple[NoteKind, str]] = []
     if report.outcome is not None:
         out.append(("outcome", outcome_text(report.outcome)))
     if report.uncertain:
@@ -278,9 +279,9 @@ def _caching_line(report: Report) -> str:
     )
 
 
-def _cache_lines(report: Report) -> list[tuple[str, str]]:
+def _cache_lines(report: Report) -> list[tuple[NoteKind, str]]:
     """Explicit-cache storage, cache expiry under the scenario's pacing, and the cheapest TTL."""
-    lines: list[tuple[str, str]] = []
+    lines: list[tuple[NoteKind, str]] = []
     t, s = report.totals, report.cache_storage
     if s is not None:
         times = "once" if s.creations == 1 else f"{s.creations} times"
@@ -365,9 +366,9 @@ def agent_lines(report: Report) -> list[str]:
     return [text for _, text in _agent_notes(report)]
 
 
-def _agent_notes(report: Report) -> list[tuple[str, str]]:
+def _agent_notes(report: Report) -> list[tuple[NoteKind, str]]:
     """(kind, line) of :func:`agent_lines`."""
-    lines: list[tuple[str, str]] = []
+    lines: list[tuple[NoteKind, str]] = []
     d = report.agent_dynamics
     saving = None if d is None else d.parallel_saving_usd
     if d is not None and d.sequential_usd is not None and saving is not None:
@@ -393,7 +394,7 @@ def _agent_notes(report: Report) -> list[tuple[str, str]]:
     return lines
 
 
-def dynamics_lines(report: Report) -> list[tuple[str, str]]:
+def dynamics_lines(report: Report) -> list[tuple[NoteKind, str]]:
     """(kind, line) of agent dynamics (parallel calls, retries, routing), then context editing and
     deferred tools; none when nothing of that is used (a ``max_budget_usd`` stop is a warning)."""
     lines = _agent_notes(report)

@@ -12,7 +12,9 @@ every key), and :func:`schema_of` turns the same classes into the JSON Schema pu
   ``Literal[...]`` -> ``enum`` (``const`` for one value);
 - ``Annotated[X, ...]`` adds to X's schema: a ``str`` is its description, :class:`Keywords` are
   merged in as JSON Schema keywords (``Keywords(format="date")``, ``Keywords(minimum=1)``);
-- a TypedDict used in more than one place is written once under ``$defs`` and referenced.
+- a TypedDict used in more than one place (in one kind or across kinds, or inside itself) is
+  written once under ``$defs`` and referenced (:func:`schemas_of` generates every kind at once);
+- :func:`one_of` checks a report's string against a ``Literal`` when the JSON is written.
 
 Only :mod:`typing` is used: building the JSON imports nothing of this module, and no pydantic.
 """
@@ -22,7 +24,17 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Iterator
-from typing import Annotated, Any, Literal, NotRequired, Required, get_args, get_origin, is_typeddict
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    NotRequired,
+    Required,
+    TypeVar,
+    get_args,
+    get_origin,
+    is_typeddict,
+)
 
 
 class Keywords:
@@ -46,6 +58,23 @@ USD = Annotated[str, Keywords(pattern=r"^-?\d+(\.\d+)?$", description="US dollar
 """US dollars as an exact decimal string (``"0.0123"``): every amount of money in JSON."""
 COUNT = Annotated[int, Keywords(minimum=0)]
 """A count of tokens, requests or uses."""
+DECIMAL = Annotated[str, Keywords(pattern=r"^\d+(\.\d+)?$")]
+"""A non-negative exact decimal that is not money (a share, hours, seconds, a probability)."""
+SIGNED_DECIMAL = Annotated[str, Keywords(pattern=r"^-?\d+(\.\d+)?$", description="an exact decimal")]
+"""An exact decimal that may be negative (an error, a change)."""
+POSITIVE = Annotated[int, Keywords(minimum=1)]
+"""A count of at least one (runs, a 1-based index)."""
+
+_V = TypeVar("_V")
+
+
+def one_of(values: tuple[_V, ...], value: object, what: str) -> _V:
+    """``value`` as one of a definition's ``Literal`` values (``values``: the Literal's
+    :func:`typing.get_args`); a value outside it is refused when the JSON is written, not published."""
+    if value not in values:
+        raise ValueError(f"{what} {value!r} is not in the report's JSON definition")
+    return value  # narrowed to the Literal by the check above
+
 
 _SIMPLE = {str: "string", int: "integer", bool: "boolean", float: "number", type(None): "null"}
 
@@ -69,12 +98,22 @@ def _hints(td: type) -> dict[str, Any]:
 
 
 class _Generator:
-    def __init__(self, root: type, defs_prefix: str) -> None:
+    def __init__(self, roots: tuple[type, ...], defs_prefix: str | None) -> None:
         self.defs: dict[str, dict[str, Any]] = {}
         self.prefix = defs_prefix
-        uses: dict[type, int] = {}
-        self._count(root, uses, set())
+        uses: dict[type, int] = dict.fromkeys(roots, 1)  # a root referred to again (recursion) is shared
+        seen: set[type] = set(roots)
+        for root in roots:
+            self._count(root, uses, seen)
         self.shared = {td for td, n in uses.items() if n > 1}
+
+    def def_name(self, td: type) -> str:
+        """``prefix`` + the class name; without a prefix, the defining module's name less ``_json``
+        (``prices_json.RateJson`` -> ``prices_RateJson``), so that kinds share one entry per shape."""
+        prefix = self.prefix
+        if prefix is None:
+            prefix = td.__module__.rpartition(".")[2].removesuffix("_json") + "_"
+        return f"{prefix}{td.__name__}"
 
     def _count(self, td: type, uses: dict[type, int], seen: set[type]) -> None:
         for hint in _hints(td).values():
@@ -119,7 +158,7 @@ class _Generator:
         if is_typeddict(tp):
             if tp not in self.shared:
                 return self.object(tp)
-            name = f"{self.prefix}{tp.__name__}"
+            name = self.def_name(tp)
             if name not in self.defs:
                 self.defs[name] = {}  # reserved first: a shape that contains itself
                 self.defs[name] = self.object(tp)
@@ -147,10 +186,23 @@ class _Generator:
         raise TypeError(f"no JSON Schema for {tp!r}")
 
 
-def schema_of(td: type, *, defs_prefix: str = "") -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+def schema_of(td: type, *, defs_prefix: str | None = "") -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The JSON Schema of the TypedDict ``td`` and the ``$defs`` its ``$ref``\\ s point to (named
     ``defs_prefix`` + the class name, to be merged into the root schema's ``$defs``)."""
-    if not is_typeddict(td):
-        raise TypeError(f"{td!r} is not a TypedDict")
-    gen = _Generator(td, defs_prefix)
-    return gen.object(td), gen.defs
+    (schema,), defs = schemas_of(td, defs_prefix=defs_prefix)
+    return schema, defs
+
+
+def schemas_of(
+    *tds: type, defs_prefix: str | None = None
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The JSON Schemas of several TypedDicts (every report kind) and one ``$defs`` for all of them:
+    a shape used more than once, in one kind or across kinds, or inside itself, is one entry, named
+    as :meth:`_Generator.def_name` says. Each root is written out in full (the kind's body), and
+    also under ``$defs`` when something refers to it (an estimate's subagents are estimates)."""
+    for td in tds:
+        if not is_typeddict(td):
+            raise TypeError(f"{td!r} is not a TypedDict")
+    gen = _Generator(tds, defs_prefix)
+    schemas = [gen.object(td) for td in tds]
+    return schemas, gen.defs

@@ -1,0 +1,75 @@
+"""The JSON of ``agentcost compare`` (kind ``compare``), defined once: one scenario on several
+models, a row per model cheapest first, and each model's full estimate.
+
+:mod:`agentcost.render.compare` builds the body as these types; its JSON Schema is generated from
+the same types (:mod:`agentcost.report.schemagen`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, TypedDict
+
+from agentcost.report.batch_json import Number, Per
+from agentcost.report.estimate_json import CachingMode, EstimateJson, ScenarioRefJson
+from agentcost.report.prices_json import DateTime
+from agentcost.report.schemagen import COUNT, USD, Keywords
+
+Provider = Annotated[str, "a genai-prices provider id (anthropic, aws, deepseek...)"]
+
+
+class ModelRowJson(TypedDict):
+    model: str
+    model_ref: str
+    provider: Provider
+    requests: COUNT
+    input_tokens: COUNT
+    cache_read_tokens: COUNT
+    cache_write_tokens: COUNT
+    output_tokens: COUNT
+    cached_share: Annotated[Number | None, "cache reads / input tokens, rounded to 4 places"]
+    cost_usd: Annotated[
+        USD, "the ranked figure: cost_per_run_usd, or with per task cost_per_completed_task_usd"
+    ]
+    cost_per_run_usd: Annotated[USD, "one run (the estimate's totals.cost_usd)"]
+    cost_per_completed_task_usd: Annotated[
+        USD, "expected cost per completed task (the estimate's outcome); per run without an outcome"
+    ]
+    cost_per_request_usd: Annotated[USD, "per run / requests, to 10 places"]
+    ratio_to_cheapest: Annotated[Number | None, "cost / the cheapest cost, rounded to 2 places"]
+    cheapest: bool
+    context_window: int | None
+    max_input_tokens: COUNT
+    fits_context: bool | None
+    approximate: bool
+    encoding: str
+    caching_mode: CachingMode
+
+
+class CheapestJson(TypedDict):
+    model: str
+    provider: Provider
+    cost_usd: USD
+
+
+class ComparePricesJson(TypedDict):
+    source: str
+    version: str
+    as_of: DateTime
+    label: Annotated[str, "every model's price source, one line"]
+
+
+class CompareJson(TypedDict):
+    """One scenario on several models: ``agentcost compare SCENARIO -m MODEL -m MODEL``."""
+
+    scenario: ScenarioRefJson
+    per: Annotated[Per, "--per: what cost_usd, ranks and ratios are of"]
+    models: Annotated[
+        list[ModelRowJson],
+        Keywords(minItems=1),
+        "one item per model, by cost, cheapest first (ties by model id)",
+    ]
+    cheapest: CheapestJson
+    prices: ComparePricesJson
+    approximate: bool
+    warnings: list[str]
+    estimates: list[EstimateJson]

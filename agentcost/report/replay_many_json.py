@@ -1,0 +1,105 @@
+"""The JSON of ``agentcost replay DIR_OR_GLOB...`` (kind ``replay_many``), defined once: many
+recorded runs in a few numbers each, and their distributions.
+
+:mod:`agentcost.render.replay_many` builds the body as these types; its JSON Schema is generated
+from the same types (:mod:`agentcost.report.schemagen`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, TypedDict
+
+from agentcost.report.replay_json import ReportedKind
+from agentcost.report.schemagen import COUNT, POSITIVE, SIGNED_DECIMAL, USD, Keywords
+from agentcost.report.sections_json import StatUsdJson
+
+
+class StatDecimalJson(TypedDict):
+    mean: SIGNED_DECIMAL
+    p50: SIGNED_DECIMAL
+    p90: SIGNED_DECIMAL
+    p99: SIGNED_DECIMAL
+    min: SIGNED_DECIMAL
+    max: SIGNED_DECIMAL
+
+
+class SkipReasonJson(TypedDict):
+    reason: str
+    files: COUNT
+
+
+class SkippedJson(TypedDict):
+    path: str
+    error: str
+
+
+class ToolCallsJson(TypedDict):
+    tool: str
+    calls: COUNT
+    runs: COUNT
+    p50: COUNT
+    p90: COUNT
+    mean: SIGNED_DECIMAL
+    max: COUNT
+
+
+class FormatRunsJson(TypedDict):
+    format: str
+    runs: COUNT
+
+
+class ModelRunsJson(TypedDict):
+    model: str
+    runs: COUNT
+
+
+class ManyTotalsJson(TypedDict):
+    requests: COUNT
+    input_tokens: COUNT
+    output_tokens: COUNT
+    cost_usd: USD
+
+
+class SummaryJson(TypedDict):
+    inputs: list[str]
+    files: Annotated[COUNT, "log files found"]
+    ignored: Annotated[COUNT, "files of the directories walked that are not logs"]
+    limit: Annotated[str | None, "the limit the walk stopped at"]
+    runs: Annotated[COUNT, "runs read"]
+    skipped: COUNT
+    skip_reasons: list[SkipReasonJson]
+    first_skipped: list[SkippedJson]
+    cost_usd: StatUsdJson
+    requests: StatDecimalJson
+    cached_share: StatDecimalJson | None
+    cached_runs: COUNT
+    tools: list[ToolCallsJson]
+    failed_share: SIGNED_DECIMAL | None
+    retried_share: SIGNED_DECIMAL | None
+    formats: list[FormatRunsJson]
+    models: list[ModelRunsJson]
+    totals: ManyTotalsJson
+
+
+class RunJson(TypedDict):
+    index: POSITIVE
+    path: str
+    format: str
+    model: str
+    requests: COUNT
+    input_tokens: COUNT
+    output_tokens: COUNT
+    cache_read_tokens: Annotated[int | None, Keywords(minimum=0)]
+    cached_share: SIGNED_DECIMAL | None
+    cost_usd: USD
+    reported_kind: ReportedKind
+    priced_from: str
+    truncated: bool
+    warnings: COUNT
+
+
+class ReplayManyJson(TypedDict):
+    """Many recorded runs: ``agentcost replay DIR_OR_GLOB [DIR_OR_GLOB]``."""
+
+    summary: SummaryJson
+    runs: list[RunJson]
