@@ -199,12 +199,13 @@ def render_text(
     :mod:`agentcost.infra.text`; the whole text then passes its :func:`~agentcost.infra.text.guard`:
     no control or bidi character, and no line that could start a GitHub workflow command."""
     from agentcost.infra.text import guard
-    from agentcost.render.jsonfmt import dumps, envelope
 
     r = renderers_for(report)
     if fmt is Format.svg and r.svg is not None:
         return guard(r.svg(report), "svg")  # a chart; every label from a user file escaped for XML
     if fmt is Format.json:
+        from agentcost.render.jsonfmt import dumps, envelope  # the JSON definitions: JSON runs only
+
         return dumps(envelope(r.kind, r.body(report), gates))  # dumps guards its text
     if fmt is Format.markdown:
         return guard(r.markdown(report), "markdown")
