@@ -407,7 +407,7 @@ RENDERERS = (
     BatchReport,
     Renderers(
         kind="batch",
-        body=lambda r: dict(batch_dict(r)),
+        body=batch_dict,
         rich=render_batch_table,
         markdown=render_batch_markdown,
         csv=render_batch_csv,

@@ -303,7 +303,7 @@ RENDERERS = (
     CompareReport,
     Renderers(
         kind="compare",
-        body=lambda r: dict(compare_dict(r)),
+        body=compare_dict,
         rich=render_compare_table,
         verbose=lambda r: render_compare_table(r, verbose=True),
         markdown=render_compare_markdown,

@@ -277,7 +277,7 @@ RENDERERS = (
     DiffReport,
     Renderers(
         kind="diff",
-        body=lambda r: dict(diff_dict(r)),
+        body=diff_dict,
         rich=render_diff_table,
         markdown=render_diff_markdown,
         csv=render_diff_csv,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
@@ -32,7 +32,7 @@ class Renderers:
     """How one report kind is shown. Every function is pure: report in, text or renderable out."""
 
     kind: str  # the JSON envelope's "kind"
-    body: Callable[[Any], dict[str, Any]]  # JSON fields of this kind (the envelope adds the rest)
+    body: Callable[[Any], Mapping[str, Any]]  # JSON fields of this kind (the envelope adds the rest)
     rich: Callable[[Any], RenderableType]
     markdown: Callable[[Any], str]
     csv: Callable[[Any], str]
@@ -89,7 +89,7 @@ def with_section(
     inner: Callable[[Any], Any],
     key: str,
     section: Callable[[Any], Any],
-    as_dict: Callable[[Any], dict[str, Any]],
+    as_dict: Callable[[Any], Mapping[str, Any]],
     as_rich: Callable[[Any], RenderableType],
     as_markdown: Callable[[Any], str],
     *,

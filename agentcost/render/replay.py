@@ -304,7 +304,7 @@ RENDERERS = (
     ReplayReport,
     Renderers(
         kind="replay",
-        body=lambda r: dict(replay_dict(r)),
+        body=replay_dict,
         rich=render_replay_table,
         markdown=render_replay_markdown,
         csv=render_replay_csv,

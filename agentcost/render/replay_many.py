@@ -293,7 +293,7 @@ RENDERERS = (
     ReplayManyReport,
     Renderers(
         kind="replay_many",
-        body=lambda r: dict(many_dict(r)),
+        body=many_dict,
         rich=render_many_table,
         markdown=render_many_markdown,
         csv=render_many_csv,
