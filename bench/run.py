@@ -596,7 +596,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         cold = Command(f"agentcost estimate {BUGFIX} (cold)", agentcost("estimate", BUGFIX), env.cold)
         interleaved([floor, cold], repeats)
         ratio = cold.median / floor.median
-        rows.append(("cold estimate / floor", f"{ratio:.2f}x", "<= 1.15x", _verdict(ratio, 1.15)))
+        # issue 20's 1.15x was met by building o200k in a forked child beside the run; issue 27
+        # retired that machinery, so the figure is reported without a target
+        rows.append(("cold estimate / floor", f"{ratio:.2f}x", "(no target)", ""))
         results["cold"] = {c.label: c.median for c in (floor, cold)}
         parts_argv = [PY, "-c", FLOOR_PARTS, str(spec)]
         part_runs = []
