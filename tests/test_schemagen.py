@@ -149,6 +149,8 @@ def test_real_prices_and_models_outputs_fit_the_generated_schema_and_no_more(
     ]
     for data in outputs:
         validate_json(data, schema)
+        if isinstance(data.get("models"), list):  # the whole listing validated once: a few rows will do
+            data = {**data, "models": data["models"][:3]}
         with pytest.raises(jsonschema.ValidationError):
             validate_json({**data, "undefined": 1}, schema)
     prices = outputs[1]
