@@ -336,7 +336,7 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True, p
             tier=prices.tier_label(row.usage.input_tokens),
             failed=row.failed,
             model=row.model,
-            parts=split_cost(row.cost, split=not row.model),
+            parts=split_cost(row.cost),
         )
         for row in ledger.rows
     )

@@ -6,9 +6,9 @@ pricer put on the ledger line (:class:`~agentcost.tokens.request.RequestCost`, f
 rates, so no report or renderer prices a request a second time. Cache writes are priced per
 lifetime there (5-minute and 1-hour writes, each at its own rate) and drawn as one part.
 
-The parts sum to the request's cost exactly. Where the ledger line has no parts (a pricer that gives
-the sums only), or the report does not split a request (one routed to another model), the input is
-left as one part.
+The parts sum to the request's cost exactly. A request routed to another model is split like the
+others: its line holds the parts its own model's prices gave. Where the ledger line has no parts (a
+pricer that gives the sums only), the input is left as one part.
 """
 
 from __future__ import annotations
@@ -51,11 +51,11 @@ def unsplit(cost: RequestCost) -> CostParts:
     return CostParts(cost.input_usd, ZERO, ZERO, cost.output_usd, cost.fees_usd)
 
 
-def split_cost(cost: RequestCost, split: bool = True) -> CostParts:
-    """The ledger line ``cost`` in the charts' parts: its own parts, read (``split=False``, or a line
-    without parts: :func:`unsplit`)."""
+def split_cost(cost: RequestCost) -> CostParts:
+    """The ledger line ``cost`` in the charts' parts: its own parts, read (a line without parts:
+    :func:`unsplit`)."""
     uncached = cost.uncached_input_usd
-    if not split or uncached is None:
+    if uncached is None:
         return unsplit(cost)
     write = cost.cache_write_5m_usd + cost.cache_write_1h_usd
     return CostParts(uncached, cost.cache_read_usd, write, cost.output_usd, cost.fees_usd)
