@@ -224,7 +224,8 @@ class PriceTable:
             total_usd += amount
             if part < OUTPUT:
                 input_usd += amount
-                split[part] += amount
+                if count:  # a part with no tokens stays the one Decimal(0): nothing new to keep
+                    split[part] += amount
             elif part == OUTPUT:
                 output_usd += amount
             elif count:
@@ -242,7 +243,7 @@ class PriceTable:
         split = [Decimal(0)] * 4
         fees = _NO_FEES
         for (part, name), (_, _, count, _, amount) in zip(self._parts, priced, strict=True):
-            if part < OUTPUT:
+            if part < OUTPUT and count:
                 split[part] += amount
             elif part == FEE and count:
                 fees += ((name, amount),)
