@@ -264,7 +264,6 @@ class ModelPrices:
             if table is None:
                 return self._genai(usage)
         try:
-            assert table is not None
             return table.request(i, o, r, w, w1, web, code)
         except ValueError as error:
             raise InputError(f"cannot price {self.model_id}: {error}") from None

@@ -108,7 +108,7 @@ REPORTED_USAGE = (
     "code_executions",
 )
 
-# The usage values of a request as PriceTable._priced reads them, in PriceTable.counts_usd's order.
+# The usage values of a request as PriceTable._priced reads them, in PriceTable.request's order.
 _FAST_SLOTS = (*REPORTED_USAGE, "requests")
 
 # The parts of a request's price (RequestCost's), by the unit's dimensions (:func:`_part_of`).
@@ -122,6 +122,7 @@ price of its own is billed at the input rate, in the input unit (as genai-prices
 is its tokens at that rate, taken out of the uncached part."""
 
 _NO_FEES: tuple[tuple[str, Decimal], ...] = ()
+_ZERO = Decimal(0)  # a part with no tokens: one object for every ledger line
 
 
 def _part_of(unit: PricedUnit) -> tuple[int, str]:
@@ -212,7 +213,7 @@ class PriceTable:
                 raise ValueError(f"Invalid usage data: more-specific usage exceeds {key}")
             leaves[slot] = leaf
         input_usd = output_usd = total_usd = Decimal(0)
-        split = [input_usd, input_usd, input_usd, input_usd]  # UNCACHED, READ, WRITE_5M, WRITE_1H
+        split = [_ZERO, _ZERO, _ZERO, _ZERO]  # UNCACHED, READ, WRITE_5M, WRITE_1H
         fees = _NO_FEES
         for part, slot, price, zero, tiers, per, name in units:
             for start, tier_price, tier_zero in tiers:
@@ -224,7 +225,7 @@ class PriceTable:
             total_usd += amount
             if part < OUTPUT:
                 input_usd += amount
-                if count:  # a part with no tokens stays the one Decimal(0): nothing new to keep
+                if count:  # a part with no tokens stays _ZERO: nothing new for the ledger to keep
                     split[part] += amount
             elif part == OUTPUT:
                 output_usd += amount
@@ -240,7 +241,7 @@ class PriceTable:
         genai-prices sums them (:func:`_cost_of`), and split into the parts."""
         priced = self._priced(usage)
         cost = _cost_of(priced)
-        split = [Decimal(0)] * 4
+        split = [_ZERO] * 4
         fees = _NO_FEES
         for (part, name), (_, _, count, _, amount) in zip(self._parts, priced, strict=True):
             if part < OUTPUT and count:
