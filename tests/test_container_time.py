@@ -17,9 +17,9 @@ import pytest
 
 from agentcost import facts
 from agentcost.errors import InputError
-from agentcost.loop.caching import container_usd
 from agentcost.loop.estimate import Estimate, estimate
 from agentcost.loop.simulate import simulate
+from agentcost.prices.model import container_usd
 from agentcost.render.jsonfmt import report_dict
 from agentcost.report.estimate import build_report
 from agentcost.report.notes import estimate_notes

@@ -2,14 +2,16 @@
 
 :func:`caching_plan` and :func:`cache_policy` choose the caching mode and policy from the scenario's
 ``caching:`` or the host's default (facts.yaml), :func:`ttl_comparison` prices the cache lifetimes a
-host offers, and :func:`pricer_for` is the one function that turns a request's usage into dollars.
+host offers, and :func:`pricer_for` gives the accountant its pricer: :meth:`ModelPrices.price
+<agentcost.prices.model.ModelPrices.price>`, the one function that turns a request's usage into
+dollars.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
@@ -22,10 +24,10 @@ from agentcost.loop.accountant import (
 from agentcost.prices.model import ModelPrices
 from agentcost.scenario.model import CacheTTL, CachingMode, Scenario
 from agentcost.tokens.counts import TokenCounts
-from agentcost.tokens.request import TTL_SECONDS, CachePolicy, Pricer, RequestCost, RequestUsage
+from agentcost.tokens.request import TTL_SECONDS, CachePolicy, Pricer
 
 if TYPE_CHECKING:
-    from agentcost.facts import ContainerRate, HostMechanics
+    from agentcost.facts import HostMechanics
 
 DEFAULT_CACHING: dict[str, CachingMode] = {
     # Explicit breakpoints (Claude, on Anthropic's API, Bedrock, Vertex or Foundry): agents (Claude
@@ -225,81 +227,7 @@ def ttl_comparison(
     )
 
 
-# Server tools -> their genai-prices usage key (None: genai-prices has no such key).
-_SERVER_TOOL_USAGE_KEYS: dict[str, str | None] = {
-    "web_search": "web_searches",
-    "web_fetch": None,
-    "code_execution": "code_executions",
-}
-
-
 def pricer_for(prices: ModelPrices) -> Pricer:
-    """Adapt the catalog's ``cost`` to the accountant's ``Pricer`` signature.
-
-    Server-tool uses are priced by genai-prices where the model has a rate for them
-    (``web_searches_kcount``, ``code_executions_kcount``), otherwise from facts.yaml
-    ``server_tool_fees`` (web fetch $0, Anthropic code execution $0 per use, OpenAI code
-    interpreter $0.03 per response...). Fees are part of ``total_usd`` and shown as ``fees_usd``,
-    never of ``input_usd``/``output_usd``. Container time (``usage.container_seconds``) is priced
-    from facts.yaml ``container_time`` (:func:`container_usd`) and is part of the fees too; where
-    the rate is unknown it adds nothing and ``container_usd`` is None, which reports show.
-    """
-    from agentcost import facts
-
-    try:
-        priced = {rate.key for rate in prices.rates()}
-    except RuntimeError:  # no genai-prices price object (a user model): facts.yaml prices every tool
-        priced = set()
-    own: dict[str, Decimal] = {}  # tool -> USD per 1,000 uses, for tools genai-prices does not price
-    for tool, key in _SERVER_TOOL_USAGE_KEYS.items():
-        if key is None or f"{key}_kcount" not in priced:
-            fee = facts.server_tool_fee(prices.provider, prices.rules_id, tool)
-            own[tool] = fee.value.usd_per_1000 if fee is not None else Decimal(0)
-    container = facts.container_time(prices.provider, prices.rules_id)
-
-    own_search, own_code = "web_search" in own, "code_execution" in own
-    zero = Decimal(0)
-
-    def price(usage: RequestUsage) -> RequestCost:
-        # ModelPrices.counts_usd is ModelPrices.cost(Usage(...)) without the Usage on the common path
-        input_usd, output_usd, total_usd = prices.counts_usd(
-            usage.input_tokens,
-            usage.output_tokens,
-            usage.cache_read_tokens,
-            usage.cache_write_tokens,
-            usage.cache_write_1h_tokens,
-            0 if own_search else usage.web_searches,
-            0 if own_code else usage.code_executions,
-        )
-        # genai-prices puts per-use fees in total_price only (they have no input/output direction)
-        fees = total_usd - input_usd - output_usd
-        if usage.web_searches or usage.web_fetches or usage.code_executions:
-            uses = {
-                "web_search": usage.web_searches,
-                "web_fetch": usage.web_fetches,
-                "code_execution": usage.code_executions,
-            }
-            fees += sum((own[t] * n / 1000 for t, n in uses.items() if n and t in own), Decimal(0))
-        else:
-            fees += zero  # the sum of no fees, as above
-        box: Decimal | None = Decimal(0)
-        if usage.container_seconds is not None:
-            box = None if container is None else container_usd(container.value, usage.container_seconds)
-            fees += box or Decimal(0)
-        total = input_usd + output_usd + fees
-        return RequestCost(input_usd, output_usd, total, fees, container_usd=box)
-
-    return price
-
-
-CONTAINER_QUANTUM = Decimal("0.000000001")
-"""Container time is priced to the nano-dollar (rounded half up): an hourly rate over seconds has
-no finite decimal ($0.05 for 300 s is $0.0041666...)."""
-
-
-def container_usd(rate: ContainerRate, seconds: Decimal) -> Decimal:
-    """What one request's container costs: ``seconds`` (at least the rate's minimum) at
-    ``usd_per_hour``, to the nano-dollar. One container per request that runs code (errs high when
-    a client reuses its container across requests, as the OpenAI session fee does)."""
-    billed = max(seconds, Decimal(rate.minimum_seconds))
-    return (rate.usd_per_hour * billed / 3600).quantize(CONTAINER_QUANTUM, rounding=ROUND_HALF_UP)
+    """The accountant's ``Pricer`` for a model: :meth:`ModelPrices.price`, the one place a request is
+    priced (tokens, server-tool fees and container time, with the parts reports read)."""
+    return prices.price

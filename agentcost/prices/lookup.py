@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
 from agentcost.prices.gpdata import PRICE_SOURCE_NAME
-from agentcost.prices.model import REPORTED_USAGE, ModelPrices, PricedUnit, PriceTable
+from agentcost.prices.model import ModelPrices
 from agentcost.prices.rates import (
     PriceChange,
     PriceSource,
@@ -34,6 +34,7 @@ from agentcost.prices.rates import (
     scheduled_changes,
 )
 from agentcost.prices.rowcache import cached_row, row_key, store_row
+from agentcost.prices.table import REPORTED_USAGE, PricedUnit, PriceTable
 
 if TYPE_CHECKING:
     from genai_prices.types import ModelInfo, ModelPrice

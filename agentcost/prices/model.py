@@ -1,11 +1,19 @@
-"""What a price lookup gives: :class:`ModelPrices`, pricing one request (:class:`Usage`) in :class:`Cost`.
+"""What a price lookup gives: :class:`ModelPrices`, and :meth:`ModelPrices.price`, the one place a
+request is priced.
 
-``ModelPrices.cost`` prices one request at the prices :func:`agentcost.prices.lookup.resolve_model`
-fixed: exact Decimals, long-context tiers applied per request (crossing a tier reprices ALL tokens
-of that request), no clock; from :class:`PriceTable`, the resolved price row as plain data (no
-genai-prices needed, so a row read from the cache prices requests too), else with genai-prices'
-own price object. ``ModelPrices.itemise`` shows the same computation line by line (the example
-request of ``agentcost prices``): the parts ``PriceTable.cost`` sums, never a second arithmetic.
+``ModelPrices.price`` prices one whole request (:class:`~agentcost.tokens.request.RequestUsage`) at
+the prices :func:`agentcost.prices.lookup.resolve_model` fixed, fees included, in a
+:class:`~agentcost.tokens.request.RequestCost`: the total and its parts (uncached input, cache
+reads, 5-minute and 1-hour cache writes, output, each fee), exact Decimals, long-context tiers
+applied per request (crossing a tier reprices ALL tokens of that request), no clock. The accountant
+(its pricer), replay and the price sheet's worked example (:meth:`ModelPrices.itemise`) all call it;
+reports read its parts and never multiply tokens by a rate (tests/test_architecture.py checks).
+
+The token prices and genai-prices' own per-use prices come from :class:`PriceTable`
+(:mod:`agentcost.prices.table`: the resolved price row as plain data, so a row read from the cache
+prices requests too), else from genai-prices' price object; server-tool uses genai-prices does not
+price, and code-execution container time, from facts.yaml. :meth:`ModelPrices.cost` gives the
+genai-prices sums of the same arithmetic (tests compare them with genai-prices on every model).
 
 Usage semantics are genai-prices': ``input_tokens`` counts EVERY prompt token; cache reads and writes
 are parts of it. Cache writes on a model without a cache-write price are billed at the plain input
@@ -15,114 +23,32 @@ rate (no write premium: OpenAI before GPT-5.6, Gemini implicit caching). 1-hour 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
 from agentcost.prices.rates import PriceChange, PriceSource, Rate, rates_of, tier_name
 
+# The table and its usage and sums, re-exported: importers of agentcost.prices.model keep using them.
+from agentcost.prices.table import REPORTED_USAGE as REPORTED_USAGE
+from agentcost.prices.table import Cost as Cost
+from agentcost.prices.table import Priced, PriceTable
+from agentcost.prices.table import Usage as Usage
+from agentcost.prices.table import _cost_of as _cost_of
+from agentcost.tokens.request import RequestCost, RequestUsage
+
 if TYPE_CHECKING:
     from genai_prices.types import ModelInfo, ModelPrice
 
-
-@dataclass(frozen=True)
-class Usage:
-    """One billed request. ``input_tokens`` counts EVERY prompt token, cached or not."""
-
-    input_tokens: int
-    output_tokens: int
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0  # 5-minute writes (or the provider's only write bucket)
-    cache_write_1h_tokens: int = 0  # Anthropic 1-hour writes
-    # Server-tool uses, genai-prices usage keys (priced where the model has web_searches_kcount /
-    # code_executions_kcount; agentcost.loop.caching.pricer_for prices the rest from facts.yaml).
-    web_searches: int = 0
-    code_executions: int = 0
-
-    def __post_init__(self) -> None:
-        for name in (
-            "input_tokens",
-            "output_tokens",
-            "cache_read_tokens",
-            "cache_write_tokens",
-            "cache_write_1h_tokens",
-            "web_searches",
-            "code_executions",
-        ):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise InputError(f"{name} must be a whole number >= 0, got {value!r}")
-        cached = self.cache_read_tokens + self.cache_write_tokens + self.cache_write_1h_tokens
-        if cached > self.input_tokens:
-            raise InputError(
-                f"cache reads and writes ({cached:,} tokens) exceed the request's input tokens "
-                f"({self.input_tokens:,})",
-                hint="input_tokens counts every prompt token, cached or not",
-            )
-
-
-@dataclass(frozen=True)
-class Cost:
-    """Dollars for one request, exact. ``input_usd`` includes cache reads and writes."""
-
-    input_usd: Decimal
-    output_usd: Decimal
-    total_usd: Decimal
-
-
-@dataclass(frozen=True)
-class PricedUnit:
-    """One price of a model as genai-prices applies it: the usage it prices (``usage_key``, with the
-    unit's ``dimensions``), per how many, and the rate (``tiers`` in genai-prices' own order)."""
-
-    key: str  # the price key, e.g. "cache_read_mtok"
-    usage_key: str  # the usage it prices, e.g. "cache_read_tokens"
-    per: int
-    dimensions: tuple[tuple[str, str], ...]  # e.g. (("direction", "input"), ("family", "tokens"), ...)
-    base: Decimal
-    tiers: tuple[tuple[int, Decimal], ...] = ()  # (start, price) as genai-prices lists them
-    tiered: bool = False  # a genai-prices TieredPrices (the request's input tokens pick the rate)
-
-    @property
-    def direction(self) -> str | None:
-        return dict(self.dimensions).get("direction")
-
-
-@dataclass(frozen=True)
-class PricedPart:
-    """One priced unit of one request, as :meth:`PriceTable.cost` sums it: ``count`` (the unit's leaf
-    usage: its usage less that of the more specific priced units inside it) at ``price`` (the
-    request's long-context tier's, where it crosses one) per ``per`` tokens or uses."""
-
-    key: str  # the price key, e.g. "cache_read_mtok"
-    usage_key: str  # the usage it prices, e.g. "cache_read_tokens"
-    direction: str | None  # "input", "output", or None (a per-use fee)
-    count: int
-    price: Decimal
-    per: int
-    usd: Decimal  # price x count / per, exact
-
-
-def _cost_of(parts: Iterable[tuple[PricedUnit, str | None, int, Decimal, Decimal]]) -> Cost:
-    """The :class:`Cost` of a request's priced parts, (unit, direction, count, rate, dollars): the
-    total, and the input and output sums by direction (in the parts' order, as genai-prices sums them)."""
-    input_usd = output_usd = total_usd = Decimal(0)
-    for _, direction, _, _, amount in parts:
-        total_usd += amount
-        if direction == "input":
-            input_usd += amount
-        elif direction == "output":
-            output_usd += amount
-    return Cost(input_usd=input_usd, output_usd=output_usd, total_usd=total_usd)
+    from agentcost.facts import ContainerRate
 
 
 @dataclass(frozen=True)
 class CostLine:
     """One line of a request's price worked out (``agentcost prices``' example request):
-    ``tokens`` x ``per_mtok_usd`` / 1,000,000 = ``usd``, exact."""
+    ``tokens`` at ``per_mtok_usd`` = ``usd``, the part :meth:`ModelPrices.price` gives, exact."""
 
     label: str  # "uncached input", "cache read", "cache write 5m", "cache write 1h", "output"
     tokens: int
@@ -133,263 +59,42 @@ class CostLine:
 
 @dataclass(frozen=True)
 class Itemised:
-    """A request's price line by line, and what :meth:`ModelPrices.cost` gives for it."""
+    """A request's price line by line, and the sums :meth:`ModelPrices.price` gives for it."""
 
     lines: tuple[CostLine, ...]
     total_usd: Decimal  # the sum of the lines
-    cost: Cost  # ModelPrices.cost(usage): the parts the lines show, summed as the accountant sums them
+    cost: Cost  # ModelPrices.price(usage)'s input, output and total: the parts the lines show, summed
 
 
 NO_PRICE = "no such price: billed as input"
 
-# Usage keys :class:`Usage` reports to genai-prices (``ModelPrices.genai_cost``); PriceTable needs
-# their unit dimensions for genai-prices' inference rule (agentcost.prices.lookup).
-REPORTED_USAGE = (
-    "input_tokens",
-    "output_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "cache_write_5m_tokens",
-    "cache_write_1h_tokens",
-    "web_searches",
-    "code_executions",
-)
+_ZERO = Decimal(0)
 
-# The usage values of a request as PriceTable._priced reads them, in PriceTable.counts_usd's order.
-_FAST_SLOTS = (*REPORTED_USAGE, "requests")
+# Server tools -> their genai-prices usage key (None: genai-prices has no such key).
+_SERVER_TOOL_USAGE_KEYS: dict[str, str | None] = {
+    "web_search": "web_searches",
+    "web_fetch": None,
+    "code_execution": "code_executions",
+}
+
+# genai-prices' per-use prices by key: the fee's name and the usage it counts (PriceTable names its
+# own the same way: the unit's tool, else its usage key).
+_PER_USE = {
+    "web_searches_kcount": ("web_search", "web_searches"),
+    "code_executions_kcount": ("code_execution", "code_executions"),
+}
+
+CONTAINER_QUANTUM = Decimal("0.000000001")
+"""Container time is priced to the nano-dollar (rounded half up): an hourly rate over seconds has
+no finite decimal ($0.05 for 300 s is $0.0041666...)."""
 
 
-def _line(label: str, tokens: int, price: Decimal, per: int, note: str | None = None) -> CostLine:
-    return CostLine(label, tokens, price, price * Decimal(tokens) / per, note)
-
-
-@dataclass(frozen=True)
-class PriceTable:
-    """A resolved price row as plain data: everything :meth:`ModelPrices.cost` needs to price a
-    request exactly as genai-prices' ``ModelPrice.calc_price`` does, without genai-prices.
-
-    ``units`` are in genai-prices' order (the order it sums them in); ``reported`` are the
-    dimensions of the usage keys :class:`Usage` reports (for genai-prices' inference rule: a priced
-    usage not reported is 0, unless reported usage implies it must have been given)."""
-
-    units: tuple[PricedUnit, ...]
-    reported: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
-    rates: tuple[Rate, ...]
-
-    def cost(self, usage: Usage) -> Cost:
-        """genai-prices' arithmetic: each priced unit's leaf count (its usage less the usage of the
-        more specific priced units inside it) times its rate over ``per``; a tiered rate is chosen
-        by the request's whole input (a cliff); input and output sums by the unit's direction."""
-        if self._fast is None:
-            return _cost_of(self._priced(usage))
-        input_usd, output_usd, total_usd = self.counts_usd(
-            usage.input_tokens,
-            usage.output_tokens,
-            usage.cache_read_tokens,
-            usage.cache_write_tokens,
-            usage.cache_write_1h_tokens,
-            usage.web_searches,
-            usage.code_executions,
-        )
-        return Cost(input_usd=input_usd, output_usd=output_usd, total_usd=total_usd)
-
-    def counts_usd(
-        self, i: int, o: int, r: int, w: int, w1: int, web: int, code: int
-    ) -> tuple[Decimal, Decimal, Decimal]:
-        """:meth:`cost` of a valid :class:`Usage` given as its fields, as (input, output, total),
-        with the plan :attr:`_fast` compiled once: the same Decimal operations in the same order as
-        :meth:`_priced` and :func:`_cost_of` (so the same digits), without their per-request dicts,
-        tuples and objects."""
-        fast = self._fast
-        if fast is None:
-            cost = _cost_of(self._priced(Usage(i, o, r, w, w1, web, code)))
-            return cost.input_usd, cost.output_usd, cost.total_usd
-        steps, units, zeros = fast
-        values = (i, o, r, w + w1, w, w1, web, code, 1, *zeros)
-        leaves = [0, 0, 0, 0, 0, 0, 0, 0, 1, *zeros]
-        for slot, nested, key in steps:
-            leaf = values[slot]
-            for k in nested:
-                leaf -= leaves[k]
-            if leaf < 0:
-                raise ValueError(f"Invalid usage data: more-specific usage exceeds {key}")
-            leaves[slot] = leaf
-        input_usd = output_usd = total_usd = Decimal(0)
-        for direction, slot, price, zero, tiers, per in units:
-            for start, tier_price, tier_zero in tiers:
-                if i > start:
-                    price, zero = tier_price, tier_zero
-                    break
-            count = leaves[slot]  # an int operand converts exactly, as Decimal(count) does
-            amount = price * count / per if count else zero
-            total_usd += amount
-            if direction == "input":
-                input_usd += amount
-            elif direction == "output":
-                output_usd += amount
-        return input_usd, output_usd, total_usd
-
-    @cached_property
-    def _fast(
-        self,
-    ) -> (
-        tuple[
-            tuple[tuple[int, tuple[int, ...], str], ...],
-            tuple[
-                tuple[str | None, int, Decimal, Decimal, tuple[tuple[int, Decimal, Decimal], ...], int], ...
-            ],
-            tuple[int, ...],
-        ]
-        | None
-    ):
-        """:meth:`_leaf_counts` and :meth:`_priced` compiled for :meth:`counts_usd`: the leaf steps
-        (slot, nested slots, usage key) in :attr:`_plan`'s order, per unit (direction, slot, base
-        rate, its amount for a count of 0, tiers highest first with theirs, per), and a 0 per unit
-        priced on a usage :class:`Usage` does not report where no reported usage can make
-        :meth:`_usage` fail for it (it is then always 0). None where one could, or where a nested
-        usage is not yet computed: the general path handles those."""
-        slots = {key: n for n, key in enumerate(_FAST_SLOTS)}
-        for unit in self.units:
-            if unit.usage_key not in slots:
-                if not self._always_zero(unit):
-                    return None
-                slots[unit.usage_key] = len(slots)
-        steps = []
-        done: set[str] = set()
-        for unit, nested in self._plan:
-            if any(k not in done for k in nested):
-                return None
-            steps.append((slots[unit.usage_key], tuple(slots[k] for k in nested), unit.usage_key))
-            done.add(unit.usage_key)
-        units = []
-        for unit, direction in self._directions:
-            per = unit.per
-            # a count of 0 costs 0, with the exponent price * 0 / per gives it (sums keep that exponent)
-            tiers = (
-                tuple((start, p, p * Decimal(0) / per) for start, p in reversed(unit.tiers))
-                if unit.tiered
-                else ()
-            )
-            units.append(
-                (direction, slots[unit.usage_key], unit.base, unit.base * Decimal(0) / per, tiers, per)
-            )
-        return tuple(steps), tuple(units), (0,) * (len(slots) - len(_FAST_SLOTS))
-
-    def _always_zero(self, unit: PricedUnit) -> bool:
-        """Whether :meth:`_usage` gives 0 for ``unit`` whatever the reported values: no reported
-        usage is more specific than it, and no two reported usages join into it (its errors need
-        one of those among the positive reported usages)."""
-        wanted = set(unit.dimensions)
-        dims = [set(d) for _, d in self.reported]
-        if any(wanted <= d and d != wanted for d in dims):
-            return False
-        for n, (_, left) in enumerate(self.reported):
-            for _, right in self.reported[n + 1 :]:
-                ldims, rdims = set(left), set(right)
-                rmap = dict(right)
-                compatible = all(rmap.get(k, v) == v for k, v in left)
-                if compatible and not ldims <= rdims and not rdims <= ldims and ldims | rdims == wanted:
-                    return False
-        return True
-
-    def parts(self, usage: Usage) -> tuple[tuple[PricedPart, ...], Cost]:
-        """The request's price unit by unit, in genai-prices' order, and their :class:`Cost`: the
-        computation of :meth:`cost`, with its parts kept."""
-        priced = self._priced(usage)
-        parts = tuple(
-            PricedPart(unit.key, unit.usage_key, direction, count, price, unit.per, usd)
-            for unit, direction, count, price, usd in priced
-        )
-        return parts, _cost_of(priced)
-
-    def _priced(self, usage: Usage) -> list[tuple[PricedUnit, str | None, int, Decimal, Decimal]]:
-        """(unit, direction, leaf count, rate, dollars) of every priced unit: the one computation
-        behind :meth:`cost` and :meth:`parts`."""
-        values: dict[str, int] = {
-            "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens,
-            "cache_read_tokens": usage.cache_read_tokens,
-            "cache_write_tokens": usage.cache_write_tokens + usage.cache_write_1h_tokens,
-            "cache_write_5m_tokens": usage.cache_write_tokens,
-            "cache_write_1h_tokens": usage.cache_write_1h_tokens,
-            "web_searches": usage.web_searches,
-            "code_executions": usage.code_executions,
-        }
-        counts = self._leaf_counts(values)
-        total_input = usage.input_tokens if self._tiered else 0
-        priced = []
-        for unit, direction in self._directions:
-            price = unit.base
-            if unit.tiered:
-                for start, tier_price in reversed(unit.tiers):
-                    if total_input > start:
-                        price = tier_price
-                        break
-            count = counts[unit.usage_key]
-            priced.append((unit, direction, count, price, price * Decimal(count) / unit.per))
-        return priced
-
-    @cached_property
-    def _tiered(self) -> bool:
-        return any(u.tiered for u in self.units)
-
-    @cached_property
-    def _directions(self) -> tuple[tuple[PricedUnit, str | None], ...]:
-        return tuple((u, u.direction) for u in self.units)
-
-    @cached_property
-    def _plan(self) -> tuple[tuple[PricedUnit, tuple[str, ...]], ...]:
-        """genai-prices' order of leaf computation (more dimensions first), each unit with the
-        priced units nested in it."""
-        priced = [u for u in self.units if u.usage_key != "requests"]
-        order = sorted(priced, key=lambda u: (-len(u.dimensions), u.usage_key))
-        return tuple(
-            (
-                unit,
-                tuple(
-                    other.usage_key
-                    for other in order
-                    if other is not unit and set(unit.dimensions) <= set(other.dimensions)
-                ),
-            )
-            for unit in order
-        )
-
-    def _leaf_counts(self, values: dict[str, int]) -> dict[str, int]:
-        leaves: dict[str, int] = {}
-        for unit, nested in self._plan:
-            leaf = self._usage(unit, values) - sum(leaves[k] for k in nested)
-            if leaf < 0:
-                raise ValueError(f"Invalid usage data: more-specific usage exceeds {unit.usage_key}")
-            leaves[unit.usage_key] = leaf
-        if any(u.usage_key == "requests" for u in self.units):
-            leaves["requests"] = 1
-        return leaves
-
-    def _usage(self, unit: PricedUnit, values: dict[str, int]) -> int:
-        """A usage value as genai-prices' ``Usage`` gives it: the reported value, else 0 -- or an
-        error where positive reported usage is more specific than the unit (or joins into it)."""
-        if unit.usage_key in values:
-            return values[unit.usage_key]
-        wanted = set(unit.dimensions)
-        positive = [(k, set(d)) for k, d in self.reported if values.get(k, 0) > 0]
-        inside = sorted(k for k, d in positive if wanted <= d and d != wanted)
-        if inside:
-            raise ValueError(
-                f"Missing usage for {unit.usage_key}: reported descendant usage keys "
-                f"{', '.join(inside)} require explicit {unit.usage_key}"
-            )
-        ordered = sorted(positive)
-        for i, (left, ldims) in enumerate(ordered):
-            for right, rdims in ordered[i + 1 :]:
-                lmap, rmap = dict(ldims), dict(rdims)
-                compatible = all(rmap.get(k, v) == v for k, v in lmap.items())
-                if compatible and not ldims <= rdims and not rdims <= ldims and ldims | rdims == wanted:
-                    raise ValueError(
-                        f"Missing usage for {unit.usage_key}: reported overlapping usage keys "
-                        f"{left}, {right} require explicit {unit.usage_key}"
-                    )
-        return 0
+def container_usd(rate: ContainerRate, seconds: Decimal) -> Decimal:
+    """What one request's container costs: ``seconds`` (at least the rate's minimum) at
+    ``usd_per_hour``, to the nano-dollar. One container per request that runs code (errs high when
+    a client reuses its container across requests, as the OpenAI session fee does)."""
+    billed = max(seconds, Decimal(rate.minimum_seconds))
+    return (rate.usd_per_hour * billed / 3600).quantize(CONTAINER_QUANTUM, rounding=ROUND_HALF_UP)
 
 
 @dataclass(frozen=True)
@@ -480,26 +185,71 @@ class ModelPrices:
             raise RuntimeError("ModelPrices without a resolved price; use resolve_model()")
         return rates_of(self._price, self.provider)
 
-    def cost(self, usage: Usage) -> Cost:
-        """Price one request at the prices in force at ``source.as_of``: with :class:`PriceTable`
-        (our Decimal arithmetic, equal to genai-prices' to the last digit: tests/test_cache.py
-        compares them on every model), else with genai-prices' price object."""
-        self._check_1h(usage)
-        if self.table is not None:
-            try:
-                return self.table.cost(usage)
-            except ValueError as error:
-                raise InputError(f"cannot price {self.model_id}: {error}") from None
-        return self.genai_cost(usage)
+    def price(self, usage: RequestUsage) -> RequestCost:
+        """Price one whole request, fees included: the one place agentcost turns a request's usage
+        into dollars (the accountant's pricer, replay, the price sheet's worked example).
 
-    def counts_usd(
-        self, i: int, o: int, r: int, w: int, w1: int, web: int, code: int
-    ) -> tuple[Decimal, Decimal, Decimal]:
-        """:meth:`cost` of ``Usage(i, o, r, w, w1, web, code)`` as (input, output, total) dollars,
-        without building the Usage or the Cost where
-        the counts are plain (whole numbers >= 0, cache parts within the input, a 1-hour price for
-        1-hour writes) and the table has a compiled plan; anything else takes :meth:`cost`, with
-        its checks and errors. The accountant's pricer calls this once per request."""
+        Tokens at the prices in force at ``source.as_of`` (:meth:`cost`'s arithmetic: genai-prices',
+        to the last digit). Server-tool uses are priced by genai-prices where the model has a rate for
+        them (``web_searches_kcount``, ``code_executions_kcount``), otherwise from facts.yaml
+        ``server_tool_fees`` (web fetch $0, Anthropic code execution $0 per use, OpenAI code
+        interpreter $0.03 per response...). Container time (``usage.container_seconds``) is priced
+        from facts.yaml ``container_time`` (:func:`container_usd`); where the rate is unknown it adds
+        nothing and ``container_usd`` is None, which reports show. Fees are part of ``total_usd`` and
+        are ``fees_usd`` (each in ``fees``), never part of ``input_usd``/``output_usd``."""
+        search, code, own, container = self._fees
+        input_usd, output_usd, total_usd, uncached, read, write, write_1h, fees = self._request(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            usage.cache_write_1h_tokens,
+            0 if search else usage.web_searches,
+            0 if code else usage.code_executions,
+        )
+        # genai-prices puts per-use prices in total_price only (they have no input/output direction)
+        fees_usd = total_usd - input_usd - output_usd
+        if usage.web_searches or usage.web_fetches or usage.code_executions:
+            uses = (
+                ("web_search", usage.web_searches),
+                ("web_fetch", usage.web_fetches),
+                ("code_execution", usage.code_executions),
+            )
+            mine = tuple((tool, own[tool] * n / 1000) for tool, n in uses if n and tool in own)
+            fees_usd += sum((usd for _, usd in mine), _ZERO)
+            fees += mine
+        else:
+            fees_usd += _ZERO  # the sum of no fees, as above
+        box: Decimal | None = _ZERO
+        if usage.container_seconds is not None:
+            box = None if container is None else container_usd(container, usage.container_seconds)
+            if box is not None:
+                fees += (("container", box),)
+            fees_usd += box or _ZERO
+        total = input_usd + output_usd + fees_usd
+        return RequestCost(input_usd, output_usd, total, fees_usd, box, uncached, read, write, write_1h, fees)
+
+    def cost(self, usage: Usage) -> Cost:
+        """genai-prices' figure for ``usage``: the input, output and total of :meth:`price`'s token
+        arithmetic and genai-prices' own per-use prices (no facts.yaml fee), with :class:`PriceTable`
+        (equal to genai-prices' ``calc_price`` to the last digit: tests/test_cache.py compares them
+        on every model), else with genai-prices' price object."""
+        input_usd, output_usd, total_usd, *_ = self._request(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            usage.cache_write_1h_tokens,
+            usage.web_searches,
+            usage.code_executions,
+        )
+        return Cost(input_usd=input_usd, output_usd=output_usd, total_usd=total_usd)
+
+    def _request(self, i: int, o: int, r: int, w: int, w1: int, web: int, code: int) -> Priced:
+        """``Usage(i, o, r, w, w1, web, code)`` priced by the table (:meth:`PriceTable.request`),
+        without building the Usage where the counts are plain (whole numbers >= 0, cache parts within
+        the input, a 1-hour price for 1-hour writes) and the table has a compiled plan; anything else
+        is checked first, with its errors, and priced by the table's general path or genai-prices."""
         table = self.table
         if (
             table is None
@@ -509,87 +259,102 @@ class ModelPrices:
             or r + w + w1 > i
             or (w1 and self.cache_write_1h_mtok is None)
         ):
-            cost = self.cost(Usage(i, o, r, w, w1, web, code))
-            return cost.input_usd, cost.output_usd, cost.total_usd
+            usage = Usage(i, o, r, w, w1, web, code)
+            self._check_1h(usage)
+            if table is None:
+                return self._genai(usage)
         try:
-            return table.counts_usd(i, o, r, w, w1, web, code)
+            return table.request(i, o, r, w, w1, web, code)
         except ValueError as error:
             raise InputError(f"cannot price {self.model_id}: {error}") from None
 
-    def itemise(self, usage: Usage) -> Itemised:
-        """One request's price line by line (``agentcost prices``' example): uncached input, cache
-        reads, cache writes (5-minute, 1-hour), output, each at the rate the request pays (its
-        long-context tier's where it crosses one). The lines are the parts :meth:`cost` sums
-        (:meth:`PriceTable.parts`), so the example and the price are one computation; a cached part
-        without a price of its own is billed in the input part, and is shown as its own line at the
-        input rate, saying so. Without a PriceTable (genai-prices' price object prices the request)
-        the lines come from :meth:`rates`. Per-use fees are not lines."""
-        self._check_1h(usage)
-        if self.table is not None:
-            try:
-                parts, cost = self.table.parts(usage)
-            except ValueError as error:
-                raise InputError(f"cannot price {self.model_id}: {error}") from None
-        else:
-            parts = self._rate_parts(usage)
-            cost = self.genai_cost(usage)
-        lines = self._lines(parts, usage)
-        return Itemised(lines, sum((line.usd for line in lines), Decimal(0)), cost)
-
-    def _lines(self, parts: tuple[PricedPart, ...], usage: Usage) -> tuple[CostLine, ...]:
-        by_usage = {p.usage_key: p for p in parts}
-        plain = by_usage["input_tokens"]
-        write = by_usage.get("cache_write_5m_tokens") or by_usage.get("cache_write_tokens")
-        cached: list[CostLine] = []
-        folded = 0  # cached tokens without a price of their own: the input part bills them
-        for label, tokens, part in (
-            ("cache read", usage.cache_read_tokens, by_usage.get("cache_read_tokens")),
-            (
-                "cache write 5m" if self.provider == "anthropic" else "cache write",
-                usage.cache_write_tokens,
-                write,
-            ),
-            ("cache write 1h", usage.cache_write_1h_tokens, by_usage.get("cache_write_1h_tokens")),
-        ):
-            if not tokens:
-                continue
-            if part is None:
-                folded += tokens
-                cached.append(_line(label, tokens, plain.price, plain.per, NO_PRICE))
-            else:
-                cached.append(CostLine(label, part.count, part.price, part.usd))
-        if folded:
-            uncached = _line("uncached input", plain.count - folded, plain.price, plain.per)
-        else:
-            uncached = CostLine("uncached input", plain.count, plain.price, plain.usd)
-        out = by_usage["output_tokens"]
-        return (uncached, *cached, CostLine("output", out.count, out.price, out.usd))
-
-    def _rate_parts(self, usage: Usage) -> tuple[PricedPart, ...]:
-        """Without a PriceTable: the token parts at :meth:`rates` (the request's tier), a cached part
-        without a price of its own left in the input part (as genai-prices bills it)."""
+    def _genai(self, usage: Usage) -> Priced:
+        """Without a PriceTable: genai-prices' sums (:meth:`genai_cost`), the cached parts at
+        :meth:`rates` (the request's tier; a cached part without a price of its own at the input
+        rate, as genai-prices bills it), the uncached input what remains of the input."""
+        cost = self.genai_cost(usage)
         rates = {r.key: r for r in self.rates()}
         n = usage.input_tokens
 
-        def part(key: str, usage_key: str, direction: str, count: int) -> PricedPart:
-            rate = rates[key]
-            price = rate.at(n)
-            return PricedPart(
-                key, usage_key, direction, count, price, rate.per, price * Decimal(count) / rate.per
-            )
+        def at(tokens: int, *keys: str) -> Decimal:
+            if not tokens:
+                return _ZERO
+            rate = next((rates[k] for k in keys if k in rates), rates["input_mtok"])
+            return rate.at(n) * tokens / rate.per
 
-        write_key = "cache_write_mtok" if "cache_write_mtok" in rates else "cache_write_5m_mtok"
-        cached = [
-            part(key, usage_key, "input", count)
-            for key, usage_key, count in (
-                ("cache_read_mtok", "cache_read_tokens", usage.cache_read_tokens),
-                (write_key, "cache_write_tokens", usage.cache_write_tokens),
-                ("cache_write_1h_mtok", "cache_write_1h_tokens", usage.cache_write_1h_tokens),
+        read = at(usage.cache_read_tokens, "cache_read_mtok")
+        write = at(usage.cache_write_tokens, "cache_write_5m_mtok", "cache_write_mtok")
+        write_1h = at(usage.cache_write_1h_tokens, "cache_write_1h_mtok")
+        fees = tuple(
+            (name, rates[key].at(n) * getattr(usage, counted) / rates[key].per)
+            for key, (name, counted) in _PER_USE.items()
+            if key in rates and getattr(usage, counted)
+        )
+        uncached = cost.input_usd - read - write - write_1h
+        return cost.input_usd, cost.output_usd, cost.total_usd, uncached, read, write, write_1h, fees
+
+    @cached_property
+    def _fees(self) -> tuple[bool, bool, dict[str, Decimal], ContainerRate | None]:
+        """How :meth:`price` prices server-tool uses: whether facts.yaml prices web searches, and
+        code executions (genai-prices has no rate for them), the facts.yaml fee of each tool it
+        prices (USD per 1,000 uses; $0 where the provider lists none), and the container-time rate
+        (None: unknown)."""
+        from agentcost import facts
+
+        try:
+            priced = {rate.key for rate in self.rates()}
+        except RuntimeError:  # no genai-prices price object (a user model): facts.yaml prices every tool
+            priced = set()
+        own: dict[str, Decimal] = {}
+        for tool, key in _SERVER_TOOL_USAGE_KEYS.items():
+            if key is None or f"{key}_kcount" not in priced:
+                fee = facts.server_tool_fee(self.provider, self.rules_id, tool)
+                own[tool] = fee.value.usd_per_1000 if fee is not None else _ZERO
+        container = facts.container_time(self.provider, self.rules_id)
+        rate = None if container is None else container.value
+        return "web_search" in own, "code_execution" in own, own, rate
+
+    def itemise(self, usage: Usage) -> Itemised:
+        """One request's price line by line (``agentcost prices``' example): uncached input, cache
+        reads, cache writes (5-minute, 1-hour), output, each the part :meth:`price` gives, at the rate
+        the request pays (its long-context tier's where it crosses one). A cached part without a price
+        of its own is billed at the input rate, and says so. Per-use fees are not lines."""
+        cost = self.price(
+            RequestUsage(
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_tokens,
+                usage.cache_write_tokens,
+                usage.cache_write_1h_tokens,
+                web_searches=usage.web_searches,
+                code_executions=usage.code_executions,
             )
-            if key in rates
-        ]
-        plain = part("input_mtok", "input_tokens", "input", n - sum(p.count for p in cached))
-        return (plain, *cached, part("output_mtok", "output_tokens", "output", usage.output_tokens))
+        )
+        rates = {r.key: r for r in self.rates()}
+        n = usage.input_tokens
+        plain = rates["input_mtok"].at(n)
+        cached = (usage.cache_read_tokens, usage.cache_write_tokens, usage.cache_write_1h_tokens)
+        uncached = cost.input_usd if cost.uncached_input_usd is None else cost.uncached_input_usd
+        lines = [CostLine("uncached input", n - sum(cached), plain, uncached)]
+        for label, tokens, keys, usd in (
+            ("cache read", cached[0], ("cache_read_mtok",), cost.cache_read_usd),
+            (
+                "cache write 5m" if self.provider == "anthropic" else "cache write",
+                cached[1],
+                ("cache_write_5m_mtok", "cache_write_mtok"),
+                cost.cache_write_5m_usd,
+            ),
+            ("cache write 1h", cached[2], ("cache_write_1h_mtok",), cost.cache_write_1h_usd),
+        ):
+            if tokens:
+                rate = next((rates[k] for k in keys if k in rates), None)
+                if rate is None:
+                    lines.append(CostLine(label, tokens, plain, usd, NO_PRICE))
+                else:
+                    lines.append(CostLine(label, tokens, rate.at(n), usd))
+        lines.append(CostLine("output", usage.output_tokens, rates["output_mtok"].at(n), cost.output_usd))
+        total = sum((line.usd for line in lines), _ZERO)
+        return Itemised(tuple(lines), total, Cost(cost.input_usd, cost.output_usd, cost.total_usd))
 
     def _check_1h(self, usage: Usage) -> None:
         if usage.cache_write_1h_tokens and self.cache_write_1h_mtok is None:

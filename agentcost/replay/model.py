@@ -6,7 +6,8 @@ text that came back, and the usage the provider reported when the log has it. :f
 every request with agentcost's token rules for the model's provider, puts the reported figures
 beside our counts (error in % per request and in total), shows the gap between them (an unrecorded
 prefix when the log lacks the system prompt or tool definitions; never hidden), and prices the run
-from the REPORTED usage (our counts where nothing is reported, and says so).
+from the REPORTED usage (our counts where nothing is reported, and says so), each request with
+:meth:`~agentcost.prices.model.ModelPrices.price`, as an estimate's accountant prices its requests.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from agentcost.errors import InputError
 from agentcost.infra.validate import shown
 from agentcost.prices.lookup import resolve_model
-from agentcost.prices.model import ModelPrices, Usage
+from agentcost.prices.model import ModelPrices
+from agentcost.tokens.request import RequestUsage
 
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices
@@ -497,7 +499,7 @@ def replay(
         )
         rep = call.reported
         if rep is not None:
-            usage = Usage(
+            usage = RequestUsage(
                 rep.input_tokens,
                 rep.output_tokens,
                 rep.cache_read_tokens,
@@ -512,9 +514,9 @@ def replay(
                     file=trace.path,
                     line=call.line,
                 )
-            usage = Usage(counted_in, counted_out)
+            usage = RequestUsage(counted_in, counted_out)
             priced_from = "counted"
-        cost = prices.cost(usage).total_usd
+        cost = prices.price(usage).total_usd
         running += cost
         result = counter.text(call.result_text) if call.result_text is not None else None
         rows.append(
@@ -564,7 +566,7 @@ def replay(
                 "request: priced from our per-request counts"
             )
         else:
-            cost_total = prices.cost(Usage(t.input_tokens, t.output_tokens)).total_usd
+            cost_total = prices.price(RequestUsage(t.input_tokens, t.output_tokens)).total_usd
             priced = "reported run totals"
             notes.append(
                 "per-request usage is not recorded: each request is priced from our count, the total "

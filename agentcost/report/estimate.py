@@ -320,7 +320,6 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True, p
     completed task where the scenario has an ``outcome`` (per run otherwise)."""
     ledger, prices, counts = est.ledger, est.prices, est.counts
     t = ledger.totals
-    rates = {r.key: r for r in prices.rates()}
     requests = tuple(
         RequestLine(
             index=row.index,
@@ -337,7 +336,7 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True, p
             tier=prices.tier_label(row.usage.input_tokens),
             failed=row.failed,
             model=row.model,
-            parts=split_cost(row.usage, row.cost, None if row.model else rates),
+            parts=split_cost(row.cost),
         )
         for row in ledger.rows
     )

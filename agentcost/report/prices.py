@@ -6,7 +6,8 @@ file) has for it (long-context tiers, cache writes and reads, per-use fees), the
 other service tiers the model offers, the price changes scheduled after the date, the billing facts
 agentcost adds itself (tool-use system prompt, minimum cacheable prompt, token ratio) with the public
 page each was read from and the date, and one example request worked out line by line
-(:meth:`agentcost.prices.model.ModelPrices.itemise`: the parts the accountant's own pricing sums).
+(:meth:`agentcost.prices.model.ModelPrices.itemise`: the parts of :meth:`ModelPrices.price
+<agentcost.prices.model.ModelPrices.price>`, the function the accountant prices every request with).
 Every lookup happens here; :mod:`agentcost.render.prices` only formats the :class:`PriceSheet`.
 
 The sheet carries the price stage's own data types (:class:`ModelPrices`, :class:`Rate`,
@@ -104,9 +105,9 @@ class FactLine:
 class Example:
     usage: Usage
     tier: str | None  # the long-context tier the example crosses
-    lines: tuple[CostLine, ...]  # ModelPrices.itemise: the parts ModelPrices.cost sums
+    lines: tuple[CostLine, ...]  # ModelPrices.itemise: the parts ModelPrices.price gives
     total_usd: Decimal  # the sum of the lines
-    genai_prices_usd: Decimal  # ModelPrices.cost(usage).total_usd: the figure estimates use
+    genai_prices_usd: Decimal  # ModelPrices.price(usage).total_usd: the figure estimates use
 
 
 @dataclass(frozen=True)

@@ -36,17 +36,35 @@ class RequestUsage:
     container_seconds: Decimal | None = None  # code-execution container time billed (None: no container)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: one per ledger row, made on the accountant's hot path
 class RequestCost:
+    """One request's price, exact, as :meth:`agentcost.prices.model.ModelPrices.price` works it out:
+    the sums and the parts they are made of. The ledger keeps it per request and reports read its
+    parts; nothing after the pricer multiplies tokens by a rate.
+
+    ``input_usd`` is ``uncached_input_usd + cache_read_usd + cache_write_5m_usd + cache_write_1h_usd``
+    (a cached part without a price of its own is billed at the input rate, and shown in its own part
+    at that rate); ``fees_usd`` is the sum of ``fees`` (container time included); ``total_usd`` is
+    ``input_usd + output_usd + fees_usd``."""
+
     input_usd: Decimal
     output_usd: Decimal
     total_usd: Decimal  # input + output + fees
     fees_usd: Decimal = Decimal(0)  # server-tool fees (no input/output direction)
     container_usd: Decimal | None = Decimal(0)  # container time, part of fees_usd (None: rate unknown)
+    # input_usd in parts; None: not split (a pricer that gives the sums only: all of it is input)
+    uncached_input_usd: Decimal | None = None
+    cache_read_usd: Decimal = Decimal(0)
+    cache_write_5m_usd: Decimal = Decimal(0)  # 5-minute writes, or the provider's only write bucket
+    cache_write_1h_usd: Decimal = Decimal(0)
+    # fees_usd in parts, each fee the request pays: ("web_search", usd), ("code_execution", usd),
+    # ("web_fetch", usd), ("container", usd), or another per-use price of the model by its usage
+    fees: tuple[tuple[str, Decimal], ...] = ()
 
 
 Pricer = Callable[[RequestUsage], RequestCost]
-"""Prices one request; must be deterministic (the price date is fixed before the accountant runs)."""
+"""Prices one request (:meth:`agentcost.prices.model.ModelPrices.price`, or a test's stand-in); must
+be deterministic (the price date is fixed before the accountant runs)."""
 
 
 @dataclass(frozen=True)
