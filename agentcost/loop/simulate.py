@@ -21,6 +21,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
@@ -75,6 +76,7 @@ class Bin:
     low_usd: Decimal
     high_usd: Decimal  # runs in this bin cost >= low and < high (the last bin: <= high)
     runs: int
+    height: Fraction  # runs / the runs of the fullest bin, exact: its bar's length, the longest 1
     beyond_p99: bool = False  # the runs costlier than the p99 run (> low, <= high)
 
 
@@ -132,9 +134,26 @@ class Simulation:
     percentile_usd: tuple[tuple[str, Decimal], ...] = ()  # further percentiles asked for (--at p95)
     tasks: Tasks | None = None  # the scenario's outcome: runs completed, cost per completed task
 
+    def share(self, runs: int) -> Decimal:
+        """``runs`` as a share of all the runs (the shares the report shows are these)."""
+        return Decimal(runs) / self.runs
+
     @property
     def over_budget_share(self) -> Decimal | None:
-        return None if self.over_budget is None else Decimal(self.over_budget) / self.runs
+        return None if self.over_budget is None else self.share(self.over_budget)
+
+    @property
+    def hit_max_rounds_share(self) -> Decimal:
+        return self.share(self.hit_max_rounds)
+
+    @property
+    def stopped_by_budget_share(self) -> Decimal:
+        return self.share(self.stopped_by_budget)
+
+    @property
+    def completed_share(self) -> Decimal | None:
+        """The runs that completed their task, as a share of all (None: the scenario has no outcome)."""
+        return None if self.tasks is None else self.share(self.tasks.completed)
 
     def cost_at(self, label: str) -> Decimal:
         """The cost at ``mean``, ``max`` or a percentile label ``pNN`` computed for this simulation."""
@@ -319,7 +338,7 @@ def _histogram(units: Ints | npt.NDArray[Any], scale: int) -> tuple[Bin, ...]:
     ordered = np.sort(units)
     lo, top = int(ordered[0]), int(ordered[-1])
     if lo == top:
-        return (Bin(Decimal(lo) / scale, Decimal(top) / scale, len(units)),)
+        return (Bin(Decimal(lo) / scale, Decimal(top) / scale, len(units), Fraction(1)),)
     hi = int(ordered[nearest_rank(ordered, Decimal(99))])
     bins = HISTOGRAM_BINS if hi == top else HISTOGRAM_BINS - 1
     width = max(1, -(-(hi - lo + 1) // bins))
@@ -331,12 +350,19 @@ def _histogram(units: Ints | npt.NDArray[Any], scale: int) -> tuple[Bin, ...]:
             counts[min((value - lo) // width, bins - 1)] += 1
     else:
         counts = np.bincount(np.minimum((body - lo) // width, bins - 1), minlength=bins).tolist()
+    most = max(*counts, tail)  # the fullest bin's runs (at least one run: never 0)
     out = [
-        Bin(Decimal(lo + b * width) / scale, Decimal(min(lo + (b + 1) * width, hi)) / scale, counts[b])
+        Bin(
+            Decimal(lo + b * width) / scale,
+            Decimal(min(lo + (b + 1) * width, hi)) / scale,
+            counts[b],
+            Fraction(counts[b], most),
+        )
         for b in range(bins)
     ]
     if tail:
-        out.append(Bin(Decimal(hi) / scale, Decimal(top) / scale, tail, beyond_p99=True))
+        tail_bin = Bin(Decimal(hi) / scale, Decimal(top) / scale, tail, Fraction(tail, most), beyond_p99=True)
+        out.append(tail_bin)
     return tuple(out)
 
 

@@ -1,12 +1,15 @@
 """The estimate report with a Simulation section (``agentcost estimate --simulate N``): the runs'
 percentiles, the shares that hit a limit, a histogram of cost and the sensitivity list, in the table,
-Markdown, CSV and JSON formats. No arithmetic: every figure is a field of
-:class:`~agentcost.loop.simulate.Simulation`, shares and bar lengths aside.
+Markdown, CSV and JSON formats. No arithmetic: every figure, the shares of runs included, is a field
+or a property of :class:`~agentcost.loop.simulate.Simulation`; the one computation left here is
+layout, a histogram bar's length in characters (:func:`bar_length`) from the report's exact bar
+height and the width the bars have.
 """
 
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -38,10 +41,6 @@ MEAN_PLACES = Decimal("0.01")
 # --- text shared by the formats ----------------------------------------------------------------------
 
 
-def _share(runs: int, total: int) -> str:
-    return fmt.percent(Decimal(runs) / total)
-
-
 def headline(s: Simulation) -> str:
     engine = s.engine + (f", {s.engine_note}" if s.engine_note else "")
     return f"Simulation: {s.runs:,} runs, seed {s.seed} ({engine} engine)"
@@ -50,13 +49,11 @@ def headline(s: Simulation) -> str:
 def limit_lines(s: Simulation) -> list[str]:
     lines = [f"at the medians (the estimate above): {fmt.usd(s.deterministic_usd)}"]
     if s.max_rounds is not None:
-        lines.append(
-            f"hit max_rounds ({s.max_rounds}): {s.hit_max_rounds:,} runs ({_share(s.hit_max_rounds, s.runs)})"
-        )
+        share = fmt.percent(s.hit_max_rounds_share)
+        lines.append(f"hit max_rounds ({s.max_rounds}): {s.hit_max_rounds:,} runs ({share})")
     if s.stopped_by_budget:
-        lines.append(
-            f"stopped by max_budget_usd: {s.stopped_by_budget:,} runs ({_share(s.stopped_by_budget, s.runs)})"
-        )
+        share = fmt.percent(s.stopped_by_budget_share)
+        lines.append(f"stopped by max_budget_usd: {s.stopped_by_budget:,} runs ({share})")
     if s.over_budget is not None and s.budget_usd is not None:
         share = fmt.percent(s.over_budget_share)
         lines.append(f"over budget ({fmt.usd(s.budget_usd)}): {s.over_budget:,} runs ({share})")
@@ -65,7 +62,7 @@ def limit_lines(s: Simulation) -> list[str]:
     if s.tasks is not None:  # the scenario's outcome: cost per task is per completed task
         t = s.tasks
         lines.append(
-            f"completed their task: {t.completed:,} runs ({_share(t.completed, s.runs)}),"
+            f"completed their task: {t.completed:,} runs ({fmt.percent(s.completed_share)}),"
             f" mean success {fmt.exact(t.success_mean)}"
         )
         lines.append("cost per task: each completed task with the failed runs before it")
@@ -91,10 +88,17 @@ def stat_rows(s: Simulation) -> list[tuple[str, list[str]]]:
 _STAT_HEADERS = ("mean", "p50", "p90", "p99", "max")
 
 
+def bar_length(height: Fraction, longest: int) -> int:
+    """Layout, not a figure: the characters of a bar ``height`` high (:attr:`Bin.height
+    <agentcost.loop.simulate.Bin.height>`, the fullest bin's 1) when the longest bar has ``longest``,
+    rounded half to even. The height is exact, so a bar is never a character off by a quotient's last
+    digit."""
+    return round(longest * height)
+
+
 def histogram_lines(s: Simulation, width: int | None = None) -> list[str]:
     """One line per bin: its range, a bar and its runs. The longest bar is :data:`BAR` characters,
     or less when ``width`` (a terminal's) has no room for it (never under 10)."""
-    most = max(b.runs for b in s.histogram)
     edges = fmt.usd_series([e for b in s.histogram for e in (b.low_usd, b.high_usd)])
     lows = [("> " if b.beyond_p99 else "") + low for b, low in zip(s.histogram, edges[::2], strict=True)]
     highs = edges[1::2]
@@ -105,7 +109,7 @@ def histogram_lines(s: Simulation, width: int | None = None) -> list[str]:
         bar_max = max(10, min(BAR, width - (left + 3 + right + 1) - rest))
     lines = []
     for b, low, high in zip(s.histogram, lows, highs, strict=True):
-        bar = "█" * (round(bar_max * b.runs / most) if most else 0)
+        bar = "█" * bar_length(b.height, bar_max)
         if b.runs and not bar:
             bar = "▏"
         note = " (beyond p99)" if b.beyond_p99 else ""
