@@ -271,6 +271,7 @@ def test_simulate_draws_an_outcome_per_run(tmp_path: Path) -> None:
     assert t is not None and t.cost is not None
     assert sim.cost.p50 == sim.cost.max == RUN  # no distribution: every run costs c
     assert abs(t.completed - 10_000) < 300 and t.success_mean == Decimal("0.5")
+    assert sim.completed_share == Decimal(t.completed) / 20_000  # the share the report shows
     # a completed task costs c plus f for each failed run before it: c + k f, k >= 0
     for value in (t.cost.min, t.cost.p50, t.cost.p90, t.cost.p99, t.cost.max):
         k = (value - RUN) / TWO_ROUNDS

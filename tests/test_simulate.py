@@ -15,6 +15,7 @@ import statistics
 from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -286,6 +287,21 @@ def test_runs_over_max_rounds_are_cut_and_counted(closed: tuple[Path, Estimate, 
                                    + 9 * est.counts.rounds[0].appended)
                       + GPT_4O_OUT * est.counts.final_output) / MILLION  # fmt: skip
     assert sim.cost.max == max(cut, costs[8]) and sim.requests.max == 10
+
+
+def test_the_shares_and_bar_heights_are_the_reports(closed: tuple[Path, Estimate, list[Decimal]]) -> None:
+    """What the renderer shows as shares and bars is computed here, once (issue 27)."""
+    path, _, costs = closed
+    est = estimate_file(path, ("limits.max_rounds=9",))
+    n = 2_000
+    sim = simulate(est, n, seed=5, budget_usd=costs[4], sensitivity=False)
+    assert sim.hit_max_rounds_share == Decimal(sim.hit_max_rounds) / n
+    assert sim.stopped_by_budget_share == Decimal(sim.stopped_by_budget) / n == 0
+    assert sim.over_budget_share == Decimal(sim.over_budget or 0) / n
+    assert sim.completed_share is None  # no outcome
+    most = max(b.runs for b in sim.histogram)
+    assert [b.height for b in sim.histogram] == [Fraction(b.runs, most) for b in sim.histogram]
+    assert max(b.height for b in sim.histogram) == 1
 
 
 # --- acceptance: fixed distributions give the deterministic estimate ---------------------------------
