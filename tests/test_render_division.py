@@ -90,3 +90,16 @@ def test_bar_length_draws_what_the_quotient_drew() -> None:
         for runs in {*range(min(most, 61)), most // 3, most // 2, most - 1, most}:
             for longest in range(10, 41):
                 assert bar_length(Fraction(runs, most), longest) == round(longest * runs / most)
+
+
+def test_the_roundings_the_renderers_dropped_are_fmts() -> None:
+    """The JSON shares and means and the table's mean counts, rounded half-up by fmt (issue 27)."""
+    from decimal import Decimal
+
+    from agentcost.report import fmt
+
+    assert fmt.exact_places(Decimal("0.03345"), 4) == "0.0335"
+    assert fmt.exact_places(Decimal(1) / 3, 10) == "0.3333333333"
+    assert fmt.exact_places(Decimal("8.995"), 2) == "9"
+    assert fmt.mean_count(Decimal("78160.87")) == "78,160.9"
+    assert fmt.mean_count(Decimal("9")) == "9.0"

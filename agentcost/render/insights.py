@@ -11,7 +11,7 @@ the inner report is the :class:`~agentcost.report.sections.SimulatedReport`: its
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the JSON's one definition (report/sections_json.py), also i
     from agentcost.report.sections_json import InsightsJson, StatUsdJson, StopRulesJson
 
 MINUS = "\N{MINUS SIGN}"
-SHARE_PLACES = Decimal("0.0001")
+SHARE_PLACES = 4  # decimals of a share in JSON
 
 
 # --- text shared by the formats ----------------------------------------------------------------------
@@ -240,7 +240,7 @@ def _stops_dict(stops: StopRules) -> StopRulesJson:
 def _fraction(d: Decimal | None) -> str | None:
     """A share for JSON: an exact decimal string rounded half-up to 4 places (as ``cached_share``
     in the batch and compare reports); None when unknown."""
-    return None if d is None else fmt.exact(d.quantize(SHARE_PLACES, rounding=ROUND_HALF_UP))
+    return None if d is None else fmt.exact_places(d, SHARE_PLACES)
 
 
 RENDERERS = (

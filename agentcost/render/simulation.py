@@ -8,7 +8,6 @@ height and the width the bars have.
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -34,8 +33,8 @@ if TYPE_CHECKING:  # the JSON's one definition (report/sections_json.py), also i
 
 MINUS = "\N{MINUS SIGN}"
 BAR = 40  # characters of the longest histogram bar
-SHARE_PLACES = Decimal("0.0001")
-MEAN_PLACES = Decimal("0.01")
+SHARE_PLACES = 4  # decimals of a share in JSON
+MEAN_PLACES = 2  # decimals of a count's mean in JSON and CSV
 
 
 # --- text shared by the formats ----------------------------------------------------------------------
@@ -72,8 +71,10 @@ def limit_lines(s: Simulation) -> list[str]:
 def _stat_cells(stat: Stat, kind: str) -> list[str]:
     if kind == "usd":
         return [fmt.usd(v) for v in (stat.mean, stat.p50, stat.p90, stat.p99, stat.max)]
-    mean = stat.mean.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
-    return [f"{mean:,}", *(fmt.tokens(int(v)) for v in (stat.p50, stat.p90, stat.p99, stat.max))]
+    return [
+        fmt.mean_count(stat.mean),
+        *(fmt.tokens(int(v)) for v in (stat.p50, stat.p90, stat.p99, stat.max)),
+    ]
 
 
 def stat_rows(s: Simulation) -> list[tuple[str, list[str]]]:
@@ -202,7 +203,7 @@ def render_simulation_markdown(s: Simulation) -> str:
 def stat_usd_dict(stat: Stat) -> StatUsdJson:
     """A cost's statistics: exact dollars, the mean rounded to 10 places."""
     return {
-        "mean": fmt.exact(stat.mean.quantize(Decimal("1E-10"), rounding=ROUND_HALF_UP)),
+        "mean": fmt.exact_places(stat.mean, 10),
         "p50": fmt.exact(stat.p50),
         "p90": fmt.exact(stat.p90),
         "p99": fmt.exact(stat.p99),
@@ -214,7 +215,7 @@ def stat_usd_dict(stat: Stat) -> StatUsdJson:
 def stat_count_dict(stat: Stat) -> StatCountJson:
     """A count's statistics: integers, the mean rounded to 2 places."""
     return {
-        "mean": fmt.exact(stat.mean.quantize(MEAN_PLACES, rounding=ROUND_HALF_UP)),
+        "mean": fmt.exact_places(stat.mean, MEAN_PLACES),
         "p50": int(stat.p50),
         "p90": int(stat.p90),
         "p99": int(stat.p99),
@@ -256,9 +257,7 @@ def simulation_dict(s: Simulation) -> SimulationJson:
         "budget_usd": None if s.budget_usd is None else fmt.exact(s.budget_usd),
         "over_budget_runs": s.over_budget,
         "overrun_probability": (
-            None
-            if s.over_budget_share is None
-            else fmt.exact(s.over_budget_share.quantize(SHARE_PLACES, rounding=ROUND_HALF_UP))
+            None if s.over_budget_share is None else fmt.exact_places(s.over_budget_share, SHARE_PLACES)
         ),
         "inputs": [
             {"where": i.where, "line": i.line, "distribution": i.text, "median": i.median} for i in s.inputs

@@ -74,6 +74,18 @@ def exact(d: Decimal) -> str:
     return text or "0"
 
 
+def exact_places(d: Decimal, places: int) -> str:
+    """:func:`exact` of ``d`` rounded half-up to ``places`` decimals: a share or a mean for JSON and
+    CSV (``Decimal('0.03349')``, 4 -> ``"0.0335"``)."""
+    return exact(d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
+
+
+def mean_count(d: Decimal) -> str:
+    """A mean of counts (requests, tokens) for people: one decimal, half-up, thousands separated
+    (``78,160.9``)."""
+    return f"{d.quantize(Decimal('0.1'), rounding=ROUND_HALF_UP):,}"
+
+
 def rate(d: Decimal | None) -> str:
     """A price per million tokens, e.g. ``$3/MTok``."""
     return "-" if d is None else f"${exact(d)}/MTok"
