@@ -23,7 +23,7 @@ from agentcost.errors import InputError
 from agentcost.infra import cachecodec, diskcache
 from agentcost.prices import lookup as P
 from agentcost.prices.genai import MAIN_PROVIDERS, known_model_ids
-from agentcost.prices.model import Usage
+from agentcost.prices.pricing import Usage
 from agentcost.scenario.model import Content
 from agentcost.tokens import memo as T
 

@@ -15,7 +15,7 @@ from agentcost.commands.conversations import calibrate_log, write_log_calibratio
 from agentcost.errors import InputError
 from agentcost.loop.estimate import estimate
 from agentcost.replay import load_trace, replay
-from agentcost.replay.model import RecordedCall, ReportedUsage, Trace
+from agentcost.replay.trace import RecordedCall, ReportedUsage, Trace
 
 DATA = Path(__file__).parent / "data"
 TRAJ = DATA / "swe-agent" / "swe-agent__test-repo-i1.traj"

@@ -18,7 +18,7 @@ from agentcost import facts
 from agentcost.errors import InputError
 from agentcost.prices.genai import MAIN_PROVIDERS, known_model_ids, provider_ids
 from agentcost.prices.lookup import resolve_model
-from agentcost.prices.model import Cost, ModelPrices, Usage
+from agentcost.prices.pricing import Cost, ModelPrices, Usage
 
 AS_OF = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

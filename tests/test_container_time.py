@@ -19,7 +19,7 @@ from agentcost import facts
 from agentcost.errors import InputError
 from agentcost.loop.estimate import Estimate, estimate
 from agentcost.loop.simulate import simulate
-from agentcost.prices.model import container_usd
+from agentcost.prices.pricing import container_usd
 from agentcost.render.jsonfmt import report_dict
 from agentcost.report.estimate import build_report
 from agentcost.report.notes import estimate_notes

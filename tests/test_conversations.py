@@ -13,7 +13,7 @@ from agentcost.cli import run
 from agentcost.commands.batch import batch_report_for_paths
 from agentcost.commands.conversations import calibrate_log, scenario_path, split_conversations
 from agentcost.replay import load_trace
-from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
+from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, Trace
 
 DATA = Path(__file__).parent / "data"
 API = DATA / "api-logs"

@@ -12,7 +12,7 @@ import pytest
 
 from agentcost.commands.calibrate import _estimate_text, calibrate_trace
 from agentcost.replay import load_trace
-from agentcost.replay.model import ReplayReport, Trace, replay
+from agentcost.replay.trace import ReplayReport, Trace, replay
 from agentcost.scenario.model import Content, Round, ToolUse
 from agentcost.tokens.rules import AnthropicRules
 

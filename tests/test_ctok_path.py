@@ -21,7 +21,7 @@ ctok: Any = pytest.importorskip(
 
 from agentcost import api  # noqa: E402  (after the skip: nothing to import when ctok is absent)
 from agentcost.replay import load_trace  # noqa: E402
-from agentcost.replay.model import replay  # noqa: E402
+from agentcost.replay.trace import replay  # noqa: E402
 from agentcost.scenario.model import Content, ToolDef  # noqa: E402
 from agentcost.tokens import memo as M  # noqa: E402
 from agentcost.tokens import rules as R  # noqa: E402

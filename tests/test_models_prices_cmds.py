@@ -15,7 +15,7 @@ from agentcost.errors import InputError
 from agentcost.prices.genai import MAIN_PROVIDERS, known_model_ids
 from agentcost.prices.listing import list_models, newest_first, release_key
 from agentcost.prices.lookup import resolve_model
-from agentcost.prices.model import Usage
+from agentcost.prices.pricing import Usage
 from agentcost.render.schema import report_schema
 from agentcost.report.prices import count_accuracy, price_sheet
 from tests.conftest import validate_json

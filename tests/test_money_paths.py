@@ -1,6 +1,6 @@
 """Money is computed in one place: tokens x rates only in the pricing function and the accountant.
 
-``ModelPrices.price`` (agentcost/prices/model.py, with its table's arithmetic in
+``ModelPrices.price`` (agentcost/prices/pricing.py, with its table's arithmetic in
 agentcost/prices/table.py) prices every request, fees included; the accountant
 (agentcost/loop/accountant.py) adds the ledger up and prices a stored cache's hours. Everything after
 them reads the ledger's parts (docs/architecture.md). This scanner, like test_architecture's import
@@ -18,7 +18,7 @@ from pathlib import Path
 from tests.test_architecture import MODULES
 
 PRICING = {
-    "agentcost.prices.model",  # ModelPrices.price: the one function that prices a request
+    "agentcost.prices.pricing",  # ModelPrices.price: the one function that prices a request
     "agentcost.prices.table",  # its PriceTable arithmetic (genai-prices', unit by unit)
     "agentcost.loop.accountant",  # the ledger, and a Gemini explicit cache's storage hours
 }

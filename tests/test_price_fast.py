@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from agentcost.errors import InputError
 from agentcost.prices import lookup as P
-from agentcost.prices.model import Cost, ModelPrices, Usage
+from agentcost.prices.pricing import Cost, ModelPrices, Usage
 from agentcost.prices.table import Priced
 from agentcost.tokens.request import RequestUsage
 

@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 from agentcost.loop.accountant import Ledger
 from agentcost.loop.estimate import Estimate, estimate_scenario
 from agentcost.prices.lookup import resolve_model
-from agentcost.prices.model import ModelPrices
+from agentcost.prices.pricing import ModelPrices
 from agentcost.render.jsonfmt import render_json
 from agentcost.report.estimate import build_report
 from agentcost.scenario.load import read_scenario as load_scenario

@@ -23,7 +23,7 @@ from agentcost.prices import catalog
 from agentcost.prices.hosts import host_form, underlying_id
 from agentcost.prices.listing import list_models, listing
 from agentcost.prices.lookup import resolve_model
-from agentcost.prices.model import Usage
+from agentcost.prices.pricing import Usage
 
 WHEN = datetime(2026, 11, 30, tzinfo=UTC)  # 00:00 UTC: DeepSeek's off-peak window
 PEAK = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)  # DeepSeek V3 peak (00:30-16:30 UTC)

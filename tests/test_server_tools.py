@@ -23,7 +23,7 @@ from agentcost.loop.caching import pricer_for
 from agentcost.loop.estimate import Estimate, estimate_scenario
 from agentcost.prices.genai import known_model_ids
 from agentcost.prices.lookup import resolve_model
-from agentcost.prices.model import Usage
+from agentcost.prices.pricing import Usage
 from agentcost.scenario.model import Content, Round, Scenario, ServerToolName, ServerToolUse, ToolUse
 from agentcost.tokens.count import count_tokens
 from agentcost.tokens.request import RequestUsage

@@ -12,7 +12,7 @@ import pytest
 from agentcost.cli import run
 from agentcost.errors import InputError
 from agentcost.replay import load_trace, replay
-from agentcost.replay.model import ReplayReport
+from agentcost.replay.trace import ReplayReport
 
 DATA = Path(__file__).parent / "data" / "swe-agent"
 TRAJ = DATA / "swe-agent-1x__marshmallow-1867.traj"

@@ -19,7 +19,7 @@ from agentcost.infra.doc import OverrideError
 from agentcost.loop.estimate import estimate, estimate_scenario
 from agentcost.prices import rates as prices_module
 from agentcost.prices.lookup import SERVICE_TIER_CONTEXT, resolve_model
-from agentcost.prices.model import Usage
+from agentcost.prices.pricing import Usage
 from agentcost.prices.rates import price_data_date, tier_name
 from agentcost.report.estimate import build_report
 from agentcost.scenario.load import read_scenario as load_scenario

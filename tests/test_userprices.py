@@ -17,7 +17,7 @@ from agentcost.errors import InputError
 from agentcost.loop.estimate import estimate
 from agentcost.prices.listing import list_models
 from agentcost.prices.lookup import resolve_model
-from agentcost.prices.model import Usage
+from agentcost.prices.pricing import Usage
 from agentcost.prices.user import UserPrices, json_schema, load_user_prices
 from agentcost.render.schema import report_schema
 from agentcost.report.estimate import build_report

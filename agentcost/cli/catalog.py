@@ -115,7 +115,7 @@ def prices(
         when = parse_as_of(as_of)
         example = None
         if any(v is not None for v in given):
-            from agentcost.prices.model import Usage
+            from agentcost.prices.pricing import Usage
 
             example = Usage(
                 input_tokens=10_000 if input_tokens is None else input_tokens,

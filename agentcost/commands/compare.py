@@ -38,7 +38,7 @@ from agentcost.report.outcome import PER_TASK_NOTE
 from agentcost.scenario.model import Scenario
 
 if TYPE_CHECKING:
-    from agentcost.prices.model import ModelPrices
+    from agentcost.prices.pricing import ModelPrices
     from agentcost.prices.user import UserPrices
 
 RATIO_PLACES = Decimal("0.01")  # ratio to the cheapest, rounded half-up: 1.00, 3.42

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from agentcost.commands.calibrate import Calibration, Layout, calibrate_trace, write_scenario
 from agentcost.errors import InputError
-from agentcost.replay.model import Message, RecordedCall, Trace, replay
+from agentcost.replay.trace import Message, RecordedCall, Trace, replay
 
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices

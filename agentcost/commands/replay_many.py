@@ -223,7 +223,7 @@ def _context() -> BaseContext:
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__, "agentcost.replay", "agentcost.replay.model"])
+    context.set_forkserver_preload([__name__, "agentcost.replay", "agentcost.replay.trace"])
     return context
 
 

@@ -3,7 +3,7 @@
 :func:`caching_plan` and :func:`cache_policy` choose the caching mode and policy from the scenario's
 ``caching:`` or the host's default (facts.yaml), :func:`ttl_comparison` prices the cache lifetimes a
 host offers, and :func:`pricer_for` gives the accountant its pricer: :meth:`ModelPrices.price
-<agentcost.prices.model.ModelPrices.price>`, the one function that turns a request's usage into
+<agentcost.prices.pricing.ModelPrices.price>`, the one function that turns a request's usage into
 dollars.
 """
 
@@ -21,7 +21,7 @@ from agentcost.loop.accountant import (
     request_gaps,
     ttl_options,
 )
-from agentcost.prices.model import ModelPrices
+from agentcost.prices.pricing import ModelPrices
 from agentcost.scenario.model import CacheTTL, CachingMode, Scenario
 from agentcost.tokens.counts import TokenCounts
 from agentcost.tokens.request import TTL_SECONDS, CachePolicy, Pricer

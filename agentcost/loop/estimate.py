@@ -34,7 +34,7 @@ from agentcost.loop.context import (
     tool_search_effect,
 )
 from agentcost.loop.options import PricingOptions, today
-from agentcost.prices.model import ModelPrices
+from agentcost.prices.pricing import ModelPrices
 from agentcost.scenario.model import Scenario
 from agentcost.tokens.counts import Route, TokenCounts
 from agentcost.tokens.request import CachePolicy, Pricer

@@ -22,7 +22,7 @@ from agentcost.prices.locate import check_provider, split_provider
 from agentcost.prices.lookup import resolve_model
 
 if TYPE_CHECKING:
-    from agentcost.prices.model import ModelPrices
+    from agentcost.prices.pricing import ModelPrices
     from agentcost.prices.user import UserPrices
 
 

@@ -3,7 +3,7 @@
 ``resolve_model`` finds the row a written id means (:func:`agentcost.prices.locate.locate`: any
 genai-prices provider, ``provider/model``, Bedrock, Azure, Vertex and OpenRouter ids), looks it up
 once, at a fixed timestamp, and keeps genai-prices' price object;
-:meth:`ModelPrices.cost <agentcost.prices.model.ModelPrices.cost>` then prices one request with it,
+:meth:`ModelPrices.cost <agentcost.prices.pricing.ModelPrices.cost>` then prices one request with it,
 no clock. genai-prices is imported lazily (:mod:`agentcost.prices.genai`) and its
 ``LookupError``/``ValueError`` are turned into :class:`InputError` here. A row resolved once is
 cached (:mod:`agentcost.prices.rowcache`).
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
 from agentcost.prices.gpdata import PRICE_SOURCE_NAME
-from agentcost.prices.model import ModelPrices
+from agentcost.prices.pricing import ModelPrices
 from agentcost.prices.rates import (
     PriceChange,
     PriceSource,

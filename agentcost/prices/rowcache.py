@@ -1,6 +1,6 @@
 """The price-row cache (agentcost.infra.diskcache): a repeated lookup loads no genai-prices at all.
 
-A resolved :class:`~agentcost.prices.model.ModelPrices` with a :class:`~agentcost.prices.model.PriceTable`
+A resolved :class:`~agentcost.prices.pricing.ModelPrices` with a :class:`~agentcost.prices.pricing.PriceTable`
 is stored under :func:`row_key` (the lookup's own inputs; the store's key adds agentcost's code and
 the installed genai-prices) and read back by :func:`agentcost.prices.lookup.resolve_model` before it
 looks the model up in genai-prices. A row some of whose prices apply by the time of day (DeepSeek's
@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from agentcost.prices.model import ModelPrices
+from agentcost.prices.pricing import ModelPrices
 
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices

@@ -3,7 +3,7 @@ exactly as genai-prices' ``ModelPrice.calc_price`` prices it, unit by unit, with
 :class:`~agentcost.tokens.request.RequestCost` kept (uncached input, cache reads, 5-minute and 1-hour
 writes, per-use prices).
 
-An implementation detail of :meth:`agentcost.prices.model.ModelPrices.price`, the one place a
+An implementation detail of :meth:`agentcost.prices.pricing.ModelPrices.price`, the one place a
 request is priced: nothing else calls :meth:`PriceTable.request`. ``ModelPrices.cost`` gives its
 genai-prices sums (tests compare them with genai-prices on every model, to the last digit).
 """

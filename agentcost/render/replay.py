@@ -2,7 +2,7 @@
 
 Registered with ``agentcost.render.output`` through ``RENDERERS``; the JSON body is built as
 :class:`agentcost.report.replay_json.ReplayJson`, from which its schema is generated. Formatting
-only: every figure comes from :mod:`agentcost.replay.model`. ``--quiet`` prints the replayed total
+only: every figure comes from :mod:`agentcost.replay.trace`. ``--quiet`` prints the replayed total
 in dollars.
 """
 

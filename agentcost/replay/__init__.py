@@ -1,6 +1,6 @@
 """Replay recorded agent runs (``agentcost replay``): detect the log format and read it.
 
-Supported: SWE-agent trajectories (``swe-agent``). ``agentcost.replay.model`` has the trace model
+Supported: SWE-agent trajectories (``swe-agent``). ``agentcost.replay.trace`` has the trace model
 and :func:`replay`, the ledger.
 """
 
@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from agentcost.errors import InputError
-from agentcost.replay.model import ReplayReport, Trace, replay
+from agentcost.replay.trace import ReplayReport, Trace, replay
 
 __all__ = ["FORMATS", "ReplayReport", "Trace", "detect_format", "load_trace", "replay"]
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from agentcost.errors import InputError
 from agentcost.replay.jsonl import api_call, api_trace, dump, obj, records, whole
-from agentcost.replay.model import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 from agentcost.replay.tool_ids import ToolIds
+from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 
 FORMAT = "anthropic-jsonl"
 

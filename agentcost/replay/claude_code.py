@@ -28,8 +28,8 @@ from agentcost.errors import InputError
 from agentcost.infra.validate import shown
 from agentcost.replay.files import loads, read_text, reported_dollars, usage_count
 from agentcost.replay.jsonl import dump
-from agentcost.replay.model import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 from agentcost.replay.tool_ids import ToolIds, id_key
+from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 
 FORMAT = "claude-code"
 

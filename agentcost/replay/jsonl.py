@@ -15,7 +15,7 @@ from typing import Any
 
 from agentcost.errors import InputError
 from agentcost.replay.files import loads, usage_count
-from agentcost.replay.model import Message, RecordedCall, ReportedUsage, ToolPart, Trace, tool_problem
+from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, ToolPart, Trace, tool_problem
 
 
 def first_object(text: str) -> Mapping[str, Any] | None:

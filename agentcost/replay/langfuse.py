@@ -31,8 +31,8 @@ from typing import Any
 from agentcost.errors import InputError
 from agentcost.replay.files import loads, reported_dollars, usage_count
 from agentcost.replay.jsonl import dump, obj
-from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace
 from agentcost.replay.otel import models_warning
+from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, Trace
 
 FORMAT = "langfuse"
 MAX_OBSERVATIONS = 1_000_000

@@ -19,8 +19,8 @@ from typing import Any
 
 from agentcost.errors import InputError
 from agentcost.replay.jsonl import api_call, api_trace, dump, obj, records, whole
-from agentcost.replay.model import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 from agentcost.replay.tool_ids import ToolIds, id_key
+from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 
 CHAT = "openai-chat-jsonl"
 RESPONSES = "openai-responses-jsonl"

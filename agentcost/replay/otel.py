@@ -44,7 +44,7 @@ from typing import Any
 from agentcost.errors import InputError
 from agentcost.replay.files import loads, usage_count
 from agentcost.replay.jsonl import dump, first_object, obj, records
-from agentcost.replay.model import Message, RecordedCall, ReportedUsage, Trace, tool_problem
+from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, Trace, tool_problem
 
 FORMAT = "otel"
 MAX_SPANS = 1_000_000

@@ -3,7 +3,7 @@
 API logs often leave out the tool definitions or the system prompt. When given, they are added to
 each recorded request that lacks its own (a request that records a system prompt or tools keeps
 them), so they are counted. Without them, the gap between reported and counted input stays
-visible as an unrecorded prefix (:func:`agentcost.replay.model.replay`).
+visible as an unrecorded prefix (:func:`agentcost.replay.trace.replay`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from agentcost.errors import InputError
 from agentcost.replay.files import loads, read_small_text
-from agentcost.replay.model import Message, Trace, tool_problem
+from agentcost.replay.trace import Message, Trace, tool_problem
 
 
 def read_tools(path: Path) -> tuple[Mapping[str, Any], ...]:

@@ -32,7 +32,7 @@ from typing import Any
 from agentcost.errors import InputError
 from agentcost.infra.validate import shown
 from agentcost.replay.files import loads, read_text, reported_dollars, usage_count
-from agentcost.replay.model import Message, RecordedCall, ReportedUsage, ToolPart, Trace
+from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 
 FORMAT = "swe-agent"
 

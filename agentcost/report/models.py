@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from agentcost.prices.catalog import CatalogEntry
 from agentcost.prices.listing import Listing, ProviderCount
-from agentcost.prices.model import ModelPrices
+from agentcost.prices.pricing import ModelPrices
 from agentcost.prices.rates import tier_name
 from agentcost.report.prices import MODELS_ORDER, count_accuracy
 

@@ -6,8 +6,8 @@ file) has for it (long-context tiers, cache writes and reads, per-use fees), the
 other service tiers the model offers, the price changes scheduled after the date, the billing facts
 agentcost adds itself (tool-use system prompt, minimum cacheable prompt, token ratio) with the public
 page each was read from and the date, and one example request worked out line by line
-(:meth:`agentcost.prices.model.ModelPrices.itemise`: the parts of :meth:`ModelPrices.price
-<agentcost.prices.model.ModelPrices.price>`, the function the accountant prices every request with).
+(:meth:`agentcost.prices.pricing.ModelPrices.itemise`: the parts of :meth:`ModelPrices.price
+<agentcost.prices.pricing.ModelPrices.price>`, the function the accountant prices every request with).
 Every lookup happens here; :mod:`agentcost.render.prices` only formats the :class:`PriceSheet`.
 
 The sheet carries the price stage's own data types (:class:`ModelPrices`, :class:`Rate`,
@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from agentcost.prices.lookup import resolve_model
-from agentcost.prices.model import CostLine, ModelPrices, Usage
+from agentcost.prices.pricing import CostLine, ModelPrices, Usage
 from agentcost.prices.rates import Rate, tier_name
 from agentcost.report.fmt import exact
 

@@ -8,7 +8,7 @@ re-exported here as the renderers' vocabulary (:mod:`agentcost.render.replay` fo
 from __future__ import annotations
 
 from agentcost.replay import FORMATS
-from agentcost.replay.model import ReplayReport, ReplayRequest
+from agentcost.replay.trace import ReplayReport, ReplayRequest
 
 LOG_FORMATS: tuple[str, ...] = FORMATS
 """The log formats ``replay`` reads (its report's ``format``), in the order it tries them."""

@@ -2,7 +2,7 @@
 
 The stacked bars of ``--chart`` and ``--format svg`` draw these figures. They are the parts the
 pricer put on the ledger line (:class:`~agentcost.tokens.request.RequestCost`, from
-:meth:`agentcost.prices.model.ModelPrices.price`): read here, never re-derived from tokens and
+:meth:`agentcost.prices.pricing.ModelPrices.price`): read here, never re-derived from tokens and
 rates, so no report or renderer prices a request a second time. Cache writes are priced per
 lifetime there (5-minute and 1-hour writes, each at its own rate) and drawn as one part.
 

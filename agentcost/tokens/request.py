@@ -38,7 +38,7 @@ class RequestUsage:
 
 @dataclass(frozen=True, slots=True)  # slots: one per ledger row, made on the accountant's hot path
 class RequestCost:
-    """One request's price, exact, as :meth:`agentcost.prices.model.ModelPrices.price` works it out:
+    """One request's price, exact, as :meth:`agentcost.prices.pricing.ModelPrices.price` works it out:
     the sums and the parts they are made of. The ledger keeps it per request and reports read its
     parts; nothing after the pricer multiplies tokens by a rate.
 
@@ -63,7 +63,7 @@ class RequestCost:
 
 
 Pricer = Callable[[RequestUsage], RequestCost]
-"""Prices one request (:meth:`agentcost.prices.model.ModelPrices.price`, or a test's stand-in); must
+"""Prices one request (:meth:`agentcost.prices.pricing.ModelPrices.price`, or a test's stand-in); must
 be deterministic (the price date is fixed before the accountant runs)."""
 
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from agentcost.errors import InputError
 from agentcost.prices.rates import PriceChange, PriceSource, Rate, rates_of, tier_name
 
-# The table and its usage and sums, re-exported: importers of agentcost.prices.model keep using them.
+# The table and its usage and sums, re-exported: importers of agentcost.prices.pricing keep using them.
 from agentcost.prices.table import REPORTED_USAGE as REPORTED_USAGE
 from agentcost.prices.table import Cost as Cost
 from agentcost.prices.table import Priced, PriceTable

@@ -7,7 +7,7 @@ every request with agentcost's token rules for the model's provider, puts the re
 beside our counts (error in % per request and in total), shows the gap between them (an unrecorded
 prefix when the log lacks the system prompt or tool definitions; never hidden), and prices the run
 from the REPORTED usage (our counts where nothing is reported, and says so), each request with
-:meth:`~agentcost.prices.model.ModelPrices.price`, as an estimate's accountant prices its requests.
+:meth:`~agentcost.prices.pricing.ModelPrices.price`, as an estimate's accountant prices its requests.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from agentcost.errors import InputError
 from agentcost.infra.validate import shown
 from agentcost.prices.lookup import resolve_model
-from agentcost.prices.model import ModelPrices
+from agentcost.prices.pricing import ModelPrices
 from agentcost.tokens.request import RequestUsage
 
 if TYPE_CHECKING:
