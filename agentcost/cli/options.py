@@ -469,13 +469,6 @@ def set_input_policy(ctx: typer.Context, allow_path: list[Path] | None, max_inpu
     ctx.with_resource(using_policy(InputPolicy(tuple(roots), most)))
 
 
-def from_stdin(path: Path) -> bool:
-    """Whether a scenario argument is ``-``, standard input."""
-    from agentcost.infra.files import is_stdin
-
-    return is_stdin(path)
-
-
 def tier_name(value: ServiceTier | None) -> str | None:
     return None if value is None else value.value
 

@@ -234,15 +234,7 @@ class ModelPrices:
         arithmetic and genai-prices' own per-use prices (no facts.yaml fee), with :class:`PriceTable`
         (equal to genai-prices' ``calc_price`` to the last digit: tests/test_cache.py compares them
         on every model), else with genai-prices' price object."""
-        input_usd, output_usd, total_usd, *_ = self._request(
-            usage.input_tokens,
-            usage.output_tokens,
-            usage.cache_read_tokens,
-            usage.cache_write_tokens,
-            usage.cache_write_1h_tokens,
-            usage.web_searches,
-            usage.code_executions,
-        )
+        input_usd, output_usd, total_usd, *_ = self._request(*usage.counts())
         return Cost(input_usd=input_usd, output_usd=output_usd, total_usd=total_usd)
 
     def _request(self, i: int, o: int, r: int, w: int, w1: int, web: int, code: int) -> Priced:

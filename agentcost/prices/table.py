@@ -54,6 +54,18 @@ class Usage:
                 hint="input_tokens counts every prompt token, cached or not",
             )
 
+    def counts(self) -> tuple[int, int, int, int, int, int, int]:
+        """The fields in the order :meth:`PriceTable.request` takes them."""
+        return (
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_read_tokens,
+            self.cache_write_tokens,
+            self.cache_write_1h_tokens,
+            self.web_searches,
+            self.code_executions,
+        )
+
 
 @dataclass(frozen=True)
 class Cost:
@@ -181,15 +193,7 @@ class PriceTable:
 
     def cost(self, usage: Usage) -> Cost:
         """genai-prices' sums of :meth:`request`: input, output and total."""
-        input_usd, output_usd, total_usd, *_ = self.request(
-            usage.input_tokens,
-            usage.output_tokens,
-            usage.cache_read_tokens,
-            usage.cache_write_tokens,
-            usage.cache_write_1h_tokens,
-            usage.web_searches,
-            usage.code_executions,
-        )
+        input_usd, output_usd, total_usd, *_ = self.request(*usage.counts())
         return Cost(input_usd=input_usd, output_usd=output_usd, total_usd=total_usd)
 
     def request(self, i: int, o: int, r: int, w: int, w1: int, web: int, code: int) -> Priced:
