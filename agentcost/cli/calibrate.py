@@ -1,65 +1,90 @@
-"""``agentcost calibrate`` of several files, directories or globs: one scenario fitted to many runs.
-
-Called by the ``calibrate`` command of :mod:`agentcost.cli` when it is given anything but one file (one
-file keeps the single-run calibration). The work is :mod:`agentcost.commands.calibrate_many`; while it
-goes, the spinner on standard error (only on a terminal) counts the runs.
-"""
-
-from __future__ import annotations
+"""``agentcost calibrate``: a scenario written from a recorded run (or fitted to many)."""
 
 import sys
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Annotated
 
-if TYPE_CHECKING:
-    from agentcost.prices.user import UserPrices
+import typer
 
-Given = tuple[str | None, str | None, Path | None]
-"""``--format-in``, ``--model``, ``--config``."""
+from agentcost.cli.options import (
+    AllowPathOpt,
+    AsOfOpt,
+    FormatInOpt,
+    MaxInputBytesOpt,
+    PricesOpt,
+    RunConfigOpt,
+    TraceModelOpt,
+    path_arg,
+    read_user_prices,
+    set_input_policy,
+)
+from agentcost.cli.output import calibration_summary, fail, output_checked
+from agentcost.errors import InputError
 
 
-def calibrate_many(
-    traces: list[Path],
-    output: Path | None,
-    force: bool,
-    as_of: datetime,
-    user_prices: UserPrices | None,
-    given: Given,
+def register(app: typer.Typer) -> None:
+    """Add ``calibrate`` to ``app``."""
+    app.command("calibrate", epilog="Example: agentcost calibrate run.traj -o scenarios/run.yaml")(calibrate)
+
+
+def calibrate(
+    ctx: typer.Context,
+    traces: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="TRACE...",
+            help="A recorded run (see `agentcost replay`). Several files, directories or globs: one"
+            " scenario whose step count and sizes are distributions fitted to the runs.",
+            parser=path_arg,
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="FILE",
+            help="Write the scenario to this file (atomically); default stdout.",
+            parser=path_arg,
+        ),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", metavar="", help="Overwrite an existing --output file.")
+    ] = False,
+    format_in: FormatInOpt = None,
+    model: TraceModelOpt = None,
+    config: RunConfigOpt = None,
+    as_of: AsOfOpt = None,
+    prices: PricesOpt = None,
+    allow_path: AllowPathOpt = None,
+    max_input_bytes: MaxInputBytesOpt = None,
 ) -> None:
-    """Fit one scenario to every run ``traces`` names; write it to ``output`` (else stdout)."""
-    from agentcost.cli import progress as cli_progress
-    from agentcost.cli.colour import echo_err
-    from agentcost.commands import calibrate_many as fit
-    from agentcost.commands.calibrate import write_scenario
-    from agentcost.commands.replay_many import Options
-    from agentcost.errors import one_line
-    from agentcost.infra.policy import current_policy
+    """Write a scenario that reproduces a recorded run; re-estimating it lands on the replayed total."""
+    from agentcost.commands.conversations import calibrate_log, write_log_calibration
+    from agentcost.loop.options import parse_as_of
+    from agentcost.replay import load_trace
 
-    format_in, model, config = given
-    options = Options(
-        as_of=as_of,
-        user_prices=user_prices,
-        format_in=format_in,
-        model=model,
-        config=config,
-        policy=current_policy(),
-    )
+    try:
+        set_input_policy(ctx, allow_path, max_input_bytes)
+        when = parse_as_of(as_of)
+        user_prices = read_user_prices(prices)
+        if output is not None and output_checked(output).exists() and not force:
+            raise InputError(
+                "the file exists", key="--output", file=output, hint="pass --force to overwrite it"
+            )
+        from agentcost.cli.replay_many import is_many
 
-    def progress(done: int, total: int) -> None:
-        cli_progress.working(f"calibrating: replayed {done:,}/{total:,} runs")
+        if is_many(traces):  # several files, a directory or a glob: one scenario fitted to the runs
+            from agentcost.cli.calibrate_many import calibrate_many
 
-    result = fit.calibrate_many([str(t) for t in traces], options, progress=progress)
-    cli_progress.stop()
-    if output is None:
-        sys.stdout.write(result.text)
-    else:
-        write_scenario(result.text, output, trace_path=traces[0], force=force)
-    where = f"wrote {output}" if output is not None else "calibrated"
-    skipped = f", {result.skipped:,} skipped" if result.skipped else ""
-    echo_err(
-        f"{one_line(where)}: {result.runs:,} runs{skipped}; replayed cost per run p50 ${result.p50_usd}, "
-        f"p90 ${result.p90_usd}; check with --simulate 2000"
-    )
-    for note in result.notes:
-        echo_err(f"note: {one_line(note)}")
+            return calibrate_many(traces, output, force, when, user_prices, (format_in, model, config))
+        trace = traces[0]
+        loaded = load_trace(trace, format_in=format_in, model=model, config=config)
+        result = calibrate_log(loaded, as_of=when, user_prices=user_prices, output=output)
+        if output is None:
+            sys.stdout.write(result.text)
+        else:
+            write_log_calibration(result, output, trace_path=trace, force=force)
+        calibration_summary(result, output)
+    except InputError as err:
+        raise fail(err, "as_of", "output") from None

@@ -29,8 +29,10 @@ from agentcost.errors import InputError
 
 def register(app: typer.Typer) -> None:
     """Add ``models`` and ``prices`` to ``app``, in that order."""
-    app.command(epilog="Example: agentcost models 'claude-*'; agentcost models --provider deepseek")(models)
-    app.command(epilog="Example: agentcost prices claude-sonnet-4-5 --input-tokens 50000")(prices)
+    app.command(
+        "models", epilog="Example: agentcost models 'claude-*'; agentcost models --provider deepseek"
+    )(models)
+    app.command("prices", epilog="Example: agentcost prices claude-sonnet-4-5 --input-tokens 50000")(prices)
 
 
 def models(

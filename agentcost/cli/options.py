@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from agentcost import __version__
 from agentcost.errors import InputError
 from agentcost.render.formats import Format
 
@@ -194,9 +193,9 @@ CountOpt = Annotated[
 
 def use_count(count: Count | None) -> None:
     """Set the run's counting mode (``--count``, else ``AGENTCOST_COUNT``)."""
-    from agentcost.tokens import apicount
+    from agentcost.tokens.countmode import set_mode
 
-    apicount.set_mode(None if count is None else count.value)
+    set_mode(None if count is None else count.value)
 
 
 # `agentcost diff`: warning-level gates, new scenarios in the gates, the pull-request comment (issue 18).
@@ -477,9 +476,3 @@ def is_project(path: Path) -> bool:
     from agentcost.scenario.project import is_project_file
 
     return is_project_file(path)
-
-
-def show_version(value: bool) -> None:
-    if value:
-        typer.echo(f"agentcost {__version__}")
-        raise typer.Exit()

@@ -1,8 +1,9 @@
 """What the CLI's commands do with a report: write it as the output options say and report its
 gates; ``estimate --simulate``'s run with its progress bar; ``calibrate``'s summary on stderr.
 
-:func:`write_report` says whether a gate tripped; :mod:`agentcost.cli` turns that into exit 1 (the
-exit codes live there). Heavy modules are imported inside the functions, as in the CLI.
+:func:`emit` writes a report and exits 1 when a gate tripped (:data:`EXIT_GATE`; the other exit
+codes live in :mod:`agentcost.cli.core`). Heavy modules are imported inside the functions, as in the
+CLI.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import typer
 
 from agentcost.cli.colour import colour_system, echo_err
 from agentcost.cli.options import DEFAULT_SIMULATION_RUNS, flagged
-from agentcost.cli.progress import spinning
 from agentcost.errors import InputError, one_line
 from agentcost.render.formats import Format
 
@@ -39,6 +39,16 @@ class Output:
     quiet: bool
     chart: bool
     verbose: bool = False  # --verbose: every note under the table (the table format)
+
+
+EXIT_GATE = 1
+"""The exit code of a tripped gate (budget, increase, context window)."""
+
+
+def emit(report: object, gates: Sequence[Gate], out: Output) -> None:
+    """Write the report as asked, report tripped gates, and exit 1 if any tripped."""
+    if write_report(report, gates, out):
+        raise typer.Exit(code=EXIT_GATE)
 
 
 def write_report(report: object, gates: Sequence[Gate], out: Output) -> bool:
@@ -141,7 +151,7 @@ def progress_bar(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
     from rich.console import Console
     from rich.progress import Progress
 
-    console = Console(stderr=True, color_system=colour_system(sys.stderr))
+    console = Console(stderr=True, color_system=colour_system(sys.stderr), emoji=False)
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task("simulating", total=None)
 
@@ -176,25 +186,6 @@ def calibration_summary(result: LogCalibration, output: Path | None) -> None:
 
 # The commands with -o/--output: their value is checked before the run, as given (``out/`` names a
 # directory: a Path would drop the slash).
-_OUTPUT_COMMANDS = frozenset({"estimate", "compare", "diff", "replay", "calibrate"})
-
-
-def _output_names(argv: Sequence[str]) -> list[str]:
-    """The values given to ``-o``/``--output`` on a command line of a command that has it."""
-    command = next((a for a in argv if not a.startswith("-")), None)
-    if command not in _OUTPUT_COMMANDS:
-        return []
-    names = []
-    for i, arg in enumerate(argv):
-        if arg == "--":
-            break
-        if arg in ("-o", "--output") and i + 1 < len(argv):
-            names.append(argv[i + 1])
-        elif arg.startswith("--output="):
-            names.append(arg.removeprefix("--output="))
-        elif arg.startswith("-o") and not arg.startswith("--") and len(arg) > 2:
-            names.append(arg[2:])
-    return names
 
 
 def output_checked(path: Path) -> Path:
@@ -203,40 +194,6 @@ def output_checked(path: Path) -> Path:
 
     check_output(path, "output")
     return path
-
-
-def guarded_run(run: Callable[[list[str]], int], argv: list[str]) -> int:
-    """``run(argv)``'s exit code, with exact codes on faults around it: a deleted working directory
-    and a ``-o`` that names a directory or a device are exit 2 before the run; standard output is
-    :class:`~agentcost.infra.writes.GuardedStdout` while it runs, so that a closed pipe ends it with
-    exit 0 and a full disk or a closed stdout with exit 2 (:func:`~agentcost.infra.writes.stdout_failed`).
-    Every file read before starts no longer counts as an input of this run."""
-    from agentcost.infra import files, writes
-
-    files.forget_reads()
-    try:
-        os.getcwd()
-        for name in _output_names(argv):
-            writes.check_output(name)
-    except FileNotFoundError:
-        echo_err("agentcost: error: the working directory no longer exists (cd to one that does)")
-        return 2
-    except InputError as err:
-        echo_err(f"agentcost: error: {one_line(str(err))}")
-        return 2
-    real = sys.stdout
-    writes.tolerant_encoding(real)
-    guarded = writes.GuardedStdout(real)
-    sys.stdout = guarded
-    try:
-        with spinning(argv):  # on stderr, when a terminal, only after half a second of work
-            code = run(argv)
-        guarded.flush()
-    except writes.StdoutFailed as failure:
-        code = writes.stdout_failed(failure, real)
-    finally:
-        sys.stdout = real
-    return code
 
 
 def terminal_width() -> int:

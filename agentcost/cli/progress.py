@@ -1,7 +1,7 @@
 """A spinner on stderr for slow work: shown only once the work has taken half a second, erased first.
 
 Cold runs, ``estimate --explain`` and a ``compare`` of a hundred models take seconds and would
-otherwise show nothing. :func:`spinning` wraps a command's run (``cli_output.guarded_run``): when
+otherwise show nothing. :func:`spinning` wraps a command's run (``agentcost.cli.core.guarded_run``): when
 standard error is a terminal (not ``TERM=dumb``) and the command line has no ``--quiet``, a thread
 waits :data:`DELAY` seconds and, if the run has not ended by then, draws one line (a frame and a
 few words: ``tokenizing``, ``pricing 126 models``). The line is erased before every line the run

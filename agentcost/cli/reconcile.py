@@ -32,7 +32,9 @@ ReconcileFormatOpt = Annotated[
 
 def register(app: typer.Typer) -> None:
     """Add ``reconcile`` to ``app``."""
-    app.command(epilog="Example: agentcost reconcile usage_report.json cost_report.json")(reconcile)
+    app.command("reconcile", epilog="Example: agentcost reconcile usage_report.json cost_report.json")(
+        reconcile
+    )
 
 
 def reconcile(
