@@ -27,7 +27,7 @@ from typer.testing import CliRunner
 
 from agentcost.cli import app
 from agentcost.scenario.load import read_scenario as load_scenario
-from agentcost.tokens import apicount
+from agentcost.tokens import apicount, countmode
 from agentcost.tokens.count import count_tokens
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -153,7 +153,7 @@ def _fresh(monkeypatch: pytest.MonkeyPatch, seeded_cache: Path, no_ctok: None) -
     for name in ("AGENTCOST_COUNT", "GOOGLE_API_KEY", "GEMINI_API_KEY", "ANTHROPIC_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     yield slept
-    apicount.set_mode(None)
+    countmode.set_mode(None)
     apicount.clear()
 
 
@@ -195,7 +195,7 @@ def test_every_text_counted_by_the_server_then_cached(server: tuple[ThreadingHTT
     assert not any("could not be counted" in n for n in counts["notes"])
     assert state.tool_blocks == 1
     # every text the rules count went to the server, once
-    apicount.set_mode("api")
+    countmode.set_mode("api")
     scenario = load_scenario(BUGFIX)
     known = apicount._KNOWN[apicount.endpoint_for("anthropic", "claude-sonnet-4-5").scheme]  # type: ignore[union-attr]
     assert sorted(state.systems) == sorted(known) and len(set(state.systems)) == len(state.systems)

@@ -217,6 +217,7 @@ def render_text(
         file=buffer,
         width=width,
         record=True,
+        emoji=False,  # ":x:" in a scenario name stays text (and Rich's emoji table is never loaded)
         force_terminal=fmt is Format.svg or styled,
         color_system="truecolor" if fmt is Format.svg else colour if styled else None,
         no_color=False if styled else None,
@@ -238,7 +239,9 @@ def print_rich(
     models``, ``agentcost prices``)."""
     import sys
 
-    console = Console(force_terminal=colour is not None, color_system=colour, no_color=colour is None)
+    console = Console(
+        force_terminal=colour is not None, color_system=colour, no_color=colour is None, emoji=False
+    )
     with console.capture() as captured:
         console.print(renderable)
     sys.stdout.write(guard_styled(captured.get()))

@@ -55,13 +55,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
+from agentcost.tokens.countmode import mode
 
 if TYPE_CHECKING:
     from agentcost.scenario.model import ToolChoice, ToolDef
     from agentcost.tokens.counts import TokenCounts
 
-MODE_ENV = "AGENTCOST_COUNT"
-MODES = ("offline", "api")
 WORKERS = 4
 """Texts counted at once."""
 MAX_PER_SECOND = 20.0
@@ -79,27 +78,8 @@ API_ENCODING = "api "
 sleep: Callable[[float], None] = time.sleep
 """Pauses between tries (tests replace it)."""
 
-_mode: str | None = None
 _KNOWN: dict[str, dict[str, int]] = {}  # scheme -> text -> count, for this process
 _LOCK = threading.Lock()
-
-
-def set_mode(mode: str | None) -> None:
-    """The run's counting mode (the CLI's ``--count``); None: ``AGENTCOST_COUNT`` or offline."""
-    global _mode
-    _mode = mode
-
-
-def mode() -> str:
-    """``offline`` (the default) or ``api``."""
-    if _mode is not None:
-        return _mode
-    raw = os.environ.get(MODE_ENV, "").strip().lower()
-    if not raw:
-        return "offline"
-    if raw not in MODES:
-        raise InputError(f"unknown counting mode {raw!r}", key=MODE_ENV, hint="use offline or api")
-    return raw
 
 
 class ApiTexts:

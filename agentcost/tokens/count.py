@@ -132,9 +132,14 @@ def count_tokens(
     the provider's endpoint (the rules consult its counts first).
     """
     check_tokenized(scenario)
-    from agentcost.tokens.apicount import session_for
+    from agentcost.tokens.countmode import mode
 
-    session = session_for(provider, model_id)
+    if mode() == "api":  # the HTTP client is imported only then
+        from agentcost.tokens.apicount import session_for
+
+        session = session_for(provider, model_id)
+    else:
+        session = None
     if session is not None:
         return session.run(lambda hook: _count_tokens(scenario, provider, model_id, memo, use_ctok, hook))
     return _count_tokens(scenario, provider, model_id, memo, use_ctok, None)
