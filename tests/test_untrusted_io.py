@@ -392,6 +392,51 @@ def test_closed_stdout_is_exit_2(tmp_path: Path, seed_cache: Callable[[Path], No
     assert done.stderr.decode() == "agentcost: error: cannot write to standard output: it is closed\n"
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (("estimate", "missing.yaml"), 2),
+        (("estimat",), 2),
+        (("estimate", "a.yaml", "--budget", "0.000001"), 1),
+    ],
+    ids=["missing-file", "usage", "gate"],
+)
+def test_stderr_on_a_full_disk_keeps_the_exit_code(
+    tmp_path: Path, seed_cache: Callable[[Path], None], argv: tuple[str, ...], code: int
+) -> None:
+    """Issue 28, item 10: with stderr on a full disk (/dev/full) a missing file is still exit 2 and a
+    tripped gate exit 1 (1 or 120 before: the failed write of the message became the outcome)."""
+    files(tmp_path, a__yaml=OK)
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    seed_cache(tmp_path / "cache")
+    with open("/dev/full", "wb") as full:
+        done = agentcost(*argv, *AS_OF, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=full)
+    assert done.returncode == code
+
+
+def test_ctrl_c_while_the_cli_is_imported_is_130_without_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28, item 10: Ctrl-C during start-up (Typer's import, tens of milliseconds) was a
+    traceback and death by the signal; the console script now exits 130 whenever it lands. The
+    interrupt is raised, deterministically, by the import of the CLI itself."""
+    import importlib.abc
+
+    import agentcost.cli
+
+    class Interrupting(importlib.abc.MetaPathFinder):
+        def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+            if name == "agentcost.cli.core":
+                raise KeyboardInterrupt
+            return None
+
+    monkeypatch.delitem(sys.modules, "agentcost.cli.core", raising=False)
+    monkeypatch.delattr(agentcost.cli, "core", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [Interrupting(), *sys.meta_path])
+    with pytest.raises(SystemExit) as exited:
+        agentcost.cli.main()
+    assert exited.value.code == 130
+
+
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 def test_non_utf8_stdout_does_not_crash(
     tmp_path: Path, encoding: str, seed_cache: Callable[[Path], None]

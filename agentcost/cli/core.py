@@ -246,11 +246,14 @@ def _run(argv: list[str]) -> int:
 
 def main() -> None:
     """The console script. A bug (any exception that is not bad input) prints its traceback and
-    exits 3, so that CI never mistakes it for a tripped gate (exit 1)."""
-    from agentcost.infra.writes import tolerant_encoding
-
-    tolerant_encoding(sys.stdout)  # PYTHONIOENCODING=ascii: escape what it cannot encode
+    exits 3, so that CI never mistakes it for a tripped gate (exit 1); Ctrl-C is 130. Standard error
+    that cannot be written (a full disk, a closed descriptor) loses its messages, not the exit code:
+    a missing file is still exit 2 (:class:`~agentcost.infra.writes.QuietStderr`)."""
     try:
+        from agentcost.infra.writes import QuietStderr, tolerant_encoding
+
+        sys.stderr = QuietStderr(sys.stderr)
+        tolerant_encoding(sys.stdout)  # PYTHONIOENCODING=ascii: escape what it cannot encode
         code = run()
     except KeyboardInterrupt:
         code = 130

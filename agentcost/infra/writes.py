@@ -173,6 +173,48 @@ class GuardedStdout:
         return getattr(self._stream, name)
 
 
+class QuietStderr:
+    """``sys.stderr`` for the console script: once a write or flush fails (a full disk, a closed
+    descriptor) this message and every later one are dropped instead of raising, so the exit code
+    stays the run's own (2 for bad input, 1 for a tripped gate): a run has nowhere else to say it.
+    What is still buffered then goes to ``/dev/null``, so Python's flush at exit cannot fail (120)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self._failed = stream is None
+
+    def write(self, text: str) -> int:
+        if not self._failed:
+            try:
+                return int(self._stream.write(text))
+            except OSError:
+                self._fail()
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        if not self._failed:
+            try:
+                self._stream.flush()
+            except OSError:
+                self._fail()
+
+    def isatty(self) -> bool:
+        return not self._failed and bool(self._stream.isatty())
+
+    def _fail(self) -> None:
+        self._failed = True
+        _to_devnull(self._stream)
+
+    def __getattr__(self, name: str) -> Any:  # fileno, encoding, errors, ...
+        if name == "buffer" or self._stream is None:
+            raise AttributeError(name)
+        return getattr(self._stream, name)
+
+
 def tolerant_encoding(stream: Any) -> None:
     """A stream that cannot encode every character (``PYTHONIOENCODING=ascii``) writes those it cannot
     backslash-escaped, instead of failing; a UTF-8 stream is left as it is."""
@@ -185,16 +227,21 @@ def tolerant_encoding(stream: Any) -> None:
             reconfigure(errors="backslashreplace")
 
 
-def stdout_failed(failure: StdoutFailed, stream: Any) -> int:
-    """End a run whose standard output failed; its exit code. A closed pipe: 0, silently. Otherwise a
-    one-line message on stderr and 2. Either way what is still buffered for ``stream`` goes to
-    ``/dev/null``, so that Python's own flush at exit cannot fail again (exit 120)."""
+def _to_devnull(stream: Any) -> None:
+    """Point ``stream``'s descriptor at ``/dev/null``: what is still buffered for it can be flushed."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, stream.fileno())
         os.close(devnull)
     except (OSError, ValueError, AttributeError):  # no descriptor (closed, or a test's stream)
         pass
+
+
+def stdout_failed(failure: StdoutFailed, stream: Any) -> int:
+    """End a run whose standard output failed; its exit code. A closed pipe: 0, silently. Otherwise a
+    one-line message on stderr and 2. Either way what is still buffered for ``stream`` goes to
+    ``/dev/null``, so that Python's own flush at exit cannot fail again (exit 120)."""
+    _to_devnull(stream)
     if failure.broken_pipe:
         return 0
     reason = "it is closed" if failure.error is None else failure.error.strerror or str(failure.error)
