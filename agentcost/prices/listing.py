@@ -130,10 +130,12 @@ def _priced(
             if default and host_of(pid, entry.model_id) is not None:
                 continue
             if (match is None or match.search(entry.model_id)) and entry.model_id.lower() not in overridden:
-                out.append(resolve_model(entry.model_id, provider=pid, as_of=as_of))
+                out.append(resolve_model(entry.model_id, provider=pid, as_of=as_of, cached=False))
         for user in mine:
             if match is None or match.search(user.id):
-                out.append(resolve_model(user.id, provider=pid, as_of=as_of, user_prices=user_prices))
+                out.append(
+                    resolve_model(user.id, provider=pid, as_of=as_of, user_prices=user_prices, cached=False)
+                )
     return out
 
 

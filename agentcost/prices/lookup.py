@@ -87,6 +87,7 @@ def resolve_model(
     as_of: datetime,
     service_tier: str = "standard",
     user_prices: UserPrices | None = None,
+    cached: bool = True,
 ) -> ModelPrices:
     """Find ``model`` (optionally of ``provider``) and fix its prices in force at ``as_of``.
 
@@ -99,13 +100,19 @@ def resolve_model(
     them its maker (naming them as ``provider/model``), a model not of the given provider, an Azure
     deployment name, or a service tier the model does not offer at ``as_of`` (naming the ones it
     offers).
+
+    ``cached``: the row is looked up in and stored to the disk cache (one model priced without
+    importing genai-prices); a caller pricing every model (``agentcost models``) has genai-prices
+    loaded already and passes False: decoding 2,000 stored rows is slower than building them.
     """
     when = _utc(as_of)
     _check_service_tier(service_tier)
+    if not cached:
+        return _resolve(model, provider, when, service_tier, user_prices)
     key = row_key(model, provider, when, service_tier, user_prices)
-    cached = cached_row(key, when)
-    if cached is not None:
-        return cached
+    stored = cached_row(key, when)
+    if stored is not None:
+        return stored
     prices = _resolve(model, provider, when, service_tier, user_prices)
     store_row(key, prices)
     return prices
