@@ -81,6 +81,11 @@ class OutsideRoots(Exception):
         )
         super().__init__(self.message)
 
+    def text(self, *, quotes: bool = True) -> str:
+        """The message for a path written in a file whose text may be quoted (``quotes``), else the
+        same without the path or where it resolves (docs/security.md: a file named inside another)."""
+        return self.message if quotes else "the path written here resolves outside the allowed directories"
+
 
 def project_root(path: Path | str) -> Path | None:
     """The git work tree holding the file ``path``: the nearest directory above its real path with a

@@ -92,6 +92,7 @@ __all__ = [
     "read_text",
     "shown",
     "text_reader",
+    "unquoted_problem",
     "validate",
     "whole_number",
 ]
@@ -537,6 +538,13 @@ def _line_text(text: str, line: int | None) -> str:
     return lines[line - 1] if line is not None and 0 < line <= len(lines) else ""
 
 
+def unquoted_problem(problem: str) -> str:
+    """A YAML parser's message about a file whose text is never quoted, without what it quotes of
+    the file (the pure-Python parser quotes aliases, anchors and tags: ``found undefined alias
+    'x'``); a single quoted character (``found unknown escape character 'q'``) is kept."""
+    return re.sub(r"'[^']{2,}'", "'...'", problem)
+
+
 def _yaml_error(doc: Doc, text: str, e: yaml.YAMLError) -> InputError:
     line: int | None = None
     hint: str | None = None
@@ -551,8 +559,8 @@ def _yaml_error(doc: Doc, text: str, e: yaml.YAMLError) -> InputError:
         message = f"character {chr(e.character)!r} is not allowed in YAML ({e.reason})"
     else:
         message = str(e)
-    if not doc.quotes:  # the pure-Python parser quotes aliases, anchors and tags of the file
-        message = re.sub(r"'[^']{2,}'", "'...'", message)
+    if not doc.quotes:
+        message = unquoted_problem(message)
     hint = "; ".join(part for part in (hint, doc.hint) if part) or None
     return InputError(f"YAML syntax error: {bounded(message, 200)}", file=doc.path, line=line, hint=hint)
 
