@@ -82,7 +82,8 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         monkeypatch.delenv(name, raising=False)
     for name in ("FORCE_COLOR", "NO_COLOR"):  # a CI job's colour settings must not reach captured output
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.delenv("CI", raising=False)  # CI mode refuses symlinks out of the tree: tests that want it set it
+    # CI mode refuses command-line symlinks out of the tree: a test that wants it sets CI itself
+    monkeypatch.delenv("CI", raising=False)
     return home / "agentcost"
 
 
