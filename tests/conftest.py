@@ -82,6 +82,8 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         monkeypatch.delenv(name, raising=False)
     for name in ("FORCE_COLOR", "NO_COLOR"):  # a CI job's colour settings must not reach captured output
         monkeypatch.delenv(name, raising=False)
+    # CI mode refuses command-line symlinks out of the tree: a test that wants it sets CI itself
+    monkeypatch.delenv("CI", raising=False)
     return home / "agentcost"
 
 

@@ -142,7 +142,7 @@ def test_files_a_mapping_names_are_read_from_base_dir_and_keep_their_own_lines(t
     with pytest.raises(agentcost.InputError) as caught:
         agentcost.estimate(mapping, base_dir=tmp_path, as_of=AS_OF)
     assert str(caught.value) == (
-        f"{tools}:4: [0].extra: unknown key (allowed: name, description, input_schema, type, "
+        f"{tools}:4: [0].<key>: unknown key (allowed: name, description, input_schema, type, "
         "cache_control, strict, defer_loading; tool file named at tools[0])"
     )
     mapping["tools"] = [{"file": "../outside.yaml"}]

@@ -613,14 +613,14 @@ BAD: list[tuple[str, str | bytes, dict[str, str | bytes], int | None, str | None
      "cannot read tools.json: file not found", "s.yaml"),
     ("tool-file-unknown-key", BASE + "tools:\n  - file: tools.json\n",
      {"tools.json": '{"tools": [\n  {"name": "a",\n   "inputSchem": {}}\n]}\n'}, 3,
-     "tools[0].inputSchem", "did you mean 'inputSchema'?; tool file named at s.yaml:6", "tools.json"),
+     "tools[0].<key>", "did you mean 'inputSchema'?; tool file named at s.yaml:6", "tools.json"),
     ("tool-file-bad-json", BASE + "tools:\n  - file: tools.json\n",
      {"tools.json": '[\n  {"name": "a",}\n'}, 2, None, "invalid JSON", "tools.json"),
     ("tool-file-scalar", BASE + "tools:\n  - file: tools.yaml\n", {"tools.yaml": "just text\n"},
      1, None, "expected tool definitions, got text", "tools.yaml"),
     ("tool-file-duplicate", BASE + "tools:\n  - name: a\n    input_schema: {}\n  - file: t.yaml\n",
      {"t.yaml": "- name: b\n  input_schema: {}\n- name: a\n  inputSchema: {}\n"}, 3,
-     "[1].name", "duplicate tool name 'a' (first defined at", "t.yaml"),
+     "[1].name", "duplicate tool name (first defined at", "t.yaml"),
 ]  # fmt: skip
 
 

@@ -113,7 +113,7 @@ UNQUOTED = [
     pytest.param(
         {"s.yaml": OK + "tools: [{file: token.json}]\n", "token.json": f'{{"key": {SECRET}}}\n'},
         "estimate s.yaml",
-        "token.json:1: key: not a JSON value: text (40 characters) (quote strings; tool file named at s.yaml:5)",
+        "token.json:1: <key>: not a JSON value: text (40 characters) (quote strings; tool file named at s.yaml:5)",
         id="JSON tools file",
     ),
     pytest.param(

@@ -335,7 +335,7 @@ BAD = [
     ),
     (
         H + "  - {id: a, provider: openai, input_mtoks: 1, output_mtok: 2, source: x}\n",
-        "bad.yaml:3: models[0].input_mtoks: unknown key (allowed: id, provider, base, input_mtok, output_mtok,"
+        "bad.yaml:3: models[0].<key>: unknown key (allowed: id, provider, base, input_mtok, output_mtok,"
         " cache_read_mtok, cache_write_mtok, cache_write_1h_mtok, context_window, discount, source;"
         " did you mean 'input_mtok'?)",
     ),

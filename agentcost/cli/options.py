@@ -466,6 +466,37 @@ def set_input_policy(ctx: typer.Context, allow_path: list[Path] | None, max_inpu
         roots.append(Path(os.path.realpath(given)))
     most = max_input_bytes if max_input_bytes is not None else DEFAULT_MAX_INPUT_BYTES
     ctx.with_resource(using_policy(InputPolicy(tuple(roots), most)))
+    check_input_paths(ctx)
+
+
+_NOT_INPUTS = frozenset({"output", "allow_path"})  # the command's Path parameters that are not read
+
+
+def check_input_paths(ctx: typer.Context) -> None:
+    """In CI (``CI`` set), refuse an input path of the command line that a symlink leads out of the
+    working tree (:func:`agentcost.infra.policy.leaves_tree`) unless ``--allow-path`` names where it
+    leads: a pull request may commit ``agentcost.yml`` as a symlink to any file of the runner."""
+    from agentcost.infra.policy import ALLOW_OPTION, in_ci, leaves_tree
+
+    if not in_ci():
+        return
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name or "")
+        if param.name in _NOT_INPUTS or value is None:
+            continue
+        for path in value if isinstance(value, list | tuple) else (value,):
+            if not isinstance(path, Path) or os.fspath(path) == "-":
+                continue
+            real = leaves_tree(path)
+            if real is not None:
+                flag = next((opt for opt in param.opts if opt.startswith("--")), None)
+                raise InputError(
+                    f"a symlink out of the working tree, to {real}",
+                    file=path,
+                    key=flag if param.param_type_name == "option" else None,
+                    hint=f"in CI a path on the command line must stay inside the working directory or its git"
+                    f" work tree; pass {ALLOW_OPTION} {os.path.dirname(real)} to read it",
+                )
 
 
 def tier_name(value: ServiceTier | None) -> str | None:

@@ -64,16 +64,20 @@ def load_entry_scenario(
     reader: Reader | None = None,
     project_file: Path | None = None,
     index: int = 0,
+    quotes: bool = False,
 ) -> Scenario:
     """The entry's scenario with the entry's own ``set:`` applied first, then ``overrides`` (--set).
 
-    An error in one of the entry's own overrides points at its line in the project file.
+    An error in one of the entry's own overrides points at its line in the project file. Errors
+    never quote what the scenario file holds (a file a project names: docs/security.md) unless
+    ``quotes`` (a file the command line names).
     """
     from agentcost.infra.doc import OverrideError
     from agentcost.scenario.load import read_scenario as load_scenario
 
     try:
-        return load_scenario(entry.path, overrides=(*entry.overrides, *overrides), reader=reader)
+        overrides = (*entry.overrides, *overrides)
+        return load_scenario(entry.path, overrides=overrides, reader=reader, quotes=quotes)
     except OverrideError as err:
         if project_file is None or err.override not in entry.overrides:
             raise
@@ -109,8 +113,13 @@ def estimate_batch(
     """
     items: list[BatchItem] = []
     for i, entry in enumerate(project.entries):
-        scenario = load_entry_scenario(
-            entry, overrides=overrides, reader=reader, project_file=project.path, index=i
+        scenario = load_entry_scenario(  # a file the command line names may be quoted, not a project's
+            entry,
+            overrides=overrides,
+            reader=reader,
+            project_file=project.path,
+            index=i,
+            quotes=project.path is None,
         )
         est = estimate_scenario(
             scenario,

@@ -121,7 +121,7 @@ def select_models(
     comments. An unknown name, a glob that matches nothing or only models that are not chat models
     is an :class:`InputError` with suggestions.
     """
-    from agentcost.prices.lookup import resolve_model
+    from agentcost.prices.lookup import resolve_model, unquoted
 
     entries: list[tuple[str, int | None]] = [(s, None) for s in selectors]
     if models_file is not None:
@@ -145,8 +145,9 @@ def select_models(
     skipped: list[str] = []
     for selector, line in entries:
         try:
-            if any(c in selector for c in _GLOB):
-                ids, others = _glob(selector.strip(), as_of, user_prices, service_tier)
+            if any(c in selector for c in _GLOB):  # a line of a --models file is never quoted
+                named = repr(selector.strip()) if line is None else "the glob on this line"
+                ids, others = _glob(selector.strip(), as_of, user_prices, service_tier, named)
                 skipped.extend(model for model in others if model not in skipped)
             else:
                 prices = resolve_model(selector, as_of=as_of, user_prices=user_prices)
@@ -154,15 +155,22 @@ def select_models(
         except InputError as err:
             if line is None:  # a --model option
                 raise InputError(err.message, key="model", hint=err.hint) from None
+            err = unquoted(err)  # a --models file is data, never quoted (docs/security.md): the kind alone
             raise InputError(err.message, file=models_file, line=line, hint=err.hint) from None
         found.extend(model for model in ids if model not in found)
     return ModelSelection(found, [model for model in skipped if model not in found])
 
 
 def _glob(
-    selector: str, as_of: datetime, user_prices: UserPrices | None = None, service_tier: str | None = None
+    selector: str,
+    as_of: datetime,
+    user_prices: UserPrices | None = None,
+    service_tier: str | None = None,
+    named: str | None = None,
 ) -> tuple[list[str], list[str]]:
-    """The chat models ``selector`` matches and the other models it matches."""
+    """The chat models ``selector`` matches and the other models it matches; errors name the
+    selector as ``named`` (default: quoted)."""
+    named = repr(selector) if named is None else named
     from agentcost.prices.genai import check_provider, known_model_ids
     from agentcost.prices.listing import list_models
 
@@ -176,7 +184,7 @@ def _glob(
         offering = [m for m in matched if service_tier in m.service_tiers]
         if not offering:
             raise InputError(
-                f"no model matching {selector!r} offers the {service_tier} service tier",
+                f"no model matching {named} offers the {service_tier} service tier",
                 key="service_tier",
                 hint="drop --service-tier, or compare other models",
             )
@@ -186,7 +194,7 @@ def _glob(
         others = [f"{m.provider}/{m.model_id}" for m in matched if not is_chat_model(m)]
         if not chat:
             raise InputError(
-                f"{selector!r} matches no chat models, only {_few(others)}",
+                f"{named} matches no chat models, only {_few(others)}",
                 hint="name a model with --model to compare it anyway",
             )
         return chat, others
@@ -195,7 +203,7 @@ def _glob(
     close = difflib.get_close_matches(stem.lower(), candidates, n=3, cutoff=0.5)
     listing = "run 'agentcost models' to list known models"
     hint = f"did you mean: {', '.join(close)}? {listing}" if close else listing
-    raise InputError(f"no known model matches {selector!r}", hint=hint)
+    raise InputError(f"no known model matches {named}", hint=hint)
 
 
 def _few(models: Sequence[str], shown: int = 4, *, count: bool = True) -> str:
@@ -215,6 +223,15 @@ def skipped_note(skipped: Sequence[str]) -> str | None:
     return f"skipped {len(skipped)} {noun}: {shown} (name one with --model to compare it anyway)"
 
 
+_SCALAR_KINDS = {
+    "tag:yaml.org,2002:int": "a number",
+    "tag:yaml.org,2002:float": "a number",
+    "tag:yaml.org,2002:bool": "a boolean",
+    "tag:yaml.org,2002:null": "nothing (null)",
+    "tag:yaml.org,2002:timestamp": "a date",
+}
+
+
 def read_models_file(path: Path) -> list[tuple[str, int]]:
     """The selectors in a ``--models`` file, each with its 1-based line.
 
@@ -223,7 +240,7 @@ def read_models_file(path: Path) -> list[tuple[str, int]]:
     """
     import yaml
 
-    from agentcost.infra.yamlread import Unreadable, bounded, compose, read_text
+    from agentcost.infra.yamlread import Unreadable, compose, read_text
 
     try:
         text = read_text(path)
@@ -238,8 +255,12 @@ def read_models_file(path: Path) -> list[tuple[str, int]]:
         for item in root.value:
             line = item.start_mark.line + 1
             if not isinstance(item, yaml.ScalarNode) or item.tag != "tag:yaml.org,2002:str" or not item.value:
-                scalar = isinstance(item, yaml.ScalarNode)
-                shown = bounded(str(item.value)) if scalar else "a nested list or mapping"
+                scalar = isinstance(item, yaml.ScalarNode)  # the file's text is never quoted: its kind
+                shown = (
+                    _SCALAR_KINDS.get(item.tag, "a tagged value") if scalar else "a nested list or mapping"
+                )
+                if scalar and item.tag == "tag:yaml.org,2002:str":
+                    shown = "an empty text"
                 raise InputError(
                     f"expected a model name, got {shown}",
                     file=path,

@@ -119,7 +119,8 @@ def _estimate(
     from agentcost.commands.batch import load_entry_scenario
     from agentcost.scenario.project import ProjectEntry
 
-    scenario = load_entry_scenario(ProjectEntry(path=path), overrides=overrides, reader=reader)
+    entry = ProjectEntry(path=path)  # a file the command line names: its values may be quoted
+    scenario = load_entry_scenario(entry, overrides=overrides, reader=reader, quotes=True)
     return estimate_scenario(scenario, options=pricing, budget_usd=budget_usd)
 
 

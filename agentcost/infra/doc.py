@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
+from agentcost.infra.spec import format_key
 from agentcost.infra.text import plain
 
 __all__ = [
+    "HIDDEN_KEY",
     "MAX_SHOWN",
     "Doc",
     "KeyPath",
@@ -50,9 +52,11 @@ class Doc:
     hint: str | None = None  # added to every error about this file
     overrides: dict[KeyPath, Override] = field(default_factory=dict)  # what --set set, by key path
     quotes: bool = True
-    """Whether errors may echo this file's values (bounded and escaped): True for the files a user
-    writes as agentcost input (scenarios, projects, ``--set``); False for files whose text is
-    data named by them (tools files, price files): their values are named by type and size only."""
+    """Whether errors may echo this file's values and keys (bounded and escaped): True for the top
+    input, the file the command line names as the scenario or project (and ``--set``); False for
+    every file named inside another (subagent files, tools files) and for data files (price files):
+    their values are named by type and size only, and of their keys only agentcost's own words are
+    shown (:func:`key_text`), so that nothing such a file holds reaches a message."""
     in_memory: bool = False
     """Whether the value was given in memory (a mapping passed to the Python API), not read from a
     file: ``path`` is then a virtual file, in the directory the paths the value names are read
@@ -92,7 +96,7 @@ class Doc:
         if override is not None:
             return f"--set {override.text}"
         if self.in_memory:  # no file, no lines: the key path
-            where = key_text(path) or "the top level"
+            where = key_text(path, quotes=self.quotes) or "the top level"
         else:
             line = self.line(path)
             where = f"{self.path}:{line}" if line is not None else str(self.path)
@@ -101,7 +105,7 @@ class Doc:
 
     def error(self, path: KeyPath, message: str, hint: str | None = None) -> InputError:
         hint = joined(hint, self.hint)
-        key = key_text(path) or None
+        key = key_text(path, quotes=self.quotes) or None
         override = self.override_at(path)
         if override is not None:  # the file is not to blame: name the override instead of a line
             if key != override.path:
@@ -118,17 +122,24 @@ def joined(*hints: str | None) -> str | None:
     return "; ".join(hint for hint in hints if hint) or None
 
 
-def key_text(path: Sequence[str | int | None]) -> str:
+HIDDEN_KEY = "<key>"
+"""How a key path shows a key of a file whose text is never quoted, when the key is not one of
+agentcost's own words (an unknown key, a key of a tool's JSON Schema...)."""
+
+
+def key_text(path: Sequence[str | int | None], *, quotes: bool = True) -> str:
     """``("rounds", 3, "result")`` -> ``rounds[3].result``; None (in an override's path) is ``[*]``.
 
     A key of more than :data:`MAX_SHOWN` characters, or with a character
-    that is not printable, is shown bounded and escaped (:func:`bounded`)."""
+    that is not printable, is shown bounded and escaped (:func:`bounded`). Without ``quotes`` (a
+    file whose text is never quoted: :attr:`Doc.quotes`), a key that is not a key of one of
+    agentcost's formats is shown as :data:`HIDDEN_KEY`."""
     text = ""
     for part in path:
         if part is None or isinstance(part, int):
             text += "[*]" if part is None else f"[{part}]"
         else:
-            part = bounded(part)
+            part = bounded(part) if quotes or format_key(part) else HIDDEN_KEY
             text += f".{part}" if text else part
     return text
 

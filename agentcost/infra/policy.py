@@ -10,7 +10,9 @@ subagent, an ``empirical`` file, a project's ``path:``) must resolve, symlinks f
 directory of the file naming it, the directory of the load's top file (the one the command line or
 the caller gave), the project root (the git work tree holding that top file: the nearest directory
 above it with a ``.git`` entry, found without running git) or one of the policy's
-``allowed_roots``. Files given on the command line itself are trusted: the CI workflow wrote them.
+``allowed_roots``. Files given on the command line itself are trusted: the CI workflow wrote them;
+but in CI (:func:`in_ci`) one that a symlink leads out of the working tree is not
+(:func:`leaves_tree`): the workflow wrote its name, the pull request may have made it a symlink.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ __all__ = [
     "OutsideRoots",
     "confine",
     "current_policy",
+    "in_ci",
+    "leaves_tree",
     "project_root",
     "using_policy",
 ]
@@ -81,11 +85,20 @@ class OutsideRoots(Exception):
         )
         super().__init__(self.message)
 
+    def text(self, *, quotes: bool = True) -> str:
+        """The message for a path written in a file whose text may be quoted (``quotes``), else the
+        same without the path or where it resolves (docs/security.md: a file named inside another)."""
+        return self.message if quotes else "the path written here resolves outside the allowed directories"
+
 
 def project_root(path: Path | str) -> Path | None:
     """The git work tree holding the file ``path``: the nearest directory above its real path with a
     ``.git`` entry (a directory, or a file in a worktree or submodule); None outside any."""
-    here = os.path.dirname(os.path.realpath(path))
+    return _work_tree(os.path.dirname(os.path.realpath(path)))
+
+
+def _work_tree(here: str) -> Path | None:
+    """The nearest directory from the real directory ``here`` up with a ``.git`` entry, or None."""
     while True:
         if os.path.lexists(os.path.join(here, ".git")):
             return Path(here)
@@ -121,3 +134,28 @@ def confine(target: Path, naming_file: Path, top: Path | None = None) -> Path:
     if any(_inside(real, root) for root in roots):
         return Path(real)
     raise OutsideRoots(target, real)
+
+
+def in_ci() -> bool:
+    """Whether the run is in CI: ``CI`` set in the environment to anything but nothing, ``0`` or
+    ``false`` (GitHub Actions, GitLab CI and most others set ``CI=true``)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false")
+
+
+def leaves_tree(path: Path | str) -> str | None:
+    """The real path of ``path``, a file or directory the command line names, when a symlink leads it
+    out of the working tree: as written it is inside the working directory or the git work tree
+    holding it, and its real path is inside neither, nor inside any of the policy's
+    ``allowed_roots``. None otherwise (it stays inside, or was written outside: the workflow named
+    that place itself)."""
+    try:
+        cwd = os.path.realpath(os.getcwd())
+        written, real = os.path.abspath(path), os.path.realpath(path)
+    except (OSError, ValueError):  # no working directory, a NUL in the path: the reader says so
+        return None
+    tree = _work_tree(cwd)
+    roots = [cwd] if tree is None else [cwd, str(tree)]
+    if not any(_inside(written, root) for root in roots):
+        return None
+    roots += [os.path.realpath(root) for root in current_policy().allowed_roots]
+    return None if any(_inside(real, root) for root in roots) else real

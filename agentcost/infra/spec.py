@@ -49,6 +49,7 @@ __all__ = [
     "Tagged",
     "Union",
     "field",
+    "format_key",
     "json_schema",
 ]
 
@@ -472,6 +473,15 @@ def field(shape: Shape, description: str, *, default: Any = _REQUIRED, alias: st
     return Field(shape, description, default, alias)
 
 
+_FORMAT_KEYS: set[str] = set()  # the key of every field of every Spec defined so far
+
+
+def format_key(key: str) -> bool:
+    """Whether ``key`` is a key of one of agentcost's formats (a field of a :class:`Spec` defined so
+    far): a word of ours, that a message may show even from a file whose text it never quotes."""
+    return key in _FORMAT_KEYS
+
+
 class Spec:
     """Base of every mapping in a format: its keys are its :func:`field` attributes, in order; a
     validated mapping is an instance, every field set (defaults too), and ``fields_set`` the names
@@ -523,6 +533,7 @@ class Spec:
         inherited = {f.name: f for f in cls.fields}
         cls.fields = (*[f for f in inherited.values() if f.name not in {o.name for o in own}], *own)
         cls._by_key = {f.key: f for f in cls.fields}
+        _FORMAT_KEYS.update(cls._by_key)
 
     _by_key: ClassVar[dict[str, Field]] = {}
 

@@ -190,7 +190,10 @@ def numeral_problem(text: str, where: str, *, quote: bool = True) -> tuple[str, 
     read = numeral(text) or Numeral(None, "not a decimal number")
     what = quoted(text) if quote else "a number"
     readings = read.readings or ((int(read.value),) if read.value is not None and _whole(read.value) else ())
-    sizes = " or ".join(str(r) for r in readings if abs(r) < 10**15)
+    # a reading is the text's own digits: from a file whose text is never quoted, only a short one
+    sizes = " or ".join(
+        str(r) for r in readings if abs(r) < 10**15 and (quote or len(str(r)) <= _SHORT_NUMBER)
+    )
     if where == "content":
         as_text = f'{{text: "{text}"}}' if quote and len(text) <= MAX_SHOWN else '{text: "..."}'
         size = f"write {sizes}" if sizes else "write a whole number"

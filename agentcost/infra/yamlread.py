@@ -92,6 +92,7 @@ __all__ = [
     "read_text",
     "shown",
     "text_reader",
+    "unquoted_problem",
     "validate",
     "whole_number",
 ]
@@ -153,7 +154,13 @@ class _Builder:
     def fail(self, node: yaml.Node, message: str, hint: str | None = None, *, key: KeyPath = ()) -> NoReturn:
         line = node.start_mark.line + 1
         hint = "; ".join(part for part in (hint, self.doc.hint) if part) or None
-        raise InputError(message, file=self.doc.path, line=line, key=key_text(key) or None, hint=hint)
+        raise InputError(
+            message,
+            file=self.doc.path,
+            line=line,
+            key=key_text(key, quotes=self.doc.quotes) or None,
+            hint=hint,
+        )
 
     def build(self, node: yaml.Node, path: KeyPath) -> Any:
         self.count += 1
@@ -353,7 +360,12 @@ def _parse_json(doc: Doc, text: str) -> Doc:
     problem = check_plain(doc.value)
     if problem is not None:
         where, message, hint = problem
-        raise InputError(message, file=doc.path, key=key_text(where) or None, hint=joined(hint, doc.hint))
+        raise InputError(
+            message,
+            file=doc.path,
+            key=key_text(where, quotes=doc.quotes) or None,
+            hint=joined(hint, doc.hint),
+        )
     return doc
 
 
@@ -425,7 +437,11 @@ def _check_nodes(doc: Doc, root: yaml.Node) -> None:
             step, line, node = max(kids[id(node)], key=lambda c: height.get(id(c[2]), 0))
             path = path or (step,)  # the top-level key: the whole path would be a hundred steps long
         raise InputError(
-            _TOO_DEEP, file=doc.path, line=line, key=key_text(path) or None, hint=joined(_DEEP_HINT, doc.hint)
+            _TOO_DEEP,
+            file=doc.path,
+            line=line,
+            key=key_text(path, quotes=doc.quotes) or None,
+            hint=joined(_DEEP_HINT, doc.hint),
         )
     if size[id(root)] > MAX_VALUES:  # down to the smallest part that is over the limit on its own
         while True:
@@ -442,7 +458,7 @@ def _check_nodes(doc: Doc, root: yaml.Node) -> None:
             f"expands to more than {MAX_VALUES:,} values, the limit for one file",
             file=doc.path,
             line=line,
-            key=key_text(path) or None,
+            key=key_text(path, quotes=doc.quotes) or None,
             hint=joined(hint, LIMITS_DOC, doc.hint),
         )
 
@@ -537,6 +553,13 @@ def _line_text(text: str, line: int | None) -> str:
     return lines[line - 1] if line is not None and 0 < line <= len(lines) else ""
 
 
+def unquoted_problem(problem: str) -> str:
+    """A YAML parser's message about a file whose text is never quoted, without what it quotes of
+    the file (the pure-Python parser quotes aliases, anchors and tags: ``found undefined alias
+    'x'``); a single quoted character (``found unknown escape character 'q'``) is kept."""
+    return re.sub(r"'[^']{2,}'", "'...'", problem)
+
+
 def _yaml_error(doc: Doc, text: str, e: yaml.YAMLError) -> InputError:
     line: int | None = None
     hint: str | None = None
@@ -551,8 +574,8 @@ def _yaml_error(doc: Doc, text: str, e: yaml.YAMLError) -> InputError:
         message = f"character {chr(e.character)!r} is not allowed in YAML ({e.reason})"
     else:
         message = str(e)
-    if not doc.quotes:  # the pure-Python parser quotes aliases, anchors and tags of the file
-        message = re.sub(r"'[^']{2,}'", "'...'", message)
+    if not doc.quotes:
+        message = unquoted_problem(message)
     hint = "; ".join(part for part in (hint, doc.hint) if part) or None
     return InputError(f"YAML syntax error: {bounded(message, 200)}", file=doc.path, line=line, hint=hint)
 

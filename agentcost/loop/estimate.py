@@ -208,7 +208,7 @@ def _options(
 def _resolve(scenario: Scenario, options: PricingOptions) -> ModelPrices:
     """The prices of the model the run is on: ``options.model``, else the scenario's. An error points
     at the option (neutral keys: ``model``, ``service_tier``), a ``--set`` override or the line."""
-    from agentcost.prices.lookup import resolve_model
+    from agentcost.prices.lookup import resolve_model, unquoted
 
     model, service_tier = options.model, options.service_tier
     if model is not None and not model.strip():
@@ -233,7 +233,8 @@ def _resolve(scenario: Scenario, options: PricingOptions) -> ModelPrices:
             raise OverrideError(
                 err.message, file=scenario.path, override=setter, key="model", hint=err.hint
             ) from None
-        raise err.located(file=scenario.path, line=scenario.model_line, key="model") from None
+        err = err.located(file=scenario.path, line=scenario.model_line, key="model")
+        raise (err if scenario.quotes else unquoted(err)) from None
 
 
 def _service_tier_error(err: InputError, scenario: Scenario, from_option: bool) -> InputError:
@@ -369,7 +370,7 @@ def _routes(
 ) -> tuple[tuple[tuple[str, PricedModel], ...], tuple[tuple[str, Route], ...]]:
     """The models rounds name, priced (a model that resolves to the run's own needs none), and a
     route for each: the scenario counted with its rules."""
-    from agentcost.prices.lookup import resolve_model
+    from agentcost.prices.lookup import resolve_model, unquoted
     from agentcost.tokens.dynamics import routed_models
 
     tier = options.service_tier if options.service_tier is not None else scenario.service_tier
@@ -385,7 +386,8 @@ def _routes(
                 user_prices=options.user_prices,
             )
         except InputError as err:
-            raise err.located(file=scenario.path, line=line, key="model") from None
+            err = err.located(file=scenario.path, line=line, key="model")
+            raise (err if scenario.quotes else unquoted(err)) from None
         if other.model_id == prices.model_id:
             continue
         counts = count(other)

@@ -161,6 +161,21 @@ def _resolve(
 # --------------------------------------------------------------------------------------------
 
 
+_LISTING = "run 'agentcost models' to list known models"
+
+
+def unquoted(err: InputError) -> InputError:
+    """``err``, an error of :func:`resolve_model` about a model or provider name read from a file whose
+    text is never quoted (a subagent file, a ``--models`` file: docs/security.md), as the kind of
+    problem alone: no part of the name, and a hint only when it names agentcost's own ids (``did
+    you mean``); the file, line and key are kept. Other errors (a service tier) come back as they are."""
+    if err.key not in ("model", "provider"):
+        return err
+    message = "not a model agentcost can price" if err.key == "model" else "not a provider agentcost knows"
+    hint = err.hint if err.hint is not None and err.hint.startswith("did you mean") else _LISTING
+    return InputError(message, file=err.file, line=err.line, key=err.key, hint=hint)
+
+
 def _check_service_tier(service_tier: str) -> None:
     if service_tier not in SERVICE_TIERS:
         raise InputError(

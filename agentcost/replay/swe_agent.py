@@ -72,7 +72,7 @@ def model_from_config(path: Path) -> str:
     """The model of a SWE-agent run from its ``args.yaml`` (``agent.model.model_name``)."""
     import yaml
 
-    from agentcost.infra.yamlread import Loader
+    from agentcost.infra.yamlread import Loader, unquoted_problem
     from agentcost.replay.files import read_small_text
 
     text = read_small_text(path, key="--config")
@@ -82,7 +82,7 @@ def model_from_config(path: Path) -> str:
         mark = getattr(err, "problem_mark", None)
         problem = getattr(err, "problem", None)
         raise InputError(
-            f"not valid YAML: {problem}" if problem else "not valid YAML",
+            f"not valid YAML: {unquoted_problem(problem)}" if problem else "not valid YAML",  # never quoted
             file=path,
             line=mark.line + 1 if mark else None,
             key="--config",

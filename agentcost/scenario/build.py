@@ -21,7 +21,7 @@ from agentcost.errors import InputError
 from agentcost.infra.files import SharedReads
 from agentcost.infra.jsontext import dump_json
 from agentcost.infra.policy import OutsideRoots, confine
-from agentcost.infra.yamlread import Doc, KeyPath, Unreadable, closest, key_text, parse, shown
+from agentcost.infra.yamlread import Doc, KeyPath, Unreadable, closest, key_text, parse, quoted, shown
 from agentcost.scenario.format import (
     CacheTTLSpec,
     CallSpec,
@@ -176,6 +176,7 @@ class ScenarioBuilder:
             final_dist=self.dist_at(spec.final, ("final",)),
             final_thinking_dist=self.dist_at(final_thinking, ("final_thinking",)),
             outcome=self.outcome(spec.outcome),
+            quotes=doc.quotes,
         )
 
     def cache_ttl(self, value: CacheTTL | CacheTTLSpec | None) -> dict[str, Any]:
@@ -249,9 +250,7 @@ class ScenarioBuilder:
         excluded = item.exclude_tools or []
         for i, name in enumerate(excluded):
             if names and name not in names:
-                close = closest(name, names)
-                hint = f"defined: {', '.join(names[:12])}" + (f"; did you mean {close!r}?" if close else "")
-                raise self.doc.error(("context_editing", "exclude_tools", i), f"unknown tool {name!r}", hint)
+                raise self.unknown_tool(("context_editing", "exclude_tools", i), name, names)
         default = ContextEditing()
         return ContextEditing(
             trigger=item.trigger if item.trigger is not None else default.trigger,
@@ -293,7 +292,7 @@ class ScenarioBuilder:
         return self.dists[path]
 
     def dist(self, value: AnyDist, path: KeyPath, minimum: int) -> Dist:
-        where, line = key_text(path), self.doc.line(path)
+        where, line = key_text(path, quotes=self.doc.quotes), self.doc.line(path)
         kind = value.fields[0].name
         assert kind is not None
         if isinstance(value, FixedDist):
@@ -339,6 +338,7 @@ class ScenarioBuilder:
         between them), ``#`` starts a comment."""
         text = self.read(name, (*path, "file"))
         file = self.file_path(name)
+        hint = f"observed values for {key_text(path, quotes=self.doc.quotes)}, one or more per line"
         values: list[int] = []
         for n, line in enumerate(text.splitlines(), start=1):
             for word in line.split("#", 1)[0].replace(",", " ").split():
@@ -347,7 +347,7 @@ class ScenarioBuilder:
                         f"not a whole number from 0 to 1,000,000,000: {shown(word, quote=False)}",
                         file=file,
                         line=n,
-                        hint=f"observed values for {key_text(path)}, one or more per line",
+                        hint=hint,
                     )
                 values.append(int(word))
                 if len(values) > MAX_EMPIRICAL_VALUES:
@@ -355,9 +355,7 @@ class ScenarioBuilder:
                         f"more than {MAX_EMPIRICAL_VALUES:,} values", file=file, line=n, hint="sample them"
                     )
         if not values:
-            raise InputError(
-                "no values", file=file, hint=f"observed values for {key_text(path)}, one or more per line"
-            )
+            raise InputError("no values", file=file, hint=hint)
         return values
 
     def count(self, value: Any, path: KeyPath, minimum: int = 0) -> int | None:
@@ -390,6 +388,11 @@ class ScenarioBuilder:
     def file_path(self, name: str) -> Path:
         return self.base / name
 
+    def shown_path(self, file: Path) -> str:
+        """``file``, a path written in this file, as a message names it: not at all when the file's
+        text is never quoted (a subagent file: docs/security.md)."""
+        return str(file) if self.doc.quotes else "the file named here"
+
     def named(self, file: Path, path: KeyPath) -> Path:
         """The real path of ``file``, named at ``path`` of this file, if the run may read it there
         (else the error at ``path``, naming the path it resolves to and ``--allow-path``)."""
@@ -398,7 +401,7 @@ class ScenarioBuilder:
         try:
             return confine(file, self.doc.path, top_file(self.doc.path))
         except OutsideRoots as e:
-            raise self.doc.error(path, e.message, e.hint) from None
+            raise self.doc.error(path, e.text(quotes=self.doc.quotes), e.hint) from None
 
     def read(self, name: str, path: KeyPath) -> str:
         file = self.file_path(name)
@@ -408,7 +411,7 @@ class ScenarioBuilder:
             try:
                 self.texts[key] = self.read_text(real)
             except Unreadable as e:
-                raise self.doc.error(path, f"cannot read {file}: {e.reason}") from None
+                raise self.doc.error(path, f"cannot read {self.shown_path(file)}: {e.reason}") from None
         return self.texts[key]
 
     # -- tools
@@ -437,7 +440,8 @@ class ScenarioBuilder:
         """Tool names are unique (a server tool's name too, where the provider's format gives one)."""
         if name in seen:
             first = f"first defined at {seen[name].where}"
-            raise origin.doc.error((*origin.path, "name"), f"duplicate tool name {name!r}", first)
+            named = f" {quoted(name)}" if origin.doc.quotes else ""
+            raise origin.doc.error((*origin.path, "name"), f"duplicate tool name{named}", first)
         seen[name] = origin
 
     def tool_models(self, item: Any, path: KeyPath) -> list[tuple[AnyToolModel, _Origin]]:
@@ -448,10 +452,22 @@ class ScenarioBuilder:
         try:
             text = self.read_text(real)
         except Unreadable as e:
-            raise self.doc.error((*path, "file"), f"cannot read {file}: {e.reason}") from None
+            raise self.doc.error(
+                (*path, "file"), f"cannot read {self.shown_path(file)}: {e.reason}"
+            ) from None
         hint = f"tool file named at {self.doc.where(path)}"
         tool_doc = parse(Doc(file, hint=hint, quotes=False), text)
         return [(model, _Origin(tool_doc, where)) for model, where in tool_file_models(tool_doc)]
+
+    def unknown_tool(self, path: KeyPath, tool: str, names: tuple[str, ...]) -> InputError:
+        """``tool``, at ``path``, is none of the tools defined (``names``): named, with the tools
+        defined, unless this file is never quoted (a file named inside another: docs/security.md)."""
+        if not self.doc.quotes:
+            return self.doc.error(path, "unknown tool", "not a name of the tools this file defines")
+        shown = ", ".join(names[:12]) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
+        close = closest(tool, names)
+        hint = f"defined: {shown}" + (f"; did you mean {close!r}?" if close else "")
+        return self.doc.error(path, f"unknown tool {quoted(tool)}", hint)
 
     def check_tool_choice(self, spec: ScenarioFile, has_tools: bool) -> None:
         choice, path = spec.tool_choice or "auto", ("tool_choice",)
@@ -607,9 +623,7 @@ class ScenarioBuilder:
         if server is not None and item.tool not in tool_names:
             raise server_call_error(self.doc, path, server)
         if tool_names and item.tool not in tool_names:
-            raise self.doc.error(
-                (*path, "tool"), f"unknown tool {item.tool!r}", _tools_hint(item.tool, tool_names)
-            )
+            raise self.unknown_tool((*path, "tool"), item.tool, tool_names)
         subagent: Scenario | None = None
         subagent_line: int | None = None
         if item.subagent is not None:
@@ -678,9 +692,3 @@ def _own_or_default(own: Any, default: Any, path: KeyPath, key: str) -> tuple[An
     if own is not None:
         return own, (*path, key)
     return default, ("defaults", key)
-
-
-def _tools_hint(tool: str, names: tuple[str, ...]) -> str:
-    shown = ", ".join(names[:12]) + (f", ... ({len(names)} in all)" if len(names) > 12 else "")
-    close = closest(tool, names)
-    return f"defined: {shown}" + (f"; did you mean {close!r}?" if close else "")

@@ -71,7 +71,7 @@ MAPPING_NAME = "<mapping>"
 
 
 def read_scenario(
-    path: Path | str, *, overrides: Sequence[str] = (), reader: Reader | None = None
+    path: Path | str, *, overrides: Sequence[str] = (), reader: Reader | None = None, quotes: bool = True
 ) -> Scenario:
     """Read, validate and unroll a scenario file.
 
@@ -82,6 +82,10 @@ def read_scenario(
     Raises :class:`InputError` (one line: ``file:line: key: message (hint)``) for anything wrong
     with the file or with the files it names, and :class:`OverrideError` (``file: --set
     PATH=VALUE: message (hint)``) for a wrong override or a wrong value set by one.
+
+    ``quotes``: whether errors may echo the file's values and keys (:attr:`Doc.quotes`): True for
+    a file the command line names, False for one named inside another file (a project's ``path:``
+    entries: docs/security.md).
     """
     if isinstance(overrides, str):
         raise TypeError("overrides is a sequence of PATH=VALUE texts, not one text")
@@ -93,7 +97,7 @@ def read_scenario(
             text = read_text(path)
         except Unreadable as e:
             raise InputError(e.reason, file=path, line=e.line) from None
-        doc = parse(Doc(path), text)
+        doc = parse(Doc(path, quotes=quotes), text)
         return _read_doc(doc, overrides, budget, read_text)
 
 
@@ -270,9 +274,11 @@ def _check_top_level(doc: Doc) -> None:
         raise doc.error(("version",), "required key is missing", f"add 'version: {supported}' at the top")
     version = doc.value["version"]
     if type(version) is not int:
-        raise doc.error(("version",), f"expected an integer, got {shown(version)}", f"supported: {supported}")
+        got = shown(version, quote=doc.quotes)
+        raise doc.error(("version",), f"expected an integer, got {got}", f"supported: {supported}")
     if version not in _SUPPORTED_VERSIONS:
-        raise doc.error(("version",), f"unsupported version {version}", f"supported: {supported}")
+        got = shown(version, quote=doc.quotes)
+        raise doc.error(("version",), f"unsupported version {got}", f"supported: {supported}")
 
 
 if __name__ == "__main__":  # python -m agentcost.scenario.load > docs/scenario.schema.json

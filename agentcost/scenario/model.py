@@ -303,6 +303,7 @@ class Scenario:
     final_dist: Dist | None = None
     final_thinking_dist: Dist | None = None
     outcome: Outcome | None = None  # success rate and failure policy: cost per completed task
+    quotes: bool = True  # whether errors may echo what its file holds (not a subagent file: Doc.quotes)
 
     @property
     def uncertain(self) -> bool:

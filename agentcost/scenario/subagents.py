@@ -126,7 +126,10 @@ def load_subagent(
             named_at = doc.where(at)
         else:
             named_at = f"{parent_path}:{line}" if line is not None else str(parent_path)
-        return _from_file(value["file"], parent_path, named_at, fail, reader, from_doc, _Chain(files, level))
+        quotes = doc is None or doc.quotes
+        return _from_file(
+            value["file"], parent_path, named_at, fail, reader, from_doc, _Chain(files, level), quotes=quotes
+        )
     return _inline(value, parent_path, line, reader, from_doc, _Chain(files, level), doc, at)
 
 
@@ -138,7 +141,11 @@ def _from_file(
     reader: Callable[[Path], str],
     from_doc: FromDoc,
     chain: _Chain,
+    *,
+    quotes: bool,
 ) -> Scenario:
+    """The subagent in file ``name``, written in ``parent_path`` (whose text errors may quote: ``quotes``).
+    A subagent file is a file named inside another: errors never quote its text (docs/security.md)."""
     if not isinstance(name, str) or not name:
         raise fail(("file",), "expected a path (text)", None)
     path = parent_path.parent / name
@@ -152,12 +159,14 @@ def _from_file(
     try:
         real = confine(path, parent_path, chain.files[0] if chain.files else parent_path)
     except OutsideRoots as e:
-        raise fail(("file",), e.message, e.hint) from None
+        raise fail(("file",), e.text(quotes=quotes), e.hint) from None
     try:
         text = reader(real)
     except Unreadable as e:
-        raise fail(("file",), f"cannot read {path}: {e.reason}", None) from None
-    doc = parse(Doc(path, hint=f"subagent file named at {named_at}"), text)
+        raise fail(
+            ("file",), f"cannot read {path if quotes else 'the file named here'}: {e.reason}", None
+        ) from None
+    doc = parse(Doc(path, hint=f"subagent file named at {named_at}", quotes=False), text)
     with _entered(replace(chain, files=(*chain.files, path))):
         return from_doc(doc, reader, depth=chain.depth)
 
@@ -189,11 +198,11 @@ class _InlineDoc(Doc):
 
     def error(self, path: KeyPath, message: str, hint: str | None = None) -> InputError:
         err = super().error(path, message, hint)
-        err.key = key_text((*self.prefix, *path)) or None
+        err.key = key_text((*self.prefix, *path), quotes=self.quotes) or None
         return err
 
     def where(self, path: KeyPath) -> str:
-        return key_text((*self.prefix, *path)) if self.in_memory else super().where(path)
+        return key_text((*self.prefix, *path), quotes=self.quotes) if self.in_memory else super().where(path)
 
 
 def _inline_doc(path: Path, parent: Doc | None, at: KeyPath, line: int | None) -> Doc:
@@ -205,4 +214,5 @@ def _inline_doc(path: Path, parent: Doc | None, at: KeyPath, line: int | None) -
         lines[()] = line
     prefix = (*getattr(parent, "prefix", ()), *at) or ("subagent",)  # an inline doc inside an inline doc
     in_memory = parent is not None and parent.in_memory
-    return _InlineDoc(path, lines=lines, prefix=prefix, in_memory=in_memory)
+    quotes = parent is None or parent.quotes  # an inline subagent is part of its parent's file
+    return _InlineDoc(path, lines=lines, prefix=prefix, in_memory=in_memory, quotes=quotes)
