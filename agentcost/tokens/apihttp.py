@@ -193,7 +193,7 @@ def parse_count(data: bytes, field: str, limit: int) -> int:
     if type(value) is not int:  # bool, float, string, missing
         raise CountFailed(f"no whole-number {field} in the answer")
     if not 0 <= value <= limit:
-        raise CountFailed(f"an implausible {field} (not from 0 to {limit:,} for the request's size)")
+        raise CountFailed(f"an implausible {field} for the request's size")
     return value
 
 
@@ -270,7 +270,7 @@ def _url_problem(value: str) -> str | None:
     if not parts.hostname:
         return "names no host"
     if parts.username is not None or parts.password is not None:
-        return "holds a user name or password (keys go in the API key variables)"
+        return "holds a user name or password"
     if parts.query or parts.fragment or "?" in value or "#" in value:
         return "holds a query or a fragment (? or #)"
     return None
