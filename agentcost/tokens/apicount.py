@@ -36,11 +36,17 @@ Each count is stored in the persistent token-count cache (:mod:`agentcost.infra.
 scheme naming the API and the model (``api anthropic count_tokens/claude-sonnet-4-5``), so the next
 run, and CI with a restored cache, counts offline and exactly. Requests run on a small thread pool
 (:data:`WORKERS`), spaced by a rate limit (:data:`MAX_PER_SECOND`), retried on 429 and 5xx with
-backoff that honours ``Retry-After`` (:data:`ATTEMPTS`; :data:`sleep` is injectable for tests). A
-missing key, or one the API rejects (401/403), is an :class:`~agentcost.errors.InputError` naming
-the variable (exit 2). A text that cannot be counted otherwise falls back to the offline rule, and
-the report says how many did and that their counts are approximate. OpenAI models are counted
-exactly offline: ``--count api`` leaves them as they are, with a note.
+backoff that honours ``Retry-After`` up to :data:`MAX_WAIT` (asking for more fails the text at once;
+:data:`ATTEMPTS`; :data:`sleep` and :data:`clock` are injectable for tests). The HTTP client
+(:mod:`agentcost.tokens.apihttp`) follows no redirect (the key goes to the configured URL only),
+ends each request at :data:`TIMEOUT` seconds in all and the run's requests at :data:`RUN_DEADLINE`,
+and accepts only a plain whole-number count plausible for the request's size; an implausible count
+is neither used nor cached (nor read back from the cache). A malformed base URL, a missing key, or
+one the API rejects (401/403), is an :class:`~agentcost.errors.InputError` naming the variable (exit
+2). A text that cannot be counted otherwise falls back to the offline rule, and the report says how
+many did, why, and what they are (``the task, 2 tool results``: never their text, which may come
+from a file the reader did not write) and that their counts are approximate. OpenAI models are
+counted exactly offline: ``--count api`` leaves them as they are, with a note.
 """
 
 from __future__ import annotations
