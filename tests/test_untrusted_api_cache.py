@@ -12,6 +12,7 @@ its parents must not be writable by others; its files are private; a relative di
 
 from __future__ import annotations
 
+import http.client
 import json
 import math
 import os
@@ -19,6 +20,7 @@ import sqlite3
 import stat
 import threading
 import time
+import urllib.error
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -437,6 +439,37 @@ def test_an_answer_is_a_plausible_whole_number(answer: bytes, count: int | None,
         with pytest.raises(apihttp.CountFailed) as caught:
             apihttp.parse_count(answer, "input_tokens", limit)
         assert str(caught.value) == reason
+
+
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [
+        (TimeoutError("the request's deadline passed"), "timed out"),
+        (ConnectionRefusedError(111, "Connection refused"), "Connection refused"),
+        (
+            urllib.error.URLError(ConnectionResetError(104, "Connection reset by peer")),
+            "Connection reset by peer",
+        ),
+        (urllib.error.URLError("SECRET words of urllib's"), "URLError"),
+        (http.client.BadStatusLine("SECRET status line the server sent"), "BadStatusLine"),
+        (OSError("Tunnel connection failed: 403 SECRET reason"), "OSError"),
+    ],
+)
+def test_a_connection_failure_is_said_in_agentcosts_words(error: BaseException, said: str) -> None:
+    assert apihttp.failure(error) == said
+
+
+def test_a_closed_port_is_a_failed_count(
+    scenario: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    httpd, closed = serve()
+    httpd.shutdown()
+    httpd.server_close()  # nothing listens there any more
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", closed.url)
+    code, out, err = estimate(scenario, capsys, "-f", "json")
+    assert code == 0
+    assert fell_back(out) == note("baseline request: no answer (Connection refused)")
+    no_secret(out, err)
 
 
 def test_no_count_reaches_2_to_the_31() -> None:

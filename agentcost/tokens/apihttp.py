@@ -232,7 +232,7 @@ def failure(err: BaseException) -> str:
         return "timed out"
     if isinstance(reason, OSError) and reason.strerror:
         return reason.strerror
-    return type(reason).__name__
+    return type(err if isinstance(reason, str) else reason).__name__
 
 
 _URL_HINT = "an http:// or https:// URL such as {default}, or unset it to use that"
