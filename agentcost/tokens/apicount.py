@@ -95,18 +95,17 @@ sleep: Callable[[float], None] = time.sleep
 clock: Callable[[], float] = time.monotonic
 """The clock of the deadlines and the rate limit (tests replace it)."""
 
+_KNOWN: dict[str, dict[str, int]] = {}  # scheme -> text -> count, for this process
+_LOCK = threading.Lock()
 _RUN_ENDS: list[float] = []  # when this process's time on the endpoint ends (set by its first request)
 
 
 def _run_ends() -> float:
+    """When this process's time on the endpoint (:data:`RUN_DEADLINE`) ends."""
     with _LOCK:
         if not _RUN_ENDS:
             _RUN_ENDS.append(clock() + RUN_DEADLINE)
         return _RUN_ENDS[0]
-
-
-_KNOWN: dict[str, dict[str, int]] = {}  # scheme -> text -> count, for this process
-_LOCK = threading.Lock()
 
 
 class ApiTexts:
