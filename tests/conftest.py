@@ -128,6 +128,8 @@ def _seed_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = contextlib.closing(sqlite3.connect(home / "agentcost" / diskcache.DB_NAME))
     with source as database, contextlib.closing(sqlite3.connect(seed)) as copy:
         database.backup(copy)
+    # the key of the entries' checksums goes with them (a database without its key is all misses)
+    (home / "seed.key").write_bytes((home / "agentcost" / diskcache.KEY_NAME).read_bytes())
     return seed
 
 
@@ -150,6 +152,9 @@ def copy_seed(seed: Path, home: Path) -> None:
     directory = home / "agentcost"
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     shutil.copyfile(seed, directory / diskcache.DB_NAME)
+    key = os.open(directory / diskcache.KEY_NAME, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(key, "wb") as handle:
+        handle.write(seed.with_suffix(".key").read_bytes())
 
 
 @pytest.fixture

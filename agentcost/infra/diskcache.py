@@ -21,8 +21,15 @@ directory (``~/Library/Caches/agentcost`` on macOS, ``%LOCALAPPDATA%\\agentcost\
 ``~/.cache/agentcost`` elsewhere). ``AGENTCOST_CACHE=off`` disables it; ``AGENTCOST_CACHE_MAX_MB``
 bounds its size (default :data:`DEFAULT_MAX_MB`; least recently used entries go first).
 
-Trust: the directory is used only if the current user owns it and neither its group nor others may
-write in it (it is created ``0700``); otherwise the cache is off for the run, with one note on stderr.
+Trust (:mod:`agentcost.infra.cachetrust`): the directory must be an absolute path, owned by the
+current user and not writable by its group or others, and so must every directory above it up to
+the user's home (up to ``/`` outside it; the root user's and sticky directories such as ``/tmp``
+are accepted: no one else can replace what they hold); otherwise the cache is off for the run, with
+one note on stderr. It is created ``0700``, one of ours that others may read is made ``0700``, and
+its files are ``0600``. Every entry carries a keyed checksum of its content (HMAC-SHA256 under a
+random key kept ``0600`` beside the database, made on first use, read once per process) and is
+verified before use: an entry edited by hand, planted or copied from another cache is ignored (and
+rewritten once its value is computed again).
 
 Robustness: every failure (unwritable directory, corrupt or foreign file, a lock held too long by
 another process, a full disk) disables the cache for the rest of the process, silently: agentcost is
@@ -36,6 +43,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
+import hmac
 import json
 import math
 import os
@@ -46,10 +54,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentcost.infra.cachetrust import KEY_NAME as KEY_NAME  # re-exported: the tests' seed copies it
+from agentcost.infra.cachetrust import framed, load_key, prepare, private_files
+
 if TYPE_CHECKING:
     import sqlite3
 
-DB_NAME = "cache-v1.sqlite3"
+DB_NAME = "cache-v2.sqlite3"
+MAX_COUNT = 2**31 - 1
+"""No token count larger than this is stored (nor could any text have it)."""
 DEFAULT_MAX_MB = 256
 BUSY_TIMEOUT_S = 2.0
 OFF_WORDS = frozenset({"0", "off", "false", "no", "disable", "disabled"})
@@ -305,10 +318,12 @@ def key(kind: str, *inputs: object) -> str:
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS tokens (scheme TEXT NOT NULL, digest BLOB NOT NULL, "
-    "count INTEGER NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (scheme, digest)) WITHOUT ROWID",
+    "count INTEGER NOT NULL, used INTEGER NOT NULL, mac BLOB NOT NULL, PRIMARY KEY (scheme, digest)) "
+    "WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS blobs (kind TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, "
-    "used INTEGER NOT NULL, PRIMARY KEY (kind, key))",
+    "used INTEGER NOT NULL, mac BLOB NOT NULL, PRIMARY KEY (kind, key))",
 )
+_SCHEMA_VERSION = 2
 _CHUNK = 500  # keys per SELECT ... IN (...): well under SQLite's 32,766 variables
 
 
@@ -322,12 +337,14 @@ class CacheStats:
         "blob_hits",
         "blob_misses",
         "blob_writes",
+        "rejected",
         "errors",
     )
 
     def __init__(self) -> None:
         self.token_hits = self.token_misses = self.token_writes = 0
         self.blob_hits = self.blob_misses = self.blob_writes = 0
+        self.rejected = 0  # entries whose checksum did not match: ignored
         self.errors = 0
 
     def __repr__(self) -> str:
@@ -343,6 +360,7 @@ class DiskCache:
         self.stats = CacheStats()
         self._conn: sqlite3.Connection | None = None
         self._broken = False
+        self._key = b""  # the checksums' key, read when the database is opened
         self._lock = threading.Lock()
         self._pending_tokens: dict[tuple[str, bytes], int] = {}
         self._pending_blobs: dict[tuple[str, str], bytes] = {}
@@ -358,12 +376,14 @@ class DiskCache:
         import sqlite3
 
         try:
-            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-            unsafe = _unsafe(self.directory)
-            if unsafe:  # another user could plant entries: off for this run, said once
-                sys.stderr.write(f"agentcost: note: cache off: {self.directory} {unsafe}\n")
+            why = prepare(self.directory)
+            if why:  # another user could plant entries or swap the directory: off for this run, said once
+                from agentcost.infra.text import plain
+
+                sys.stderr.write(f"agentcost: note: cache off: {plain(why)}\n")
                 self._fail()
                 return self._conn
+            self._key = load_key(self.directory)
             self._conn = self._open(sqlite3)
         except sqlite3.DatabaseError as err:
             if getattr(err, "sqlite_errorcode", None) not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
@@ -384,6 +404,7 @@ class DiskCache:
         return self._conn
 
     def _open(self, module: Any) -> sqlite3.Connection:
+        private_files(self.path)  # SQLite gives its -wal and -shm files the database's mode
         conn: sqlite3.Connection = module.connect(
             str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
         )
@@ -454,13 +475,22 @@ class DiskCache:
                     chunk = wanted[start : start + _CHUNK]
                     marks = ",".join("?" * len(chunk))
                     rows = conn.execute(
-                        f"SELECT digest, count, used FROM tokens WHERE scheme = ? AND digest IN ({marks})",
+                        "SELECT digest, count, used, mac FROM tokens "
+                        f"WHERE scheme = ? AND digest IN ({marks})",
                         (scheme, *chunk),
                     ).fetchall()
-                    for d, count, used in rows:
-                        found[bytes(d)] = int(count)
-                        if used < self._today:
-                            self._touch_tokens.add((scheme, bytes(d)))
+                    for d, count, used, mac in rows:
+                        d = bytes(d)
+                        if not (
+                            type(count) is int
+                            and isinstance(mac, bytes)
+                            and hmac.compare_digest(mac, self._token_mac(scheme, d, count))
+                        ):
+                            self.stats.rejected += 1  # edited, planted or foreign: a miss
+                            continue
+                        found[d] = count
+                        if type(used) is not int or used < self._today:
+                            self._touch_tokens.add((scheme, d))
             except sqlite3.Error:
                 self._fail()
         hits = sum(1 for d in wanted if d in found)
@@ -474,7 +504,8 @@ class DiskCache:
             return
         scheme = key("tokens", scheme)
         for d, count in counts.items():
-            self._pending_tokens[(scheme, d)] = count
+            if type(count) is int and 0 <= count <= MAX_COUNT:  # SQLite holds 64 bits; no text has more
+                self._pending_tokens[(scheme, d)] = count
 
     # -- blobs
 
@@ -493,7 +524,7 @@ class DiskCache:
 
             try:
                 row = conn.execute(
-                    "SELECT value, used FROM blobs WHERE kind = ? AND key = ?", (kind, stored)
+                    "SELECT value, used, mac FROM blobs WHERE kind = ? AND key = ?", (kind, stored)
                 ).fetchone()
             except sqlite3.Error:
                 self._fail()
@@ -501,8 +532,16 @@ class DiskCache:
         if row is None:
             self.stats.blob_misses += 1
             return None
+        if not (
+            isinstance(row[0], bytes)
+            and isinstance(row[2], bytes)
+            and hmac.compare_digest(row[2], self._blob_mac(kind, stored, row[0]))
+        ):
+            self.stats.rejected += 1  # edited, planted or foreign: a miss
+            self.stats.blob_misses += 1
+            return None
         self.stats.blob_hits += 1
-        if row[1] < self._today:
+        if type(row[1]) is not int or row[1] < self._today:
             self._touch_blobs.add((kind, stored))
         return bytes(row[0])
 
@@ -536,12 +575,13 @@ class DiskCache:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     conn.executemany(
-                        "INSERT OR REPLACE INTO tokens (scheme, digest, count, used) VALUES (?, ?, ?, ?)",
-                        [(s, d, c, today) for (s, d), c in tokens.items()],
+                        "INSERT OR REPLACE INTO tokens (scheme, digest, count, used, mac) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        [(s, d, c, today, self._token_mac(s, d, c)) for (s, d), c in tokens.items()],
                     )
                     conn.executemany(
-                        "INSERT OR REPLACE INTO blobs (kind, key, value, used) VALUES (?, ?, ?, ?)",
-                        [(k, key, v, today) for (k, key), v in blobs.items()],
+                        "INSERT OR REPLACE INTO blobs (kind, key, value, used, mac) VALUES (?, ?, ?, ?, ?)",
+                        [(k, key, v, today, self._blob_mac(k, key, v)) for (k, key), v in blobs.items()],
                     )
                     conn.executemany(
                         "UPDATE tokens SET used = ? WHERE scheme = ? AND digest = ?",
@@ -562,6 +602,14 @@ class DiskCache:
                 return
             self.stats.token_writes += len(tokens)
             self.stats.blob_writes += len(blobs)
+
+    # -- checksums
+
+    def _token_mac(self, scheme: str, d: bytes, count: int) -> bytes:
+        return hmac.digest(self._key, framed(b"tokens", scheme.encode(), d, b"%d" % count), "sha256")
+
+    def _blob_mac(self, kind: str, stored: str, value: bytes) -> bytes:
+        return hmac.digest(self._key, framed(b"blobs", kind.encode(), stored.encode(), value), "sha256")
 
     def _bound(self, conn: sqlite3.Connection) -> None:
         """Over the size bound: drop the least recently used half of each table (pages are reused)."""
@@ -590,9 +638,9 @@ class DiskCache:
 
 
 def _create(conn: sqlite3.Connection) -> None:
-    """The tables, once per database (``user_version`` 1 marks it done)."""
+    """The tables, once per database (``user_version`` 2 marks it done)."""
     row = conn.execute("PRAGMA user_version").fetchone()
-    if row is not None and row[0] == 1:
+    if row is not None and row[0] == _SCHEMA_VERSION:
         return
     conn.execute("PRAGMA journal_mode=WAL")  # persistent; a no-op where WAL is impossible
     # the write lock first, so that a process creating the tables at the same moment makes this
@@ -601,26 +649,11 @@ def _create(conn: sqlite3.Connection) -> None:
     try:
         for statement in _SCHEMA:
             conn.execute(statement)
-        conn.execute("PRAGMA user_version=1")
+        conn.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
-
-
-def _unsafe(directory: Path) -> str | None:
-    """Why the cache directory cannot be trusted (another user owns it, or others may write in it,
-    so entries could be planted), or None."""
-    getuid = getattr(os, "getuid", None)
-    if getuid is None:  # Windows: no owners or modes of this kind
-        return None
-    info = os.stat(directory)
-    if info.st_uid != getuid():
-        return f"is owned by another user (uid {info.st_uid})"
-    if info.st_mode & 0o022:
-        who = "others" if info.st_mode & 0o002 else "its group"
-        return f"is writable by {who} (mode {info.st_mode & 0o777:o})"
-    return None
 
 
 _CACHE: DiskCache | None = None

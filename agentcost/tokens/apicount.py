@@ -36,29 +36,40 @@ Each count is stored in the persistent token-count cache (:mod:`agentcost.infra.
 scheme naming the API and the model (``api anthropic count_tokens/claude-sonnet-4-5``), so the next
 run, and CI with a restored cache, counts offline and exactly. Requests run on a small thread pool
 (:data:`WORKERS`), spaced by a rate limit (:data:`MAX_PER_SECOND`), retried on 429 and 5xx with
-backoff that honours ``Retry-After`` (:data:`ATTEMPTS`; :data:`sleep` is injectable for tests). A
-missing key, or one the API rejects (401/403), is an :class:`~agentcost.errors.InputError` naming
-the variable (exit 2). A text that cannot be counted otherwise falls back to the offline rule, and
-the report says how many did and that their counts are approximate. OpenAI models are counted
-exactly offline: ``--count api`` leaves them as they are, with a note.
+backoff that honours ``Retry-After`` up to :data:`MAX_WAIT` (asking for more fails the text at once;
+:data:`ATTEMPTS`; :data:`sleep` and :data:`clock` are injectable for tests). The HTTP client
+(:mod:`agentcost.tokens.apihttp`) follows no redirect (the key goes to the configured URL only),
+ends each request at :data:`TIMEOUT` seconds in all and the run's requests at :data:`RUN_DEADLINE`,
+and accepts only a plain whole-number count plausible for the request's size; an implausible count
+is neither used nor cached (nor read back from the cache). A malformed base URL, a missing key, or
+one the API rejects (401/403), is an :class:`~agentcost.errors.InputError` naming the variable (exit
+2). A text that cannot be counted otherwise falls back to the offline rule, and the report says how
+many did, why, and what they are (``the task, 2 tool results``: never their text, which may come
+from a file the reader did not write) and that their counts are approximate. OpenAI models are
+counted exactly offline: ``--count api`` leaves them as they are, with a note.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from agentcost.errors import InputError
+from agentcost.tokens import apihttp
+from agentcost.tokens.apihttp import CountFailed, KeyRejected
 from agentcost.tokens.countmode import mode
 
 if TYPE_CHECKING:
-    from agentcost.scenario.model import ToolChoice, ToolDef
+    from agentcost.scenario.model import Content, Scenario, ToolChoice, ToolDef
     from agentcost.tokens.counts import TokenCounts
 
 WORKERS = 4
@@ -68,8 +79,12 @@ MAX_PER_SECOND = 20.0
 ATTEMPTS = 5
 """Tries per request on 429/5xx (a connection that fails is tried twice)."""
 MAX_WAIT = 60.0
-"""The longest pause between two tries, whatever ``Retry-After`` says."""
+"""The longest pause between two tries: a ``Retry-After`` asking for more fails the text at once."""
 TIMEOUT = 30.0
+"""Seconds one request may take in all: connecting, sending, and every byte of the answer."""
+RUN_DEADLINE = 300.0
+"""Seconds a process may spend on the endpoint in all, from its first request (waits included);
+texts not counted by then fall back to the offline rule."""
 RETRIED = frozenset({408, 429, 500, 502, 503, 504, 529})
 ANTHROPIC_VERSION = "2023-06-01"
 API_ENCODING = "api "
@@ -77,9 +92,20 @@ API_ENCODING = "api "
 
 sleep: Callable[[float], None] = time.sleep
 """Pauses between tries (tests replace it)."""
+clock: Callable[[], float] = time.monotonic
+"""The clock of the deadlines and the rate limit (tests replace it)."""
 
 _KNOWN: dict[str, dict[str, int]] = {}  # scheme -> text -> count, for this process
 _LOCK = threading.Lock()
+_RUN_ENDS: list[float] = []  # when this process's time on the endpoint ends (set by its first request)
+
+
+def _run_ends() -> float:
+    """When this process's time on the endpoint (:data:`RUN_DEADLINE`) ends."""
+    with _LOCK:
+        if not _RUN_ENDS:
+            _RUN_ENDS.append(clock() + RUN_DEADLINE)
+        return _RUN_ENDS[0]
 
 
 class ApiTexts:
@@ -136,14 +162,6 @@ def _tools_key(tools: Sequence[ToolDef], choice: ToolChoice) -> str:
     return json.dumps([_tools_json(tools), _choice_json(tools, choice)], sort_keys=True, default=str)
 
 
-class KeyRejected(Exception):
-    """The endpoint said 401 or 403."""
-
-
-class CountFailed(Exception):
-    """A request failed for good (after the retries); the message says why, briefly."""
-
-
 @dataclass
 class Endpoint:
     """One provider's counting endpoint for one model."""
@@ -192,72 +210,78 @@ class Endpoint:
 
     def _wait_turn(self) -> None:
         with self._rate_lock:
-            now = time.monotonic()
+            now = clock()
             start = max(now, self._next_start)
             self._next_start = start + 1.0 / MAX_PER_SECOND
         if start > now:
             sleep(start - now)
 
     def post(self, body: bytes, key: tuple[str, str]) -> int:
-        """The endpoint's count for ``body``: retried on 429/5xx, KeyRejected on 401/403."""
+        """The endpoint's count for ``body``: retried on 429/5xx, KeyRejected on 401/403, CountFailed
+        for anything else (a redirect, a malformed or implausible answer, the deadlines)."""
         import urllib.error
-        import urllib.request
 
         headers = {"content-type": "application/json"}
         if self.provider == "anthropic":
             headers |= {"x-api-key": key[1], "anthropic-version": ANTHROPIC_VERSION}
         else:
             headers["x-goog-api-key"] = key[1]
+        field_name = "input_tokens" if self.provider == "anthropic" else "totalTokens"
+        limit = apihttp.count_limit(len(body))
         failures = 0
         for attempt in range(ATTEMPTS):
+            _pause(0.0)  # the run's deadline
             self._wait_turn()
-            request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+            deadline = apihttp.Deadline(min(clock() + TIMEOUT, _run_ends()), clock)
             try:
-                with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-                    answer = json.loads(response.read().decode("utf-8"))
-                field_name = "input_tokens" if self.provider == "anthropic" else "totalTokens"
-                value = answer.get(field_name) if isinstance(answer, dict) else None
-                if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                    raise CountFailed(f"no {field_name} in the answer")
-                return value
+                answer = apihttp.post(self.url, body, headers, deadline)
             except urllib.error.HTTPError as err:
                 err.close()  # its response's socket
                 if err.code in (401, 403):
                     raise KeyRejected(f"HTTP {err.code}") from None
                 if err.code not in RETRIED or attempt == ATTEMPTS - 1:
                     raise CountFailed(f"HTTP {err.code}") from None
-                sleep(_pause(attempt, err.headers.get("Retry-After") if err.headers else None))
-            except (urllib.error.URLError, OSError, ValueError) as err:
+                asked = apihttp.retry_after(err.headers.get("Retry-After") if err.headers else None)
+                if asked is not None and asked > MAX_WAIT:
+                    raise CountFailed(f"HTTP {err.code}, asked to wait over {MAX_WAIT:.0f} s") from None
+                _pause(asked if asked is not None else _backoff(attempt))
+                continue
+            except (OSError, http.client.HTTPException, ValueError) as err:  # URLError is an OSError
                 failures += 1
                 if failures >= 2:
-                    reason = getattr(err, "reason", err)
-                    raise CountFailed(f"no answer ({reason})") from None
-                sleep(_pause(attempt, None))
+                    raise CountFailed(f"no answer ({apihttp.failure(err)})") from None
+                _pause(_backoff(attempt))
+                continue
+            return apihttp.parse_count(answer, field_name, limit)
         raise CountFailed("retries exhausted")  # pragma: no cover - the loop returns or raises
 
 
-def _pause(attempt: int, retry_after: str | None) -> float:
-    """Seconds before the next try: ``Retry-After`` (seconds) when given, else 0.5 s doubling."""
-    if retry_after is not None:
-        try:
-            return min(MAX_WAIT, max(0.0, float(retry_after)))
-        except ValueError:
-            pass
+def _backoff(attempt: int) -> float:
+    """Seconds before the next try when the server does not say: 0.5 s doubling, at most MAX_WAIT."""
     return min(MAX_WAIT, 0.5 * 2.0**attempt)
+
+
+def _pause(seconds: float) -> None:
+    """Wait ``seconds`` (the injectable :data:`sleep`), or CountFailed if the run's time on the
+    endpoint (:data:`RUN_DEADLINE`) ends first."""
+    if clock() + seconds >= _run_ends():
+        raise CountFailed(f"--count api's {RUN_DEADLINE:.0f} s for the run ran out")
+    if seconds > 0:
+        sleep(seconds)
 
 
 def endpoint_for(rules: str, model: str) -> Endpoint | None:
     """The counting endpoint of a rules family (``anthropic``/``google``), None for the others."""
     if rules == "anthropic":
-        base = os.environ.get("ANTHROPIC_BASE_URL", "").strip() or "https://api.anthropic.com"
-        url = f"{base.rstrip('/')}/v1/messages/count_tokens"
+        base = apihttp.base_url("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
+        url = f"{base}/v1/messages/count_tokens"
         return Endpoint(
             "anthropic", model, "Anthropic count_tokens", url, ("ANTHROPIC_API_KEY",), "ANTHROPIC_BASE_URL"
         )
     if rules == "google":
-        base = os.environ.get("GEMINI_BASE_URL", "").strip() or "https://generativelanguage.googleapis.com"
+        base = apihttp.base_url("GEMINI_BASE_URL", "https://generativelanguage.googleapis.com")
         name = model.removeprefix("models/")
-        url = f"{base.rstrip('/')}/v1beta/models/{name}:countTokens"
+        url = f"{base}/v1beta/models/{quote(name, safe='')}:countTokens"
         return Endpoint(
             "google", name, "Gemini countTokens", url, ("GOOGLE_API_KEY", "GEMINI_API_KEY"), "GEMINI_BASE_URL"
         )
@@ -269,13 +293,21 @@ def clear() -> None:
     with _LOCK:
         _KNOWN.clear()
         _FAILED.clear()
+        _RUN_ENDS.clear()
 
 
 _FAILED: dict[str, dict[str, str]] = {}  # scheme -> text or tool key -> why it could not be counted
 
 
+def _plausible(item: str, count: int) -> bool:
+    """Whether ``count`` can be the endpoint's count of ``item`` (a text, a tool block's key, or ""
+    for the baseline): :func:`agentcost.tokens.apihttp.count_limit` of its size."""
+    size = len(item.encode("utf-8", "surrogatepass"))
+    return type(count) is int and 0 <= count <= apihttp.count_limit(size)
+
+
 def _stored(scheme: str, items: Sequence[str]) -> dict[str, int]:
-    """Counts of ``items`` in the persistent cache under ``scheme``."""
+    """Plausible counts of ``items`` in the persistent cache under ``scheme`` (others are not used)."""
     from agentcost.infra import diskcache
 
     cache = diskcache.get_cache()
@@ -283,15 +315,17 @@ def _stored(scheme: str, items: Sequence[str]) -> dict[str, int]:
         return {}
     digests = {item: diskcache.text_digest(item) for item in items}
     found = cache.token_counts(scheme, digests.values())
-    return {item: found[d] for item, d in digests.items() if d in found}
+    return {item: found[d] for item, d in digests.items() if d in found and _plausible(item, found[d])}
 
 
 def _store(scheme: str, counts: dict[str, int]) -> None:
+    """Keep plausible counts in the persistent cache (an implausible one is never stored)."""
     from agentcost.infra import diskcache
 
     cache = diskcache.get_cache()
-    if cache is not None and counts:
-        cache.put_token_counts(scheme, {diskcache.text_digest(t): n for t, n in counts.items()})
+    kept = {diskcache.text_digest(t): n for t, n in counts.items() if _plausible(t, n)}
+    if cache is not None and kept:
+        cache.put_token_counts(scheme, kept)
         diskcache.flush()
 
 
@@ -378,13 +412,44 @@ def _rejected(ep: Endpoint, variable: str, why: str) -> InputError:
     )
 
 
-def _preview(text: str) -> str:
-    from agentcost.infra.text import plain
+def text_roles(scenario: Scenario) -> dict[str, str]:
+    """What each text of ``scenario`` is (``task``, ``tool result``...): how a note names the texts
+    that could not be counted, without quoting any (a text may come from a file the reader did not
+    write)."""
+    roles: dict[str, str] = {}
 
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return plain(first[:40] + ("…" if len(first) > 40 or len(text) > len(first) + 1 else ""))
+    def add(content: Content | str | None, role: str) -> None:
+        text = content if isinstance(content, str) or content is None else content.text
+        if text:
+            roles.setdefault(text, role)
+
+    add(scenario.system, "system prompt")
+    add(scenario.task, "task")
+    add(scenario.final, "final answer")
+    add(scenario.retries.error, "retry error")
+    for round_ in dict.fromkeys(scenario.rounds):  # equal rounds (repeats) once
+        add(round_.text, "assistant text")
+        add(round_.user, "user message")
+        for call in round_.calls:
+            add(call.tool, "tool name")
+            add(call.input, "tool input")
+            add(call.result, "tool result")
+        for server in round_.server_tools:
+            add(server.result, "server tool result")
+    return roles
 
 
+def _named(texts: Sequence[str], roles: Mapping[str, str]) -> str:
+    """``texts`` by role and size (``the task, 2 tool results; 1,234 characters``), never quoted."""
+    by_role = Counter(roles.get(text, "other text") for text in texts)
+    parts = [
+        f"the {role}" if n == 1 and role in _ONE_OF else f"{n:,} {role}{'s' if n > 1 else ''}"
+        for role, n in sorted(by_role.items(), key=lambda item: (-item[1], item[0]))
+    ]
+    return f"{', '.join(parts)}; {sum(len(t) for t in texts):,} characters"
+
+
+_ONE_OF = frozenset({"system prompt", "task", "final answer", "retry error"})
 _OFFLINE_TEXT_NOTES = ("Claude's tokenizer is not public", "Gemini's tokenizer is not available offline")
 
 
@@ -395,8 +460,13 @@ class Session:
     endpoint: Endpoint | None
     note: str | None = None
 
-    def run(self, count: Callable[[ApiTexts | None], TokenCounts]) -> TokenCounts:
-        """``count`` twice: once recording the texts it counts, then with the API's counts."""
+    def run(
+        self,
+        count: Callable[[ApiTexts | None], TokenCounts],
+        roles: Callable[[], Mapping[str, str]] | None = None,
+    ) -> TokenCounts:
+        """``count`` twice: once recording the texts it counts, then with the API's counts.
+        ``roles``: what each text is (:func:`text_roles`), asked only to name texts that fell back."""
         ep = self.endpoint
         if ep is None:
             counts = count(None)
@@ -408,9 +478,16 @@ class Session:
         fetched = _fetch(ep, list(first.wanted), first.wanted_tools)
         second = ApiTexts(known, blocks, recording=False)
         counts = count(second)
-        return self._marked(ep, counts, second, fetched)
+        return self._marked(ep, counts, second, fetched, roles() if second.offline and roles else None)
 
-    def _marked(self, ep: Endpoint, counts: TokenCounts, api: ApiTexts, fetched: Fetched) -> TokenCounts:
+    def _marked(
+        self,
+        ep: Endpoint,
+        counts: TokenCounts,
+        api: ApiTexts,
+        fetched: Fetched,
+        roles: Mapping[str, str] | None,
+    ) -> TokenCounts:
         offline = sorted(api.offline)
         texts = len(api.used - api.tool_blocks.keys())
         total = texts + len(offline)
@@ -431,12 +508,10 @@ class Session:
         )
         if offline:
             why = sorted(set(_FAILED.get(ep.scheme, {}).get(t, "not counted") for t in offline))
-            named = ", ".join(repr(_preview(t)) for t in offline[:3])
-            more = f" and {len(offline) - 3} more" if len(offline) > 3 else ""
             line = (
                 f"{len(offline)} of {total} texts could not be counted by {ep.label} "
-                f"({'; '.join(why)[:200]}) and fell back to the offline rule, so the counts are "
-                f"approximate: {named}{more}"
+                f"({'; '.join(why)[:300]}) and fell back to the offline rule, so the counts are "
+                f"approximate: {_named(offline, roles or {})}"
             )
             notes.append(line)
             if fetched.failed:

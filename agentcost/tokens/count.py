@@ -141,7 +141,12 @@ def count_tokens(
     else:
         session = None
     if session is not None:
-        return session.run(lambda hook: _count_tokens(scenario, provider, model_id, memo, use_ctok, hook))
+        from agentcost.tokens.apicount import text_roles
+
+        return session.run(
+            lambda hook: _count_tokens(scenario, provider, model_id, memo, use_ctok, hook),
+            lambda: text_roles(scenario),
+        )
     return _count_tokens(scenario, provider, model_id, memo, use_ctok, None)
 
 
