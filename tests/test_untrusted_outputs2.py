@@ -1,0 +1,179 @@
+"""Untrusted inputs, round two (issue 28, items 3-6 and two of item 10), each through the real
+command line or the function that does the work, with the exact result:
+
+* numbers: a value of ten characters (``1e99999999``) anywhere a number is read exits 2 with one
+  line, and no huge integer is ever built (the magnitude is read from the exponent first);
+* CSV: no cell of any CSV report starts a spreadsheet formula (OWASP's rule), while agentcost's own
+  signed numbers stay numbers;
+* names are bounded for display and a Markdown report kept under GitHub's limits, saying so;
+* the comment step of the action edits only a comment its own account wrote;
+* ``calibrate`` keeps a tool name with NEL exact, ``reconcile --runs-per-day`` names its limit.
+
+docs/security.md, docs/limits.md and docs/ci.md describe the rules.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from agentcost.cli import run
+from agentcost.infra.validate import numeral_problem, small_whole
+
+OK = "version: 1\nmodel: gpt-5\ntask: hi\nfinal: 10\n"  # the smallest valid scenario: lines 1-4
+
+
+def cli(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    files: dict[str, str],
+    argv: list[str],
+) -> tuple[int, str, str]:
+    """Write ``files`` into an empty directory and run ``agentcost ARGV`` there: (exit code, stdout, stderr)."""
+    monkeypatch.chdir(tmp_path)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    code = run(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 5: a number of ten characters never builds a huge integer
+
+AMBIGUOUS = "ambiguous: '{0}' could be a size or a text (write a whole number for a size in tokens, or {{text: \"{0}\"}} for the text)"
+BIG = "1e99999999"  # int() of it: a hundred million digits, minutes of CPU
+HUGE = "1e10000000000000"  # int() of it: a MemoryError at once, so a regression fails fast here
+
+
+@pytest.mark.parametrize(
+    ("files", "argv", "message"),
+    [
+        pytest.param(
+            {"s.yaml": OK.replace("final: 10", f"final: {BIG}")},
+            ["estimate", "s.yaml"],
+            "s.yaml:4: final: " + AMBIGUOUS.format(BIG),
+            id="final",
+        ),
+        pytest.param(
+            {"s.yaml": OK.replace("final: 10", f"final: {HUGE}")},
+            ["estimate", "s.yaml"],
+            "s.yaml:4: final: " + AMBIGUOUS.format(HUGE),
+            id="final, exponent of 14 digits",
+        ),
+        pytest.param(
+            {"s.yaml": OK.replace("task: hi", f"task: -{BIG}")},
+            ["estimate", "s.yaml"],
+            "s.yaml:3: task: " + AMBIGUOUS.format("-" + BIG),
+            id="task, negative",
+        ),
+        pytest.param(
+            {"s.yaml": OK + f"system: {BIG}\n"},
+            ["estimate", "s.yaml"],
+            "s.yaml:5: system: " + AMBIGUOUS.format(BIG),
+            id="system",
+        ),
+        pytest.param(
+            {"s.yaml": OK + f"rounds:\n  - {{tool: x, call_tokens: 3, result: {BIG}}}\n"},
+            ["estimate", "s.yaml"],
+            "s.yaml:6: rounds[0].result: " + AMBIGUOUS.format(BIG),
+            id="result",
+        ),
+        pytest.param(
+            {"s.yaml": OK + f"rounds:\n  - {{reply: 10, user: {BIG}}}\n"},
+            ["estimate", "s.yaml"],
+            "s.yaml:6: rounds[0].user: " + AMBIGUOUS.format(BIG),
+            id="a chat user",
+        ),
+        pytest.param(
+            {
+                "s.yaml": OK + "rounds:\n  - {tool: x, call_tokens: 3, subagent: {file: sub.yaml}}\n",
+                "sub.yaml": OK.replace("final: 10", f"final: {BIG}"),
+            },
+            ["estimate", "s.yaml"],
+            "sub.yaml:4: final: " + AMBIGUOUS.format(BIG)[:-1] + "; subagent file named at s.yaml:6)",
+            id="a subagent's final",
+        ),
+        pytest.param(
+            {"s.yaml": OK},
+            ["estimate", "s.yaml", "--set", f"final={BIG}"],
+            f"s.yaml: --set final={BIG}: " + AMBIGUOUS.format(BIG),
+            id="--set",
+        ),
+        pytest.param(
+            {
+                "s.yaml": OK,
+                "p.yml": f"version: 1\nname: P\nscenarios:\n  - {{path: s.yaml, set: [final={BIG}]}}\n",
+            },
+            ["estimate", "p.yml"],
+            f"p.yml:4: scenarios[0].set[0]: final={BIG}: "
+            + AMBIGUOUS.format(BIG)[:-1]
+            + "; set: applies to s.yaml)",
+            id="a project's set:",
+        ),
+        pytest.param(
+            {"s.yaml": OK.replace("task: hi", f"task: {{tokens: -{BIG}}}")},
+            ["estimate", "s.yaml"],
+            f"s.yaml:3: task.tokens: must be >= 0, got -{BIG}",
+            id="a size, negative",
+        ),
+        pytest.param(
+            {"s.yaml": OK + f"rounds:\n  - {{tool: x, call_tokens: -{HUGE}}}\n"},
+            ["estimate", "s.yaml"],
+            f"s.yaml:6: rounds[0].call_tokens: must be >= 1, got -{HUGE}",
+            id="a positive count, negative",
+        ),
+        pytest.param(
+            {"s.yaml": OK.replace("task: hi", f"task: {{tokens: {BIG}}}")},
+            ["estimate", "s.yaml"],
+            f"s.yaml:3: task.tokens: must be <= 1,000,000,000, got {BIG}",
+            id="a size",
+        ),
+        pytest.param(
+            {"s.yaml": OK + "limits: {budget_usd: 1e-99999999}\n"},
+            ["estimate", "s.yaml"],
+            "s.yaml:5: limits.budget_usd: must be 0 or at least 1e-100, got 1e-99999999",
+            id="an amount of 1e-99999999 (its dollars would take 10^8 digits)",
+        ),
+    ],
+)
+def test_a_number_of_ten_characters_is_one_line_and_exit_2(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    files: dict[str, str],
+    argv: list[str],
+    message: str,
+) -> None:
+    code, out, err = cli(tmp_path, monkeypatch, capsys, files, argv)
+    assert (code, out, err) == (2, "", f"agentcost: error: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("1e99999999", None),
+        ("-1e99999999", None),
+        ("1e15", None),  # the first magnitude no hint shows
+        ("9.99e14", 999_000_000_000_000),
+        ("1.5e3", 1500),
+        ("1.5", None),
+        ("1e-99999999", None),
+    ],
+)
+def test_small_whole_reads_the_magnitude_before_any_int(value: str, expected: int | None) -> None:
+    assert small_whole(Decimal(value)) == expected
+
+
+def test_a_hint_names_the_size_only_when_it_is_small() -> None:
+    assert numeral_problem("1.5e3", "content") == (
+        "ambiguous: '1.5e3' could be a size or a text",
+        'write 1500 for a size in tokens, or {text: "1.5e3"} for the text',
+    )
+    assert (
+        numeral_problem(BIG, "content")[1]
+        == f'write a whole number for a size in tokens, or {{text: "{BIG}"}} for the text'
+    )
