@@ -177,3 +177,75 @@ def test_a_hint_names_the_size_only_when_it_is_small() -> None:
         numeral_problem(BIG, "content")[1]
         == f'write a whole number for a size in tokens, or {{text: "{BIG}"}} for the text'
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 4: no CSV cell starts a formula; agentcost's own signed numbers stay numbers
+
+FORMULAS = ['=HYPERLINK("https://e.vil","x")', "+cmd|' /C calc'!A0", "-2+3+cmd", "@SUM(1+1)*cmd"]
+
+
+@pytest.mark.parametrize(
+    ("cell", "written"),
+    [
+        ('=HYPERLINK("https://e.vil","x")', '\'=HYPERLINK("https://e.vil","x")'),
+        ("+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"),
+        ("-2+3+cmd", "'-2+3+cmd"),
+        ("@SUM(1+1)", "'@SUM(1+1)"),
+        ("\t=1+1", "\\t=1+1"),  # plain() shows the tab escaped: the cell starts with a backslash
+        ("\r=1+1", "\\r=1+1"),
+        ("-", "'-"),
+        ("-0.0020", "-0.0020"),  # a change in dollars: a number, no formula
+        ("+12", "+12"),
+        ("-12", "-12"),
+        ("-1e3", "'-1e3"),  # agentcost writes no exponent; a name that looks so is text
+        ("1+1", "1+1"),  # only the first character starts a formula
+        ("read_file", "read_file"),
+        ("", ""),
+    ],
+)
+def test_csv_cell_by_owasps_rule(cell: str, written: str) -> None:
+    from agentcost.infra.text import csv_cell
+
+    assert csv_cell(cell) == written
+
+
+def _cells(text: str) -> list[str]:
+    import csv
+    import io
+
+    return [cell for row in csv.reader(io.StringIO(text)) for cell in row]
+
+
+def _starts_no_formula(cells: list[str]) -> None:
+    import re
+
+    for cell in cells:
+        assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")) or re.fullmatch(
+            r"[-+][0-9]+(\.[0-9]+)?", cell
+        ), cell
+
+
+def test_no_csv_report_starts_a_formula(tmp_path: Path) -> None:
+    """Every report kind (estimate, compare, project, diff, replay) in CSV, its names all formulas:
+    each such cell is written with a ``'`` in front, and the dollars of a cheaper side stay negative
+    numbers."""
+    from agentcost.commands.diff_read import diff_paths
+    from agentcost.render.output import Format, render_text
+    from agentcost.report.gates import IncreaseLimits
+    from tests.test_untrusted_output import AS_OF, _reports
+
+    name, tool, other, project = FORMULAS
+    folder = tmp_path / "=cmd"
+    folder.mkdir()
+    seen: set[str] = set()
+    for report, gates in _reports(folder, name, tool, other, project):
+        cells = _cells(render_text(report, Format.csv, gates=gates))
+        _starts_no_formula(cells)
+        seen.update(cells)
+    assert {"'" + name, "'" + tool, "'" + other, "'" + project} <= seen  # each written, as text
+    cheaper = diff_paths(folder / "head.yaml", folder / "base.yaml", as_of=AS_OF, limits=IncreaseLimits())
+    cells = _cells(render_text(cheaper, Format.csv))
+    _starts_no_formula(cells)
+    negative = [cell for cell in cells if cell.startswith("-")]
+    assert negative and all(Decimal(cell) < 0 for cell in negative)  # numbers, as a spreadsheet reads them
