@@ -249,3 +249,58 @@ def test_no_csv_report_starts_a_formula(tmp_path: Path) -> None:
     _starts_no_formula(cells)
     negative = [cell for cell in cells if cell.startswith("-")]
     assert negative and all(Decimal(cell) < 0 for cell in negative)  # numbers, as a spreadsheet reads them
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 10: calibrate keeps a tool's name exact; reconcile names the limit of --runs-per-day
+
+
+@pytest.mark.parametrize(
+    "tool", ["a\x85b", "line\u2028sep\u2029para", "tab\there", "del\x7fx", "ok \u00e9\u4e2d"]
+)
+def test_calibrate_writes_a_tool_name_that_reads_back_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tool: str
+) -> None:
+    from agentcost.api import load_scenario
+    from tests.test_untrusted_output import trace_jsonl
+
+    files = {"t.jsonl": trace_jsonl(tool)}
+    code, _, err = cli(
+        tmp_path,
+        monkeypatch,
+        capsys,
+        files,
+        ["calibrate", "t.jsonl", "-o", "c.yaml", "--as-of", "2026-11-30"],
+    )
+    assert code == 0, err
+    written = (tmp_path / "c.yaml").read_text(encoding="utf-8")
+    assert written.isascii() or "\u00e9" in tool  # every unprintable character escaped in the YAML
+    assert all(line.isprintable() for line in written.splitlines())
+    [call] = load_scenario(tmp_path / "c.yaml").rounds[0].calls
+    assert call.tool == tool
+
+
+def test_one_line_escapes_unicode_line_breaks_instead_of_spacing_them() -> None:
+    from agentcost.errors import one_line
+
+    assert one_line(" a\x85b\u2028c \n\t d\u00a0e ") == "a\\x85b\\u2028c d\\xa0e"
+
+
+@pytest.mark.parametrize("value", ["10000001", "0", "-5", "many", "1e99999999", "1e-99999999", "nan"])
+def test_reconcile_runs_per_day_names_its_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    exports = Path(__file__).parent / "data" / "usage-exports"
+    argv = [
+        "reconcile",
+        str(exports / "anthropic-usage.json"),
+        "--project",
+        "s.yaml",
+        "--runs-per-day",
+        value,
+    ]
+    code, out, err = cli(tmp_path, monkeypatch, capsys, {"s.yaml": OK}, argv)
+    message = (
+        f"--runs-per-day: expected a number of runs above 0 and at most 10,000,000, got '{value}' (e.g. 200)"
+    )
+    assert (code, out, err) == (2, "", f"agentcost: error: {message}\n")
