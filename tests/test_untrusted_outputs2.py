@@ -304,3 +304,170 @@ def test_reconcile_runs_per_day_names_its_limit(
         f"--runs-per-day: expected a number of runs above 0 and at most 10,000,000, got '{value}' (e.g. 200)"
     )
     assert (code, out, err) == (2, "", f"agentcost: error: {message}\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 3: the action's comment step edits only a comment its own account wrote
+
+COMMENT_SH = Path(__file__).resolve().parents[1] / ".github" / "agentcost-action" / "comment.sh"
+MARKER = "<!-- agentcost-cost-report -->"
+BOT = {"login": "github-actions[bot]", "type": "Bot"}
+STRANGER = {"login": "mallory", "type": "User"}
+# ``gh`` as the GitHub API answers it: the comments in a JSON file (GET lists them, POST adds one by
+# the poster, PATCH edits one), every call recorded; ``gh api user`` answers GH_WHOAMI's login, or
+# fails as it does for GITHUB_TOKEN (403) when that is empty.
+FAKE_GH = """\
+import json, os, sys
+args = sys.argv[1:]
+with open(os.environ["GH_STATE"], encoding="utf-8") as handle:
+    state = json.load(handle)
+body = sys.stdin.read() if any(a.endswith("=@-") for a in args) else None
+method = args[args.index("--method") + 1] if "--method" in args else "GET"
+path = next(a for a in args[1:] if not a.startswith("-") and a != method)
+state["calls"].append([method, path])
+poster = {"login": os.environ["GH_WHOAMI"] or "github-actions[bot]", "type": "Bot"}
+code = 0
+if path == "user":
+    if os.environ["GH_WHOAMI"]:
+        print(os.environ["GH_WHOAMI"])  # --jq .login
+    else:
+        print("Resource not accessible by integration (HTTP 403)", file=sys.stderr)
+        code = 1
+elif method == "GET":
+    print(json.dumps(state["comments"]))
+elif method == "POST":
+    state["comments"].append({"id": 100 + len(state["comments"]), "body": body, "user": poster})
+elif method == "PATCH":
+    [comment] = [c for c in state["comments"] if c["id"] == int(path.rsplit("/", 1)[1])]
+    comment["body"] = body
+with open(os.environ["GH_STATE"], "w", encoding="utf-8") as handle:
+    json.dump(state, handle)
+sys.exit(code)
+"""
+
+
+def _comment_step(
+    tmp_path: Path, comments: list[dict[str, object]], *, author: str = "", whoami: str = ""
+) -> tuple[str, list[list[str]], list[dict[str, object]]]:
+    """comment.sh run as the action runs it (MODE update) against a fake API holding ``comments``:
+    (its ``comment`` output, the API calls made, the comments after)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gh").write_text(f"#!{sys.executable}\n{FAKE_GH}", encoding="utf-8")
+    (bin_dir / "gh").chmod(0o755)
+    (bin_dir / "python3").symlink_to(sys.executable)
+    state = tmp_path / "gh.json"
+    state.write_text(json.dumps({"calls": [], "comments": comments}), encoding="utf-8")
+    body = tmp_path / "cost.md"
+    body.write_text(f"{MARKER}\n**+$0.01** per run\n", encoding="utf-8")
+    output = tmp_path / "output"
+    env = {
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "GH_STATE": str(state),
+        "GH_WHOAMI": whoami,
+        "GITHUB_REPOSITORY": "owner/repo",
+        "GITHUB_OUTPUT": str(output),
+        "MODE": "update",
+        "BODY_FILE": str(body),
+        "PR": "7",
+        "AUTHOR": author,
+    }
+    done = subprocess.run(["bash", str(COMMENT_SH)], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    seen = json.loads(state.read_text(encoding="utf-8"))
+    return output.read_text(encoding="utf-8").strip(), seen["calls"], seen["comments"]
+
+
+LIST = ["GET", "repos/owner/repo/issues/7/comments?per_page=100"]
+POST = ["POST", "repos/owner/repo/issues/7/comments"]
+
+
+@pytest.mark.parametrize(
+    ("comments", "author", "whoami", "outcome", "last_call"),
+    [
+        pytest.param(
+            [{"id": 1, "body": f"{MARKER}\nmine now", "user": STRANGER}],
+            "",
+            "",
+            "comment=created",
+            POST,
+            id="a stranger's comment with the marker: untouched, a new comment posted",
+        ),
+        pytest.param(
+            [{"id": 1, "body": f"x {MARKER}", "user": {"login": "github-actions", "type": "User"}}],
+            "",
+            "",
+            "comment=created",
+            POST,
+            id="a user named like the bot, without [bot]",
+        ),
+        pytest.param(
+            [{"id": 1, "body": MARKER, "user": STRANGER}, {"id": 2, "body": MARKER, "user": BOT}],
+            "",
+            "",
+            "comment=updated",
+            ["PATCH", "repos/owner/repo/issues/comments/2"],
+            id="ours after a stranger's: ours edited",
+        ),
+        pytest.param(
+            [{"id": 1, "body": MARKER}, {"id": 2, "body": MARKER, "user": None}],
+            "",
+            "",
+            "comment=created",
+            POST,
+            id="no author at all (a deleted account, a malformed answer)",
+        ),
+        pytest.param(
+            [
+                {"id": 1, "body": MARKER, "user": BOT},
+                {"id": 2, "body": MARKER, "user": {"login": "my-app[bot]"}},
+            ],
+            "my-app[bot]",
+            "",
+            "comment=updated",
+            ["PATCH", "repos/owner/repo/issues/comments/2"],
+            id="comment-author names an app: only its comment is edited",
+        ),
+        pytest.param(
+            [{"id": 1, "body": MARKER, "user": BOT}, {"id": 2, "body": MARKER, "user": {"login": "alice"}}],
+            "",
+            "alice",
+            "comment=updated",
+            ["PATCH", "repos/owner/repo/issues/comments/2"],
+            id="a personal token: GET /user says who posts",
+        ),
+        pytest.param(
+            [{"id": 1, "body": MARKER, "user": BOT}],
+            "",
+            "alice",
+            "comment=created",
+            POST,
+            id="a personal token does not edit the bot's comment",
+        ),
+    ],
+)
+def test_the_comment_step_edits_only_a_comment_its_account_wrote(
+    tmp_path: Path,
+    comments: list[dict[str, object]],
+    author: str,
+    whoami: str,
+    outcome: str,
+    last_call: list[str],
+) -> None:
+    before = [dict(c) for c in comments]
+    done, calls, after = _comment_step(tmp_path, comments, author=author, whoami=whoami)
+    assert done == outcome
+    ask = [] if author else [["GET", "user"]]
+    assert calls == [*ask, LIST, last_call]
+    edited = int(last_call[1].rsplit("/", 1)[1]) if last_call[0] == "PATCH" else None
+    for old, new in zip(before, after, strict=False):  # every other comment exactly as it was
+        if old["id"] != edited:
+            assert new == old
+    if edited is None:
+        [posted] = after[len(before) :]
+        assert posted["body"].startswith(MARKER)
