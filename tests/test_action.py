@@ -311,7 +311,16 @@ class Runner:
             (bin_dir / tool).chmod(0o755)
         (bin_dir / "python3").symlink_to(sys.executable)
         self.state = tmp / "gh.json"
-        self.state.write_text(json.dumps({"calls": [], "comments": [{"id": 1, "body": "Looks good", "user": {"login": "octocat", "type": "User"}}]}))
+        self.state.write_text(
+            json.dumps(
+                {
+                    "calls": [],
+                    "comments": [
+                        {"id": 1, "body": "Looks good", "user": {"login": "octocat", "type": "User"}}
+                    ],
+                }
+            )
+        )
         (tmp / "runner").mkdir()
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RUNNER_"))},
@@ -537,7 +546,10 @@ def test_the_gitlab_job_posts_one_note_and_edits_it_on_the_next_push(pr: Runner)
     curl.write_text(f"#!{sys.executable}\n{CURL}", encoding="utf-8")
     curl.chmod(0o755)
     state = pr.tmp / "notes.json"
-    state.write_text(json.dumps({"calls": [], "notes": [{"id": 1, "body": "Thanks!", "author": {"id": 5}}]}), encoding="utf-8")
+    state.write_text(
+        json.dumps({"calls": [], "notes": [{"id": 1, "body": "Thanks!", "author": {"id": 5}}]}),
+        encoding="utf-8",
+    )
     env = {
         **pr.env,
         "CURL_STATE": str(state),
