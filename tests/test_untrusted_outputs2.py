@@ -471,3 +471,87 @@ def test_the_comment_step_edits_only_a_comment_its_account_wrote(
     if edited is None:
         [posted] = after[len(before) :]
         assert posted["body"].startswith(MARKER)
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 6: names bounded for display, every Markdown report under GitHub's limits
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("Read", "Read"),
+        ("", ""),
+        ("x" * 80, "x" * 80),
+        ("x" * 81, "x" * 79 + "…"),
+        ("é" * 1_000_000, "é" * 79 + "…"),
+    ],
+)
+def test_display_name_keeps_the_start_of_a_long_name(text: str, shown: str) -> None:
+    from agentcost.infra.text import display_name
+
+    assert display_name(text) == shown
+
+
+SECTION = "<details><summary>{}</summary>\n\n{}\n\n</details>\n"
+
+
+def test_fit_markdown_drops_per_request_details_first_then_says_so() -> None:
+    from agentcost.render.fitmd import fit_markdown
+
+    head = "#### agentcost: x\n\n**$1** per run.\n\n"
+    per_request = SECTION.format("Per request", "| 1 | Read |\n" * 20)
+    assumptions = SECTION.format("Assumptions", "- one")
+    text = head + per_request + "\n" + assumptions + "\n<sub>Prices.</sub>\n"
+    assert fit_markdown(text, len(text)) == text  # at the limit: unchanged
+    shortened = fit_markdown(text, 400)
+    assert shortened == (
+        head.rstrip("\n")
+        + "\n\n"
+        + assumptions
+        + "\n<sub>Prices.</sub>\n\n**Shortened** to fit GitHub's limit of 400"
+        " characters for a comment: 1 folded section (per-request details first) left out. The whole"
+        " report: `--format json`, or the table in the job log.\n"
+    )
+    assert len(shortened) <= 400
+    assert fit_markdown(text, 300) == (
+        head + "<sub>Prices.</sub>\n\n**Shortened** to fit GitHub's limit of 300 characters for a comment:"
+        " 2 folded sections (per-request details first) left out. The whole report: `--format json`, or"
+        " the table in the job log.\n"
+    )
+    assert fit_markdown(text, 244) == (  # no section left to drop: the end goes, and the note says so
+        "#### agentcost: x\n\n**Shortened** to fit GitHub's limit of 244 characters for a comment: 2 folded"
+        " sections (per-request details first) left out and the end of the report left out. The whole"
+        " report: `--format json`, or the table in the job log.\n"
+    )
+    line = fit_markdown("a" * 230 + "&amp;" + "b" * 1000, 400)  # one line: cut (at 232), never in an escape
+    assert line.split("\n\n**Shortened**")[0] == "a" * 230 and len(line) <= 400
+
+
+def test_a_megabyte_name_gives_a_markdown_report_under_githubs_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    name, tool = "N" * 1_000_000, "T" * 5000
+    scenario = (
+        f"version: 1\nname: {json.dumps(name)}\nmodel: gpt-5\ntask: hi\n"
+        f"rounds:\n  - {{tool: {tool}, call_tokens: 3, result: 10, repeat: 600}}\nfinal: 10\n"
+    )
+    summary = tmp_path / "summary.md"
+    summary.write_text("", encoding="utf-8")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    argv = ["estimate", "m.yaml", "-f", "markdown", "-o", "m.md", "--summary", "--as-of", "2026-11-30"]
+    code, out, _ = cli(tmp_path, monkeypatch, capsys, {"m.yaml": scenario}, argv)
+    assert (code, out) == (1, "")  # a gate trips (the 5,000-character tool name, 600 times in context)
+    report = (tmp_path / "m.md").read_text(encoding="utf-8")
+    assert len(report) < 65_536 and len(summary.read_bytes()) < 1_048_576
+    assert report.startswith(f"#### agentcost: {'N' * 79}…\n")
+    assert "<details><summary>Per request</summary>" not in report
+    assert "<details><summary>Assumptions</summary>" in report
+    assert report.endswith(
+        "**Shortened** to fit GitHub's limit of 65,536 characters for a comment: 1 folded section"
+        " (per-request details first) left out. The whole report: `--format json`, or the table in the"
+        " job log.\n"
+    )
+    assert summary.read_text(encoding="utf-8") == report

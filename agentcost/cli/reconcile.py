@@ -94,6 +94,10 @@ def reconcile(
         ReconcileFormat.markdown: render.render_markdown,
         ReconcileFormat.csv: render.render_csv,
     }[format_](result, compared)
+    if format_ is ReconcileFormat.markdown:  # under GitHub's limit for a comment, as every report
+        from agentcost.render.fitmd import fit_markdown
+
+        shown = fit_markdown(shown)
     sys.stdout.write(shown)
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "CsvWriter",
     "Medium",
     "csv_cell",
+    "display_name",
     "guard",
     "html",
     "markdown",
@@ -106,6 +107,23 @@ class CsvWriter:
 
 
 # --------------------------------------------------------------------------------------------
+# Names, bounded for display
+# --------------------------------------------------------------------------------------------
+
+NAME_LIMIT = 80
+"""The most characters of a name (a scenario, model, tool or file) a report shows: a longer one is
+cut, its start kept, with an ellipsis. JSON and CSV, which are data, keep every name whole."""
+ELLIPSIS = "\u2026"
+
+
+def display_name(text: str, limit: int = NAME_LIMIT) -> str:
+    """``text`` as a report shows a name: whole when it has at most ``limit`` characters, else its
+    first ``limit - 1`` and ``…``. Applied before escaping (so no escape is cut in two), by every
+    renderer: a name of a megabyte makes a line of 80 characters, not a 6 MB comment (issue 28)."""
+    return text if len(text) <= limit else text[: limit - 1] + ELLIPSIS
+
+
+# --------------------------------------------------------------------------------------------
 # Markdown and HTML
 # --------------------------------------------------------------------------------------------
 
@@ -159,8 +177,9 @@ def markdown(text: str) -> str:
 def markdown_code(text: str, *, table: bool = False) -> str:
     """``text`` as a Markdown code span, backticks included: :func:`plain`, fenced by more backticks
     than it holds in a row; ``table``: inside a table cell, where ``|`` must be ``\\|`` (GitHub
-    shows it as ``|``). Nothing in a code span is a link, a tag or a mention."""
-    text = plain(text)
+    shows it as ``|``). Nothing in a code span is a link, a tag or a mention. A code span holds a
+    name (a path, a model, a key): bounded by :func:`display_name`."""
+    text = plain(display_name(text))
     if table:
         text = text.replace("|", "\\|")
     if not text:
