@@ -169,7 +169,7 @@ def _added_removed(report: DiffReport, name: Callable[[str], str] = plain) -> li
         if s.per_day is not None:
             month = f", {fmt.signed_usd(s.per_day.change_per_month_usd)}/month"
         cost = fmt.signed_usd(s.change.cost_usd)
-        lines.append(f"{s.status.capitalize()}: {display_name(s.path)}, {cost} per run{month}.")
+        lines.append(f"{s.status.capitalize()}: {name(display_name(s.path))}, {cost} per run{month}.")
     return lines
 
 
