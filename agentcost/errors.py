@@ -6,6 +6,7 @@ Anything else that escapes is a bug and shows a traceback.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from agentcost.infra.text import plain
@@ -13,12 +14,16 @@ from agentcost.infra.text import plain
 __all__ = ["InputError", "one_line"]
 
 
+_ASCII_SPACE = re.compile("[ \t\n\r\x0b\x0c]+")
+
+
 def one_line(text: str) -> str:
-    """``text`` as one line of plain text: each run of whitespace (newlines too) becomes one space, and
-    anything else unprintable (NUL, ESC, bidi overrides...) is shown escaped (``\\x00``) as
-    :func:`agentcost.infra.text.plain` shows it, so that nothing a file or an option holds can break
-    the line, send commands to the terminal or start a GitHub workflow command."""
-    return plain(" ".join(text.split()))
+    """``text`` as one line of plain text: each run of ASCII whitespace (newlines too) becomes one
+    space, and anything else unprintable (NUL, ESC, bidi overrides, NEL, U+2028...) is shown escaped
+    (``\\x00``, ``\\x85``) as :func:`agentcost.infra.text.plain` shows it, so that nothing a file or an
+    option holds can break the line, send commands to the terminal or start a GitHub workflow
+    command, and a name with a NEL in it is shown as it is, not with a space (issue 28)."""
+    return plain(" ".join(part for part in _ASCII_SPACE.split(text) if part))
 
 
 class InputError(Exception):

@@ -210,10 +210,13 @@ def test_the_action_scripts_pass_shellcheck() -> None:
 # --------------------------------------------------------------------------------------------
 
 # ``gh``: records its arguments, its standard input and GH_TOKEN, and plays a pull request's
-# comments from a JSON file: GET lists them, POST adds one, PATCH edits one.
+# comments from a JSON file: GET lists them, POST adds one (by github-actions[bot], as GITHUB_TOKEN
+# posts), PATCH edits one. ``gh api user`` fails as it does for GITHUB_TOKEN (403), unrecorded.
 RECORDER = """\
 import json, os, sys
 args = sys.argv[1:]
+if "user" in args:
+    sys.exit("gh: Resource not accessible by integration (HTTP 403)")
 body = sys.stdin.read() if any(a.endswith("=@-") for a in args) else None
 state_file = os.environ["GH_STATE"]
 with open(state_file, encoding="utf-8") as handle:
@@ -224,7 +227,8 @@ path = next(a for a in args if a.startswith("repos/"))
 if method == "GET":
     print(json.dumps(state["comments"]))
 elif method == "POST":
-    state["comments"].append({"id": 100 + len(state["comments"]), "body": body})
+    bot = {"login": "github-actions[bot]", "type": "Bot"}
+    state["comments"].append({"id": 100 + len(state["comments"]), "body": body, "user": bot})
     print(json.dumps(state["comments"][-1]))
 elif method == "PATCH":
     [comment] = [c for c in state["comments"] if c["id"] == int(path.rsplit("/", 1)[1])]
@@ -307,7 +311,16 @@ class Runner:
             (bin_dir / tool).chmod(0o755)
         (bin_dir / "python3").symlink_to(sys.executable)
         self.state = tmp / "gh.json"
-        self.state.write_text(json.dumps({"calls": [], "comments": [{"id": 1, "body": "Looks good"}]}))
+        self.state.write_text(
+            json.dumps(
+                {
+                    "calls": [],
+                    "comments": [
+                        {"id": 1, "body": "Looks good", "user": {"login": "octocat", "type": "User"}}
+                    ],
+                }
+            )
+        )
         (tmp / "runner").mkdir()
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RUNNER_"))},
@@ -501,10 +514,12 @@ if "--data" in args:
     with open(args[args.index("--data") + 1].lstrip("@"), encoding="utf-8") as handle:
         body = json.load(handle)["body"]
 state["calls"].append({"method": method, "url": url, "token": [a for a in args if a.startswith("PRIVATE-TOKEN")]})
-if method == "GET":
+if method == "GET" and url.endswith("/user"):  # the token's own user: a project access token's bot
+    print(json.dumps({"id": 77, "username": "project_9_bot"}))
+elif method == "GET":
     print(json.dumps(state["notes"]))
 elif method == "POST":
-    state["notes"].append({"id": 500 + len(state["notes"]), "body": body})
+    state["notes"].append({"id": 500 + len(state["notes"]), "body": body, "author": {"id": 77}})
 else:
     [note] = [n for n in state["notes"] if n["id"] == int(url.rsplit("/", 1)[1])]
     note["body"] = body
@@ -531,7 +546,10 @@ def test_the_gitlab_job_posts_one_note_and_edits_it_on_the_next_push(pr: Runner)
     curl.write_text(f"#!{sys.executable}\n{CURL}", encoding="utf-8")
     curl.chmod(0o755)
     state = pr.tmp / "notes.json"
-    state.write_text(json.dumps({"calls": [], "notes": [{"id": 1, "body": "Thanks!"}]}), encoding="utf-8")
+    state.write_text(
+        json.dumps({"calls": [], "notes": [{"id": 1, "body": "Thanks!", "author": {"id": 5}}]}),
+        encoding="utf-8",
+    )
     env = {
         **pr.env,
         "CURL_STATE": str(state),
@@ -549,9 +567,12 @@ def test_the_gitlab_job_posts_one_note_and_edits_it_on_the_next_push(pr: Runner)
     assert codes == [1, 1], run.stderr
     seen = json.loads(state.read_text(encoding="utf-8"))
     notes = "https://gitlab.example/api/v4/projects/9/merge_requests/4/notes"
+    me = "https://gitlab.example/api/v4/user"
     assert [(c["method"], c["url"]) for c in seen["calls"]] == [
+        ("GET", me),
         ("GET", f"{notes}?per_page=100"),
         ("POST", notes),
+        ("GET", me),
         ("GET", f"{notes}?per_page=100"),
         ("PUT", f"{notes}/501"),
     ]

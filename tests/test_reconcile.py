@@ -257,7 +257,10 @@ def test_project_estimate_per_day_against_each_day(capsys: pytest.CaptureFixture
     assert (second.actual_usd, second.source) == (Decimal("1.806"), "export")
     assert second.difference_usd == Decimal("1.806") - one_run * 20
     assert run(["reconcile", str(A_USAGE), "--project", str(scenario), "--runs-per-day", "many"]) == 2
-    assert "--runs-per-day: expected a number of runs above 0, got 'many'" in capsys.readouterr().err
+    assert (
+        "--runs-per-day: expected a number of runs above 0 and at most 10,000,000, got 'many'"
+        in capsys.readouterr().err
+    )
     assert run(["reconcile", str(A_USAGE), "--project", str(scenario)]) == 2
     assert "does not give runs_per_day for every scenario" in capsys.readouterr().err
 

@@ -259,10 +259,12 @@ def test_a_name_with_a_newline_cannot_start_a_workflow_command(
 
 
 def test_a_wrapped_line_cannot_start_a_workflow_command(
-    capsys: pytest.CaptureFixture[str], write: Write
+    capsys: pytest.CaptureFixture[str], write: Write, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Rich wraps a long title at a space: a ``::`` from the middle of a name starts a line."""
-    name = "w " * 60 + "::error title=wrapped::x"  # wraps right before the "::" (at 120 columns)
+    """Rich wraps a long title at a space: a ``::`` from the middle of a name starts a line. (A name
+    is shown with at most 80 characters: the terminal is narrower here.)"""
+    monkeypatch.setenv("COLUMNS", "60")
+    name = "w " * 27 + "::error title=wrapped::x"  # wraps right before the "::" (at 60 columns)
     path = write("s.yaml", scenario_yaml(name, ["t"]))
     code, out, err = cli(capsys, "estimate", path, "--as-of", "2026-11-30")
     assert code == 0, err

@@ -94,19 +94,35 @@ def reconcile(
         ReconcileFormat.markdown: render.render_markdown,
         ReconcileFormat.csv: render.render_csv,
     }[format_](result, compared)
+    if format_ is ReconcileFormat.markdown:  # under GitHub's limit for a comment, as every report
+        from agentcost.render.fitmd import fit_markdown
+
+        shown = fit_markdown(shown)
     sys.stdout.write(shown)
 
 
+MAX_RUNS_PER_DAY = 10_000_000
+"""The most runs a day ``--runs-per-day`` takes: more is surely a typo."""
+
+
 def _runs(text: str | None) -> Decimal | None:
-    """``--runs-per-day``: a number above 0 and at most 10,000,000."""
+    """``--runs-per-day``: a number above 0 and at most :data:`MAX_RUNS_PER_DAY` (and not below
+    ``1e-100``, as any amount: :data:`~agentcost.infra.spec.SMALLEST_EXPONENT`)."""
+    from agentcost.infra.spec import SMALLEST_EXPONENT
+    from agentcost.infra.validate import quoted
+
     if text is None:
         return None
     try:
         value = Decimal(text.strip())
-        if not value.is_finite() or not 0 < value <= 10_000_000:
+        if not value.is_finite() or not 0 < value <= MAX_RUNS_PER_DAY:
+            raise ValueError
+        if value.adjusted() < SMALLEST_EXPONENT:
             raise ValueError
     except (ValueError, ArithmeticError):
         raise InputError(
-            f"expected a number of runs above 0, got {text!r}", key="--runs-per-day", hint="e.g. 200"
+            f"expected a number of runs above 0 and at most {MAX_RUNS_PER_DAY:,}, got {quoted(text)}",
+            key="--runs-per-day",
+            hint="e.g. 200",
         ) from None
     return value

@@ -28,7 +28,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from agentcost.errors import InputError
+from agentcost.errors import InputError, one_line
 from agentcost.replay.trace import ReplayReport, Trace, replay
 
 if TYPE_CHECKING:
@@ -70,13 +70,25 @@ class _Sizes:
     tools: list[str]
 
 
+def _yaml_escape(char: str) -> str:
+    """``char`` as a YAML double-quoted escape: ``\\x85``, ``\\u2028``, ``\\U000e0001``."""
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def _q(text: str) -> str:
-    """A YAML scalar: JSON's double-quoted string is valid YAML."""
-    return json.dumps(text, ensure_ascii=False)
+    """A YAML scalar of exactly ``text``: JSON's double-quoted string (valid YAML), with every
+    character that is not printable escaped, since YAML reads a raw NEL, U+2028 or U+2029 inside
+    quotes as a line break and folds it into a space (a tool ``a\\x85b`` would come back ``a b``)."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    if quoted.isprintable():
+        return quoted
+    return "".join(c if c.isprintable() else _yaml_escape(c) for c in quoted)
 
 
 def _comment(text: str) -> str:
-    return " ".join(text.split())
+    """A YAML comment's text: one line, anything unprintable shown escaped (:func:`one_line`)."""
+    return one_line(text)
 
 
 def _rounds_yaml(sizes: _Sizes, layout: str, compress: bool) -> list[str]:

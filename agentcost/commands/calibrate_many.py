@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Literal
 
 from agentcost.commands.calibrate import _estimate_text, _layout, _q, _targets
 from agentcost.commands.replay_many import MAX_BYTES, MAX_FILES, Options, _bound_memo, find_logs
-from agentcost.errors import InputError
+from agentcost.errors import InputError, one_line
 from agentcost.report.replay_many import Skipped
 
 if TYPE_CHECKING:
@@ -385,7 +385,7 @@ def calibrate_corpus(
         )
     for note in notes:
         header.append(f"Note: {note}.")
-    lines = [f"# {' '.join(h.split())}" for h in header if h]
+    lines = [f"# {one_line(h)}" for h in header if h]  # a tool's name shown exact, escaped
     lines += [
         "version: 1",
         f"model: {_q(model)}",

@@ -140,6 +140,11 @@ class Int(Shape):
         return {"type": "integer"}
 
 
+SMALLEST_EXPONENT = -100
+"""A non-zero amount (dollars, seconds, a rate) is at least ``1e-100``: a smaller one, ten characters
+as ``1e-99999999``, is no amount anyone means, and showing it would take a hundred million digits."""
+
+
 class Dec(Shape):
     """A finite ``Decimal`` (an amount: a float never exists; :func:`int_to_decimal` reads the rest)."""
 
@@ -239,6 +244,9 @@ class Bounds(Shape):
         if self.gt is not None and result <= self.gt:
             msg = f"Input should be greater than {self.gt}"
             return _error(errors, "greater_than", loc, msg, value, {"gt": self.gt})
+        if isinstance(result, Decimal) and result and result.adjusted() < SMALLEST_EXPONENT:
+            msg = f"Input should be 0 or at least 1e{SMALLEST_EXPONENT}"  # 1e-99999999: no amount
+            return _error(errors, "too_small", loc, msg, value, {"least": f"1e{SMALLEST_EXPONENT}"})
         return result
 
     def schema(self, defs: dict[str, Any]) -> dict[str, Any]:

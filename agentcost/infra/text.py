@@ -11,7 +11,8 @@ taken from data goes out through one function per medium:
   workflow command ``##[``, which GitHub runs from anywhere in a line, is shown as ``#\\x23[``.
 - :func:`markdown`, :func:`markdown_code`, :func:`html`: Markdown reports and PR comments; HTML and
   Markdown specials escaped, ``@mentions`` neutralised.
-- :class:`CsvWriter`: CSV rows whose text cells are :func:`plain`.
+- :class:`CsvWriter`: CSV rows whose text cells are :func:`csv_cell`: :func:`plain`, and never the
+  start of a spreadsheet formula.
 - :func:`rich`: a Rich ``Text`` of :func:`plain`, never parsed as Rich markup or emoji codes.
 - :func:`workflow_data`, :func:`workflow_property`: the parts of a ``::error`` annotation.
 - :func:`guard`: the last pass over a whole output text. It escapes any control or bidi character
@@ -33,6 +34,8 @@ __all__ = [
     "ZERO_WIDTH_SPACE",
     "CsvWriter",
     "Medium",
+    "csv_cell",
+    "display_name",
     "guard",
     "html",
     "markdown",
@@ -73,9 +76,26 @@ def plain(text: str) -> str:
     return text
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""What starts a formula in a spreadsheet that opens a CSV file (OWASP's list for CSV injection)."""
+_PLAIN_NUMBER = re.compile(r"[-+]?[0-9]+(?:\.[0-9]+)?")
+
+
+def csv_cell(text: str) -> str:
+    """A text cell of a CSV file: :func:`plain`, and OWASP's rule against CSV (formula) injection: a
+    cell that starts with ``= + - @``, a tab or a CR gets a ``'`` in front, so that a spreadsheet
+    shows it as text and runs nothing (``=HYPERLINK(...)``, ``+cmd|...``, ``@SUM(...)``). A cell
+    that is a plain decimal number (``-0.0020``, ``+12``) is kept as it is: it is no formula, and a
+    change in dollars stays a number a spreadsheet can add up."""
+    text = plain(text)
+    if text.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
 class CsvWriter:
-    """A CSV writer (``\\n`` line ends) whose text cells are shown as :func:`plain` shows them: a name
-    from a file stays one cell on one line, with no control character."""
+    """A CSV writer (``\\n`` line ends) whose text cells are :func:`csv_cell`: a name from a file stays
+    one cell on one line, with no control character, and never starts a formula."""
 
     def __init__(self, out: io.StringIO) -> None:
         import csv
@@ -83,7 +103,24 @@ class CsvWriter:
         self._writer = csv.writer(out, lineterminator="\n")
 
     def writerow(self, row: Iterable[object]) -> None:
-        self._writer.writerow([plain(cell) if isinstance(cell, str) else cell for cell in row])
+        self._writer.writerow([csv_cell(cell) if isinstance(cell, str) else cell for cell in row])
+
+
+# --------------------------------------------------------------------------------------------
+# Names, bounded for display
+# --------------------------------------------------------------------------------------------
+
+NAME_LIMIT = 80
+"""The most characters of a name (a scenario, model, tool or file) a report shows: a longer one is
+cut, its start kept, with an ellipsis. JSON and CSV, which are data, keep every name whole."""
+ELLIPSIS = "\u2026"
+
+
+def display_name(text: str, limit: int = NAME_LIMIT) -> str:
+    """``text`` as a report shows a name: whole when it has at most ``limit`` characters, else its
+    first ``limit - 1`` and ``…``. Applied before escaping (so no escape is cut in two), by every
+    renderer: a name of a megabyte makes a line of 80 characters, not a 6 MB comment (issue 28)."""
+    return text if len(text) <= limit else text[: limit - 1] + ELLIPSIS
 
 
 # --------------------------------------------------------------------------------------------
@@ -140,8 +177,9 @@ def markdown(text: str) -> str:
 def markdown_code(text: str, *, table: bool = False) -> str:
     """``text`` as a Markdown code span, backticks included: :func:`plain`, fenced by more backticks
     than it holds in a row; ``table``: inside a table cell, where ``|`` must be ``\\|`` (GitHub
-    shows it as ``|``). Nothing in a code span is a link, a tag or a mention."""
-    text = plain(text)
+    shows it as ``|``). Nothing in a code span is a link, a tag or a mention. A code span holds a
+    name (a path, a model, a key): bounded by :func:`display_name`."""
+    text = plain(display_name(text))
     if table:
         text = text.replace("|", "\\|")
     if not text:

@@ -36,6 +36,7 @@ __all__ = [
     "numeral_problem",
     "quoted",
     "shown",
+    "small_whole",
     "validate",
     "whole_number",
 ]
@@ -134,11 +135,26 @@ def _whole(value: Decimal) -> bool:
     return value.is_finite() and value == value.to_integral_value()
 
 
-def whole_number(value: Any, most: int) -> Any:
+LARGEST_SHOWN_MAGNITUDE = 15
+"""A hint shows what a number may mean only below ``10**15``; a larger value is never turned into an
+``int`` at all (``1e99999999`` is ten characters, and its ``int`` a hundred million digits)."""
+
+
+def small_whole(value: Decimal) -> int | None:
+    """``value`` as an ``int`` when it is a whole number below ``10**LARGEST_SHOWN_MAGNITUDE`` in size,
+    else None: the magnitude is read from the exponent before any conversion, so no text of a few
+    characters can make a run build a huge integer (issue 28)."""
+    if not value.is_finite() or value.adjusted() >= LARGEST_SHOWN_MAGNITUDE or not _whole(value):
+        return None
+    return int(value)
+
+
+def whole_number(value: Any, most: int, least: int = 0) -> Any:
     """A value given where a whole number is expected (a :class:`~agentcost.infra.spec.Before` check): an
     integer, a whole ``Decimal`` (``12.0``, ``1.5e+3``) or a text in a human form (``1e3``, ``9k``) as
     an ``int``; a text by the numbers rule refused; anything else as it is (strict validation refuses
-    it). ``most`` is the largest allowed value: a larger one is refused before it becomes an int."""
+    it). ``most`` and ``least`` are the largest and smallest allowed values: any other is refused
+    before it becomes an int."""
     if type(value) is int:
         return value
     if isinstance(value, Decimal):
@@ -154,8 +170,10 @@ def whole_number(value: Any, most: int) -> Any:
         return value
     if not _whole(number):
         return value
-    if number > most:
+    if number > most:  # both bounds before int(): -1e99999999 would be a hundred million digits
         raise Invalid("less_than_equal", "must be <= {le}", {"le": most})
+    if number < least:
+        raise Invalid("greater_than_equal", "must be >= {ge}", {"ge": least})
     return int(number)
 
 
@@ -189,10 +207,13 @@ def numeral_problem(text: str, where: str, *, quote: bool = True) -> tuple[str, 
     a text) or a ``yaml`` value (anywhere in a file: YAML 1.1 read it as a number)."""
     read = numeral(text) or Numeral(None, "not a decimal number")
     what = quoted(text) if quote else "a number"
-    readings = read.readings or ((int(read.value),) if read.value is not None and _whole(read.value) else ())
+    whole = None if read.value is None else small_whole(read.value)
+    readings = read.readings or (() if whole is None else (whole,))
     # a reading is the text's own digits: from a file whose text is never quoted, only a short one
     sizes = " or ".join(
-        str(r) for r in readings if abs(r) < 10**15 and (quote or len(str(r)) <= _SHORT_NUMBER)
+        str(r)
+        for r in readings
+        if abs(r) < 10**LARGEST_SHOWN_MAGNITUDE and (quote or len(str(r)) <= _SHORT_NUMBER)
     )
     if where == "content":
         as_text = f'{{text: "{text}"}}' if quote and len(text) <= MAX_SHOWN else '{text: "..."}'
@@ -335,7 +356,7 @@ def _describe(
         return numeral_problem(ctx["text"], ctx["where"], quote=quote)
     hint = _value_hint(kind, given, quote=quote)
     got = shown(given, quote=quote)
-    if isinstance(given, str) and quote and kind.startswith(("greater", "less")):
+    if isinstance(given, str) and quote and kind.startswith(("greater", "less", "too_small")):
         got = bounded(given)  # a number written as text (1e12, 9M), out of range: as written
     if kind in _EXPECTED:
         return f"expected {_EXPECTED[kind]}, got {got}", hint
@@ -350,6 +371,8 @@ def _describe(
         digits = re.fullmatch(r"(?:Decimal\(')?(\d+)(?:'\))?", bound)
         limit = f"{int(digits.group(1)):,}" if digits else bound
         return f"must be {sign} {limit}, got {got}", hint
+    if kind == "too_small":
+        return f"must be 0 or at least {ctx.get('least')}, got {got}", hint
     if kind == "string_too_short":
         return "must not be empty", None
     if kind == "string_too_long":

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from agentcost.infra.text import CsvWriter, markdown_code, plain, rich
+from agentcost.infra.text import CsvWriter, display_name, markdown_code, plain, rich
 from agentcost.infra.text import markdown as escape_md
 from agentcost.render.fit import Col, FitTable
 from agentcost.render.jsonfmt import report_dict
@@ -136,9 +136,9 @@ def render_batch_table(report: BatchReport) -> RenderableType:
     rows: list[list[str | Text]] = []
     for r in report.rows:
         star = _mark(r, "*")
-        scenario = Text(plain(r.name) + "\n") if r.name != r.path else Text()
-        scenario.append(plain(r.path) + "\n", style="dim")
-        scenario.append(plain(r.model_id), style="cyan")
+        scenario = Text(plain(display_name(r.name)) + "\n") if r.name != r.path else Text()
+        scenario.append(plain(display_name(r.path)) + "\n", style="dim")
+        scenario.append(plain(display_name(r.model_id)), style="cyan")
         scenario.append(f" · {r.requests} requests")
         cells: list[str | Text] = [
             scenario,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from agentcost.infra.text import CsvWriter, markdown_code, plain, rich
+from agentcost.infra.text import CsvWriter, display_name, markdown_code, plain, rich
 from agentcost.infra.text import markdown as escape_md
 from agentcost.render.fit import Col, FitTable
 from agentcost.render.jsonfmt import report_dict
@@ -97,7 +97,7 @@ def render_compare_table(report: CompareReport, *, verbose: bool = False) -> Ren
     rows = []
     for r in report.rows:
         star = "*" if r.approximate else ""
-        model = Text(plain(r.model_id), style="bold" if r.cheapest else "")
+        model = Text(plain(display_name(r.model_id)), style="bold" if r.cheapest else "")
         model.append(f"\n{plain(r.provider)}", style="dim")
         if r.cheapest:
             model.append(" · cheapest", style="bold green")

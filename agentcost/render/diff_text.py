@@ -15,7 +15,7 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from agentcost.infra.text import html, markdown_code, plain, rich
+from agentcost.infra.text import display_name, html, markdown_code, plain, rich
 from agentcost.infra.text import markdown as escape_md
 from agentcost.render.fit import Col, FitTable
 from agentcost.report import fmt
@@ -77,7 +77,7 @@ def _request_cells(r: RequestDiff) -> list[str]:
     c = r.change
     return [
         str(r.index),
-        r.label,
+        display_name(r.label),
         _tokens_cell(
             _line_value(r.before, "input_tokens"), _line_value(r.after, "input_tokens"), c.input_tokens
         ),
@@ -120,7 +120,7 @@ def _percent_cell(s: ScenarioDiff) -> str:
 
 
 def _scenario_title(s: ScenarioDiff) -> str:
-    return f"{s.path} ({s.name})" if s.name else s.path
+    return f"{display_name(s.path)} ({display_name(s.name)})" if s.name else display_name(s.path)
 
 
 def _approximate(s: ScenarioDiff) -> bool:
@@ -169,7 +169,7 @@ def _added_removed(report: DiffReport, name: Callable[[str], str] = plain) -> li
         if s.per_day is not None:
             month = f", {fmt.signed_usd(s.per_day.change_per_month_usd)}/month"
         cost = fmt.signed_usd(s.change.cost_usd)
-        lines.append(f"{s.status.capitalize()}: {name(s.path)}, {cost} per run{month}.")
+        lines.append(f"{s.status.capitalize()}: {name(display_name(s.path))}, {cost} per run{month}.")
     return lines
 
 
@@ -282,8 +282,8 @@ def _summary_table(report: DiffReport) -> FitTable:
     for s in report.scenarios:
         b, a = _usd_pair(s.before_usd, s.after_usd)
         row: list[str | Text] = [
-            rich(s.path),
-            rich(s.model),
+            rich(display_name(s.path)),
+            rich(display_name(s.model)),
             b,
             a,
             fmt.signed_usd(s.change.cost_usd),
@@ -369,7 +369,10 @@ def _scenario_section(s: ScenarioDiff) -> RenderableType:
         Col("Δ $"),
     ]
     columns = [replace(c, footer=f) for c, f in zip(names, footers, strict=True)]
-    rows = [_wide_cells(str(r.index), rich(r.label), r.before, r.after, r.change) for r in s.requests]
+    rows = [
+        _wide_cells(str(r.index), rich(display_name(r.label)), r.before, r.after, r.change)
+        for r in s.requests
+    ]
     # A Δ column with no change in any request is left out: it would be blank.
     keep = [
         k
@@ -439,7 +442,8 @@ def render_diff_markdown(report: DiffReport) -> str:
         mark = "\\*" if _approximate(s) else ""  # this scenario's counts, not another one's
         lines += [
             "",
-            f"<details><summary>Per request: <code>{html(s.path)}</code> ({s.status})</summary>",
+            f"<details><summary>Per request: <code>{html(display_name(s.path))}</code>"
+            f" ({s.status})</summary>",
             "",
             _md_row(["#", "model did", f"input{mark}", "cache read", f"output{mark}", "cost"]),
             "|--:|---|--:|--:|--:|--:|",

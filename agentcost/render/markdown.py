@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentcost.infra.text import markdown, markdown_code
+from agentcost.infra.text import display_name, markdown, markdown_code
 from agentcost.report import fmt
 from agentcost.report.estimate import Report
 from agentcost.report.notes import estimate_notes
@@ -11,9 +11,9 @@ from agentcost.report.notes import estimate_notes
 def render_markdown(report: Report) -> str:
     t = report.totals
     mark = "\\*" if report.approximate else ""
-    name = report.scenario_name or report.scenario_path
+    title = report.scenario_name or report.scenario_path
     lines = [
-        f"#### agentcost: {markdown(name)}",
+        f"#### agentcost: {markdown(display_name(title))}",
         "",
         f"**{fmt.usd(t.cost_usd)}** per run on {markdown_code(report.model_id)}"
         f" ({markdown(report.provider)}):"
@@ -37,7 +37,7 @@ def render_markdown(report: Report) -> str:
     for r in report.requests:
         cells = [
             str(r.index),
-            markdown(r.label) + (f" [{r.tier}]" if r.tier else ""),
+            markdown(display_name(r.label)) + (f" [{r.tier}]" if r.tier else ""),
             fmt.tokens(r.input_tokens),
             fmt.tokens(r.cache_read_tokens),
             fmt.tokens(r.cache_write_tokens),

@@ -207,8 +207,10 @@ def render_text(
         from agentcost.render.jsonfmt import dumps, envelope  # the JSON definitions: JSON runs only
 
         return dumps(envelope(r.kind, r.body(report), gates))  # dumps guards its text
-    if fmt is Format.markdown:
-        return guard(r.markdown(report), "markdown")
+    if fmt is Format.markdown:  # under GitHub's limit for a comment, saying what it left out
+        from agentcost.render.fitmd import fit_markdown
+
+        return fit_markdown(guard(r.markdown(report), "markdown"))
     if fmt is Format.csv:
         return guard(r.csv(report), "csv")
     styled = colour is not None and fmt is Format.table

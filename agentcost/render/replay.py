@@ -17,7 +17,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from agentcost.infra.text import CsvWriter, markdown_code, plain, rich
+from agentcost.infra.text import CsvWriter, display_name, markdown_code, plain, rich
 from agentcost.infra.text import markdown as escape_md
 from agentcost.render.fit import SECTION, Col, FitTable
 from agentcost.render.output import Renderers
@@ -45,7 +45,7 @@ def _row(r: ReplayRequest) -> list[str]:
     return [
         str(r.index),
         "-" if r.line is None else str(r.line),
-        r.tool or "-",
+        display_name(r.tool) if r.tool else "-",
         fmt.tokens(r.counted_input),
         fmt.tokens(r.reported_input),
         _signed_percent(r.input_error),
@@ -144,7 +144,7 @@ def render_replay_table(report: ReplayReport) -> RenderableType:
     rows: list[list[str | Text] | None] = [[rich(c) for c in _row(r)] for r in report.requests]
     rows += [SECTION, list(_total_row(report))]
     styles = [None] * (len(rows) - 1) + ["bold"]
-    title = rich(f"Replay of {report.path}", "table.title")
+    title = rich(f"Replay of {display_name(report.path)}", "table.title")
     table = FitTable(COLUMNS, rows, title=title, row_styles=styles)
     summary = Table(show_header=False, box=None, padding=(0, 2, 0, 0))
     summary.add_column(style="bold", overflow="fold")
@@ -155,7 +155,10 @@ def render_replay_table(report: ReplayReport) -> RenderableType:
     if report.tools:
         tools = FitTable(
             (Col("tool", justify="left", text=True), Col("calls"), Col("result tokens"), Col("mean")),
-            [(rich(t.tool), str(t.calls), f"{t.result_tokens:,}", f"{t.mean:,.1f}") for t in report.tools],
+            [
+                (rich(display_name(t.tool)), str(t.calls), f"{t.result_tokens:,}", f"{t.mean:,.1f}")
+                for t in report.tools
+            ],
             title="Result tokens per tool",
         )
         parts.append(tools)
@@ -181,7 +184,8 @@ def render_replay_markdown(report: ReplayReport) -> str:
     if report.tools:
         out += ["", "| tool | calls | result tokens | mean |", "|---|---:|---:|---:|"]
         out += [
-            f"| {escape_md(t.tool)} | {t.calls} | {t.result_tokens:,} | {t.mean:,.1f} |" for t in report.tools
+            f"| {escape_md(display_name(t.tool))} | {t.calls} | {t.result_tokens:,} | {t.mean:,.1f} |"
+            for t in report.tools
         ]
     if report.warnings or report.notes:
         out.append("")

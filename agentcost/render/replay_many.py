@@ -17,7 +17,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from agentcost.infra.text import CsvWriter, plain, rich
+from agentcost.infra.text import CsvWriter, display_name, plain, rich
 from agentcost.infra.text import markdown as escape_md
 from agentcost.render.fit import Col, FitTable
 from agentcost.render.output import Renderers
@@ -142,7 +142,7 @@ def render_many_table(report: ReplayManyReport) -> RenderableType:
                 ),
                 [
                     (
-                        rich(t.tool),
+                        rich(display_name(t.tool)),
                         f"{t.calls:,}",
                         f"{t.runs:,}",
                         f"{t.p50:,}",
@@ -168,8 +168,8 @@ def render_many_markdown(report: ReplayManyReport) -> str:
     if report.tools:
         out += ["", "| tool | calls | runs | p50 | p90 | mean | max |", "|---|---:|---:|---:|---:|---:|---:|"]
         out += [
-            f"| {escape_md(t.tool)} | {t.calls:,} | {t.runs:,} | {t.p50:,} | {t.p90:,} | {_mean(t.mean)} "
-            f"| {t.max:,} |"
+            f"| {escape_md(display_name(t.tool))} | {t.calls:,} | {t.runs:,} | {t.p50:,} | {t.p90:,} "
+            f"| {_mean(t.mean)} | {t.max:,} |"
             for t in report.tools
         ]
     return "\n".join(out) + "\n"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from agentcost.infra.text import plain, rich
+from agentcost.infra.text import display_name, plain, rich
 from agentcost.render.fit import SECTION, Cell, Col, FitTable
 from agentcost.render.notes import notes
 from agentcost.report import fmt
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 
 def _title(report: Report) -> Text:
-    name = report.scenario_name or report.scenario_path
-    return rich(f"{name} · {report.model_id} ({report.provider})", "table.title")
+    title = display_name(report.scenario_name or report.scenario_path)
+    return rich(f"{title} · {display_name(report.model_id)} ({report.provider})", "table.title")
 
 
 def ledger_columns(report: Report) -> list[Col]:
@@ -50,7 +50,7 @@ def ledger_rows(report: Report, requests: Sequence[RequestLine] | None = None) -
         rows.append(
             [
                 str(r.index),
-                rich(r.label + (f" [{r.tier}]" if r.tier else "")),
+                rich(display_name(r.label) + (f" [{r.tier}]" if r.tier else "")),
                 fmt.tokens(r.input_tokens),
                 fmt.tokens(r.cache_read_tokens),
                 fmt.tokens(r.cache_write_tokens),

@@ -59,8 +59,14 @@ def _whole(value: Any) -> Any:
     return whole_number(value, MAX_COUNT)
 
 
+def _positive_whole(value: Any) -> Any:
+    """:func:`_whole` of a count that is at least 1."""
+    return whole_number(value, MAX_COUNT, least=1)
+
+
 def _count(least: int) -> Shape:
-    return Before(_whole, Check(Bounds(Int(), ge=least), _at_most_max_count))
+    whole = _positive_whole if least == 1 else _whole
+    return Before(whole, Check(Bounds(Int(), ge=least), _at_most_max_count))
 
 
 COUNT = _count(0)
