@@ -392,3 +392,22 @@ def test_the_budget_is_the_runs_policy(tmp_path: Path) -> None:
         replay(trace, as_of=datetime(2026, 11, 30, tzinfo=UTC))
     assert caught.value.message == "1,202 characters of text to tokenize, over the limit of 1,000"
     assert replay(trace, as_of=datetime(2026, 11, 30, tzinfo=UTC)).totals.requests == 1
+
+
+def test_diff_base_ref_refuses_a_base_over_the_limit_by_its_size(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentcost.infra import gitread
+
+    head = "version: 1\nmodel: gpt-4o\ntask: hi\nfinal: 10\n"
+    (repo / "s.yaml").write_text(head + "description: " + "x" * 1100 + "\n", encoding="utf-8")
+    git_in(repo, "add", "s.yaml")
+    git_in(repo, "commit", "-qm", "a base over the limit")
+    (repo / "s.yaml").write_text(head, encoding="utf-8")
+    monkeypatch.setattr(gitread, "git_reader", lambda ref: GitReader(ref, None, limit=1000))
+    monkeypatch.chdir(repo)
+    assert run(["diff", "s.yaml", "--base-ref", "HEAD"]) == 2
+    assert capsys.readouterr().err == (
+        "agentcost: error: s.yaml: file too large: 1,158 bytes, over the limit of 1,000 bytes "
+        "(real files stay far below it)\n"
+    )
