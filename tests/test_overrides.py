@@ -630,7 +630,9 @@ def test_each_file_is_read_from_git_once(repo: Path, monkeypatch: pytest.MonkeyP
         reader(repo / "sc/new.txt")
     with pytest.raises(FileNotFoundError):
         reader(repo / "sc/new.txt")
-    shows = [c for c in commands if c[0] == "show"]
-    assert len(shows) == 2  # the scenario and r.txt, once each
+    blobs = [c for c in commands if c[:2] == ("cat-file", "blob")]
+    assert len(blobs) == 2  # the scenario and r.txt, once each
+    sizes = [c for c in commands if c[:2] == ("cat-file", "-s")]
+    assert len(sizes) == 2  # each asked its size first, once
     assert sum(c[:1] == ("rev-parse",) for c in commands) == 2  # the root and the commit, once
     assert len(commands) == first + 1  # the missing file: one look, then remembered

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from agentcost.cli.options import path_arg
+from agentcost.cli.options import MaxInputBytesOpt, path_arg, set_input_policy
 from agentcost.cli.output import fail
 from agentcost.errors import InputError
 
@@ -38,6 +38,7 @@ def register(app: typer.Typer) -> None:
 
 
 def reconcile(
+    ctx: typer.Context,
     exports: Annotated[
         list[Path],
         typer.Argument(
@@ -65,18 +66,20 @@ def reconcile(
             help="With --project: one run of every scenario x N a day (default: the project's runs_per_day).",
         ),
     ] = None,
+    max_input_bytes: MaxInputBytesOpt = None,
 ) -> None:
     """Compare the providers' usage and cost exports with what agentcost says the same usage costs.
 
     Per model and day: the exported tokens at that day's prices, beside the cost export's amounts.
     """
     from agentcost.commands.reconcile import reconcile as run
-    from agentcost.commands.reconcile_read import read_export
+    from agentcost.commands.reconcile_read import read_exports
 
     if len(exports) > MAX_EXPORTS:
         raise fail(f"{len(exports)} exports given; at most {MAX_EXPORTS} (reconcile a shorter period)")
     try:
-        result = run([read_export(path) for path in exports])
+        set_input_policy(ctx, None, max_input_bytes)
+        result = run(read_exports(exports))
         compared = None
         if project is not None:
             from agentcost.commands.reconcile_project import compare_project

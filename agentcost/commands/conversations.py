@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from agentcost.commands.calibrate import Calibration, Layout, calibrate_trace, write_scenario
 from agentcost.errors import InputError
-from agentcost.replay.trace import Message, RecordedCall, Trace, replay
+from agentcost.replay.trace import Message, RecordedCall, Trace, check_trace, replay
 
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices
@@ -141,6 +141,7 @@ def calibrate_log(
     ``output`` names the main file (the scenarios go beside it, see :func:`scenario_path`); without
     it they are named after the log (``LOG.1.yaml`` ...).
     """
+    check_trace(trace)  # the whole log's text budget, before any part of it is tokenized
     parts = split_conversations(trace)
     cals = [
         calibrate_trace(p, as_of=as_of, user_prices=user_prices, model=model, layout=layout, now=now)

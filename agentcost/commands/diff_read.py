@@ -101,11 +101,14 @@ def diff_paths(
 
 
 def _readable(path: Path, reader: Reader) -> bool:
-    """False only when the reader says the file does not exist (e.g. not in the git revision)."""
+    """False only when the reader says the file does not exist (e.g. not in the git revision); any
+    other fault (a blob over the size limit) is the load's to report, with the file's name."""
     try:
         reader(Path(os.path.abspath(path)))  # readers take absolute paths, as load_scenario gives them
     except FileNotFoundError:
         return False
+    except OSError:
+        return True
     return True
 
 

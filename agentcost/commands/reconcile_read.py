@@ -175,13 +175,42 @@ def _day_of(bucket: Mapping[str, Any], place: _Place) -> date:
     return datetime.fromtimestamp(value, UTC).date()
 
 
-def read_export(path: Path) -> Export:
-    """Read one export file (bounded), or raise :class:`InputError` naming the file, key and fix."""
+def read_exports(paths: Iterable[Path]) -> list[Export]:
+    """Read the export files in order, each within :data:`MAX_EXPORT_BYTES` and all of them within
+    the run's input budget (``--max-input-bytes``, 64 MiB by default): the first file that would
+    take the total over it is refused by its size, before it is read (every export is parsed and
+    held at once: 100 files of 10 MB of JSON would take gigabytes)."""
+    import os
+
+    from agentcost.infra.policy import current_policy
+
+    budget = current_policy().max_input_bytes
+    read: list[Export] = []
+    total = 0
+    for path in paths:
+        try:
+            size = os.stat(path).st_size
+        except (OSError, ValueError):
+            size = 0  # read_export says what is wrong with it
+        if total + size > budget:
+            raise InputError(
+                f"more than {budget:,} bytes of exports in all: {total + size:,} with this file",
+                file=str(path),
+                hint="reconcile a shorter period, or raise the limit with --max-input-bytes N",
+            )
+        read.append(read_export(path, limit=min(MAX_EXPORT_BYTES, budget - total)))
+        total += size
+    return read
+
+
+def read_export(path: Path, *, limit: int = MAX_EXPORT_BYTES) -> Export:
+    """Read one export file (at most ``limit`` bytes), or raise :class:`InputError` naming the file,
+    key and fix."""
     from agentcost.infra.files import Unreadable, read_text
 
     shown = str(path)
     try:
-        text = read_text(path, limit=MAX_EXPORT_BYTES)
+        text = read_text(path, limit=limit)
     except Unreadable as e:
         raise InputError(
             e.reason, file=shown, line=e.line, hint="give a usage or cost export (JSON)"

@@ -4,7 +4,11 @@
 ``load_scenario(path, reader=git_reader("origin/main"))`` reads the scenario, and every file it
 names, as committed at that revision instead of from the working tree::
 
-    git -C <repo root> show <commit>:<path relative to the repo root>
+    git -C <repo root> cat-file blob <commit>:<path relative to the repo root>
+
+Each file is bounded as a file on disk is (:data:`~agentcost.infra.files.MAX_FILE_BYTES`): its
+size is asked first (``git cat-file -s``) and a blob over the limit is refused
+(:class:`~agentcost.infra.files.FileTooLarge`) before git hands a byte of it over.
 
 The repository is the one holding the first file read (normally the scenario), unless
 ``repo_root`` is given. A file that is not at the revision raises ``FileNotFoundError("file not
@@ -20,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
+from agentcost.infra.files import MAX_FILE_BYTES, FileTooLarge
 
 if TYPE_CHECKING:
     from agentcost.infra.files import Reader
@@ -32,21 +37,24 @@ _FETCH_HINT = (
 )
 
 
-def git_reader(ref: str, repo_root: Path | None = None) -> Reader:
-    """A reader of files as they are at the git revision ``ref`` (a branch, tag or commit)."""
-    return GitReader(ref, repo_root)
+def git_reader(ref: str, repo_root: Path | None = None, limit: int = MAX_FILE_BYTES) -> Reader:
+    """A reader of files as they are at the git revision ``ref`` (a branch, tag or commit), each
+    at most ``limit`` bytes."""
+    return GitReader(ref, repo_root, limit)
 
 
 class GitReader:
-    """Reads files at one git revision with ``git show``; each file is read once."""
+    """Reads files at one git revision with ``git cat-file``; each file is read once, and only when
+    its size is within ``limit``."""
 
-    def __init__(self, ref: str, repo_root: Path | None = None) -> None:
+    def __init__(self, ref: str, repo_root: Path | None = None, limit: int = MAX_FILE_BYTES) -> None:
         if not ref.strip() or ref.startswith("-"):
             raise InputError(f"not a git revision: {ref!r}", hint="e.g. main, origin/main, v1.2 or a commit")
         self.ref = ref
         self.root = Path(os.path.realpath(repo_root)) if repo_root is not None else None
         self.commit: str | None = None  # ref resolved once, so every file comes from the same commit
         self.files: dict[Path, bytes | OSError] = {}
+        self.limit = limit
 
     def __call__(self, path: Path) -> bytes:
         if path not in self.files:
@@ -79,9 +87,17 @@ class GitReader:
             raise IsADirectoryError(f"is a directory at {self.ref}, not a file")
         if kind_name != "blob":
             raise OSError(f"not a file at {self.ref} (a git {kind_name})")
-        shown = self.git(root, "show", spec)
+        sized = self.git(root, "cat-file", "-s", spec)
+        size = sized.stdout.decode().strip()
+        if sized.returncode != 0 or not size.isdigit():
+            raise OSError(f"git cat-file -s {spec} failed: {_first_line(sized.stderr)}")
+        if int(size) > self.limit:  # refused before git hands any of it over
+            raise FileTooLarge(int(size), self.limit)
+        shown = self.git(root, "cat-file", "blob", spec)
         if shown.returncode != 0:
-            raise OSError(f"git show {spec} failed: {_first_line(shown.stderr)}")
+            raise OSError(f"git cat-file blob {spec} failed: {_first_line(shown.stderr)}")
+        if len(shown.stdout) > self.limit:  # cannot happen for a blob of that size; still bounded
+            raise FileTooLarge(len(shown.stdout), self.limit)
         return shown.stdout
 
     def repo_root(self, path: Path) -> Path:

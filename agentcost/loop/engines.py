@@ -27,7 +27,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from agentcost.loop.accountant import request_gaps
-from agentcost.scenario.dists import median, upper
+from agentcost.scenario.dists import MAX_DRAW, median, upper
 from agentcost.scenario.model import Content, Dist, Round, Scenario, SizeField
 from agentcost.tokens.request import RequestUsage
 
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     Ints = npt.NDArray[np.int64]
 
-MAX_SIZE = 1_000_000_000  # a drawn size is capped here (a lognormal tail is unbounded)
+MAX_SIZE = MAX_DRAW  # a drawn size is capped here (a lognormal tail is unbounded)
 _BUMP = 1_000  # how far sizes are raised to measure the counting rules' slopes
 
 

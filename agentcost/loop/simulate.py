@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
-from agentcost.loop.engines import MAX_SIZE, Chunk, Draws, NotVectorizable, PerRunEngine, VectorEngine
+from agentcost.loop.engines import Chunk, Draws, NotVectorizable, PerRunEngine, VectorEngine
 from agentcost.scenario.dists import describe, median, upper
 from agentcost.scenario.model import Dist, Scenario, SizeField
 
@@ -38,11 +38,17 @@ if TYPE_CHECKING:
     Ints = npt.NDArray[np.int64]
 
 MAX_RUNS = 10_000_000
+MAX_SIMULATED_REQUESTS = 200_000_000
+"""Runs x requests of a run at its largest round counts, the most one simulation may take (the
+vectorized engine does a few million a second on 2 cores): ``--simulate 10,000,000`` of a scenario
+of up to 61 requests took 143 s, and is refused."""
+MAX_SIMULATED_REQUESTS_PER_RUN = 2_000_000
+"""The same for the per-run engine (the accountant: about 20,000 requests a second)."""
 PERCENTILES = (50, 90, 99)
 HISTOGRAM_BINS = 16
 SENSITIVITY_RUNS = 20_000  # runs per input held at its median (the first runs of the simulation)
 SENSITIVITY_RUNS_PER_RUN = 500  # the same with the per-run engine
-_CELLS_PER_CHUNK = 4_000_000  # runs x round slots held in memory at once
+_CELLS_PER_CHUNK = 1_000_000  # runs x requests drawn at once (a few arrays of 8 MB per kind of size)
 _FIELDS = ("result", "call", "text", "thinking", "user")
 _MEAN_USD = Decimal("1E-10")  # means are rounded half up to these places (percentiles are exact)
 _MEAN_COUNT = Decimal("0.01")
@@ -216,7 +222,7 @@ class _Streams:
         u = gen.random(shape)  # drawn even when fixed, so other chunks are unchanged
         if dist.where == self.fixed:
             return np.full(shape, median(dist), dtype=np.int64)
-        return np.minimum(sample(dist, u), MAX_SIZE)
+        return sample(dist, u)  # at most MAX_DRAW, cut before any int64 conversion
 
     def next(self, n: int) -> Draws:
         import numpy as np
@@ -312,9 +318,9 @@ def _check_largest_run(scenario: Scenario, slots: Sequence[int]) -> None:
 
 
 def _stat(values: Ints | npt.NDArray[Any], total: int, n: int, scale: int = 1) -> Stat:
-    import numpy as np
-
-    ordered = np.sort(values)
+    """The statistics of ``values``, which it sorts in place (no copy: 80 MB at 10 million runs)."""
+    values.sort()
+    ordered = values
 
     def at(q: int) -> Decimal:
         return Decimal(int(ordered[nearest_rank(ordered, Decimal(q))])) / scale
@@ -335,7 +341,7 @@ def _histogram(units: Ints | npt.NDArray[Any], scale: int) -> tuple[Bin, ...]:
     (a long tail would otherwise squeeze every other run into the first bin)."""
     import numpy as np
 
-    ordered = np.sort(units)
+    ordered = units  # sorted by the caller
     lo, top = int(ordered[0]), int(ordered[-1])
     if lo == top:
         return (Bin(Decimal(lo) / scale, Decimal(top) / scale, len(units), Fraction(1)),)
@@ -368,7 +374,7 @@ def _histogram(units: Ints | npt.NDArray[Any], scale: int) -> tuple[Bin, ...]:
 
 @dataclass
 class _Totals:
-    """The runs' results, concatenated."""
+    """The runs' results, one array each, filled chunk by chunk (never a list of chunks and a copy)."""
 
     units: Any
     requests: Any
@@ -399,30 +405,58 @@ def _simulate(
     import numpy as np
 
     streams = _Streams(est.scenario, seed, slots, fixed)
-    cells = max(1, sum(slots) + len(est.scenario.rounds))
-    chunk = max(1, min(runs, _CELLS_PER_CHUNK // cells)) if isinstance(engine, VectorEngine) else 200
-    parts: list[Chunk] = []
+    vector = isinstance(engine, VectorEngine)
+    chunk = max(1, min(runs, _CELLS_PER_CHUNK // _cells(est, slots))) if vector else 200
+    kind = np.int64 if vector else object  # the per-run engine's exact Python ints
+    units, requests, tokens = (np.zeros(runs, dtype=kind) for _ in range(3))
+    out = _Totals(
+        units, requests, tokens, np.zeros(runs, dtype=bool), np.zeros(runs, dtype=bool), engine.scale
+    )
     start = 0
     while start < runs:
         n = min(chunk, runs - start)
-        parts.append(engine.run(streams.next(n), n))
-        start += n
+        part: Chunk = engine.run(streams.next(n), n)
+        end = start + n
+        out.units[start:end] = part.cost_units
+        out.requests[start:end] = part.requests
+        out.tokens[start:end] = part.input_tokens
+        out.truncated[start:end] = part.truncated
+        out.stopped[start:end] = part.budget_stopped
+        start = end
         if progress is not None:
             progress(done + start, total if total is not None else runs)
-    cat = np.concatenate
-    return _Totals(
-        cat([p.cost_units for p in parts]),
-        cat([p.requests for p in parts]),
-        cat([p.input_tokens for p in parts]),
-        cat([p.truncated for p in parts]),
-        cat([p.budget_stopped for p in parts]),
-        engine.scale,
-    )
+    return out
+
+
+def _cells(est: Estimate, slots: Sequence[int]) -> int:
+    """Requests of one run at its largest round counts (the rounds, every uncertain item at its
+    slots, and the final answer): the chunks' unit, and what :data:`MAX_SIMULATED_REQUESTS` counts."""
+    s = est.scenario
+    return len(s.rounds) - sum(sp.count for sp in s.spreads) + sum(slots) + 1
+
+
+def _check_work(est: Estimate, engine: VectorEngine | PerRunEngine, runs: int, slots: Sequence[int]) -> None:
+    """Refuse more runs x requests than one simulation may take (:data:`MAX_SIMULATED_REQUESTS`)."""
+    cells = _cells(est, slots)
+    most = MAX_SIMULATED_REQUESTS if isinstance(engine, VectorEngine) else MAX_SIMULATED_REQUESTS_PER_RUN
+    if runs * cells > most:
+        raise InputError(
+            f"{runs:,} runs of up to {cells:,} requests are {runs * cells:,} simulated requests, more "
+            f"than the {most:,} one simulation may take ({engine.name} engine)",
+            key="runs",
+            hint=f"at most {max(1, most // cells):,} runs for this scenario",
+        )
 
 
 def _sum(values: Any) -> int:
-    total: int = sum(values.tolist())  # Python ints: no overflow
-    return total
+    """The exact sum of whole numbers: int64 (>= 0) summed as two 32-bit halves, which cannot
+    overflow for up to 2**31 values; anything else (Python ints) by Python."""
+    import numpy as np
+
+    if values.dtype != np.int64:
+        total: int = sum(values.tolist())
+        return total
+    return (int(np.sum(values >> 32)) << 32) + int(np.sum(values & 0xFFFFFFFF))
 
 
 def simulate(
@@ -446,15 +480,17 @@ def simulate(
     s = est.scenario
     slots = slot_counts(s)
     engine, note = (PerRunEngine(est), "asked for") if per_run else _engine(est, slots)
+    _check_work(est, engine, runs, slots)
     found = inputs(s)
     sens_runs = min(runs, SENSITIVITY_RUNS if isinstance(engine, VectorEngine) else SENSITIVITY_RUNS_PER_RUN)
     work = runs + (len(found) * sens_runs if sensitivity and len(found) > 1 else 0)
     main = _simulate(est, engine, runs, seed, slots, progress=progress, total=work)
     scale = main.scale
-    cost = _stat(main.units, _sum(main.units), runs, scale)
+    units_total = _sum(main.units)
+    tasks = _tasks(est, main.units, seed, scale)  # reads the runs in order: before the sort
     ranked: list[Sensitivity] = []
     if sensitivity and len(found) > 1:
-        base_p90 = _p90(main.units[:sens_runs], scale)
+        base_p90 = _p90(main.units[:sens_runs].copy(), scale)
         done = runs
         for item in found:
             held = _simulate(est, engine, sens_runs, seed, slots, item.where, progress, done, work)
@@ -462,8 +498,9 @@ def simulate(
             p90 = _p90(held.units, scale)
             ranked.append(Sensitivity(item, p90, base_p90 - p90))
         ranked.sort(key=lambda x: (-x.drop_usd, x.input.where))
+    cost = _stat(main.units, units_total, runs, scale)  # main.units is sorted from here on
     extra: list[tuple[str, Decimal]] = []
-    ordered = np.sort(main.units)
+    ordered = main.units
     for label in at:
         if label.startswith("p") and label not in ("p50", "p90", "p99"):
             q = Decimal(label[1:])
@@ -490,7 +527,7 @@ def simulate(
         sensitivity=tuple(ranked),
         deterministic_usd=est.total_usd,
         percentile_usd=tuple(extra),
-        tasks=_tasks(est, main.units, seed, scale),
+        tasks=tasks,
     )
 
 
@@ -549,25 +586,30 @@ def _tasks(est: Estimate, units: Any, seed: int, scale: int) -> Tasks | None:
     else:
         millionths = np.full(n, int((own if own is not None else o.success) * SUCCESS_SCALE), dtype=np.int64)
     completed = u_run * SUCCESS_SCALE < millionths
-    spent = np.asarray(units, dtype=object)
+    # running sums in int64 when the total spend fits (exact), else in Python ints (10 million of
+    # them take about 400 MB)
+    kind = np.int64 if units.dtype == np.int64 and _sum(units) < 2**63 else object
+    spent = np.asarray(units, dtype=kind)
     f = failure_usd(est)
     if f is not None:
         cut = int(f * scale)
-        spent = np.where(completed, spent, np.minimum(spent, cut)).astype(object)
+        spent = np.where(completed, spent, np.minimum(spent, cut)).astype(kind)
     done = np.flatnonzero(completed)
     mean = (Decimal(_sum(millionths)) / n / SUCCESS_SCALE).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
     if not len(done):
         return Tasks(0, mean, None)
     running = np.cumsum(spent)
+    del spent
     ends = running[done]
-    costs = ends - np.concatenate([np.array([0], dtype=object), ends[:-1]])
+    del running
+    costs = ends - np.concatenate([np.array([0], dtype=kind), ends[:-1]])
     return Tasks(len(done), mean, _stat(costs, _sum(costs), len(done), scale))
 
 
 def _p90(units: Any, scale: int) -> Decimal:
-    import numpy as np
-
-    ordered = np.sort(units)
+    """The p90 of ``units``, which it sorts in place."""
+    units.sort()
+    ordered = units
     return Decimal(int(ordered[nearest_rank(ordered, Decimal(90))])) / scale
 
 

@@ -216,6 +216,46 @@ class ReplayReport:
 # ---------------------------------------------------------------------------------------------
 
 
+def trace_chars(trace: Trace) -> int:
+    """Characters of the text that counting ``trace`` tokenizes: each distinct text once (the memo
+    counts an equal text once, however many requests repeat it): messages, their names, tool calls
+    and results, responses and the results after them; each distinct tool definition as its JSON
+    text (built one at a time; its length and hash kept). A 120 MB word took 82 s and 5.85 GB."""
+    import json
+
+    texts: set[str] = set()
+    tools: set[int] = set()  # hashes of the tool definitions' JSON texts
+    total = 0
+
+    def add(*found: str | None) -> None:
+        nonlocal total
+        for text in found:
+            if text and text not in texts:
+                texts.add(text)
+                total += len(text)
+
+    for call in trace.calls:
+        for m in call.messages or ():
+            add(m.text, m.name, *(x for p in (*m.calls, *m.results) for x in (p.name, p.text)))
+        for tool in call.tools or ():
+            text = json.dumps(tool, ensure_ascii=True, separators=(", ", ": "), default=str)
+            if hash(text) not in tools:
+                tools.add(hash(text))
+                total += len(text)
+        add(call.output_text, call.result_text, *(x for p in call.output_calls for x in (p.name, p.text)))
+    return total
+
+
+def check_trace(trace: Trace) -> None:
+    """Refuse (:class:`InputError`, naming the log) a run whose counting would tokenize more text
+    than the run's policy allows (``--max-input-bytes``): the text budget, checked before anything
+    is tokenized by :func:`replay` (so ``replay``, each run of ``replay DIR`` and ``calibrate``)."""
+    from agentcost.scenario.budget import check_text
+
+    counted = "each distinct text of the log once, tool definitions as JSON text"
+    check_text(trace_chars(trace), file=trace.path, counted=counted)
+
+
 class _Counter:
     """Counts a recorded request's messages and a response with the model's rules.
 
@@ -468,6 +508,7 @@ def replay(
         )
     if not trace.calls:
         raise InputError("no API calls found in the log", file=trace.path)
+    check_trace(trace)  # the text budget, before anything is tokenized
     try:
         prices = resolve_model(name, as_of=as_of, user_prices=user_prices)
     except InputError as e:

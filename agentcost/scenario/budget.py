@@ -43,6 +43,7 @@ from agentcost.scenario.model import Content, Round, Scenario, ToolDef
 __all__ = [
     "BUDGET_OPTION",
     "LoadBudget",
+    "check_text",
     "check_tokenized",
     "current_load",
     "json_length",
@@ -207,17 +208,27 @@ def tokenized_chars(scenario: Scenario) -> int:
     return total
 
 
-def check_tokenized(scenario: Scenario) -> None:
-    """Refuse (:class:`InputError`) a scenario whose counting would tokenize more characters than
-    the run's policy allows (:func:`tokenized_chars`)."""
+def check_text(total: int, *, file: Path | str | None, counted: str) -> None:
+    """Refuse (:class:`InputError`) ``total`` characters of text to tokenize when they are more than
+    the run's policy allows: the one message of the text budget for every input (scenarios, traces),
+    naming ``file`` and saying what was ``counted``."""
     limit = current_policy().max_input_bytes
-    total = tokenized_chars(scenario)
     if total > limit:
         raise InputError(
             f"{total:,} characters of text to tokenize, over the limit of {limit:,}",
-            file=scenario.path,
-            hint=f"each distinct text once, tool definitions as JSON text, subagents included; {_RAISE}",
+            file=file,
+            hint=f"{counted}; {_RAISE}",
         )
+
+
+def check_tokenized(scenario: Scenario) -> None:
+    """Refuse (:class:`InputError`) a scenario whose counting would tokenize more characters than
+    the run's policy allows (:func:`tokenized_chars`)."""
+    check_text(
+        tokenized_chars(scenario),
+        file=scenario.path,
+        counted="each distinct text once, tool definitions as JSON text, subagents included",
+    )
 
 
 # --------------------------------------------------------------------------------------------

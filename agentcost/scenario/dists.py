@@ -15,6 +15,11 @@ does not simulate, so a scenario whose distributions are all ``fixed`` estimates
 * ``lognormal (median, p90)``: ``exp(N(mu, sigma))`` with ``mu = ln median`` and
   ``sigma = (ln p90 - ln median) / z(0.9)``; unbounded above.
 * ``empirical (values)``: each observed value equally likely (values sorted when read).
+
+Every draw is at most :data:`MAX_DRAW`, the largest size a scenario may state: a lognormal's tail
+is cut there before its value is made a whole number, so that no draw, however extreme the
+distribution (``median: 1, p90: 1000000000`` reaches 10^57 at u = 1 - 1e-16), can overflow a 64-bit
+integer.
 """
 
 from __future__ import annotations
@@ -31,6 +36,10 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+MAX_DRAW = 1_000_000_000
+"""The largest value a draw takes: a scenario's largest size (``scenario.values.MAX_COUNT``,
+docs/uncertainty.md); an unbounded (lognormal) tail is cut here."""
+_LOG_MAX_DRAW = math.log(MAX_DRAW + 1)  # exp() of more rounds above MAX_DRAW: cut before exp
 Z90 = 1.2815515655446004  # the standard normal distribution's 90th percentile
 _PERT_GRID = 4096  # points of the tabulated Beta CDF of a PERT distribution
 
@@ -79,7 +88,8 @@ def describe(dist: Dist) -> str:
 
 
 def sample(dist: Dist, u: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
-    """Draws for the uniforms ``u`` (any shape), as whole numbers >= ``dist.minimum``."""
+    """Draws for the uniforms ``u`` (any shape), as whole numbers from ``dist.minimum`` to
+    :data:`MAX_DRAW`: cut as floats, before the conversion to int64 (which would overflow)."""
     import numpy as np
 
     p = [float(x) for x in dist.params]
@@ -96,13 +106,14 @@ def sample(dist: Dist, u: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
         grid, cdf = _pert_table(*dist.params)
         x = np.interp(u, cdf, grid)
     elif dist.kind == "lognormal":
-        x = np.exp(math.log(p[0]) + _sigma(p[0], p[1]) * normal_ppf_fast(u))
+        logs = math.log(p[0]) + _sigma(p[0], p[1]) * normal_ppf_fast(u)
+        x = np.exp(np.minimum(logs, _LOG_MAX_DRAW))
     else:
         values = np.array(p)
         return np.maximum(
             np.round(values[np.minimum((u * len(p)).astype(np.int64), len(p) - 1)]), dist.minimum
         ).astype(np.int64)
-    return np.maximum(np.floor(x + 0.5), dist.minimum).astype(np.int64)
+    return np.minimum(np.maximum(np.floor(x + 0.5), dist.minimum), MAX_DRAW).astype(np.int64)
 
 
 # --- the inverse CDFs --------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import binascii
 import hashlib
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass
@@ -217,11 +218,50 @@ LONG_TEXT = 1_000_000
 """Characters from which a text is counted into a numpy buffer (4 bytes a token) rather than a list."""
 
 
+LONG_RUN = 16_384
+"""Characters of a run without whitespace above which it may be counted in parts of this many
+characters (approximate, see :func:`ordinary_tokens`)."""
+_LONG_RUN = re.compile(rf"(?<!\S)\S{{{LONG_RUN + 1},}}")  # from a run's start only: linear
+_BLANK = re.compile(r"\s")
+
+
+def _has_long_run(text: str) -> bool:
+    """Whether some block of :data:`LONG_RUN` characters at a multiple of it holds no whitespace:
+    true for every text with a run of ``2 * LONG_RUN`` characters or more without whitespace. Each
+    block's search stops at its first whitespace, so that ordinary text costs next to nothing."""
+    search = _BLANK.search
+    return any(search(text, i, i + LONG_RUN) is None for i in range(0, len(text) - LONG_RUN + 1, LONG_RUN))
+
+
 def ordinary_tokens(encoding: Any, text: str) -> int:
-    """``len(encoding.encode_ordinary(text))``. A long text is encoded into a numpy buffer instead
-    of a list of Python ints (36 bytes a token): one call's input of 45 MB (aliases in one mapping,
-    within the input budget) would take about 1 GB as a list. The same tokens: ``encode`` with no
-    special token allowed or disallowed is ``encode_ordinary``."""
+    """``len(encoding.encode_ordinary(text))``, exact for every text without a run of
+    ``2 * LONG_RUN`` (32,768) characters or more without whitespace.
+
+    Such a run can be one piece for the BPE (a "word" of a million letters), whose merges take time
+    that grows faster than its length (a 3.2 MB word: about 6 s; bench/bench_long_word.py) and
+    memory (a 120 MB word: 5.85 GB). In a text that holds one, every run of more than
+    :data:`LONG_RUN` characters without whitespace is counted in parts of that many characters
+    instead, each part a piece of its own: approximate (a part may count a token more at each cut,
+    about 2 tokens in 100,000 for random letters), in time proportional to the run. The text around
+    the runs is counted as it is.
+
+    A long text is encoded into a numpy buffer instead of a list of Python ints (36 bytes a token):
+    one call's input of 45 MB (aliases in one mapping, within the input budget) would take about 1 GB
+    as a list. The same tokens: ``encode`` with no special token allowed or disallowed is
+    ``encode_ordinary``."""
+    if len(text) < 2 * LONG_RUN or not _has_long_run(text):
+        return _encoded_length(encoding, text)
+    total, start = 0, 0
+    for run in _LONG_RUN.finditer(text):
+        if run.start() > start:
+            total += _encoded_length(encoding, text[start : run.start()])
+        for cut in range(run.start(), run.end(), LONG_RUN):
+            total += _encoded_length(encoding, text[cut : min(cut + LONG_RUN, run.end())])
+        start = run.end()
+    return total + (_encoded_length(encoding, text[start:]) if start < len(text) else 0)
+
+
+def _encoded_length(encoding: Any, text: str) -> int:
     to_numpy = getattr(encoding, "encode_to_numpy", None) if len(text) >= LONG_TEXT else None
     if to_numpy is not None:
         try:
