@@ -45,6 +45,10 @@ def cli(
 # Item 5: a number of ten characters never builds a huge integer
 
 AMBIGUOUS = "ambiguous: '{0}' could be a size or a text (write a whole number for a size in tokens, or {{text: \"{0}\"}} for the text)"
+UNQUOTED = (  # the same from a named file (a subagent's, a project's scenario): its text is never quoted
+    'ambiguous: a number could be a size or a text (write a whole number for a size in tokens, or {text: "..."}'
+    " for the text"
+)
 BIG = "1e99999999"  # int() of it: a hundred million digits, minutes of CPU
 HUGE = "1e10000000000000"  # int() of it: a MemoryError at once, so a regression fails fast here
 
@@ -94,7 +98,7 @@ HUGE = "1e10000000000000"  # int() of it: a MemoryError at once, so a regression
                 "sub.yaml": OK.replace("final: 10", f"final: {BIG}"),
             },
             ["estimate", "s.yaml"],
-            "sub.yaml:4: final: " + AMBIGUOUS.format(BIG)[:-1] + "; subagent file named at s.yaml:6)",
+            "sub.yaml:4: final: " + UNQUOTED + "; subagent file named at s.yaml:6)",
             id="a subagent's final",
         ),
         pytest.param(
@@ -109,9 +113,7 @@ HUGE = "1e10000000000000"  # int() of it: a MemoryError at once, so a regression
                 "p.yml": f"version: 1\nname: P\nscenarios:\n  - {{path: s.yaml, set: [final={BIG}]}}\n",
             },
             ["estimate", "p.yml"],
-            f"p.yml:4: scenarios[0].set[0]: final={BIG}: "
-            + AMBIGUOUS.format(BIG)[:-1]
-            + "; set: applies to s.yaml)",
+            f"p.yml:4: scenarios[0].set[0]: final={BIG}: " + UNQUOTED + "; set: applies to s.yaml)",
             id="a project's set:",
         ),
         pytest.param(
