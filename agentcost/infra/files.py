@@ -210,14 +210,22 @@ def _lstat_at(name: str, directory: int) -> os.stat_result:
     return os.stat(name, dir_fd=directory, follow_symlinks=False)
 
 
+def _is_link(name: str, directory: int) -> bool:
+    try:
+        return stat.S_ISLNK(_lstat_at(name, directory).st_mode)
+    except OSError:
+        return False
+
+
 def open_confined(path: str, check: Check) -> int:
     """A read-only, non-blocking descriptor of the regular file at the absolute ``path`` (the caller
     closes it), opened by walking from ``/``: each component is opened relative to the descriptor of
     the directory before it, with ``O_NOFOLLOW``; a symlink met on the way is read (``readlinkat``)
     and its target walked the same way. The real path so reached, and the descriptor's own path
     (``/proc/self/fd``, where there is one), must pass ``check``, else :class:`Escaped`. A component
-    swapped for a symlink between its ``lstat`` and its open fails the open (``ELOOP``, ``ENOTDIR``);
-    it never leads elsewhere. Anything but a regular file is refused before it is opened."""
+    swapped for a symlink between its ``lstat`` and its open fails the open (``ELOOP``, ``ENOTDIR``)
+    and is walked again, as the symlink it now is: a swap never leads the open elsewhere. Anything
+    but a regular file is refused before it is opened."""
     if not _WALK:
         return _open_checked(path, check)
     todo = path.split("/")[::-1]  # the components still to walk, the next one last
@@ -248,20 +256,26 @@ def open_confined(path: str, check: Check) -> int:
                 continue
             if any(rest not in ("", ".") for rest in todo) and not stat.S_ISDIR(info.st_mode):
                 raise NotADirectoryError(errno.ENOTDIR, "Not a directory", path)  # never opened
-            if all(rest in ("", ".") for rest in todo):  # the file itself
-                _check_regular(path, info.st_mode)
-                fd = os.open(name, _OPEN_FLAGS | os.O_NOFOLLOW, dir_fd=fds[-1])
-            else:
-                fd = os.open(name, _DIR_FLAGS, dir_fd=fds[-1])
+            try:
+                if all(rest in ("", ".") for rest in todo):  # the file itself
+                    _check_regular(path, info.st_mode)
+                    fd = os.open(name, _OPEN_FLAGS | os.O_NOFOLLOW, dir_fd=fds[-1])
+                else:
+                    fd = os.open(name, _DIR_FLAGS, dir_fd=fds[-1])
+            except OSError as err:  # swapped for a symlink since its lstat: walk it again, resolved
+                if err.errno not in (errno.ELOOP, errno.ENOTDIR) or not _is_link(name, fds[-1]):
+                    raise
+                links += 1
+                if links > _MAX_LINKS:
+                    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path) from None
+                todo.append(name)
+                continue
             names.append(name)
             fds.append(fd)
         if not names:  # the path is "/"
             raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
-        file = fds.pop()
-        fds.append(file)  # closed below if the check refuses it
-        _check_opened(file, "/" + "/".join(names), check)
-        fds.pop()
-        return file
+        _check_opened(fds[-1], "/" + "/".join(names), check)  # refused: closed below with the rest
+        return fds.pop()
     finally:
         for fd in fds:
             os.close(fd)
