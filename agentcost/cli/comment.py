@@ -42,14 +42,20 @@ def as_comment(report: DiffReport, host: CommentHost, out: Output) -> tuple[Diff
 
 
 def write_changed(changed: bool) -> None:
-    """Append ``changed=true|false`` to the file ``$GITHUB_OUTPUT`` names, when it names one."""
+    """Append ``changed=true|false`` to the file ``$GITHUB_OUTPUT`` names, when it names one: never
+    through a symlink, nor to anything but a regular file or to an input of the run
+    (:func:`agentcost.infra.writes.append_output`)."""
+    from agentcost.infra.writes import append_output
+
     path = os.environ.get("GITHUB_OUTPUT")
     if not path:
         return
     try:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(f"changed={'true' if changed else 'false'}\n")
+        append_output(path, f"changed={'true' if changed else 'false'}\n", "GITHUB_OUTPUT")
     except OSError as err:
         raise InputError(
-            f"cannot append to GITHUB_OUTPUT: {err.strerror or err}", file=path, key="--comment"
+            f"cannot append to GITHUB_OUTPUT: {err.strerror or err}",
+            file=path,
+            key="--comment",
+            hint=getattr(err, "hint", None),
         ) from None

@@ -55,6 +55,8 @@ def write_report(report: object, gates: Sequence[Gate], out: Output) -> bool:
     """Write the report as asked and report tripped gates; True if any tripped (the CLI exits 1)."""
     from agentcost.render import output
 
+    if out.summary:  # refused before anything is written: a symlink, a device, an input of this run
+        check_summary()
     if out.quiet:
         text = output.quiet_total(report)
     else:  # colour only for the table on standard output (agentcost.cli.colour), never in a file
@@ -76,12 +78,8 @@ def write_report(report: object, gates: Sequence[Gate], out: Output) -> bool:
         markdown = output.render_text(report, Format.markdown, gates=gates)
         try:
             appended = output.append_step_summary(markdown)
-        except OSError as err:  # a directory, unwritable, a missing directory
-            raise InputError(
-                f"cannot append the report to GITHUB_STEP_SUMMARY: {err.strerror or err}",
-                file=os.environ.get("GITHUB_STEP_SUMMARY"),
-                key="--summary",
-            ) from None
+        except OSError as err:  # a directory, unwritable, a missing directory, refused
+            raise _summary_error(err) from None
         if appended is None:
             echo_err("agentcost: note: --summary: GITHUB_STEP_SUMMARY is not set; nothing appended")
     tripped = [g for g in gates if g.tripped and not g.warning]  # a warning gate never fails the run
@@ -91,6 +89,28 @@ def write_report(report: object, gates: Sequence[Gate], out: Output) -> bool:
         if in_actions:
             typer.echo(output.annotation(gate), err=True)  # never coloured: GitHub reads the line
     return bool(tripped)
+
+
+def check_summary() -> None:
+    """Refuse a ``$GITHUB_STEP_SUMMARY`` that ``--summary`` would not append to (a symlink, a
+    directory, anything but a regular file, an input of this run), before the report is written."""
+    from agentcost.infra.writes import check_append
+
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if target:
+        try:
+            check_append(target, "GITHUB_STEP_SUMMARY")
+        except OSError as err:
+            raise _summary_error(err) from None
+
+
+def _summary_error(err: OSError) -> InputError:
+    return InputError(
+        f"cannot append the report to GITHUB_STEP_SUMMARY: {err.strerror or err}",
+        file=os.environ.get("GITHUB_STEP_SUMMARY"),
+        key="--summary",
+        hint=getattr(err, "hint", None),
+    )
 
 
 def simulated(

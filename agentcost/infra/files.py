@@ -5,12 +5,22 @@ it is opened, and opening does not block (``O_NONBLOCK``), so no input can hang 
 standard input (read once, with the same limit). :class:`SharedReads` reads each file of one load
 once, however often and under whatever names it is named.
 
+A file named inside an input file is checked by :func:`agentcost.infra.policy.confine` first, which
+records its real path here with the check (:func:`confine_reads`); :func:`read_file` then opens that
+path by walking it from ``/`` one component at a time, each opened relative to the descriptor of the
+directory before it with ``O_NOFOLLOW``, resolving any symlink met on the way itself, and checks the
+real path it reached (and what ``/proc/self/fd`` says of the descriptor) again. So the check and the
+open are one walk over descriptors: a directory swapped for a symlink after the check cannot lead
+the open outside. Where ``dir_fd`` or ``O_NOFOLLOW`` are missing (not Linux or macOS), the file is
+opened by its path and its real path checked after the open (the same file, by device and inode).
+
 The standard library only. :mod:`agentcost.infra.yamlread` re-exports all of it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
 import stat
@@ -22,11 +32,13 @@ __all__ = [
     "LIMITS_DOC",
     "MAX_FILE_BYTES",
     "STDIN",
+    "Escaped",
     "FileTooLarge",
     "NotAFile",
     "Reader",
     "SharedReads",
     "Unreadable",
+    "confine_reads",
     "forget_reads",
     "is_stdin",
     "read_file",
@@ -46,10 +58,23 @@ STDIN = "-"
 
 _READ_IDS: set[tuple[int, int]] = set()  # (device, inode) of every file read since forget_reads()
 
+Check = Callable[[str], "str | None"]
+"""Whether a real path may be read: None if so, else the reason it may not."""
+_CONFINED: dict[str, Check] = {}  # real path checked by policy.confine -> the check to repeat on opening
+
 
 def forget_reads() -> None:
-    """Start a new run's record of the files it read (:func:`was_read`)."""
+    """Start a new run's record of the files it read (:func:`was_read`) and of the confined ones."""
     _READ_IDS.clear()
+    _CONFINED.clear()
+
+
+def confine_reads(real: str, check: Check) -> None:
+    """Have :func:`read_file` open the file at the real path ``real`` by a walk over directory
+    descriptors that follows no symlink unchecked, and refuse it (:class:`Escaped`) unless ``check``
+    passes the real path the walk reached: the check :func:`agentcost.infra.policy.confine` made,
+    repeated on what is opened."""
+    _CONFINED[real] = check
 
 
 def was_read(info: os.stat_result) -> bool:
@@ -86,6 +111,15 @@ class FileTooLarge(OSError):
     def reason(self) -> str:
         size = f"{self.size:,} bytes, " if self.size is not None else ""
         return f"file too large: {size}over the limit of {self.limit:,} bytes ({LIMITS_DOC})"
+
+
+class Escaped(OSError):
+    """A confined file whose real path, when opened, is not where its check allows (a directory on
+    its way was swapped for a symlink after the check): ``reason`` says where it leads."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class NotAFile(OSError):
@@ -134,9 +168,14 @@ def read_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     """The default :data:`Reader`: the regular file on disk (symlinks followed), at most ``limit``
     bytes (else :class:`FileTooLarge`), refused by its size before a byte is read. Anything else (a
     FIFO, ``/dev/zero``, a socket, a directory) is refused by ``stat`` before it is opened
-    (:class:`NotAFile`, :class:`IsADirectoryError`), and the open itself never blocks."""
-    _check_regular(path, os.stat(path).st_mode)
-    fd = os.open(path, _OPEN_FLAGS)
+    (:class:`NotAFile`, :class:`IsADirectoryError`), and the open itself never blocks. A path
+    :func:`confine_reads` recorded is opened by :func:`open_confined`."""
+    check = _CONFINED.get(os.fspath(path))
+    if check is not None:
+        fd = open_confined(os.fspath(path), check)
+    else:
+        _check_regular(path, os.stat(path).st_mode)
+        fd = os.open(path, _OPEN_FLAGS)
     with open(fd, "rb") as handle:  # closes fd
         info = os.fstat(fd)
         _check_regular(path, info.st_mode)  # swapped between the stat and the open
@@ -147,6 +186,135 @@ def read_file(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     if len(data) > limit:
         raise FileTooLarge(None, limit)
     return data
+
+
+_WALK = (
+    os.open in os.supports_dir_fd
+    and os.stat in os.supports_dir_fd
+    and os.readlink in os.supports_dir_fd
+    and hasattr(os, "O_NOFOLLOW")
+    and hasattr(os, "O_DIRECTORY")
+)
+"""Whether :func:`open_confined` can walk over directory descriptors (Linux, macOS, the BSDs)."""
+_DIR_FLAGS = (
+    getattr(os, "O_DIRECTORY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_PATH", os.O_RDONLY)  # O_PATH: a directory one may search but not list is passed
+)
+_MAX_LINKS = 40  # symlinks resolved in one walk, as the kernel's ELOOP limit
+
+
+def _lstat_at(name: str, directory: int) -> os.stat_result:
+    """What ``name`` in the open ``directory`` is, not following a symlink (a seam for the tests)."""
+    return os.stat(name, dir_fd=directory, follow_symlinks=False)
+
+
+def _is_link(name: str, directory: int) -> bool:
+    try:
+        return stat.S_ISLNK(_lstat_at(name, directory).st_mode)
+    except OSError:
+        return False
+
+
+def open_confined(path: str, check: Check) -> int:
+    """A read-only, non-blocking descriptor of the regular file at the absolute ``path`` (the caller
+    closes it), opened by walking from ``/``: each component is opened relative to the descriptor of
+    the directory before it, with ``O_NOFOLLOW``; a symlink met on the way is read (``readlinkat``)
+    and its target walked the same way. The real path so reached, and the descriptor's own path
+    (``/proc/self/fd``, where there is one), must pass ``check``, else :class:`Escaped`. A component
+    swapped for a symlink between its ``lstat`` and its open fails the open (``ELOOP``, ``ENOTDIR``)
+    and is walked again, as the symlink it now is: a swap never leads the open elsewhere. Anything
+    but a regular file is refused before it is opened."""
+    if not _WALK:
+        return _open_checked(path, check)
+    todo = path.split("/")[::-1]  # the components still to walk, the next one last
+    names: list[str] = []
+    fds = [os.open("/", _DIR_FLAGS)]
+    links = 0
+    try:
+        while todo:
+            name = todo.pop()
+            if name in ("", "."):
+                continue
+            if name == "..":  # after a symlink's target: the real parent, as realpath() takes it
+                if names:
+                    names.pop()
+                    os.close(fds.pop())
+                continue
+            info = _lstat_at(name, fds[-1])
+            if stat.S_ISLNK(info.st_mode):
+                links += 1
+                if links > _MAX_LINKS:
+                    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+                target = os.readlink(name, dir_fd=fds[-1])
+                if target.startswith("/"):
+                    while names:
+                        names.pop()
+                        os.close(fds.pop())
+                todo.extend(target.split("/")[::-1])
+                continue
+            if any(rest not in ("", ".") for rest in todo) and not stat.S_ISDIR(info.st_mode):
+                raise NotADirectoryError(errno.ENOTDIR, "Not a directory", path)  # never opened
+            try:
+                if all(rest in ("", ".") for rest in todo):  # the file itself
+                    _check_regular(path, info.st_mode)
+                    fd = os.open(name, _OPEN_FLAGS | os.O_NOFOLLOW, dir_fd=fds[-1])
+                else:
+                    fd = os.open(name, _DIR_FLAGS, dir_fd=fds[-1])
+            except OSError as err:  # swapped for a symlink since its lstat: walk it again, resolved
+                if err.errno not in (errno.ELOOP, errno.ENOTDIR) or not _is_link(name, fds[-1]):
+                    raise
+                links += 1
+                if links > _MAX_LINKS:
+                    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path) from None
+                todo.append(name)
+                continue
+            names.append(name)
+            fds.append(fd)
+        if not names:  # the path is "/"
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
+        _check_opened(fds[-1], "/" + "/".join(names), check)  # refused: closed below with the rest
+        return fds.pop()
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _check_opened(fd: int, real: str, check: Check) -> None:
+    """Refuse (:class:`Escaped`) the open file ``fd``, reached at the real path ``real``, unless
+    ``check`` passes that path and the descriptor's own (``/proc/self/fd/N``: a directory on the way
+    renamed after the walk opened it shows there)."""
+    reason = check(real)
+    if reason is None:
+        try:
+            now = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # no /proc (macOS): the walk's path is all there is
+            now = real
+        if now != real and now.startswith("/"):
+            reason = check(now.removesuffix(" (deleted)"))
+    if reason is not None:
+        raise Escaped(reason)
+
+
+def _open_checked(path: str, check: Check) -> int:
+    """:func:`open_confined` without ``dir_fd`` or ``O_NOFOLLOW``: open by the path, then check the
+    real path, which must still be the file opened (device and inode). A swap between the two is
+    caught unless it is undone in between; the walk has no such window."""
+    _check_regular(path, os.stat(path).st_mode)
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        real = os.path.realpath(path)
+        opened, there = os.fstat(fd), os.stat(real)
+        reason = check(real)
+        if reason is None and (opened.st_dev, opened.st_ino) != (there.st_dev, there.st_ino):
+            reason = f"{path} changed while it was opened"
+        if reason is not None:
+            raise Escaped(reason)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def is_stdin(path: Path | str) -> bool:
@@ -192,7 +360,7 @@ def read_text(path: Path, reader: Reader = read_file, *, limit: int = MAX_FILE_B
             data = read_file(absolute, limit) if reader is read_file else reader(absolute)
         if len(data) > limit:  # another reader (e.g. git's) read it all: still refused
             raise FileTooLarge(len(data), limit)
-    except (FileTooLarge, NotAFile) as e:
+    except (FileTooLarge, NotAFile, Escaped) as e:
         raise Unreadable(e.reason) from None
     except FileNotFoundError as e:
         raise Unreadable(_reason(e, "file not found")) from None

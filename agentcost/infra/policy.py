@@ -24,6 +24,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentcost.infra.files import confine_reads
+
 __all__ = [
     "ALLOW_OPTION",
     "DEFAULT_MAX_INPUT_BYTES",
@@ -117,23 +119,47 @@ def confine(target: Path, naming_file: Path, top: Path | None = None) -> Path:
     """The real path of ``target``, a file named inside ``naming_file`` during a load whose top file
     is ``top`` (default: ``naming_file``), if it is inside a directory the policy allows (see the
     module's docstring); else :class:`OutsideRoots`. A path the file system cannot take (a NUL in
-    it) comes back as it is, for the reader to refuse."""
+    it) comes back as it is, for the reader to refuse.
+
+    The check is recorded with the real path (:func:`agentcost.infra.files.confine_reads`): reading
+    that path opens it by a walk over directory descriptors and repeats the check on the real path
+    the walk reached, so that a directory swapped for a symlink in between cannot lead the read
+    outside."""
     try:
         real = os.path.realpath(target)
-        roots = [os.path.realpath(os.path.dirname(os.path.abspath(naming_file)))]
         top = naming_file if top is None else top
-        roots.append(os.path.realpath(os.path.dirname(os.path.abspath(top))))
-        if any(_inside(real, root) for root in roots):
-            return Path(real)
-        found = project_root(top)
+        near = (
+            os.path.realpath(os.path.dirname(os.path.abspath(naming_file))),
+            os.path.realpath(os.path.dirname(os.path.abspath(top))),
+        )
     except ValueError:
         return target
-    if found is not None:
-        roots.append(str(found))
-    roots += [os.path.realpath(root) for root in current_policy().allowed_roots]
-    if any(_inside(real, root) for root in roots):
-        return Path(real)
-    raise OutsideRoots(target, real)
+    far: list[str] = []  # the project root and --allow-path: looked up only when needed
+
+    def allowed(path: str) -> bool:
+        if any(_inside(path, root) for root in near):
+            return True
+        if not far:
+            found = project_root(top)
+            far.extend([str(found)] if found is not None else [])
+            far.extend(os.path.realpath(root) for root in current_policy().allowed_roots)
+            far.append("")  # looked up: an empty root contains nothing
+        return any(_inside(path, root) for root in far if root)
+
+    try:
+        if not allowed(real):
+            raise OutsideRoots(target, real)
+    except ValueError:
+        return target
+
+    def check(opened: str) -> str | None:
+        if allowed(opened):
+            return None
+        refusal = OutsideRoots(target, opened)
+        return f"it resolves to {opened} when opened, outside the allowed directories ({refusal.hint})"
+
+    confine_reads(real, check)
+    return Path(real)
 
 
 def in_ci() -> bool:

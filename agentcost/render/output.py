@@ -281,14 +281,16 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def append_step_summary(markdown: str) -> Path | None:
-    """Append to ``$GITHUB_STEP_SUMMARY`` when it is set; return the file written, if any."""
+    """Append to ``$GITHUB_STEP_SUMMARY`` when it is set; return the file written, if any. Never
+    through a symlink, nor to anything but a regular file or to an input of the run
+    (:func:`agentcost.infra.writes.append_output`: ``OSError``)."""
+    from agentcost.infra.writes import append_output
+
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if not target:
         return None
-    path = Path(target)
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(markdown if markdown.endswith("\n") else markdown + "\n")
-    return path
+    append_output(target, markdown if markdown.endswith("\n") else markdown + "\n", "GITHUB_STEP_SUMMARY")
+    return Path(target)
 
 
 def annotation(gate: Gate) -> str:
