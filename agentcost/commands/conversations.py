@@ -7,6 +7,14 @@ messages followed by that call's response (roles and texts compared) and it goes
 with the same tools and ``tool_choice`` (the system prompt is one of the messages); otherwise it
 starts a new conversation. Calls whose messages are not recorded always continue the previous call.
 
+The messages a log records are not always the whole story: a Claude Code session's lines form a
+chain that breaks where the reader cannot follow it (lines of kinds it skips, a resumed session), so
+one conversation can read as several. The usage the provider reported settles it:
+:func:`join_cached` joins a part to the one before it when its first request reads back from the
+cache at least what the previous request read and sends no fewer tokens -- the same growing
+conversation, its cached context still warm -- so a session is not calibrated as conversations that
+each start cold and write the shared prefix again.
+
 :func:`calibrate_log` calibrates each conversation as its own scenario and, when there are several,
 writes a project file listing them, so ``agentcost estimate`` of the project estimates the whole log.
 """
@@ -87,6 +95,43 @@ def split_conversations(trace: Trace) -> list[Trace]:
     ]
 
 
+def continues_cached(prev: RecordedCall, call: RecordedCall) -> bool:
+    """Whether the reported usage shows ``call`` continuing ``prev``'s conversation: the same model,
+    at least as many input tokens, and a cache read of at least what ``prev`` read (more than 0).
+    A new conversation that shares only the cached prefix reads less than a long conversation did."""
+    a, b = prev.reported, call.reported
+    if a is None or b is None:
+        return False
+    if prev.model is not None and call.model is not None and prev.model != call.model:
+        return False
+    return (
+        b.cache_read_tokens > 0
+        and b.cache_read_tokens >= a.cache_read_tokens
+        and (b.input_tokens >= a.input_tokens)
+    )
+
+
+def join_cached(parts: list[Trace]) -> list[Trace]:
+    """``parts`` (of :func:`split_conversations`) with each part whose first request continues the
+    previous part's last request by the cache (:func:`continues_cached`) joined to it."""
+    if len(parts) < 2:
+        return parts
+    groups: list[list[Trace]] = [[parts[0]]]
+    for part in parts[1:]:
+        if continues_cached(groups[-1][-1].calls[-1], part.calls[0]):
+            groups[-1].append(part)
+        else:
+            groups.append([part])
+    if len(groups) == len(parts):
+        return parts
+    return [
+        g[0]
+        if len(g) == 1
+        else dataclasses.replace(g[0], calls=tuple(c for p in g for c in p.calls), truncated=g[-1].truncated)
+        for g in groups
+    ]
+
+
 # ---------------------------------------------------------------------------------------------
 # Calibrating a log of several conversations
 # ---------------------------------------------------------------------------------------------
@@ -142,7 +187,17 @@ def calibrate_log(
     it they are named after the log (``LOG.1.yaml`` ...).
     """
     check_trace(trace)  # the whole log's text budget, before any part of it is tokenized
-    parts = split_conversations(trace)
+    split = split_conversations(trace)
+    parts = join_cached(split)
+    joined = None
+    if len(parts) < len(split):
+        joined = (
+            f"the log's messages split into {len(split)} parts, but the reported cache reads show "
+            f"{len(split) - len(parts)} of them continuing the part before (its cached context still "
+            f"warm): calibrated as {len(parts)} conversation{'s' if len(parts) != 1 else ''}"
+        )
+    if len(parts) == 1:
+        parts = [trace]  # one conversation after all: the whole log, with its totals
     cals = [
         calibrate_trace(p, as_of=as_of, user_prices=user_prices, model=model, layout=layout, now=now)
         for p in parts
@@ -151,10 +206,12 @@ def calibrate_log(
     estimated = sum((c.estimated_usd for c in cals), Decimal(0))
     error = (estimated - replayed) / replayed if replayed else None
     notes = list(dict.fromkeys(n for c in cals for n in c.notes))
+    if joined is not None:
+        notes.insert(0, joined)
     if len(parts) == 1:
         c = cals[0]
         return LogCalibration(
-            c.text, (trace,), (c,), (), c.requests, c.replayed_usd, c.estimated_usd, c.error, c.notes
+            c.text, (trace,), (c,), (), c.requests, c.replayed_usd, c.estimated_usd, c.error, tuple(notes)
         )
     main = output if output is not None else Path(Path(trace.path).name).with_suffix(".yaml")
     count = len(parts)
