@@ -6,8 +6,10 @@ the trace's fields with an ``observations`` list) or ``{"trace": {...}, "observa
 (as the Langfuse repository keeps its framework samples). Read from each GENERATION, ordered by
 ``startTime``: ``model``; ``usageDetails`` (else the older ``usage`` with ``input`` / ``output`` or
 ``promptTokens`` / ``completionTokens``); ``totalCost``, summed as the cost Langfuse computed (when
-every generation has one above 0); and ``input`` / ``output`` when they hold chat messages, so that
-our count stands beside the reported one.
+every generation has one above 0); and ``input`` / ``output`` when they hold chat messages (also
+Gemini contents: ``{"role", "parts"}``, whose ``text`` parts are counted and whose ``inline_data`` /
+``file_data`` parts are attributed by kind, :mod:`agentcost.replay.media`), so that our count stands
+beside the reported one.
 
 Usage types are Langfuse's own, documented at https://langfuse.com/docs/token-usage (read
 2026-12-02): arbitrary names, "all usage types that include the string input" are input and those
