@@ -186,6 +186,7 @@ def replay_path(path: Path, options: Options) -> Result:
         priced_from=t.priced_from,
         truncated=report.truncated,
         warnings=len(report.warnings),
+        model_id=report.prices.model_id,
     )
     sizes: dict[str, list[int]] = {}
     for r in report.requests:
@@ -306,7 +307,8 @@ class Summary:
             input_tokens=sum(r.input_tokens for r in rows),
             output_tokens=sum(r.output_tokens for r in rows),
             formats=_counted(r.format for r in rows),
-            models=_counted(r.model for r in rows),
+            models=_counted(r.model_id or r.model for r in rows),
+            model_names=_aliases(rows),
         )
 
     def _tools(self) -> Iterator[ToolSizes]:
@@ -322,6 +324,15 @@ class Summary:
                 mean=(Decimal(total) / calls).quantize(_MEAN_COUNT, ROUND_HALF_UP),
                 max=max(sizes),
             )
+
+
+def _aliases(rows: Sequence[RunRow]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each model id whose runs name it otherwise (``gpt-4o-mini-2024-07-18`` for ``gpt-4o-mini``)
+    with every name used, sorted: the price lookup's canonical id is what merges them."""
+    names: dict[str, set[str]] = {}
+    for r in rows:
+        names.setdefault(r.model_id or r.model, set()).add(r.model)
+    return tuple((i, tuple(sorted(n))) for i, n in sorted(names.items()) if n != {i})
 
 
 def _counted(values: Iterable[str]) -> tuple[tuple[str, int], ...]:

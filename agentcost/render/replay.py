@@ -88,6 +88,18 @@ def _compared(report: ReplayReport, ours: int, theirs: int | None, error: Decima
     return f"ours {fmt.tokens(ours)}, reported {fmt.tokens(theirs)} (error {_signed_percent(error)})"
 
 
+def _gap(report: ReplayReport) -> str:
+    """The gap in tokens, with its parts (documents, images... and the rest) when attributed."""
+    t = report.totals
+    if t.gap is None:
+        return "-"
+    parts = ", ".join(
+        f"{g.what} {g.tokens:,}" + ("" if g.share is None else f" ({fmt.percent(g.share)})")
+        for g in t.gap_parts
+    )
+    return f"{t.gap:,} tokens" + (f": {parts}" if parts else "")
+
+
 def _summary(report: ReplayReport, show: Callable[[str], str] = plain) -> list[tuple[str, str]]:
     """(what, value) lines below the table; ``show`` writes the names from the log in them."""
     t, p = report.totals, report.prices
@@ -103,7 +115,7 @@ def _summary(report: ReplayReport, show: Callable[[str], str] = plain) -> list[t
         ("counted with", show(report.counting) + (" (approximate)" if report.approximate else "")),
         ("input tokens", _compared(report, t.counted_input, t.reported_input, t.input_error)),
         ("output tokens", _compared(report, t.counted_output, t.reported_output, t.output_error)),
-        (t.gap_label, "-" if t.gap is None else f"{t.gap:,} tokens"),
+        (t.gap_label, _gap(report)),
         ("cached share of input", share),
         ("cost", f"{cost} (priced from {t.priced_from})"),
     ]
@@ -279,6 +291,10 @@ def replay_dict(report: ReplayReport) -> ReplayJson:
             "output_error": _dec(t.output_error),
             "gap_tokens": t.gap,
             "gap_label": one_of(GAP_LABELS, t.gap_label, "gap label"),
+            "gap_parts": [
+                {"what": g.what, "tokens": g.tokens, "requests": g.requests, "share": _dec(g.share)}
+                for g in t.gap_parts
+            ],
             "cache_read_tokens": t.cache_read_tokens,
             "cache_write_tokens": t.cache_write_tokens,
             "priced_from": one_of(TOTALS_PRICED_FROM, t.priced_from, "priced from"),

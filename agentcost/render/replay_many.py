@@ -81,6 +81,16 @@ def _dists(report: ReplayManyReport) -> list[tuple[str, list[str]]]:
     return out
 
 
+def _models(report: ReplayManyReport, show: Callable[[str], str]) -> str:
+    """The models by price id, with the names merged into each (``gpt-4o-mini 3 (as gpt-4o-mini,
+    gpt-4o-mini-2024-07-18)``)."""
+    names = dict(report.model_names)
+    return ", ".join(
+        f"{show(m)} {n}" + (f" (as {', '.join(show(a) for a in names[m])})" if m in names else "")
+        for m, n in report.models
+    )
+
+
 def _summary(report: ReplayManyReport, show: Callable[[str], str] = plain) -> list[tuple[str, str]]:
     read = len(report.runs)
     lines = [
@@ -95,7 +105,7 @@ def _summary(report: ReplayManyReport, show: Callable[[str], str] = plain) -> li
         lines.append(("limit", f"stopped at {report.limit}: further files were not read"))
     lines += [
         ("formats", ", ".join(f"{show(f)} {n}" for f, n in report.formats)),
-        ("models", ", ".join(f"{show(m)} {n}" for m, n in report.models)),
+        ("models", _models(report, show)),
         ("requests", f"{report.total_requests:,}"),
         ("input tokens", f"{report.input_tokens:,} (reported where recorded, else ours)"),
         ("output tokens", f"{report.output_tokens:,}"),
@@ -270,7 +280,10 @@ def many_dict(report: ReplayManyReport) -> ReplayManyJson:
             "failed_share": share(report.failed_share),
             "retried_share": share(report.retried_share),
             "formats": [{"format": f, "runs": n} for f, n in report.formats],
-            "models": [{"model": m, "runs": n} for m, n in report.models],
+            "models": [
+                {"model": m, "runs": n, "names": list(dict(report.model_names).get(m, (m,)))}
+                for m, n in report.models
+            ],
             "totals": {
                 "requests": report.total_requests,
                 "input_tokens": report.input_tokens,

@@ -20,6 +20,7 @@ from typing import Any
 
 from agentcost.errors import InputError
 from agentcost.replay.jsonl import api_call, api_trace, dump, obj, records, whole
+from agentcost.replay.media import content_kinds, text_document
 from agentcost.replay.tool_ids import ToolIds
 from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 
@@ -57,7 +58,12 @@ def _block_text(block: Any) -> tuple[str, str | None]:
         return _content_text(b.get("content")), None
     if kind == "thinking":
         return str(b.get("thinking") or ""), None
-    return "", None
+    if kind == "document" and text_document(b):  # a plain-text document: its text is sent
+        source = obj(b.get("source"))
+        return (str(source.get("data") or "") or _content_text(source.get("content"))), None
+    if kind == "search_result":
+        return _content_text(b.get("content")), None
+    return "", None  # images, PDFs, server-tool blocks: not counted (agentcost.replay.media)
 
 
 def _content_text(content: Any) -> str:
@@ -75,6 +81,7 @@ def _message(role: str, content: Any, names: Mapping[str, str]) -> Message:
     results (named by the ``tool_use`` they answer, from ``names``), the other blocks as its text."""
     if not isinstance(content, list):
         return Message(role, _content_text(content))
+    uncounted = content_kinds(content)
     texts: list[str] = []
     calls: list[ToolPart] = []
     results: list[ToolPart] = []
@@ -90,7 +97,7 @@ def _message(role: str, content: Any, names: Mapping[str, str]) -> Message:
             text = _block_text(block)[0]
             if text:
                 texts.append(text)
-    return Message(role, "\n".join(texts), calls=tuple(calls), results=tuple(results))
+    return Message(role, "\n".join(texts), calls=tuple(calls), results=tuple(results), uncounted=uncounted)
 
 
 def _tool_names(raw: list[Any]) -> dict[str, str]:

@@ -28,6 +28,7 @@ from agentcost.errors import InputError
 from agentcost.infra.validate import shown
 from agentcost.replay.files import loads, read_text, reported_dollars, usage_count
 from agentcost.replay.jsonl import dump
+from agentcost.replay.media import content_kinds
 from agentcost.replay.tool_ids import ToolIds, id_key
 from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 
@@ -128,7 +129,8 @@ def _message(kind: str, content: Any, names: dict[str, str]) -> Message:
             results.append(ToolPart(name, _content_text(b.get("content"))))
         elif text := _block_text(block):
             texts.append(text)
-    return Message(kind, "\n".join(texts), calls=tuple(calls), results=tuple(results))
+    uncounted = content_kinds(content)  # images and PDFs a tool read, server-tool blocks
+    return Message(kind, "\n".join(texts), calls=tuple(calls), results=tuple(results), uncounted=uncounted)
 
 
 @dataclass

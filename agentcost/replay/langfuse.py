@@ -6,8 +6,10 @@ the trace's fields with an ``observations`` list) or ``{"trace": {...}, "observa
 (as the Langfuse repository keeps its framework samples). Read from each GENERATION, ordered by
 ``startTime``: ``model``; ``usageDetails`` (else the older ``usage`` with ``input`` / ``output`` or
 ``promptTokens`` / ``completionTokens``); ``totalCost``, summed as the cost Langfuse computed (when
-every generation has one above 0); and ``input`` / ``output`` when they hold chat messages, so that
-our count stands beside the reported one.
+every generation has one above 0); and ``input`` / ``output`` when they hold chat messages (also
+Gemini contents: ``{"role", "parts"}``, whose ``text`` parts are counted and whose ``inline_data`` /
+``file_data`` parts are attributed by kind, :mod:`agentcost.replay.media`), so that our count stands
+beside the reported one.
 
 Usage types are Langfuse's own, documented at https://langfuse.com/docs/token-usage (read
 2026-12-02): arbitrary names, "all usage types that include the string input" are input and those
@@ -31,6 +33,7 @@ from typing import Any
 from agentcost.errors import InputError
 from agentcost.replay.files import loads, reported_dollars, usage_count
 from agentcost.replay.jsonl import dump, obj
+from agentcost.replay.media import block_kind, content_kinds
 from agentcost.replay.otel import models_warning
 from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, Trace
 
@@ -68,7 +71,10 @@ def _text(content: Any) -> str:
         for part in content:
             p = obj(part)
             text = p.get("text", p.get("content"))
-            texts.append(text if isinstance(text, str) else dump(part))
+            if isinstance(text, str):
+                texts.append(text)
+            elif block_kind(part) is None:  # an image, a PDF...: not counted, attributed by kind
+                texts.append(dump(part))
         return "\n".join(texts)
     return dump(content)
 
@@ -85,6 +91,24 @@ def _tool_calls(message: Mapping[str, Any]) -> tuple[str, str | None]:
     return "\n".join(texts), first
 
 
+def _gemini_parts(parts: list[Any]) -> tuple[str, tuple[str, ...]]:
+    """Text of Gemini ``parts`` (``text``; ``function_call`` as name + args; ``function_response``
+    as its JSON) and the kinds of the parts not counted (``inline_data``, ``file_data``: images,
+    PDFs, audio, video, by MIME type; :mod:`agentcost.replay.media`)."""
+    texts: list[str] = []
+    for part in parts:
+        p = obj(part)
+        call = obj(p.get("function_call", p.get("functionCall")))
+        answer = p.get("function_response", p.get("functionResponse"))
+        if isinstance(p.get("text"), str):
+            texts.append(p["text"])
+        elif call:
+            texts.append(f"{call.get('name', '')}({dump(call.get('args', ''))})")
+        elif answer is not None:
+            texts.append(dump(answer))
+    return "\n".join(t for t in texts if t), content_kinds(parts)
+
+
 def _message(item: Any) -> Message | None:
     it = obj(item)
     kind = it.get("type")
@@ -95,10 +119,15 @@ def _message(item: Any) -> Message | None:
     role = it.get("role")
     if not isinstance(role, str):
         return None
+    name = it.get("name")
+    if isinstance(it.get("parts"), list) and it.get("content") is None:  # Gemini contents
+        text, uncounted = _gemini_parts(it["parts"])
+        return Message("assistant" if role == "model" else role, text, uncounted=uncounted)
     calls, _ = _tool_calls(it)
     text = "\n".join(t for t in (_text(it.get("content")), calls) if t)
-    name = it.get("name")
-    return Message(role, text, name if isinstance(name, str) else None)
+    return Message(
+        role, text, name if isinstance(name, str) else None, uncounted=content_kinds(it.get("content"))
+    )
 
 
 def _messages(observation: Mapping[str, Any]) -> tuple[Message, ...] | None:
@@ -107,6 +136,8 @@ def _messages(observation: Mapping[str, Any]) -> tuple[Message, ...] | None:
     raw = _parsed(observation.get("input"))
     if isinstance(raw, dict) and isinstance(raw.get("messages"), list):
         raw = raw["messages"]
+    elif isinstance(raw, dict) and isinstance(raw.get("contents"), list):  # a Gemini request
+        raw = raw["contents"]
     if not isinstance(raw, list) or not raw:
         return None
     read = [_message(m) for m in raw]
@@ -135,6 +166,8 @@ def _output(observation: Mapping[str, Any]) -> tuple[str | None, str | None]:
             elif it.get("type") == "message":
                 texts.append(_text(it.get("content")))
         return "\n".join(t for t in texts if t), action
+    if isinstance(out.get("parts"), list) and out.get("content") is None:  # a Gemini content
+        return _gemini_parts(out["parts"])[0], None
     if "content" in out or "tool_calls" in out or "additional_kwargs" in out:
         calls, action = _tool_calls(out)
         return "\n".join(t for t in (_text(out.get("content")), calls) if t), action

@@ -19,6 +19,7 @@ from typing import Any
 
 from agentcost.errors import InputError
 from agentcost.replay.jsonl import api_call, api_trace, dump, obj, records, whole
+from agentcost.replay.media import content_kinds
 from agentcost.replay.tool_ids import ToolIds, id_key
 from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 
@@ -108,7 +109,13 @@ def _chat_message(
     name = m.get("name")
     if role == "tool":
         name = (names or {}).get(str(m.get("tool_call_id"))) or name
-    return Message(role, text, name if isinstance(name, str) else None, calls=tool_calls(m.get("tool_calls")))
+    return Message(
+        role,
+        text,
+        name if isinstance(name, str) else None,
+        calls=tool_calls(m.get("tool_calls")),
+        uncounted=content_kinds(m.get("content")),
+    )
 
 
 def _responses_items(request: Mapping[str, Any], path: Path, line: int) -> list[Message]:
@@ -134,7 +141,8 @@ def _responses_items(request: Mapping[str, Any], path: Path, line: int) -> list[
             role = it.get("role")
             if not isinstance(role, str):
                 raise InputError("an input message needs a role", file=path, line=line)
-            sent.append(Message(role, _parts_text(it.get("content"))))
+            content = it.get("content")
+            sent.append(Message(role, _parts_text(content), uncounted=content_kinds(content)))
         elif kind == "function_call":  # with the assistant text before it: one message
             part = ToolPart(str(it.get("name") or ""), dump(it.get("arguments", "")))
             if sent and sent[-1].role == "assistant":  # its text and parallel calls: one message

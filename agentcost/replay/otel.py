@@ -44,6 +44,7 @@ from typing import Any
 from agentcost.errors import InputError
 from agentcost.replay.files import loads, usage_count
 from agentcost.replay.jsonl import dump, first_object, obj, records
+from agentcost.replay.media import block_kind, content_kinds
 from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, Trace, tool_problem
 
 FORMAT = "otel"
@@ -206,6 +207,8 @@ def _parts_text(parts: Any) -> tuple[str, str | None]:
             texts.append(f"{name}({dump(p.get('arguments', ''))})")
         elif kind == "tool_call_response":
             texts.append(dump(p.get("response", p.get("result", ""))))
+        elif block_kind(p) is not None:  # blob, uri, file: not counted, attributed by kind
+            continue
         elif isinstance(p.get("content"), str):
             texts.append(p["content"])
         elif isinstance(p.get("text"), str):
@@ -218,9 +221,12 @@ def _message(raw: Any) -> tuple[Message, str | None] | None:
     role = m.get("role")
     if not isinstance(role, str):
         return None
-    text, action = _parts_text(m["parts"] if "parts" in m else m.get("content"))
+    parts = m["parts"] if "parts" in m else m.get("content")
+    text, action = _parts_text(parts)
     name = m.get("name")
-    return Message(role, text, name if isinstance(name, str) else None), action
+    return Message(
+        role, text, name if isinstance(name, str) else None, uncounted=content_kinds(parts)
+    ), action
 
 
 def _messages(value: Any) -> list[tuple[Message, str | None]] | None:

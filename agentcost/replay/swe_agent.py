@@ -562,6 +562,14 @@ def read(
         model = model_from_config(beside)
     calls = _calls(path, text, history, model)
     reported, reported_cost = _model_stats(data, path, len(calls), warnings)
+    notes = [
+        "SWE-agent re-sends the whole history (system prompt, demonstration, every observation) "
+        "with each call; each request is counted from role and content only, as SWE-agent sends it"
+    ]
+    if reported is not None and not (reported.input_tokens or reported.output_tokens):
+        reported = None  # zeros: a replayed or failed run records no usage, as 1.x's do
+        reported_cost = reported_cost or None
+        notes.append("info.model_stats holds no token counts (all zeros): nothing to compare")
     return Trace(
         path=str(path),
         format=FORMAT,
@@ -571,9 +579,6 @@ def read(
         warnings=tuple(warnings),
         prefix_recorded=True,  # the system prompt, demonstrations and commands are all in the history
         reported_cost_usd=reported_cost,
-        notes=(
-            "SWE-agent re-sends the whole history (system prompt, demonstration, every observation) "
-            "with each call; each request is counted from role and content only, as SWE-agent sends it",
-        ),
-        reported_kind="api" if reported is not None else None,
+        notes=tuple(notes),
+        reported_kind="api" if reported is not None else "none",
     )

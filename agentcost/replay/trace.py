@@ -22,6 +22,8 @@ from agentcost.errors import InputError
 from agentcost.infra.validate import shown
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.pricing import ModelPrices
+from agentcost.replay import attribution
+from agentcost.replay.attribution import GapPart
 from agentcost.tokens.request import RequestUsage
 
 if TYPE_CHECKING:
@@ -60,6 +62,7 @@ class Message:
     name: str | None = None
     calls: tuple[ToolPart, ...] = ()
     results: tuple[ToolPart, ...] = ()
+    uncounted: tuple[str, ...] = ()  # kinds of the blocks not counted (agentcost.replay.media)
 
 
 @dataclass(frozen=True)
@@ -157,12 +160,13 @@ class ReplayTotals:
     input_error: Decimal | None
     output_error: Decimal | None
     gap: int | None
-    gap_label: str  # "unrecorded prefix" or "gap"
+    gap_label: str  # "unrecorded prefix", "uncounted content" (documents, images...) or "gap"
     cache_read_tokens: int | None
     cache_write_tokens: int | None
     priced_from: str  # "reported per request", "reported run totals", "counted", "mixed"
     cost_usd: Decimal
     reported_cost_usd: Decimal | None
+    gap_parts: tuple[GapPart, ...] = ()  # the gap attributed to what the log shows
 
 
 @dataclass(frozen=True)
@@ -486,6 +490,12 @@ def _fit(sizes: Sequence[int], source: PricedFrom) -> GrowthFit | None:
     return GrowthFit(source, b, r, max(deviations), r2)
 
 
+def _zero(usage: ReportedUsage) -> bool:
+    """Usage that is all zeros: no real request has no input, so nothing was reported (a replayed,
+    mocked or failed run)."""
+    return not (usage.input_tokens or usage.output_tokens or usage.cache_read_tokens)
+
+
 # ---------------------------------------------------------------------------------------------
 # replay
 # ---------------------------------------------------------------------------------------------
@@ -526,7 +536,8 @@ def replay(
 
     rows: list[ReplayRequest] = []
     running = Decimal(0)
-    per_call_reported = all(c.reported is not None for c in trace.calls)
+    zero = [c.index for c in trace.calls if c.reported is not None and _zero(c.reported)]
+    per_call_reported = all(c.reported is not None and not _zero(c.reported) for c in trace.calls)
     for call in trace.calls:
         counted_in = (
             counter.request(call.messages, call.tools, call.tool_choice)
@@ -538,7 +549,7 @@ def replay(
             if call.output_text is not None or call.output_calls
             else None
         )
-        rep = call.reported
+        rep = call.reported if call.reported is not None and not _zero(call.reported) else None
         if rep is not None:
             usage = RequestUsage(
                 rep.input_tokens,
@@ -590,7 +601,7 @@ def replay(
         cache_read: int | None = sum(r.cache_read_tokens for r in rows)
         cache_write: int | None = sum(r.cache_write_tokens for r in rows)
         priced = "reported per request"
-    elif trace.reported_totals is not None and not trace.truncated:
+    elif trace.reported_totals is not None and not trace.truncated and not _zero(trace.reported_totals):
         t = trace.reported_totals
         rep_in, rep_out = t.input_tokens, t.output_tokens
         cache_read = cache_write = None  # the run totals do not split cached input
@@ -618,13 +629,16 @@ def replay(
         priced = "counted" if not any(r.priced_from == "reported" for r in rows) else "mixed"
         notes.append("the log reports no usage: priced from our counts")
 
+    if zero or (trace.reported_totals is not None and _zero(trace.reported_totals)):
+        notes.append(attribution.zero_note(len(zero), len(rows)))
     gap = rep_in - counted_in_total if rep_in is not None else None
-    gap_label = "unrecorded prefix" if (gap or 0) > 0 and not trace.prefix_recorded else "gap"
-    if gap and gap_label == "unrecorded prefix":
-        notes.append(
-            f"{gap:,} reported input tokens are not in the log (system prompt or tool definitions "
-            "not recorded): shown as an unrecorded prefix"
-        )
+    gap_label, gap_parts, gap_notes = attribution.explain(
+        [tuple(k for m in c.messages or () for k in m.uncounted) for c in trace.calls],
+        [(r.gap, r.priced_from == "counted") for r in rows],
+        prefix_recorded=trace.prefix_recorded,
+        gap=gap,
+    )
+    notes += gap_notes
 
     totals = ReplayTotals(
         requests=len(rows),
@@ -641,6 +655,7 @@ def replay(
         priced_from=priced,
         cost_usd=cost_total,
         reported_cost_usd=trace.reported_cost_usd,
+        gap_parts=gap_parts,
     )
 
     tools: dict[str, list[int]] = {}

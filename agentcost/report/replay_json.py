@@ -14,7 +14,7 @@ from agentcost.report.schemagen import COUNT, POSITIVE, SIGNED_DECIMAL, USD, Key
 
 PricedFrom = Literal["reported", "counted"]
 TotalsPricedFrom = Literal["reported per request", "reported run totals", "counted", "mixed"]
-GapLabel = Literal["unrecorded prefix", "gap"]
+GapLabel = Literal["unrecorded prefix", "uncounted content", "gap"]
 ReportedKindValue = Literal["api", "local_count", "none"]
 ReportedKind = Annotated[
     ReportedKindValue,
@@ -54,6 +54,17 @@ class ReplayRequestJson(TypedDict):
     running_usd: USD
 
 
+class GapPartJson(TypedDict):
+    what: Annotated[
+        str,
+        "what the tokens are attributed to: kinds of uncounted blocks the requests carry "
+        "(document, image, audio, video, server tool), or unrecorded prefix / gap for the rest",
+    ]
+    tokens: Annotated[int, "tokens of the gap attributed to it"]
+    requests: Annotated[COUNT, "requests that carry it"]
+    share: Annotated[SIGNED_DECIMAL | None, "tokens / the whole gap (null when the gap is not positive)"]
+
+
 class ReplayTotalsJson(TypedDict):
     requests: COUNT
     counted_input_tokens: COUNT
@@ -64,6 +75,7 @@ class ReplayTotalsJson(TypedDict):
     output_error: SIGNED_DECIMAL | None
     gap_tokens: int | None
     gap_label: GapLabel
+    gap_parts: list[GapPartJson]
     cache_read_tokens: COUNT | None
     cache_write_tokens: COUNT | None
     priced_from: TotalsPricedFrom

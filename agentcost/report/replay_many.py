@@ -33,6 +33,7 @@ class RunRow:
     priced_from: str
     truncated: bool
     warnings: int
+    model_id: str = ""  # the price row's id (genai-prices' canonical id): aliases of one model merge
 
 
 @dataclass(frozen=True)
@@ -85,4 +86,7 @@ class ReplayManyReport:
     input_tokens: int
     output_tokens: int
     formats: tuple[tuple[str, int], ...]
-    models: tuple[tuple[str, int], ...]
+    models: tuple[tuple[str, int], ...]  # by price id: aliases (a dated id, a provider prefix) merged
+    model_names: tuple[
+        tuple[str, tuple[str, ...]], ...
+    ] = ()  # id -> the names the logs use, when not just the id

@@ -49,8 +49,9 @@ class FormatRunsJson(TypedDict):
 
 
 class ModelRunsJson(TypedDict):
-    model: str
+    model: Annotated[str, "the price row's id: the names of one model (a dated id...) merged"]
     runs: COUNT
+    names: Annotated[list[str], "the names the logs give it, merged into this id"]
 
 
 class ManyTotalsJson(TypedDict):
