@@ -13,13 +13,14 @@ from the REPORTED usage (our counts where nothing is reported, and says so), eac
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agentcost.errors import InputError
 from agentcost.infra.validate import shown
+from agentcost.prices.billing import BilledRequest, Tally, search_preview_calls
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.pricing import ModelPrices
 from agentcost.tokens.request import RequestUsage
@@ -71,6 +72,23 @@ class ReportedUsage:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0  # 5-minute writes (or the provider's only write bucket)
     cache_write_1h_tokens: int = 0  # Anthropic 1-hour writes
+    # billed beside the tokens (agentcost.prices.billing): server-tool uses, thinking the output
+    # leaves out, search preview calls, compaction iterations (each priced as a request of its own)
+    web_searches: int = 0
+    web_fetches: int = 0
+    code_executions: int = 0
+    thinking_tokens: int = 0
+    web_search_previews: int = 0
+    steps: tuple[RequestUsage, ...] = ()
+
+    def billed(self) -> BilledRequest:
+        """What the provider billed: these tokens (thinking as output), fees and compaction steps."""
+        cache = (self.cache_read_tokens, self.cache_write_tokens, self.cache_write_1h_tokens)
+        usage = RequestUsage(self.input_tokens, self.output_tokens + self.thinking_tokens, *cache,
+                             web_searches=self.web_searches, web_fetches=self.web_fetches,
+                             code_executions=self.code_executions,
+                             web_search_previews=self.web_search_previews)  # fmt: skip
+        return BilledRequest(usage, self.steps)
 
 
 @dataclass(frozen=True)
@@ -526,6 +544,7 @@ def replay(
 
     rows: list[ReplayRequest] = []
     running = Decimal(0)
+    tally = Tally()  # the billed items beside the tokens, for the notes
     per_call_reported = all(c.reported is not None for c in trace.calls)
     for call in trace.calls:
         counted_in = (
@@ -540,13 +559,7 @@ def replay(
         )
         rep = call.reported
         if rep is not None:
-            usage = RequestUsage(
-                rep.input_tokens,
-                rep.output_tokens,
-                rep.cache_read_tokens,
-                rep.cache_write_tokens,
-                rep.cache_write_1h_tokens,
-            )
+            billed = rep.billed()
             priced_from: PricedFrom = "reported"
         else:
             if counted_in is None or counted_out is None:
@@ -555,9 +568,11 @@ def replay(
                     file=trace.path,
                     line=call.line,
                 )
-            usage = RequestUsage(counted_in, counted_out)
+            billed = BilledRequest(RequestUsage(counted_in, counted_out))
             priced_from = "counted"
-        cost = prices.price(usage).total_usd
+        if not billed.usage.web_search_previews and search_preview_calls(prices.provider, call.model or name):
+            billed = BilledRequest(replace(billed.usage, web_search_previews=1), billed.steps)
+        cost = tally.add(billed, prices.price, rep.thinking_tokens if rep else 0).total_usd
         running += cost
         result = counter.text(call.result_text) if call.result_text is not None else None
         rows.append(
@@ -618,6 +633,7 @@ def replay(
         priced = "counted" if not any(r.priced_from == "reported" for r in rows) else "mixed"
         notes.append("the log reports no usage: priced from our counts")
 
+    notes += tally.notes()
     gap = rep_in - counted_in_total if rep_in is not None else None
     gap_label = "unrecorded prefix" if (gap or 0) > 0 and not trace.prefix_recorded else "gap"
     if gap and gap_label == "unrecorded prefix":
