@@ -125,7 +125,22 @@ def reconcile(exports: Sequence[Export], rates_of: RateFinder = unit_rates) -> R
         for e in exports
         if e.more_pages
     ]
+    notes += _provider_mismatch(exports)
     return Reconciliation(tuple((e.path, e.kind) for e in exports), tuple(rows), days, tuple(notes))
+
+
+def _provider_mismatch(exports: Sequence[Export]) -> list[str]:
+    """A note for each provider with costs and no usage export, or usage and no cost export, when the
+    other provider has the missing kind: one provider's usage held against another's costs."""
+    usage = {e.kind.split("-")[0] for e in exports if e.kind.endswith("-usage")}
+    costs = {e.kind.split("-")[0] for e in exports if e.kind.endswith("-cost")}
+    if not usage or not costs or usage & costs == usage | costs:
+        return []
+    return [
+        f"provider mismatch: the usage export is {', '.join(sorted(usage))}'s and the cost export "
+        f"{', '.join(sorted(costs))}'s: {', '.join(sorted(usage ^ costs))} is compared with nothing; give "
+        "the usage and cost exports of the same provider"
+    ]
 
 
 def _memo(rates_of: RateFinder) -> RateFinder:
@@ -285,30 +300,37 @@ def _explain(
 def _day(
     provider: str, d: date, rows: list[Row], exported: Decimal | None, unattributed: Decimal | None
 ) -> Day:
+    """One provider's day. A cost with no usage behind it (a model of the cost export missing from the
+    usage export, or a day the usage export does not have) stays in the comparison and the day never
+    matches over it: only rows agentcost cannot price are left out of both sides."""
     known = [r for r in rows if r.agentcost_usd is not None]
     ours = sum((r.agentcost_usd for r in known if r.agentcost_usd is not None), Decimal(0))
     fees = sum((r.fees_usd for r in known if r.fees_usd is not None), Decimal(0))
-    unknown = sum(1 for r in rows if r.agentcost_usd is None)
-    excluded = sum(
-        (r.export_usd for r in rows if r.agentcost_usd is None and r.export_usd is not None), Decimal(0)
-    )
+    unpriced = [r for r in rows if r.agentcost_usd is None and r.status != "no-usage"]
+    unknown = len(unpriced)
+    excluded = sum((r.export_usd for r in unpriced if r.export_usd is not None), Decimal(0))
     reasons: list[str] = []
     if unknown:
         left = f" (and {usd(excluded)} of the export)" if excluded else ""
         reasons.append(f"{unknown} row(s) agentcost cannot price left out{left}")
     if exported is None:
         return Day(provider, d, ours, unknown, None, "no-costs", tuple(reasons))
-    if not rows:
-        reasons.append("no usage in the usage export")
+    without = [r for r in rows if r.status == "no-usage" and r.export_usd]
+    no_usage = all(r.status == "no-usage" for r in rows)
+    cost_without_usage = bool(without) or (no_usage and exported != 0)
+    if no_usage and cost_without_usage:
+        reasons.append(f"{usd(exported)} of cost and no usage in the usage export")
+    else:
+        reasons += [f"{r.model}: {usd(r.export_usd or Decimal(0))} of cost without usage" for r in without]
     if unattributed and fees:
         reasons.append("costs without a model include server-tool fees")
     day = Day(provider, d, ours, unknown, exported, "differs", (), excluded)
     diff = day.difference_usd or Decimal(0)
-    if abs(diff) < MATCH_TOLERANCE:
+    if abs(diff) < MATCH_TOLERANCE and not cost_without_usage:
         return _with(day, status="match", reasons=tuple(reasons))
     if fees and abs(diff + fees) < MATCH_TOLERANCE:
         reasons.append("server-tool fees are not in the cost export")
-    elif not any(r.status == "differs" for r in rows):
+    elif not cost_without_usage and not any(r.status == "differs" for r in rows):
         reasons.append("unexplained" if unknown == 0 else "unexplained, or usage agentcost cannot price")
     reasons += sorted({f"{r.model}: {x}" for r in rows if r.status == "differs" for x in r.reasons})
     return _with(day, reasons=tuple(reasons))
