@@ -18,12 +18,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcost.commands.reconcile_read import Export
 from agentcost.errors import InputError
 from agentcost.report.fmt import usd
 from agentcost.report.reconcile import Day, Reconciliation, Row
+
+if TYPE_CHECKING:
+    from agentcost.prices.pricing import ModelPrices
 
 MATCH_TOLERANCE = Decimal("0.01")
 """An export's cost and agentcost's agree when they differ by less than one cent."""
@@ -53,23 +56,63 @@ def unit_rates(provider: str, model: str, day: date, tier: str) -> Rates:
     """Dollars per token (per use for web searches) of ``model`` at ``tier`` on ``day``, from
     agentcost's own pricer: a one-token request of each kind priced by ``pricer_for``."""
     from agentcost.loop.caching import pricer_for
+    from agentcost.prices.billing import is_search_preview
     from agentcost.prices.lookup import resolve_model
     from agentcost.tokens.request import RequestUsage
 
-    prices = resolve_model(model, provider=provider, as_of=datetime(day.year, day.month, day.day, tzinfo=UTC),
-                           service_tier=tier)  # fmt: skip
+    when = datetime(day.year, day.month, day.day, tzinfo=UTC)
+    try:
+        prices = resolve_model(model, provider=provider, as_of=when, service_tier=tier)
+    except InputError as e:
+        prices = _batch_prices_from_later(e, provider, model, when, tier)
     price = pricer_for(prices)
+    # an OpenAI search model's searches are web search preview calls (agentcost.prices.billing)
+    search = (
+        RequestUsage(0, 0, web_search_previews=1)
+        if is_search_preview(model)
+        else RequestUsage(0, 0, web_searches=1)
+    )
     one = {
         "uncached_input": RequestUsage(1, 0),
         "cache_read": RequestUsage(1, 0, cache_read_tokens=1),
         "cache_write_5m": RequestUsage(1, 0, cache_write_tokens=1),
         "output": RequestUsage(0, 1),
-        "web_searches": RequestUsage(0, 0, web_searches=1),
+        "web_searches": search,
     }
     rates = {name: price(usage).total_usd for name, usage in one.items()}
     if provider == "anthropic":
         rates["cache_write_1h"] = price(RequestUsage(1, 0, cache_write_1h_tokens=1)).total_usd
     return rates
+
+
+BATCH_SOURCE = "https://platform.openai.com/docs/guides/batch"
+"""OpenAI's Batch API: "a 50% cost discount compared to synchronous APIs" since its launch
+(2024-04-15; read 2026-12-03 through public copies); pricing-facts.md §A: Batch = 50% of standard."""
+
+
+def _batch_prices_from_later(
+    error: InputError, provider: str, model: str, when: datetime, tier: str
+) -> ModelPrices:
+    """OpenAI batch prices for a day before genai-prices has them (its batch rows start 2026-10-14):
+    the first batch prices genai-prices has, when the model's standard prices on that day are the
+    ones in force then (batch is half the standard input and output, :data:`BATCH_SOURCE`); else the
+    ``error``."""
+    from agentcost.prices.lookup import resolve_model, tier_start
+
+    if provider != "openai" or tier != "batch" or error.key != "service_tier":
+        raise error
+    starts = tier_start(model, provider, when, tier)
+    if starts is None:
+        raise error
+    then = datetime(starts.year, starts.month, starts.day, tzinfo=UTC)
+    before, after = (resolve_model(model, provider=provider, as_of=t) for t in (when, then))
+    if _token_rates(before) != _token_rates(after):
+        raise error
+    return resolve_model(model, provider=provider, as_of=then, service_tier=tier)
+
+
+def _token_rates(prices: ModelPrices) -> tuple[Decimal | None, ...]:
+    return (prices.input_mtok, prices.output_mtok, prices.cache_read_mtok, prices.cache_write_mtok)
 
 
 def _cost(counts: Mapping[str, int], rates: Rates) -> tuple[Decimal, Decimal]:

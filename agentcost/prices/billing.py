@@ -80,7 +80,7 @@ def anthropic_server_tools(server_tool_use: Mapping[str, Any], count: Count, at:
     unpriced: list[tuple[str, int]] = []
     for key, value in server_tool_use.items():
         if key in ANTHROPIC_SERVER_TOOLS:
-            found[ANTHROPIC_SERVER_TOOLS[key]] += count(value, f"{at}.{key}")
+            found[ANTHROPIC_SERVER_TOOLS[key]] += count(value, f"{at}.{key}" if at else str(key))
         elif type(value) is int and value > 0:  # a tool no fee is known for: named, never priced
             unpriced.append((str(key), value))
     return ServerToolUses(**found, unpriced=tuple(unpriced))
