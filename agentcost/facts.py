@@ -318,6 +318,9 @@ def min_cacheable_tokens(provider: str, model_id: str) -> Fact[int]:
 Retention = Literal["all", "last_turn", "none"]
 ServerTool = Literal["web_search", "web_fetch", "code_execution"]
 SERVER_TOOLS: tuple[ServerTool, ...] = ("web_search", "web_fetch", "code_execution")
+FEE_TOOLS: tuple[str, ...] = (*SERVER_TOOLS, "web_search_preview")
+"""The tools ``server_tool_fees`` prices: a scenario's server tools, and OpenAI's web search preview
+(the per-call fee of its Chat Completions search models; agentcost.prices.billing)."""
 _RETENTIONS: tuple[Retention, ...] = ("all", "last_turn", "none")
 
 

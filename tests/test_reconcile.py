@@ -265,7 +265,9 @@ def test_project_estimate_per_day_against_each_day(capsys: pytest.CaptureFixture
     assert "does not give runs_per_day for every scenario" in capsys.readouterr().err
 
 
-def test_a_cost_without_usage_is_shown_and_left_out(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_cost_without_usage_is_shown_and_never_matched(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 29: the cost of a model with no usage stays in the day's comparison (it was left out,
+    and the day said "match")."""
     costs = _load(A_COST)
     costs["data"][0]["results"].append(
         {**costs["data"][0]["results"][0], "model": "claude-opus-4-1", "amount": "10"}
@@ -274,7 +276,8 @@ def test_a_cost_without_usage_is_shown_and_left_out(capsys: pytest.CaptureFixtur
     opus = _row(r, "2026-11-02", "claude-opus-4-1")
     assert (opus.status, opus.export_usd, opus.agentcost_usd) == ("no-usage", Decimal("0.1"), None)
     day1 = next(d for d in r.days if d.day.isoformat() == "2026-11-02")
-    assert day1.excluded_usd == Decimal("0.1") and day1.status == "match"
+    assert (day1.excluded_usd, day1.status, day1.difference_usd) == (Decimal(0), "differs", Decimal("0.1"))
+    assert "claude-opus-4-1: $0.1000 of cost without usage" in day1.reasons
 
 
 def test_json_with_a_project_validates(capsys: pytest.CaptureFixture[str]) -> None:

@@ -87,7 +87,7 @@ def test_every_server_tool_row_is_valid() -> None:
                     assert facts.server_tool_iteration_cap(provider, model) is not None
                     continue
                 value = row["value"]
-                assert isinstance(value, dict) and value["tool"] in facts.SERVER_TOOLS
+                assert isinstance(value, dict) and value["tool"] in facts.FEE_TOOLS
                 if table == "server_tool_fees":
                     fee = facts.server_tool_fee(provider, model, value["tool"])
                     assert fee is not None and fee.value.usd_per_1000 >= 0

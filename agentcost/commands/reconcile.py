@@ -18,12 +18,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcost.commands.reconcile_read import Export
 from agentcost.errors import InputError
 from agentcost.report.fmt import usd
 from agentcost.report.reconcile import Day, Reconciliation, Row
+
+if TYPE_CHECKING:
+    from agentcost.prices.pricing import ModelPrices
 
 MATCH_TOLERANCE = Decimal("0.01")
 """An export's cost and agentcost's agree when they differ by less than one cent."""
@@ -53,23 +56,63 @@ def unit_rates(provider: str, model: str, day: date, tier: str) -> Rates:
     """Dollars per token (per use for web searches) of ``model`` at ``tier`` on ``day``, from
     agentcost's own pricer: a one-token request of each kind priced by ``pricer_for``."""
     from agentcost.loop.caching import pricer_for
+    from agentcost.prices.billing import is_search_preview
     from agentcost.prices.lookup import resolve_model
     from agentcost.tokens.request import RequestUsage
 
-    prices = resolve_model(model, provider=provider, as_of=datetime(day.year, day.month, day.day, tzinfo=UTC),
-                           service_tier=tier)  # fmt: skip
+    when = datetime(day.year, day.month, day.day, tzinfo=UTC)
+    try:
+        prices = resolve_model(model, provider=provider, as_of=when, service_tier=tier)
+    except InputError as e:
+        prices = _batch_prices_from_later(e, provider, model, when, tier)
     price = pricer_for(prices)
+    # an OpenAI search model's searches are web search preview calls (agentcost.prices.billing)
+    search = (
+        RequestUsage(0, 0, web_search_previews=1)
+        if is_search_preview(model)
+        else RequestUsage(0, 0, web_searches=1)
+    )
     one = {
         "uncached_input": RequestUsage(1, 0),
         "cache_read": RequestUsage(1, 0, cache_read_tokens=1),
         "cache_write_5m": RequestUsage(1, 0, cache_write_tokens=1),
         "output": RequestUsage(0, 1),
-        "web_searches": RequestUsage(0, 0, web_searches=1),
+        "web_searches": search,
     }
     rates = {name: price(usage).total_usd for name, usage in one.items()}
     if provider == "anthropic":
         rates["cache_write_1h"] = price(RequestUsage(1, 0, cache_write_1h_tokens=1)).total_usd
     return rates
+
+
+BATCH_SOURCE = "https://platform.openai.com/docs/guides/batch"
+"""OpenAI's Batch API: "a 50% cost discount compared to synchronous APIs" since its launch
+(2024-04-15; read 2026-12-03 through public copies); pricing-facts.md §A: Batch = 50% of standard."""
+
+
+def _batch_prices_from_later(
+    error: InputError, provider: str, model: str, when: datetime, tier: str
+) -> ModelPrices:
+    """OpenAI batch prices for a day before genai-prices has them (its batch rows start 2026-10-14):
+    the first batch prices genai-prices has, when the model's standard prices on that day are the
+    ones in force then (batch is half the standard input and output, :data:`BATCH_SOURCE`); else the
+    ``error``."""
+    from agentcost.prices.lookup import resolve_model, tier_start
+
+    if provider != "openai" or tier != "batch" or error.key != "service_tier":
+        raise error
+    starts = tier_start(model, provider, when, tier)
+    if starts is None:
+        raise error
+    then = datetime(starts.year, starts.month, starts.day, tzinfo=UTC)
+    before, after = (resolve_model(model, provider=provider, as_of=t) for t in (when, then))
+    if _token_rates(before) != _token_rates(after):
+        raise error
+    return resolve_model(model, provider=provider, as_of=then, service_tier=tier)
+
+
+def _token_rates(prices: ModelPrices) -> tuple[Decimal | None, ...]:
+    return (prices.input_mtok, prices.output_mtok, prices.cache_read_mtok, prices.cache_write_mtok)
 
 
 def _cost(counts: Mapping[str, int], rates: Rates) -> tuple[Decimal, Decimal]:
@@ -125,7 +168,22 @@ def reconcile(exports: Sequence[Export], rates_of: RateFinder = unit_rates) -> R
         for e in exports
         if e.more_pages
     ]
+    notes += _provider_mismatch(exports)
     return Reconciliation(tuple((e.path, e.kind) for e in exports), tuple(rows), days, tuple(notes))
+
+
+def _provider_mismatch(exports: Sequence[Export]) -> list[str]:
+    """A note for each provider with costs and no usage export, or usage and no cost export, when the
+    other provider has the missing kind: one provider's usage held against another's costs."""
+    usage = {e.kind.split("-")[0] for e in exports if e.kind.endswith("-usage")}
+    costs = {e.kind.split("-")[0] for e in exports if e.kind.endswith("-cost")}
+    if not usage or not costs or usage & costs == usage | costs:
+        return []
+    return [
+        f"provider mismatch: the usage export is {', '.join(sorted(usage))}'s and the cost export "
+        f"{', '.join(sorted(costs))}'s: {', '.join(sorted(usage ^ costs))} is compared with nothing; give "
+        "the usage and cost exports of the same provider"
+    ]
 
 
 def _memo(rates_of: RateFinder) -> RateFinder:
@@ -285,30 +343,37 @@ def _explain(
 def _day(
     provider: str, d: date, rows: list[Row], exported: Decimal | None, unattributed: Decimal | None
 ) -> Day:
+    """One provider's day. A cost with no usage behind it (a model of the cost export missing from the
+    usage export, or a day the usage export does not have) stays in the comparison and the day never
+    matches over it: only rows agentcost cannot price are left out of both sides."""
     known = [r for r in rows if r.agentcost_usd is not None]
     ours = sum((r.agentcost_usd for r in known if r.agentcost_usd is not None), Decimal(0))
     fees = sum((r.fees_usd for r in known if r.fees_usd is not None), Decimal(0))
-    unknown = sum(1 for r in rows if r.agentcost_usd is None)
-    excluded = sum(
-        (r.export_usd for r in rows if r.agentcost_usd is None and r.export_usd is not None), Decimal(0)
-    )
+    unpriced = [r for r in rows if r.agentcost_usd is None and r.status != "no-usage"]
+    unknown = len(unpriced)
+    excluded = sum((r.export_usd for r in unpriced if r.export_usd is not None), Decimal(0))
     reasons: list[str] = []
     if unknown:
         left = f" (and {usd(excluded)} of the export)" if excluded else ""
         reasons.append(f"{unknown} row(s) agentcost cannot price left out{left}")
     if exported is None:
         return Day(provider, d, ours, unknown, None, "no-costs", tuple(reasons))
-    if not rows:
-        reasons.append("no usage in the usage export")
+    without = [r for r in rows if r.status == "no-usage" and r.export_usd]
+    no_usage = all(r.status == "no-usage" for r in rows)
+    cost_without_usage = bool(without) or (no_usage and exported != 0)
+    if no_usage and cost_without_usage:
+        reasons.append(f"{usd(exported)} of cost and no usage in the usage export")
+    else:
+        reasons += [f"{r.model}: {usd(r.export_usd or Decimal(0))} of cost without usage" for r in without]
     if unattributed and fees:
         reasons.append("costs without a model include server-tool fees")
     day = Day(provider, d, ours, unknown, exported, "differs", (), excluded)
     diff = day.difference_usd or Decimal(0)
-    if abs(diff) < MATCH_TOLERANCE:
+    if abs(diff) < MATCH_TOLERANCE and not cost_without_usage:
         return _with(day, status="match", reasons=tuple(reasons))
     if fees and abs(diff + fees) < MATCH_TOLERANCE:
         reasons.append("server-tool fees are not in the cost export")
-    elif not any(r.status == "differs" for r in rows):
+    elif not cost_without_usage and not any(r.status == "differs" for r in rows):
         reasons.append("unexplained" if unknown == 0 else "unexplained, or usage agentcost cannot price")
     reasons += sorted({f"{r.model}: {x}" for r in rows if r.status == "differs" for x in r.reasons})
     return _with(day, reasons=tuple(reasons))

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from agentcost.errors import InputError
+from agentcost.prices.billing import anthropic_server_tools, search_preview_calls
 
 T = TypeVar("T")
 
@@ -270,6 +271,7 @@ def _lines(
 def _anthropic_usage(r: Mapping[str, Any], day: date, place: _Place) -> UsageLine:
     cache = _obj(r.get("cache_creation") or {}, place.at("cache_creation"))
     tools = _obj(r.get("server_tool_use") or {}, place.at("server_tool_use"))
+    uses = anthropic_server_tools(tools, lambda _, key: _count(tools, key, place.at("server_tool_use")), "")
     tier = _text(r, "service_tier", place) or "standard"
     return UsageLine(
         provider="anthropic",
@@ -281,7 +283,7 @@ def _anthropic_usage(r: Mapping[str, Any], day: date, place: _Place) -> UsageLin
         cache_write_5m=_count(cache, "ephemeral_5m_input_tokens", place.at("cache_creation")),
         cache_write_1h=_count(cache, "ephemeral_1h_input_tokens", place.at("cache_creation")),
         output=_count(r, "output_tokens", place, required=True),
-        web_searches=_count(tools, "web_search_requests", place.at("server_tool_use")),
+        web_searches=uses.web_searches,
         long_context=r.get("context_window") == "200k-1M",
         tier_known=tier in ANTHROPIC_TIERS,
     )
@@ -301,14 +303,18 @@ def _openai_usage(r: Mapping[str, Any], day: date, place: _Place) -> UsageLine:
     tier = _text(r, "service_tier", place)
     known = tier in (None, "default", "standard", "flex", "priority")
     chosen = "batch" if batch else ("standard" if tier in (None, "default") else tier)
+    model = _text(r, "model", place)
+    requests = _count(r, "num_model_requests", place)
     return UsageLine(
         provider="openai",
         day=day,
-        model=_text(r, "model", place),
+        model=model,
         tier=chosen,
         uncached_input=total - cached,
         cache_read=cached,
         output=_count(r, "output_tokens", place, required=True),
+        # a search model's requests each run a web search preview call (agentcost.prices.billing)
+        web_searches=search_preview_calls("openai", model or "", requests),
         tier_known=known,
     )
 

@@ -219,6 +219,15 @@ def _tier_starts(info: ModelInfo, tier: str, when: datetime) -> date | None:
     return min(starts, default=None)
 
 
+def tier_start(model: str, provider: str | None, as_of: datetime, service_tier: str) -> date | None:
+    """The first date after ``as_of`` from which genai-prices prices ``model`` at ``service_tier``
+    (None: no later prices): where a tier's prices start later than a usage export's day."""
+    from agentcost.prices.locate import check_provider, locate
+
+    found = locate(model.strip(), None if provider is None else check_provider(provider))
+    return _tier_starts(found.info, service_tier, _utc(as_of))
+
+
 def _tier_error(
     model_id: str, tier: str, offered: tuple[str, ...], starts: date | None, hint: str | None = None
 ) -> InputError:

@@ -75,6 +75,7 @@ _SERVER_TOOL_USAGE_KEYS: dict[str, str | None] = {
     "web_search": "web_searches",
     "web_fetch": None,
     "code_execution": "code_executions",
+    "web_search_preview": None,
 }
 
 # genai-prices' per-use prices by key: the fee's name and the usage it counts (PriceTable names its
@@ -209,11 +210,12 @@ class ModelPrices:
         )
         # genai-prices puts per-use prices in total_price only (they have no input/output direction)
         fees_usd = total_usd - input_usd - output_usd
-        if usage.web_searches or usage.web_fetches or usage.code_executions:
+        if usage.web_searches or usage.web_fetches or usage.code_executions or usage.web_search_previews:
             uses = (
                 ("web_search", usage.web_searches),
                 ("web_fetch", usage.web_fetches),
                 ("code_execution", usage.code_executions),
+                ("web_search_preview", usage.web_search_previews),
             )
             mine = tuple((tool, own[tool] * n / 1000) for tool, n in uses if n and tool in own)
             fees_usd += sum((usd for _, usd in mine), _ZERO)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
+from agentcost.prices.billing import anthropic_extras
 from agentcost.replay.jsonl import api_call, api_trace, dump, obj, records, whole
 from agentcost.replay.media import content_kinds, text_document
 from agentcost.replay.tool_ids import ToolIds
@@ -161,6 +162,7 @@ def reported_usage(usage: Mapping[str, Any], path: Path, line: int) -> ReportedU
         cache_read_tokens=read,
         cache_write_tokens=w5,
         cache_write_1h_tokens=w1h,
+        **anthropic_extras(usage, lambda value, key: whole(value, key, path, line), "usage"),
     )
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from agentcost.errors import InputError
 from agentcost.infra.validate import shown
+from agentcost.prices.billing import anthropic_extras
 from agentcost.replay.files import loads, read_text, reported_dollars, usage_count
 from agentcost.replay.jsonl import dump
 from agentcost.replay.media import content_kinds
@@ -82,6 +83,7 @@ def reported_usage(
         cache_read_tokens=read,
         cache_write_tokens=written - one_hour,
         cache_write_1h_tokens=one_hour,
+        **anthropic_extras(usage, lambda value, key: usage_count(value, key, path, line), at),
     )
 
 

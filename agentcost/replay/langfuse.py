@@ -18,7 +18,9 @@ of the ``*input*`` types (``input`` plus e.g. ``input_cache_read``, ``input_audi
 sum of the ``*output*`` types (``output`` plus ``output_reasoning``...); cache reads are the input
 types naming ``cache_read`` or ``cached``, cache writes those naming ``cache_creation`` or
 ``cache_write``. Types naming neither (e.g. OpenInference's ``prompt_details.cache_read``) are not
-read, and a warning says so when they are not zero.
+read, and a warning says so when they are not zero. A ``total`` above input + output (Vertex AI
+Gemini through OpenInference reports ``candidates_token_count`` without the thoughts) is thinking,
+priced as output (:func:`agentcost.prices.billing.unreported_thinking`), and a note says so.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
+from agentcost.prices.billing import unreported_thinking
 from agentcost.replay.files import loads, reported_dollars, usage_count
 from agentcost.replay.jsonl import dump, obj
 from agentcost.replay.media import block_kind, content_kinds
@@ -184,9 +187,12 @@ def _usage(
         out = legacy.get("output", legacy.get("completionTokens"))
         if inp is None and out is None:
             return None
-        return ReportedUsage(
-            usage_count(inp, f"{where}.usage.input", path), usage_count(out, f"{where}.usage.output", path)
+        i, o = usage_count(inp, f"{where}.usage.input", path), usage_count(out, f"{where}.usage.output", path)
+        total = legacy.get("total", legacy.get("totalTokens"))
+        rest = unreported_thinking(
+            i, o, usage_count(total, f"{where}.usage.total", path) if total is not None else None
         )
+        return ReportedUsage(i, o, thinking_tokens=rest)
     values = {str(k): usage_count(v, f"{where}.usageDetails.{k}", path) for k, v in details.items()}
     inputs = {k: v for k, v in values.items() if "input" in k}
     outputs = {k: v for k, v in values.items() if "output" in k and "input" not in k}
@@ -197,7 +203,9 @@ def _usage(
         warnings.append(f"{where}: usage types not read (neither input nor output by name): {len(unread)}")
     cache_read = sum(v for k, v in inputs.items() if "cache_read" in k or "cached" in k)
     cache_write = sum(v for k, v in inputs.items() if "cache_creation" in k or "cache_write" in k)
-    return ReportedUsage(sum(inputs.values()), sum(outputs.values()), cache_read, cache_write)
+    i, o = sum(inputs.values()), sum(outputs.values())
+    rest = unreported_thinking(i, o, values.get("total"))  # a total above input + output: thinking
+    return ReportedUsage(i, o, cache_read, cache_write, thinking_tokens=rest)
 
 
 def read(path: Path, *, text: str, model: str | None = None) -> Trace:

@@ -13,13 +13,14 @@ from the REPORTED usage (our counts where nothing is reported, and says so), eac
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agentcost.errors import InputError
 from agentcost.infra.validate import shown
+from agentcost.prices.billing import BilledRequest, Tally, search_preview_calls
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.pricing import ModelPrices
 from agentcost.replay import attribution
@@ -74,6 +75,23 @@ class ReportedUsage:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0  # 5-minute writes (or the provider's only write bucket)
     cache_write_1h_tokens: int = 0  # Anthropic 1-hour writes
+    # billed beside the tokens (agentcost.prices.billing): server-tool uses, thinking the output
+    # leaves out, search preview calls, compaction iterations (each priced as a request of its own)
+    web_searches: int = 0
+    web_fetches: int = 0
+    code_executions: int = 0
+    thinking_tokens: int = 0
+    web_search_previews: int = 0
+    steps: tuple[RequestUsage, ...] = ()
+
+    def billed(self) -> BilledRequest:
+        """What the provider billed: these tokens (thinking as output), fees and compaction steps."""
+        cache = (self.cache_read_tokens, self.cache_write_tokens, self.cache_write_1h_tokens)
+        usage = RequestUsage(self.input_tokens, self.output_tokens + self.thinking_tokens, *cache,
+                             web_searches=self.web_searches, web_fetches=self.web_fetches,
+                             code_executions=self.code_executions,
+                             web_search_previews=self.web_search_previews)  # fmt: skip
+        return BilledRequest(usage, self.steps)
 
 
 @dataclass(frozen=True)
@@ -538,6 +556,7 @@ def replay(
     running = Decimal(0)
     zero = [c.index for c in trace.calls if c.reported is not None and _zero(c.reported)]
     per_call_reported = all(c.reported is not None and not _zero(c.reported) for c in trace.calls)
+    tally = Tally()  # the billed items beside the tokens, for the notes
     for call in trace.calls:
         counted_in = (
             counter.request(call.messages, call.tools, call.tool_choice)
@@ -551,13 +570,7 @@ def replay(
         )
         rep = call.reported if call.reported is not None and not _zero(call.reported) else None
         if rep is not None:
-            usage = RequestUsage(
-                rep.input_tokens,
-                rep.output_tokens,
-                rep.cache_read_tokens,
-                rep.cache_write_tokens,
-                rep.cache_write_1h_tokens,
-            )
+            billed = rep.billed()
             priced_from: PricedFrom = "reported"
         else:
             if counted_in is None or counted_out is None:
@@ -566,9 +579,11 @@ def replay(
                     file=trace.path,
                     line=call.line,
                 )
-            usage = RequestUsage(counted_in, counted_out)
+            billed = BilledRequest(RequestUsage(counted_in, counted_out))
             priced_from = "counted"
-        cost = prices.price(usage).total_usd
+        if not billed.usage.web_search_previews and search_preview_calls(prices.provider, call.model or name):
+            billed = BilledRequest(replace(billed.usage, web_search_previews=1), billed.steps)
+        cost = tally.add(billed, prices.price, rep.thinking_tokens if rep else 0).total_usd
         running += cost
         result = counter.text(call.result_text) if call.result_text is not None else None
         rows.append(
@@ -631,6 +646,7 @@ def replay(
 
     if zero or (trace.reported_totals is not None and _zero(trace.reported_totals)):
         notes.append(attribution.zero_note(len(zero), len(rows)))
+    notes += tally.notes()
     gap = rep_in - counted_in_total if rep_in is not None else None
     gap_label, gap_parts, gap_notes = attribution.explain(
         [tuple(k for m in c.messages or () for k in m.uncounted) for c in trace.calls],

@@ -34,6 +34,9 @@ class RequestUsage:
     web_fetches: int = 0
     code_executions: int = 0
     container_seconds: Decimal | None = None  # code-execution container time billed (None: no container)
+    # OpenAI chat search models (gpt-4o-search-preview...): web searches of the preview tool, priced
+    # per call by facts.yaml ``web_search_preview`` (agentcost.prices.billing counts them)
+    web_search_previews: int = 0
 
 
 @dataclass(frozen=True, slots=True)  # slots: one per ledger row, made on the accountant's hot path
