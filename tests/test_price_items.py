@@ -1,0 +1,66 @@
+"""Issue 29, item 7: per-request fees, 1-hour cache writes off Anthropic, hosted ids, small facts.
+
+Every figure here is worked out by hand from genai-prices 0.2.3's rows (the rates are quoted in the
+comments) and compared with what agentcost computes.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import pytest
+
+from agentcost.cli import run
+from agentcost.prices.lookup import resolve_model
+from agentcost.prices.pricing import FeeLine, Usage
+from agentcost.tokens.request import RequestUsage
+
+AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
+
+pytestmark = pytest.mark.usefixtures("no_ctok", "fixed_terminal")
+
+
+# --------------------------------------------------------------------------------------------
+# 1. Perplexity's per-request fee (genai-prices requests_kcount)
+
+
+def test_the_price_sheet_example_includes_the_per_request_fee(capsys: pytest.CaptureFixture[str]) -> None:
+    """sonar: input $1/MTok, output $1/MTok, requests $12 per 1,000 (genai-prices 0.2.3).
+    120,000 x $1/MTok = $0.12; 2,500 x $1/MTok = $0.0025; 1 request x $12/1,000 = $0.012: $0.1345,
+    genai-prices' own calc_price figure (the sheet said $0.1225 before)."""
+    prices = resolve_model("perplexity/sonar", as_of=AS_OF)
+    worked = prices.itemise(Usage(120_000, 2_500))
+    assert worked.fees == (FeeLine("requests", 1, 1000, Decimal(12), Decimal("0.012")),)
+    assert worked.total_usd == worked.cost.total_usd == Decimal("0.1345")
+    assert prices.genai_cost(Usage(120_000, 2_500)).total_usd == Decimal("0.1345")
+    code = run(["prices", "perplexity/sonar", "--input-tokens", "120000", "--output-tokens", "2500",
+                "--as-of", "2026-11-30"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "  requests        1 × $12 per 1,000 = $0.012\n" in out
+    assert "= $0.1345  (the same as genai-prices" in out
+
+
+def test_every_request_pays_the_fee_once() -> None:
+    """sonar-pro: $3 and $15/MTok, requests $14 per 1,000. An estimate's request pays the fee once,
+    in its fees; 10,000 x $3/MTok + 1,000 x $15/MTok + $0.014 = $0.059."""
+    cost = resolve_model("perplexity/sonar-pro", as_of=AS_OF).price(RequestUsage(10_000, 1_000))
+    assert cost.fees == (("requests", Decimal("0.014")),)
+    assert (cost.input_usd, cost.output_usd, cost.total_usd) == (
+        Decimal("0.03"),
+        Decimal("0.015"),
+        Decimal("0.059"),
+    )
+
+
+def test_a_replay_priced_from_run_totals_pays_the_fee_per_request() -> None:
+    """A SWE-agent run of 5 requests reports only run totals (52,861 input, 326 output tokens); on
+    sonar the tokens cost $0.052861 + $0.000326 and the 5 requests 5 x $0.012 = $0.06: $0.113187
+    (before: one fee only, $0.065187)."""
+    from agentcost.replay import load_trace, replay
+    from tests.test_replay import ARGS, TRAJ
+
+    report = replay(load_trace(TRAJ, config=ARGS), as_of=AS_OF, model="perplexity/sonar")
+    assert report.totals.priced_from == "reported run totals" and report.totals.requests == 5
+    assert report.totals.cost_usd == Decimal("0.113187")
