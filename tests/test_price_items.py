@@ -64,3 +64,28 @@ def test_a_replay_priced_from_run_totals_pays_the_fee_per_request() -> None:
     report = replay(load_trace(TRAJ, config=ARGS), as_of=AS_OF, model="perplexity/sonar")
     assert report.totals.priced_from == "reported run totals" and report.totals.requests == 5
     assert report.totals.cost_usd == Decimal("0.113187")
+
+
+# --------------------------------------------------------------------------------------------
+# 3. Fireworks ids as LiteLLM writes them
+
+
+def test_a_fireworks_id_with_litellms_prefix_resolves() -> None:
+    """genai-prices' fireworks row deepseek-v3-0324 matches ``accounts/fireworks/models/deepseek-v3-0324``
+    ($0.9/MTok in and out); LiteLLM writes it with the provider prefix ``fireworks_ai/``.
+    1,000 x $0.9/MTok + 10 x $0.9/MTok = $0.000909, genai-prices' calc_price on the bare id."""
+    import genai_prices
+
+    prices = resolve_model("fireworks_ai/accounts/fireworks/models/deepseek-v3-0324", as_of=AS_OF)
+    assert (prices.provider, prices.model_id, prices.rules_id) == (
+        "fireworks",
+        "deepseek-v3-0324",
+        "deepseek-v3-0324",
+    )
+    assert prices.price(RequestUsage(1_000, 10)).total_usd == Decimal("0.000909")
+    usage = genai_prices.Usage(input_tokens=1_000, output_tokens=10)
+    ref = "accounts/fireworks/models/deepseek-v3-0324"
+    assert genai_prices.calc_price(usage, model_ref=ref, provider_id="fireworks").total_price == Decimal(
+        "0.000909"
+    )
+    assert resolve_model("fireworks-ai/deepseek-v3-0324", as_of=AS_OF).model_id == "deepseek-v3-0324"
