@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
 from agentcost.cli import run
+from agentcost.errors import InputError
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.pricing import FeeLine, Usage
 from agentcost.tokens.request import RequestUsage
+from tests.conftest import ROOT
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 
@@ -89,3 +92,46 @@ def test_a_fireworks_id_with_litellms_prefix_resolves() -> None:
         "0.000909"
     )
     assert resolve_model("fireworks-ai/deepseek-v3-0324", as_of=AS_OF).model_id == "deepseek-v3-0324"
+
+
+# --------------------------------------------------------------------------------------------
+# 2. cache_ttl: 1h where a row other than Anthropic's sells 1-hour writes
+
+
+def _estimate(model: str, *overrides: str) -> Any:
+    from agentcost.api import estimate
+
+    return estimate(ROOT / "scenarios" / "bugfix.yaml", model=model, as_of="2026-11-30", overrides=overrides)
+
+
+def test_kimi_k3_bills_one_hour_writes_at_its_one_hour_price() -> None:
+    """kimi-k3 (genai-prices 0.2.3): input $3, cache write $3 (5 minutes), $6 (1 hour), read $0.3.
+    The same run with cache_ttl: 1h writes the same tokens, each $3/MTok dearer; nothing else changes."""
+    five = _estimate("moonshotai/kimi-k3", "caching=conversation")
+    hour = _estimate("moonshotai/kimi-k3", "caching=conversation", "cache_ttl=1h")
+    written = five.totals.cache_write_tokens
+    assert written == hour.totals.cache_write_tokens > 0
+    assert five.totals.cache_read_tokens == hour.totals.cache_read_tokens
+    assert hour.total_cost_usd - five.total_cost_usd == written * Decimal(3) / 1_000_000
+    assert not hour._report.warnings
+
+
+def test_one_hour_writes_on_openrouter_claude_follow_anthropics_mechanics() -> None:
+    """OpenRouter's Claude rows cache as Anthropic's API does (cache_control breakpoints, the model's
+    own minimum): claude-haiku-5.5 is Anthropic's claude-haiku-5-5, whose minimum is 512 tokens; its
+    row sells 1-hour writes ($0.2/MTok against $0.125), and a row without them refuses cache_ttl: 1h."""
+    prices = resolve_model("openrouter/anthropic/claude-haiku-5.5", as_of=AS_OF)
+    assert prices.rules_id == "claude-haiku-5-5"
+    from agentcost.report.prices import price_sheet
+
+    facts = {f.name: f.value for f in price_sheet("openrouter/anthropic/claude-haiku-5.5", as_of=AS_OF).facts}
+    assert facts["minimum cacheable prompt"] == "512 tokens (shorter prefixes are not cached)"
+    five = _estimate("openrouter/anthropic/claude-haiku-5.5")
+    hour = _estimate("openrouter/anthropic/claude-haiku-5.5", "cache_ttl=1h")
+    assert five._report.caching_mode == "conversation" and five._report.cache_ttl == "5m"
+    written = hour.totals.cache_write_tokens
+    assert written == five.totals.cache_write_tokens > 0
+    assert hour.total_cost_usd - five.total_cost_usd == written * Decimal("0.075") / 1_000_000
+    assert not hour._report.warnings
+    with pytest.raises(InputError, match=r"genai-prices has none for anthropic/claude-sonnet-4\.5"):
+        _estimate("openrouter/anthropic/claude-sonnet-4.5", "cache_ttl=1h")

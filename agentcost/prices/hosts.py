@@ -109,6 +109,9 @@ UNDERLYING: tuple[tuple[str, str, str], ...] = (
     ("aws", r"-\d+:\d+$", ""),  # the version of "openai.gpt-oss-120b-1:0"
     ("aws", r":\d+$", ""),  # the version of "nvidia.nemotron-nano-9b-v2:0"
     ("*", r"^.*/", ""),  # "<vendor>/<model>", "@cf/<vendor>/<model>", "accounts/fireworks/models/<id>"
+    # OpenRouter writes Claude's version with a dot ("anthropic/claude-sonnet-4.5", "claude-3.5-sonnet");
+    # Anthropic's own id, whose rules (minimum cacheable prompt, tokenizer) apply, has a hyphen
+    ("openrouter", r"^(claude-(?:[a-z]+-)?\d+)\.(\d+)", r"\1-\2"),
     ("*", r"@.*$", ""),  # Vertex "@<date>"
     ("*", r":(?:free|beta|batch|extended|thinking|nitro|floor|online|exacto)$", ""),  # OpenRouter variants
     ("databricks", r"^databricks-", ""),  # Databricks endpoint names
