@@ -135,3 +135,46 @@ def test_one_hour_writes_on_openrouter_claude_follow_anthropics_mechanics() -> N
     assert not hour._report.warnings
     with pytest.raises(InputError, match=r"genai-prices has none for anthropic/claude-sonnet-4\.5"):
         _estimate("openrouter/anthropic/claude-sonnet-4.5", "cache_ttl=1h")
+
+
+# --------------------------------------------------------------------------------------------
+# 4. What the docs say
+
+
+def test_call_tokens_is_the_arguments_only() -> None:
+    """``call_tokens: N`` stands for the arguments ``input`` would count (docs/scenario.md): a round
+    with ``input: {"path": "src/app.py"}`` (its compact JSON counted with tiktoken's o200k_base, gpt-4o's
+    encoding) and one with ``call_tokens`` of that count cost the same, framing and name included."""
+    import json
+
+    from agentcost.tokens.encodings import get_encoding  # tiktoken's o200k_base, from the bundled file
+
+    arguments = {"path": "src/app.py"}
+    n = len(get_encoding("o200k_base").encode(json.dumps(arguments, separators=(",", ":"))))
+    assert n > 1
+
+    def scenario(call: dict[str, Any]) -> dict[str, Any]:
+        tool = {"name": "Read", "description": "Read a file.", "input_schema": {"type": "object"}}
+        return {"version": 1, "model": "gpt-4o", "task": "fix it", "tools": [tool],
+                "rounds": [{"tool": "Read", "result": "x = 1", **call}], "final": 10}  # fmt: skip
+
+    from agentcost.api import estimate
+
+    given = estimate(scenario({"input": arguments}), as_of="2026-11-30", base_dir=ROOT)
+    stated = estimate(scenario({"call_tokens": n}), as_of="2026-11-30", base_dir=ROOT)
+    assert given.requests[0].output_tokens == stated.requests[0].output_tokens > n
+    assert given.total_cost_usd == stated.total_cost_usd
+
+
+def test_the_api_docstring_figures_are_current() -> None:
+    """agentcost/api.py's module docstring names no estimate figure (docs/api.md holds it, checked
+    by tests/test_docs_api.py), and ``_usd``'s count of the binary fraction 0.01 is Decimal's own."""
+    import re
+
+    from agentcost import api
+
+    assert "0.0320049" not in (api.__doc__ or "")
+    places = re.search(r"binary fraction's (\d+) decimal places", api._usd.__doc__ or "")
+    assert places is not None
+    exponent = Decimal(0.01).as_tuple().exponent  # noqa: RUF032 - the binary fraction is the point
+    assert isinstance(exponent, int) and int(places.group(1)) == -exponent == 59
