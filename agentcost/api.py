@@ -5,7 +5,7 @@
     import agentcost
 
     result = agentcost.estimate("scenarios/bugfix.yaml", as_of="2026-11-30")
-    result.total_cost_usd          # Decimal('0.0320049'), what `agentcost estimate -q` prints
+    result.total_cost_usd          # a Decimal: what `agentcost estimate -q` prints (docs/api.md)
     result.to_json()               # the text `agentcost estimate --format json` prints
 
 A scenario is a path, a mapping (the parsed YAML; the files it names are read relative to
@@ -155,7 +155,7 @@ class EstimateResult:
         return _json(self._report, self._gates)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON report, parsed (amounts are texts in it, as ``"0.0320049"``)."""
+        """The JSON report, parsed (amounts are texts in it, as ``"0.05"``)."""
         parsed: dict[str, Any] = json.loads(self.to_json(), parse_float=Decimal)
         return parsed
 
@@ -342,7 +342,7 @@ def _scenario(scenario: ScenarioInput, overrides: Sequence[str], base_dir: PathL
 
 def _usd(value: MoneyInput | None, key: str) -> Decimal | None:
     """An amount of money given to keyword ``key``: above 0 and finite; a float read as its shortest
-    text (``0.01`` -> ``Decimal('0.01')``, not the binary fraction's 55 digits)."""
+    text (``0.01`` -> ``Decimal('0.01')``, not the binary fraction's 59 decimal places)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, Decimal | int | float | str):

@@ -671,5 +671,5 @@ def test_one_hour_ttl_on_openai_is_flagged(capsys: pytest.CaptureFixture[str], t
     code, out, _ = cli(capsys, "estimate", str(path), "--as-of", AS_OF, "--format", "json")
     assert code == 0
     assert json.loads(out)["warnings"] == [
-        "cache_ttl: 1h has no effect on openai: only Anthropic sells 1-hour cache writes"
+        "cache_ttl: 1h has no effect on openai: gpt-5 has no 1-hour cache-write price"
     ]

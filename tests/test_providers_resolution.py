@@ -80,7 +80,7 @@ SONNET_BEDROCK = "regional.anthropic.claude-sonnet-4-5-20250929-v1:0"
             "openrouter",
             "anthropic/claude-sonnet-4.5",
             "openrouter",
-            "claude-sonnet-4.5",
+            "claude-sonnet-4-5",  # Anthropic's id: its minimum cacheable prompt, tokenizer and tool prompt
         ),
         ("openrouter/openai/gpt-4o", "openrouter", "openrouter", "openai/gpt-4o", "openrouter", "gpt-4o"),
         # Bedrock: model ids, cross-region inference profiles, LiteLLM's prefix, ARNs

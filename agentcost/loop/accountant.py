@@ -272,9 +272,10 @@ class _Model:
         self.explicit = policy.style == "explicit"
         self.stored = policy.style == "stored"
         self.outlives = policy.prefix_ttl_seconds()  # two TTLs: the prefix entry's, if it lives longer
-        # explicit writes up to the prefix breakpoint, and past it, are 1-hour writes
+        # explicit writes up to the prefix breakpoint, and past it, are 1-hour writes; automatic
+        # caching with a 1-hour TTL (Kimi K3's prompt_cache_options) writes every entry for an hour
         self.prefix_1h = self.explicit and (policy.prefix_ttl or policy.ttl) == "1h"
-        self.rest_1h = self.explicit and policy.ttl == "1h"
+        self.rest_1h = policy.ttl == "1h" and policy.style in ("explicit", "automatic")
 
 
 def run_accountant(

@@ -169,6 +169,13 @@ def cache_policy(scenario: Scenario, prices: ModelPrices) -> tuple[CachePolicy, 
             storage_usd_per_mtok_hour=storage.value,
         )
     elif explicit_style:
+        if "1h" in (scenario.cache_ttl, scenario.prefix_cache_ttl) and prices.cache_write_1h_mtok is None:
+            raise InputError(
+                f"1h needs a 1-hour cache-write price; {prices.source.name} has none for {prices.model_id}",
+                file=scenario.path,
+                key="cache_ttl",
+                hint="use cache_ttl: 5m",
+            )
         policy = CachePolicy(
             mode=mode,
             style="explicit",
@@ -179,13 +186,16 @@ def cache_policy(scenario: Scenario, prices: ModelPrices) -> tuple[CachePolicy, 
         )
     else:
         ttl = mechanics.ttl_seconds
+        # cache_ttl: 1h where the row sells 1-hour writes (Kimi K3): every entry is written for an hour
+        hour = scenario.cache_ttl == "1h" and prices.cache_write_1h_mtok is not None
         policy = CachePolicy(
             mode=mode,
             style="automatic",
             min_tokens=minimum,
+            ttl="1h" if hour else "5m",
             increment=OPENAI_CACHE_INCREMENT if provider in _STEPS_OF_128 else 1,
             bills_writes=prices.cache_write_mtok is not None,
-            ttl_seconds=AUTOMATIC_IDLE_SECONDS if ttl is None else ttl.value,
+            ttl_seconds=TTL_SECONDS["1h"] if hour else AUTOMATIC_IDLE_SECONDS if ttl is None else ttl.value,
         )
     return policy, plan.is_default
 

@@ -17,6 +17,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentcost.prices.gpdata import MAIN_PROVIDERS, snapshot
+from agentcost.prices.hosts import PROVIDER_ALIASES
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -142,12 +143,15 @@ def provider(pid: str) -> Provider:
 
 def find_provider(name: str) -> str | None:
     """The provider id ``name`` names: an id (``deepseek``), else an alias genai-prices knows
-    (``bedrock`` -> aws, ``xai`` -> x-ai, ``vertex_ai`` -> google, ``together_ai`` -> together)."""
+    (``bedrock`` -> aws, ``xai`` -> x-ai, ``vertex_ai`` -> google, ``together_ai`` -> together), else
+    one of agentcost's own (:data:`agentcost.prices.hosts.PROVIDER_ALIASES`: ``fireworks_ai``)."""
     wanted = name.strip().lower()
     if not wanted:
         return None
     if wanted in _providers():
         return wanted
+    if wanted in PROVIDER_ALIASES:
+        return PROVIDER_ALIASES[wanted]
     from genai_prices.data_snapshot import find_provider_by_id
 
     found = find_provider_by_id(snapshot().providers, wanted)

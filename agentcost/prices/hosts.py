@@ -71,6 +71,13 @@ HOST_OF_PROVIDER: dict[str, str] = {"aws": "bedrock", "azure": "azure", "openrou
 # (provider, row id pattern, host): rows that are another maker's model on a provider's platform.
 HOSTED_ROWS: tuple[tuple[str, str, str], ...] = (("google", r"^claude", "vertex"),)
 
+# Provider names users write that genai-prices does not know as one of its providers' ids or
+# aliases (its provider_match), each -> the genai-prices provider id. LiteLLM's provider prefix for
+# Fireworks AI is "fireworks_ai/" ("model=fireworks_ai/accounts/fireworks/models/<id>":
+# https://docs.litellm.ai/docs/providers/fireworks_ai, read 2026-12-07); genai-prices' fireworks
+# provider has no alias, and matches the id after it ("accounts/fireworks/models/<id>").
+PROVIDER_ALIASES: dict[str, str] = {"fireworks_ai": "fireworks", "fireworks-ai": "fireworks"}
+
 # (id pattern, maker): who made a model, for an id several providers serve with no provider given.
 # Tried after genai-prices' own routing (its providers' model_match: claude -> anthropic, gpt-/o1..
 # -> openai, gemini -> google, deepseek -> deepseek, grok -> x-ai, kimi -> moonshotai, ...). Meta's
@@ -102,6 +109,9 @@ UNDERLYING: tuple[tuple[str, str, str], ...] = (
     ("aws", r"-\d+:\d+$", ""),  # the version of "openai.gpt-oss-120b-1:0"
     ("aws", r":\d+$", ""),  # the version of "nvidia.nemotron-nano-9b-v2:0"
     ("*", r"^.*/", ""),  # "<vendor>/<model>", "@cf/<vendor>/<model>", "accounts/fireworks/models/<id>"
+    # OpenRouter writes Claude's version with a dot ("anthropic/claude-sonnet-4.5", "claude-3.5-sonnet");
+    # Anthropic's own id, whose rules (minimum cacheable prompt, tokenizer) apply, has a hyphen
+    ("openrouter", r"^(claude-(?:[a-z]+-)?\d+)\.(\d+)", r"\1-\2"),
     ("*", r"@.*$", ""),  # Vertex "@<date>"
     ("*", r":(?:free|beta|batch|extended|thinking|nitro|floor|online|exacto)$", ""),  # OpenRouter variants
     ("databricks", r"^databricks-", ""),  # Databricks endpoint names

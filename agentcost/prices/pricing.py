@@ -58,12 +58,26 @@ class CostLine:
 
 
 @dataclass(frozen=True)
+class FeeLine:
+    """One per-use price a request pays, worked out (``agentcost prices``' example request): ``uses``
+    at ``usd_per`` per ``per`` uses = ``usd``, the fee :meth:`ModelPrices.price` gives, exact.
+    Perplexity's per-request fee is one (genai-prices ``requests_kcount``: every request pays it)."""
+
+    label: str  # the rate's label: "requests", "web searches", "code executions"
+    uses: int
+    per: int  # the rate is USD per this many uses (1,000)
+    usd_per: Decimal
+    usd: Decimal
+
+
+@dataclass(frozen=True)
 class Itemised:
     """A request's price line by line, and the sums :meth:`ModelPrices.price` gives for it."""
 
     lines: tuple[CostLine, ...]
-    total_usd: Decimal  # the sum of the lines
+    total_usd: Decimal  # the sum of the lines and the fees
     cost: Cost  # ModelPrices.price(usage)'s input, output and total: the parts the lines show, summed
+    fees: tuple[FeeLine, ...] = ()  # the per-use prices the request pays (a per-request fee...)
 
 
 NO_PRICE = "no such price: billed as input"
@@ -83,6 +97,13 @@ _SERVER_TOOL_USAGE_KEYS: dict[str, str | None] = {
 _PER_USE = {
     "web_searches_kcount": ("web_search", "web_searches"),
     "code_executions_kcount": ("code_execution", "code_executions"),
+    "requests_kcount": ("requests", "requests"),  # every request pays it once (Perplexity)
+}
+# The facts.yaml fees :meth:`ModelPrices.price` adds, by name: their label in the worked example.
+_OWN_FEE_LABELS = {
+    "web_search": "web searches",
+    "web_fetch": "web fetches",
+    "code_execution": "code executions",
 }
 
 CONTAINER_QUANTUM = Decimal("0.000000001")
@@ -96,6 +117,11 @@ def container_usd(rate: ContainerRate, seconds: Decimal) -> Decimal:
     a client reuses its container across requests, as the OpenAI session fee does)."""
     billed = max(seconds, Decimal(rate.minimum_seconds))
     return (rate.usd_per_hour * billed / 3600).quantize(CONTAINER_QUANTUM, rounding=ROUND_HALF_UP)
+
+
+def _uses(usage: Usage, counted: str) -> int:
+    """How many times a request uses what a per-use price counts: once for ``requests``."""
+    return 1 if counted == "requests" else int(getattr(usage, counted))
 
 
 @dataclass(frozen=True)
@@ -280,9 +306,9 @@ class ModelPrices:
         write = at(usage.cache_write_tokens, "cache_write_5m_mtok", "cache_write_mtok")
         write_1h = at(usage.cache_write_1h_tokens, "cache_write_1h_mtok")
         fees = tuple(
-            (name, rates[key].at(n) * getattr(usage, counted) / rates[key].per)
+            (name, rates[key].at(n) * _uses(usage, counted) / rates[key].per)
             for key, (name, counted) in _PER_USE.items()
-            if key in rates and getattr(usage, counted)
+            if key in rates and _uses(usage, counted)
         )
         uncached = cost.input_usd - read - write - write_1h
         return cost.input_usd, cost.output_usd, cost.total_usd, uncached, read, write, write_1h, fees
@@ -312,7 +338,8 @@ class ModelPrices:
         """One request's price line by line (``agentcost prices``' example): uncached input, cache
         reads, cache writes (5-minute, 1-hour), output, each the part :meth:`price` gives, at the rate
         the request pays (its long-context tier's where it crosses one). A cached part without a price
-        of its own is billed at the input rate, and says so. Per-use fees are not lines."""
+        of its own is billed at the input rate, and says so. The per-use prices the request pays (a
+        per-request fee, server-tool uses) follow as :class:`FeeLine` s: the total is :meth:`price`'s."""
         cost = self.price(
             RequestUsage(
                 usage.input_tokens,
@@ -347,8 +374,21 @@ class ModelPrices:
                 else:
                     lines.append(CostLine(label, tokens, rate.at(n), usd))
         lines.append(CostLine("output", usage.output_tokens, rates["output_mtok"].at(n), cost.output_usd))
-        total = sum((line.usd for line in lines), _ZERO)
-        return Itemised(tuple(lines), total, Cost(cost.input_usd, cost.output_usd, cost.total_usd))
+        fee_lines = tuple(self._fee_line(name, usd, usage, rates) for name, usd in cost.fees)
+        total = sum((line.usd for line in lines), _ZERO) + sum((fee.usd for fee in fee_lines), _ZERO)
+        return Itemised(tuple(lines), total, Cost(cost.input_usd, cost.output_usd, cost.total_usd), fee_lines)
+
+    def _fee_line(self, name: str, usd: Decimal, usage: Usage, rates: dict[str, Rate]) -> FeeLine:
+        """The worked line of one fee :meth:`price` gave (``name``, ``usd``): genai-prices' per-use
+        rate where the model has one, else facts.yaml's (:attr:`_fees`)."""
+        key = next((k for k, (fee, _) in _PER_USE.items() if fee == name), None)
+        if key is not None and key in rates:
+            rate = rates[key]
+            uses = _uses(usage, _PER_USE[key][1])
+            return FeeLine(rate.label, uses, rate.per, rate.at(usage.input_tokens), usd)
+        counted = {"web_search": usage.web_searches, "code_execution": usage.code_executions}
+        own = self._fees[2]
+        return FeeLine(_OWN_FEE_LABELS.get(name, name), counted.get(name, 0), 1000, own.get(name, _ZERO), usd)
 
     def _check_1h(self, usage: Usage) -> None:
         if usage.cache_write_1h_tokens and self.cache_write_1h_mtok is None:

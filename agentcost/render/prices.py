@@ -125,6 +125,10 @@ def _example_lines(sheet: PriceSheet) -> list[str]:
         (line.label, f"{line.tokens:,} × ${exact(line.per_mtok_usd)}/MTok", f"${exact(line.usd)}", line.note)
         for line in ex.lines
     ]
+    rows += [
+        (fee.label, f"{fee.uses:,} × ${exact(fee.usd_per)} per {fee.per:,}", f"${exact(fee.usd)}", None)
+        for fee in ex.fees
+    ]
     w1 = max(len(r[0]) for r in rows)
     w2 = max(len(r[1]) for r in rows)
     out = [head]
@@ -240,6 +244,16 @@ def price_sheet_dict(sheet: PriceSheet) -> PricesJson:
                     "note": line.note,
                 }
                 for line in ex.lines
+            ],
+            "fees": [
+                {
+                    "label": fee.label,
+                    "uses": fee.uses,
+                    "per": fee.per,
+                    "usd_per": exact(fee.usd_per),
+                    "usd": exact(fee.usd),
+                }
+                for fee in ex.fees
             ],
             "total_usd": exact(ex.total_usd),
             "genai_prices_usd": exact(ex.genai_prices_usd),

@@ -633,7 +633,11 @@ def replay(
                 "request: priced from our per-request counts"
             )
         else:
+            # the totals' tokens priced at once, and each further request's own fees (a per-request
+            # fee: what an empty request costs, $0 on a row with token prices only)
+            fee = prices.price(RequestUsage(0, 0)).total_usd
             cost_total = prices.price(RequestUsage(t.input_tokens, t.output_tokens)).total_usd
+            cost_total += max(len(rows) - 1, 0) * fee
             priced = "reported run totals"
             notes.append(
                 "per-request usage is not recorded: each request is priced from our count, the total "

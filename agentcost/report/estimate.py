@@ -397,10 +397,13 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True, p
         )
     if per == "task" and outcome and line is None:  # several reports (compare, batch) say it once
         warnings.append(PER_TASK_NOTE)
-    if est.scenario.cache_ttl == "1h" and ledger.policy.style != "explicit":
-        warnings.append(
-            f"cache_ttl: 1h has no effect on {prices.provider}: only Anthropic sells 1-hour cache writes"
+    if est.scenario.cache_ttl == "1h" and (ledger.policy.ttl != "1h" or ledger.policy.mode == "none"):
+        why = (
+            f"{prices.model_id} has no 1-hour cache-write price"
+            if prices.cache_write_1h_mtok is None
+            else f"caching is {ledger.policy.mode}"
         )
+        warnings.append(f"cache_ttl: 1h has no effect on {prices.provider}: {why}")
     window = prices.context_window
     if window is None:
         warnings.append(f"context window of {prices.model_id} unknown: not checked")

@@ -268,6 +268,7 @@ def _caching_line(report: Report) -> str:
         f", TTL {report.cache_ttl}"
         if (report.caching_kind == "explicit" and report.caching_mode != "none")
         or report.caching_mode == "explicit"
+        or (report.cache_ttl == "1h" and report.caching_mode != "none")  # automatic 1-hour writes (Kimi K3)
         else ""
     )
     if not report.cache_min_published:

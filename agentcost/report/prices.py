@@ -11,7 +11,8 @@ page each was read from and the date, and one example request worked out line by
 Every lookup happens here; :mod:`agentcost.render.prices` only formats the :class:`PriceSheet`.
 
 The sheet carries the price stage's own data types (:class:`ModelPrices`, :class:`Rate`,
-:class:`CostLine`, :class:`Usage`) unchanged; they are re-exported here as the renderers' vocabulary.
+:class:`CostLine`, :class:`FeeLine`, :class:`Usage`) unchanged; they are re-exported here as the
+renderers' vocabulary.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from agentcost.prices.lookup import resolve_model
-from agentcost.prices.pricing import CostLine, ModelPrices, Usage
+from agentcost.prices.pricing import CostLine, FeeLine, ModelPrices, Usage
 from agentcost.prices.rates import Rate, tier_name
 from agentcost.report.fmt import exact
 
@@ -106,8 +107,9 @@ class Example:
     usage: Usage
     tier: str | None  # the long-context tier the example crosses
     lines: tuple[CostLine, ...]  # ModelPrices.itemise: the parts ModelPrices.price gives
-    total_usd: Decimal  # the sum of the lines
+    total_usd: Decimal  # the sum of the lines and the fees
     genai_prices_usd: Decimal  # ModelPrices.price(usage).total_usd: the figure estimates use
+    fees: tuple[FeeLine, ...] = ()  # the per-use prices the request pays (Perplexity's per-request fee)
 
 
 @dataclass(frozen=True)
@@ -241,6 +243,7 @@ def _example(prices: ModelPrices, usage: Usage) -> Example:
         lines=worked.lines,
         total_usd=worked.total_usd,
         genai_prices_usd=worked.cost.total_usd,
+        fees=worked.fees,
     )
 
 
@@ -249,6 +252,7 @@ __all__ = [
     "CostLine",
     "Example",
     "FactLine",
+    "FeeLine",
     "ModelPrices",
     "PriceSheet",
     "Rate",

@@ -154,6 +154,14 @@ class ExampleLineJson(TypedDict):
     note: str | None
 
 
+class ExampleFeeJson(TypedDict):
+    label: Annotated[str, "the rate's label: requests (a per-request fee), web searches..."]
+    uses: COUNT
+    per: Annotated[int, "the rate is USD per this many uses"]
+    usd_per: USD
+    usd: USD
+
+
 class ExampleJson(TypedDict):
     input_tokens: COUNT
     cache_read_tokens: COUNT
@@ -162,6 +170,7 @@ class ExampleJson(TypedDict):
     output_tokens: COUNT
     tier: str | None
     lines: list[ExampleLineJson]
+    fees: Annotated[list[ExampleFeeJson], "the per-use prices the request pays, part of total_usd"]
     total_usd: USD
     genai_prices_usd: USD
 

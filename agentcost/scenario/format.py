@@ -63,7 +63,10 @@ from agentcost.scenario.values import (
 
 _EXCLUSIVE_CALL: dict[str, Any] = {"not": {"required": ["input", "call_tokens"]}}
 
-_CALL_TOKENS = "Size of the tool call (the tool_use block) in tokens, instead of `input`."
+_CALL_TOKENS = (
+    "Size of the tool call's arguments in tokens (what `input` would count), instead of `input`; the"
+    " tool name and the provider's tool-call framing are added on top."
+)
 _RESULT = "The tool result sent back: " + CONTENT_FORMS + "."
 _THINKING = "Reasoning output tokens of this response (billed as output)."
 _TEXT = "Assistant text written before the tool call: " + CONTENT_FORMS + "."
