@@ -28,6 +28,7 @@ from agentcost.errors import InputError
 from agentcost.infra.validate import shown
 from agentcost.replay.files import loads, read_text, reported_dollars, usage_count
 from agentcost.replay.jsonl import dump
+from agentcost.replay.subtotals import SNAPSHOT_MAX_OUTPUT
 from agentcost.replay.tool_ids import ToolIds, id_key
 from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 
@@ -37,24 +38,34 @@ _MESSAGE_TYPES = ("user", "assistant")
 _KNOWN_TYPES = ("user", "assistant", "system", "result")
 
 
+SNIFF_LINES = 1_000
+"""How many lines detection reads, at most, for the first line that identifies a Claude Code log:
+real sessions open with ``file-history-snapshot``, ``summary``, ``progress`` and ``queue-operation``
+lines (hooks write a ``progress`` line each), which identify nothing."""
+SNIFF_BYTES = 16_000_000
+"""How many bytes of lines detection parses, at most (a ``file-history-snapshot`` line can be large)."""
+
+
 def looks_like(text: str) -> bool:
-    """JSON Lines whose first lines carry a Claude Code ``type`` with ``message`` or a session id."""
-    seen = 0
+    """JSON Lines whose first line with a Claude Code ``user``/``assistant``/``system``/``result``
+    ``type`` carries a ``message`` or a session id, found within :data:`SNIFF_LINES` lines and
+    :data:`SNIFF_BYTES` bytes; the lines before it must be JSON objects with a text ``type`` (as
+    every Claude Code line is). Anything else (not JSON, no ``type``) is another format."""
+    seen = parsed = 0
     for raw in text.splitlines():
         if not raw.strip():
             continue
         seen += 1
-        if seen > 5:
+        parsed += len(raw)
+        if seen > SNIFF_LINES or parsed > SNIFF_BYTES:
             return False
         try:
             data = json.loads(raw)
         except (ValueError, RecursionError):  # not JSON, too deep, a huge number: not this format
             return False
-        if not isinstance(data, dict):
+        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
             return False
-        if data.get("type") in _KNOWN_TYPES and any(
-            k in data for k in ("message", "sessionId", "session_id")
-        ):
+        if data["type"] in _KNOWN_TYPES and any(k in data for k in ("message", "sessionId", "session_id")):
             return True
     return False
 
@@ -216,7 +227,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
             all_uuid = False
         msg = _message(kind, content, called)
         if kind == "assistant":
-            key = data.get("requestId") or message.get("id") or uuid or f"line {lineno}"
+            key = message.get("id") or data.get("requestId") or uuid or f"line {lineno}"
             req = requests.get(str(key))
             if req is None:
                 req = requests[str(key)] = _Request(
@@ -282,6 +293,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
         answered = [results[i] for i, _ in req.tool_ids if i in results]
         if req.model:
             models[req.model] += 1
+        usage = reported_usage(req.usage, path, req.usage_line) if req.usage is not None else None
         calls.append(
             RecordedCall(
                 index=len(calls) + 1,
@@ -289,11 +301,12 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
                 messages=sent_before(req),
                 tools=None,
                 output_text="\n".join(req.texts),
-                reported=reported_usage(req.usage, path, req.usage_line) if req.usage is not None else None,
+                reported=usage,
                 line=req.line,
                 action=",".join(names) if names else None,
                 result_text="\n".join(answered) if answered else None,
                 output_calls=tuple(req.calls),
+                output_snapshot=_snapshot(req, usage),
             )
         )
     ids.unmatched = [(numbered[p], i) for p, i in ids.unmatched if p in numbered]
@@ -309,10 +322,8 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
     if trace_model is None:
         trace_model = models.most_common(1)[0][0] if models else init_model
         if len(models) > 1:
-            others = ", ".join(f"{m} ({n})" for m, n in models.items() if m != trace_model)
-            warnings.append(
-                f"the log has requests of several models; all are priced as {trace_model}: {others}"
-            )
+            each = ", ".join(f"{m} ({n})" for m, n in models.most_common())
+            notes.append(f"the log has requests of several models, each priced at its own: {each}")
 
     reported_totals: ReportedUsage | None = None
     reported_cost: Decimal | None = None
@@ -351,4 +362,17 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
         prefix_recorded=False,
         reported_cost_usd=reported_cost,
         notes=tuple(notes),
+        per_call_models=model is None,
+    )
+
+
+def _snapshot(req: _Request, usage: ReportedUsage | None) -> bool:
+    """Whether the only usage the log keeps of ``req`` is the streaming-start snapshot: Claude Code
+    writes a line per content block as the response streams, each with the usage known then; when
+    no line was written after the last update, the output is the ``message_start`` figure."""
+    return (
+        usage is not None
+        and req.stop_reason is None
+        and 1 <= usage.output_tokens <= SNAPSHOT_MAX_OUTPUT
+        and bool(req.texts or req.calls)
     )

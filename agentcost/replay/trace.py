@@ -19,9 +19,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agentcost.errors import InputError
-from agentcost.infra.validate import shown
-from agentcost.prices.lookup import resolve_model
 from agentcost.prices.pricing import ModelPrices
+from agentcost.replay.subtotals import AgentCost, ModelCost, model_prices, per_agent, per_model, snapshot_note
 from agentcost.tokens.request import RequestUsage
 
 if TYPE_CHECKING:
@@ -93,6 +92,8 @@ class RecordedCall:
     result_text: str | None = None
     tool_choice: str | None = None  # "auto", "any", "tool" or "none" when the log records it
     output_calls: tuple[ToolPart, ...] = ()  # the response's tool calls (``output_text``: the rest)
+    output_snapshot: bool = False  # reported output is a streaming-start snapshot: price our count
+    agent: str | None = None  # the subagent whose transcript it is from (None: the session's own)
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ class Trace:
     # what the reported figures are: "api" (the provider's usage), "local_count" (the agent counted
     # them itself, e.g. SWE-agent 1.x with litellm), None: "api" when anything is reported
     reported_kind: ReportedKind | None = None
+    per_call_models: bool = False  # price each call at its own ``model`` (Claude Code sessions)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -145,6 +147,9 @@ class ReplayRequest:
     priced_from: PricedFrom
     cost_usd: Decimal
     running_usd: Decimal
+    model: str | None = None  # the model it was priced at, as the log (or --model) names it
+    output_snapshot: bool = False  # output priced from our count: the reported one is a snapshot
+    agent: str | None = None  # the subagent transcript it is from (None: the session's own)
 
 
 @dataclass(frozen=True)
@@ -209,6 +214,8 @@ class ReplayReport:
     warnings: tuple[str, ...]
     notes: tuple[str, ...]
     reported_kind: ReportedKind = "api"  # what the compared figures are ("none": nothing reported)
+    models: tuple[ModelCost, ...] = ()  # per model, when the requests name several
+    subagents: tuple[AgentCost, ...] = ()  # per subagent transcript folded into the session
 
 
 # ---------------------------------------------------------------------------------------------
@@ -509,40 +516,37 @@ def replay(
     if not trace.calls:
         raise InputError("no API calls found in the log", file=trace.path)
     check_trace(trace)  # the text budget, before anything is tokenized
-    try:
-        prices = resolve_model(name, as_of=as_of, user_prices=user_prices)
-    except InputError as e:
-        if model is not None:
-            raise
-        # the model the log names is the log's text: named by its size, never quoted (docs/limits.md)
-        raise InputError(
-            f"cannot price the model the log names, {shown(name, quote=False)}",
-            file=trace.path,
-            key="model",
-            hint="pass --model to name a model agentcost knows" + (f"; {e.hint}" if e.hint else ""),
-        ) from None
+    prices = model_prices(name, trace.path, as_of=as_of, user_prices=user_prices, given=bool(model))
     counter = _Counter(name, prices)
     notes: list[str] = list(trace.notes)
+    rated: dict[str, tuple[ModelPrices, _Counter]] = {name: (prices, counter)}  # by model
 
     rows: list[ReplayRequest] = []
     running = Decimal(0)
     per_call_reported = all(c.reported is not None for c in trace.calls)
     for call in trace.calls:
+        own = call.model if trace.per_call_models and not model and call.model else name
+        if own not in rated:  # a session mixing models: each request at its own model's rates
+            mine = model_prices(own, trace.path, as_of=as_of, user_prices=user_prices, given=False)
+            rated[own] = (mine, _Counter(own, mine))
+        call_prices, call_counter = rated[own]
         counted_in = (
-            counter.request(call.messages, call.tools, call.tool_choice)
+            call_counter.request(call.messages, call.tools, call.tool_choice)
             if call.messages is not None
             else None
         )
         counted_out = (
-            counter.output(call.output_text or "", call.output_calls, call.tool_choice)
+            call_counter.output(call.output_text or "", call.output_calls, call.tool_choice)
             if call.output_text is not None or call.output_calls
             else None
         )
         rep = call.reported
         if rep is not None:
+            out = counted_out if call.output_snapshot and counted_out is not None else None
+            snapshot = out is not None  # a streaming-start snapshot: our count of the response
             usage = RequestUsage(
                 rep.input_tokens,
-                rep.output_tokens,
+                rep.output_tokens if out is None else out,
                 rep.cache_read_tokens,
                 rep.cache_write_tokens,
                 rep.cache_write_1h_tokens,
@@ -556,10 +560,10 @@ def replay(
                     line=call.line,
                 )
             usage = RequestUsage(counted_in, counted_out)
-            priced_from = "counted"
-        cost = prices.price(usage).total_usd
+            priced_from, snapshot = "counted", False
+        cost = call_prices.price(usage).total_usd
         running += cost
-        result = counter.text(call.result_text) if call.result_text is not None else None
+        result = call_counter.text(call.result_text) if call.result_text is not None else None
         rows.append(
             ReplayRequest(
                 index=call.index,
@@ -578,6 +582,9 @@ def replay(
                 priced_from=priced_from,
                 cost_usd=cost,
                 running_usd=running,
+                model=own,
+                output_snapshot=snapshot,
+                agent=call.agent,
             )
         )
 
@@ -618,6 +625,8 @@ def replay(
         priced = "counted" if not any(r.priced_from == "reported" for r in rows) else "mixed"
         notes.append("the log reports no usage: priced from our counts")
 
+    if (flagged := snapshot_note(rows)) is not None:
+        notes.append(flagged)
     gap = rep_in - counted_in_total if rep_in is not None else None
     gap_label = "unrecorded prefix" if (gap or 0) > 0 and not trace.prefix_recorded else "gap"
     if gap and gap_label == "unrecorded prefix":
@@ -653,10 +662,11 @@ def replay(
     )
 
     cached_share = Decimal(cache_read) / Decimal(rep_in) if cache_read is not None and rep_in else None
+    main = [r for r in rows if r.agent is None]  # the growth of the session's own conversation
     if per_call_reported:
-        fit = _fit([r.reported_input or 0 for r in rows], "reported")
-    elif all(r.counted_input is not None for r in rows):
-        fit = _fit([r.counted_input or 0 for r in rows], "counted")
+        fit = _fit([r.reported_input or 0 for r in main], "reported")
+    elif all(r.counted_input is not None for r in main):
+        fit = _fit([r.counted_input or 0 for r in main], "counted")
     else:
         fit = None
 
@@ -673,7 +683,9 @@ def replay(
         cached_share=cached_share,
         fit=fit,
         truncated=trace.truncated,
-        warnings=trace.warnings + prices.warnings,
-        notes=tuple(dict.fromkeys(notes + counter.notes)),
+        warnings=trace.warnings + tuple(w for p, _ in rated.values() for w in p.warnings),
+        notes=tuple(dict.fromkeys(notes + [n for _, c in rated.values() for n in c.notes])),
         reported_kind="none" if rep_in is None else (trace.reported_kind or "api"),
+        models=per_model(rows, {m: p.model_id for m, (p, _) in rated.items()}),
+        subagents=per_agent(rows),
     )
