@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -375,4 +375,62 @@ def _snapshot(req: _Request, usage: ReportedUsage | None) -> bool:
         and req.stop_reason is None
         and 1 <= usage.output_tokens <= SNAPSHOT_MAX_OUTPUT
         and bool(req.texts or req.calls)
+    )
+
+
+MAX_SUBAGENTS = 1_000
+"""Most subagent transcripts folded into one session (its ``<session>/subagents/agent-*.jsonl``)."""
+
+
+def subagent_files(path: Path) -> list[Path]:
+    """The subagent transcripts of the session ``path`` (``<dir>/<session>.jsonl``): Claude Code
+    writes each subagent's (and each compaction's) requests to ``<dir>/<session>/subagents/
+    agent-<id>.jsonl``. Sorted by name; none when the folder is not there."""
+    folder = path.parent / path.stem / "subagents"
+    if path.suffix != ".jsonl" or not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("agent-*.jsonl") if p.is_file())
+
+
+def session_of(path: Path) -> Path | None:
+    """The session a subagent transcript ``<dir>/<session>/subagents/agent-*.jsonl`` belongs to,
+    when that session's ``<dir>/<session>.jsonl`` is there (its replay folds the transcript in)."""
+    folder = path.parent
+    if not (path.name.startswith("agent-") and path.suffix == ".jsonl" and folder.name == "subagents"):
+        return None
+    session = folder.parent.parent / f"{folder.parent.name}.jsonl"
+    return session if session.is_file() else None
+
+
+def with_subagents(session: Trace, path: Path, *, model: str | None = None) -> Trace:
+    """``session`` with the requests of its subagent transcripts (:func:`subagent_files`) after its
+    own, each tagged with its transcript's name (``RecordedCall.agent``) for the per-subagent
+    subtotals; their warnings are named by the transcript. Each transcript is read as a Claude Code
+    log (bounded as any log); at most :data:`MAX_SUBAGENTS` are read."""
+    files = subagent_files(path)
+    if not files:
+        return session
+    calls = list(session.calls)
+    warnings = list(session.warnings)
+    if len(files) > MAX_SUBAGENTS:
+        warnings.append(f"{len(files):,} subagent transcripts: the first {MAX_SUBAGENTS:,} are read")
+    truncated = session.truncated
+    for file in files[:MAX_SUBAGENTS]:
+        sub = read(file, model=model)
+        name = file.stem
+        calls += [replace(c, index=len(calls) + i, agent=name) for i, c in enumerate(sub.calls, 1)]
+        warnings += [f"{name}: {w}" for w in sub.warnings]
+        truncated = truncated or sub.truncated
+    folded = len(calls) - len(session.calls)
+    note = (
+        f"{len(files[:MAX_SUBAGENTS])} subagent transcript(s) in {path.stem}/subagents/ folded in: "
+        f"{folded} request(s) after the session's own {len(session.calls)}, each at its own model"
+    )
+    return replace(
+        session,
+        calls=tuple(calls),
+        warnings=tuple(warnings),
+        notes=(*session.notes, note),
+        truncated=truncated,
+        per_call_models=model is None,
     )

@@ -63,9 +63,9 @@ class ModelCost:
 
 @dataclass(frozen=True)
 class AgentCost:
-    """A subagent transcript folded into its session: its requests and their dollars."""
+    """A transcript of a session with subagents: its requests and their dollars."""
 
-    agent: str  # the transcript's name, e.g. ``agent-a2898e3``
+    agent: str | None  # the subagent transcript's name, e.g. ``agent-a2898e3``; None: the session's own
     model: str | None  # the model most of its requests name
     requests: int
     reported_input: int | None  # None when a request of it reports nothing
@@ -104,9 +104,12 @@ def per_model(rows: Sequence[_Row], ids: dict[str, str]) -> tuple[ModelCost, ...
 
 
 def per_agent(rows: Sequence[_Row]) -> tuple[AgentCost, ...]:
-    """Requests and dollars per subagent transcript, in the order they were folded."""
+    """Requests and dollars of the session's own requests, then of each subagent transcript in the
+    order they were folded; empty when no request is a subagent's."""
+    if all(r.agent is None for r in rows):
+        return ()
     out: list[AgentCost] = []
-    for agent in dict.fromkeys(r.agent for r in rows if r.agent is not None):
+    for agent in dict.fromkeys(r.agent for r in rows):
         own = [r for r in rows if r.agent == agent]
         models = Counter(r.model for r in own if r.model is not None)
         reported = all(r.reported_input is not None for r in own)
