@@ -162,9 +162,9 @@ def render_replay_table(report: ReplayReport) -> RenderableType:
             title="Result tokens per tool",
         )
         parts.append(tools)
-    for title, head, rows in _subtotals(report):
+    for name, head, cells in _subtotals(report):
         cols = tuple(Col(h, justify="left", text=True) if i < 2 else Col(h) for i, h in enumerate(head))
-        parts.append(FitTable(cols, [[rich(c) for c in row] for row in rows], title=title))
+        parts.append(FitTable(cols, [[rich(c) for c in row] for row in cells], title=name))
     for w in report.warnings:
         parts.append(rich(f"warning: {w}", "yellow"))
     for n in report.notes:

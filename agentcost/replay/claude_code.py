@@ -280,6 +280,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
     synthetic = 0
     numbered: dict[int, int] = {}  # position in ``requests`` -> index of the call at or after it
     halted: tuple[int, str, list[Any]] | None = None
+    finals = any(_final(r.usage) for r in requests.values())  # this version writes the final usage
     for position, req in enumerate(requests.values()):
         if req.model == "<synthetic>":  # Claude Code's own error/abort messages: no API call
             synthetic += 1
@@ -306,7 +307,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
                 action=",".join(names) if names else None,
                 result_text="\n".join(answered) if answered else None,
                 output_calls=tuple(req.calls),
-                output_snapshot=_snapshot(req, usage),
+                output_snapshot=_snapshot(req, usage, finals),
             )
         )
     ids.unmatched = [(numbered[p], i) for p, i in ids.unmatched if p in numbered]
@@ -366,16 +367,21 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
     )
 
 
-def _snapshot(req: _Request, usage: ReportedUsage | None) -> bool:
+def _final(usage: dict[str, Any] | None) -> bool:
+    """Whether ``usage`` is the final one (the ``message_delta``'s): it carries ``server_tool_use``
+    (or ``iterations``), which the ``message_start`` snapshot does not (Claude Code 2.1)."""
+    return usage is not None and ("server_tool_use" in usage or "iterations" in usage)
+
+
+def _snapshot(req: _Request, usage: ReportedUsage | None, finals: bool) -> bool:
     """Whether the only usage the log keeps of ``req`` is the streaming-start snapshot: Claude Code
     writes a line per content block as the response streams, each with the usage known then; when
-    no line was written after the last update, the output is the ``message_start`` figure."""
-    return (
-        usage is not None
-        and req.stop_reason is None
-        and 1 <= usage.output_tokens <= SNAPSHOT_MAX_OUTPUT
-        and bool(req.texts or req.calls)
-    )
+    no line was written after the last update, the output is the ``message_start`` figure. That is
+    a response with ``stop_reason: null`` whose output is 1 to 8 tokens or, in a log whose other
+    requests carry the final usage (``finals``), whose usage is not the final one."""
+    if usage is None or req.stop_reason is not None or not (req.texts or req.calls):
+        return False
+    return not _final(req.usage) if finals else 1 <= usage.output_tokens <= SNAPSHOT_MAX_OUTPUT
 
 
 MAX_SUBAGENTS = 1_000

@@ -26,10 +26,12 @@ if TYPE_CHECKING:
 __all__ = ["AgentCost", "ModelCost", "model_prices", "per_agent", "per_model", "snapshot_note"]
 
 SNAPSHOT_MAX_OUTPUT = 8
-"""Largest ``output_tokens`` of Claude Code's streaming-start usage snapshot: the ``message_start``
-event carries the output counted so far (1 to 8 tokens in 222 of 1,079 requests of six real
-sessions, test/fixtures/transcripts of github.com/marot/spotter, read 2026-12-07), and a line
-written then, with ``stop_reason: null``, is all the log keeps of some requests."""
+"""Largest ``output_tokens`` taken for Claude Code's streaming-start usage snapshot when the log
+has no final usage to tell it by: the ``message_start`` event carries the output counted so far,
+and a line written then, with ``stop_reason: null``, is all the log keeps of some requests. In the
+real sessions of github.com/marot/spotter (test/fixtures/transcripts, Claude Code 2.1.39, read
+2026-12-07), 238 of 899 requests end on such a line with 1 to 8 output tokens and 131 more with 9
+to 27; every one of the 530 others carries the final usage's ``server_tool_use``, none of these."""
 
 
 class _Row(Protocol):
@@ -136,7 +138,8 @@ def snapshot_note(rows: Sequence[_Row]) -> str | None:
     counted = sum(r.counted_output or 0 for r in flagged)
     return (
         f"{n:,} request{'s' if n != 1 else ''} carry only the streaming-start usage snapshot "
-        f"(stop_reason null, output 1 to {SNAPSHOT_MAX_OUTPUT} tokens: {reported:,} output tokens "
+        f"(stop_reason null; output 1 to {SNAPSHOT_MAX_OUTPUT} tokens, or no final usage with "
+        f"server_tool_use where the log's other requests have one: {reported:,} output tokens "
         f"reported in all): their output is priced from our count of the recorded response "
         f"({counted:,} tokens), their input from the reported usage"
     )
