@@ -1,6 +1,6 @@
 """Calibrating real Claude Code sessions: conversations that the reported cache shows to be one.
 
-The session (tests/data/real/claude-code/x402-session.jsonl, PROVENANCE.md there) is read by its
+The session (tests/data/real/claude-code/x402/x402-session.jsonl, PROVENANCE.md there) is read by its
 message chain as 6 conversations; each request's reported cache read shows the same conversation
 going on, its cache warm. Calibrated as 6 cold scenarios it estimated $4.3831845 (+125%) against
 $1.9448860 replayed; joined, the one scenario estimates within 15% of the replay.
@@ -27,7 +27,7 @@ from agentcost.commands.conversations import (
 from agentcost.replay import load_trace, replay
 from agentcost.replay.trace import RecordedCall, ReportedUsage, Trace
 
-SESSION = Path(__file__).parent / "data" / "real" / "claude-code" / "x402-session.jsonl"
+SESSION = Path(__file__).parent / "data" / "real" / "claude-code" / "x402" / "x402-session.jsonl"
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 # Claude Opus 4.7 list prices, $ per million tokens (anthropic.com/pricing, read 2026-12-07)
 OPUS_47 = {"input": Decimal(5), "write_5m": Decimal("6.25"), "write_1h": Decimal(10), "read": Decimal("0.5")}

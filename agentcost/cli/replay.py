@@ -95,7 +95,13 @@ def replay(
             given = (format_in, model, config, tools, system)
             return replay_many(traces, out, when, user_prices, given, limits)
         loaded = load_trace(
-            traces[0], format_in=format_in, model=model, config=config, tools=tools, system=system
+            traces[0],
+            format_in=format_in,
+            model=model,
+            config=config,
+            tools=tools,
+            system=system,
+            subagents=True,
         )
         emit(replay_trace(loaded, as_of=when, user_prices=user_prices), (), out)
     except InputError as err:  # --model is the run's model: its errors keep the key model

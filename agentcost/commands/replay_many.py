@@ -5,7 +5,9 @@ is walked recursively, its files (sorted by name) before its subdirectories (sor
 (a name starting with ``.``) and symbolic links to directories skipped, and only files ending in
 ``.traj``, ``.json`` or ``.jsonl`` taken (others are counted as ignored); an argument that does not
 exist and holds ``*``, ``?`` or ``[`` is a glob (``**`` recurses), its matches sorted. A file met
-twice is read once. The walk stops at ``max_files`` logs or ``max_bytes`` bytes of logs in all (the
+twice is read once. A Claude Code subagent transcript (``<session>/subagents/agent-*.jsonl``) that
+a directory or a glob finds beside its ``<session>.jsonl`` is not a run of its own: the session's
+replay folds it in. The walk stops at ``max_files`` logs or ``max_bytes`` bytes of logs in all (the
 report says so).
 
 Each log is replayed on its own (:func:`replay_path`; with ``jobs`` > 1 in worker processes from a
@@ -76,6 +78,8 @@ def _walk(root: Path) -> Iterator[Path]:
 
 def find_logs(args: Sequence[str], *, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) -> Found:
     """The log files ``args`` name (files, directories, globs), within ``max_files`` and ``max_bytes``."""
+    from agentcost.replay.claude_code import session_of
+
     found = Found()
     seen: set[str] = set()
     total = 0
@@ -117,7 +121,9 @@ def find_logs(args: Sequence[str], *, max_files: int = MAX_FILES, max_bytes: int
             continue
         for match in matches:
             if match.is_dir():
-                going = all(take(p, named=False) for p in _walk(match))
+                going = all(take(p, named=False) for p in _walk(match) if session_of(p) is None)
+            elif not path.exists() and session_of(match) is not None:
+                continue  # a glob's subagent transcript: replayed within its session
             else:
                 going = take(match, named=path.exists() or match.suffix in SUFFIXES)
             if not going:
@@ -164,6 +170,7 @@ def replay_path(path: Path, options: Options) -> Result:
                 config=options.config,
                 tools=options.tools,
                 system=options.system,
+                subagents=True,
             )
             report = replay(trace, as_of=options.as_of, user_prices=options.user_prices)
     except InputError as err:

@@ -52,7 +52,7 @@ def _row(r: ReplayRequest) -> list[str]:
         fmt.tokens(r.counted_output),
         fmt.tokens(r.reported_output),
         fmt.tokens(r.result_tokens),
-        r.priced_from,
+        "reported, out counted" if r.output_snapshot else r.priced_from,
         fmt.usd(r.cost_usd),
         fmt.usd(r.running_usd),
     ]
@@ -174,11 +174,40 @@ def render_replay_table(report: ReplayReport) -> RenderableType:
             title="Result tokens per tool",
         )
         parts.append(tools)
+    for name, head, cells in _subtotals(report):
+        cols = tuple(Col(h, justify="left", text=True) if i < 2 else Col(h) for i, h in enumerate(head))
+        parts.append(FitTable(cols, [[rich(c) for c in row] for row in cells], title=name))
     for w in report.warnings:
         parts.append(rich(f"warning: {w}", "yellow"))
     for n in report.notes:
         parts.append(rich(f"note: {n}", "dim"))
     return Group(*parts)
+
+
+def _subtotals(report: ReplayReport) -> list[tuple[str, tuple[str, ...], list[list[str]]]]:
+    """The subtotal tables: (title, headers, rows) per model and per subagent transcript, when the
+    report has them (names from the log as they are; each renderer escapes them)."""
+    out: list[tuple[str, tuple[str, ...], list[list[str]]]] = []
+    if report.models:
+        rows = [
+            [display_name(m.model), m.model_id, str(m.requests), fmt.usd(m.cost_usd)] for m in report.models
+        ]
+        out.append(("Cost per model", ("model", "priced as", "requests", "cost"), rows))
+    if report.subagents:
+        head = ("transcript", "model", "requests", "in (reported)", "out (reported)", "cost")
+        rows = [
+            [
+                "session (own requests)" if a.agent is None else display_name(a.agent),
+                "-" if a.model is None else display_name(a.model),
+                str(a.requests),
+                fmt.tokens(a.reported_input),
+                fmt.tokens(a.reported_output),
+                fmt.usd(a.cost_usd),
+            ]
+            for a in report.subagents
+        ]
+        out.append(("Subagents folded into the session", head, rows))
+    return out
 
 
 def render_replay_markdown(report: ReplayReport) -> str:
@@ -199,6 +228,10 @@ def render_replay_markdown(report: ReplayReport) -> str:
             f"| {escape_md(display_name(t.tool))} | {t.calls} | {t.result_tokens:,} | {t.mean:,.1f} |"
             for t in report.tools
         ]
+    for title, head, rows in _subtotals(report):
+        out += ["", f"**{title}**", "", "| " + " | ".join(head) + " |"]
+        out.append("|" + "|".join("---" if i < 2 else "---:" for i in range(len(head))) + "|")
+        out += ["| " + " | ".join([escape_md(r[0]), escape_md(r[1]), *r[2:]]) + " |" for r in rows]
     if report.warnings or report.notes:
         out.append("")
         out += [f"> **warning**: {escape_md(w)}" for w in report.warnings]
@@ -278,6 +311,9 @@ def replay_dict(report: ReplayReport) -> ReplayJson:
                 "priced_from": one_of(PRICED_FROM, r.priced_from, "priced from"),
                 "cost_usd": exact(r.cost_usd),
                 "running_usd": exact(r.running_usd),
+                "model": r.model,
+                "output_snapshot": r.output_snapshot,
+                "agent": r.agent,
             }
             for r in report.requests
         ],
@@ -315,6 +351,21 @@ def replay_dict(report: ReplayReport) -> ReplayJson:
             "max_abs_deviation": exact(f.max_abs_deviation),
             "r_squared": _dec(f.r_squared),
         },
+        "models": [
+            {"model": m.model, "model_id": m.model_id, "requests": m.requests, "cost_usd": exact(m.cost_usd)}
+            for m in report.models
+        ],
+        "subagents": [
+            {
+                "agent": a.agent,
+                "model": a.model,
+                "requests": a.requests,
+                "reported_input_tokens": a.reported_input,
+                "reported_output_tokens": a.reported_output,
+                "cost_usd": exact(a.cost_usd),
+            }
+            for a in report.subagents
+        ],
         "warnings": list(report.warnings),
         "notes": list(report.notes),
     }

@@ -81,10 +81,15 @@ def load_trace(
     config: Path | None = None,
     tools: Path | None = None,
     system: Path | None = None,
+    subagents: bool = False,
 ) -> Trace:
     """Read a recorded run. ``model`` (``--model``) wins over ``config`` (a SWE-agent args.yaml),
     which wins over the model a SWE-agent 1.x trajectory names (``replay_config``); without any,
-    SWE-agent's ``args.yaml`` beside the trajectory is read when there is one."""
+    SWE-agent's ``args.yaml`` beside the trajectory is read when there is one.
+
+    ``subagents``: fold a Claude Code session's subagent transcripts (``<session>/subagents/
+    agent-*.jsonl``) in after its own requests, as ``replay`` does (``calibrate`` reads the session's
+    own conversation only); ``--tools`` and ``--system`` are the session's, not added to them."""
     from agentcost.replay import swe_agent
     from agentcost.replay.files import read_text
 
@@ -108,7 +113,9 @@ def load_trace(
 
         if fmt == claude_code.FORMAT:  # Claude Code logs record neither its system prompt nor its tools
             read = claude_code.read(path, model=model, text=text)
-        elif fmt == anthropic_jsonl.FORMAT:
+            read = prefix.add_prefix(read, tools=tools, system=system)
+            return claude_code.with_subagents(read, path, model=model) if subagents else read
+        if fmt == anthropic_jsonl.FORMAT:
             read = anthropic_jsonl.read(path, text=text, model=model)
         else:
             read = openai_jsonl.read(path, text=text, fmt=fmt, model=model)

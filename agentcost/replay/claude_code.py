@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from agentcost.prices.billing import anthropic_extras
 from agentcost.replay.files import loads, read_text, reported_dollars, usage_count
 from agentcost.replay.jsonl import dump
 from agentcost.replay.media import content_kinds
+from agentcost.replay.subtotals import SNAPSHOT_MAX_OUTPUT
 from agentcost.replay.tool_ids import ToolIds, id_key
 from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 
@@ -39,24 +40,34 @@ _MESSAGE_TYPES = ("user", "assistant")
 _KNOWN_TYPES = ("user", "assistant", "system", "result")
 
 
+SNIFF_LINES = 1_000
+"""How many lines detection reads, at most, for the first line that identifies a Claude Code log:
+real sessions open with ``file-history-snapshot``, ``summary``, ``progress`` and ``queue-operation``
+lines (hooks write a ``progress`` line each), which identify nothing."""
+SNIFF_BYTES = 16_000_000
+"""How many bytes of lines detection parses, at most (a ``file-history-snapshot`` line can be large)."""
+
+
 def looks_like(text: str) -> bool:
-    """JSON Lines whose first lines carry a Claude Code ``type`` with ``message`` or a session id."""
-    seen = 0
+    """JSON Lines whose first line with a Claude Code ``user``/``assistant``/``system``/``result``
+    ``type`` carries a ``message`` or a session id, found within :data:`SNIFF_LINES` lines and
+    :data:`SNIFF_BYTES` bytes; the lines before it must be JSON objects with a text ``type`` (as
+    every Claude Code line is). Anything else (not JSON, no ``type``) is another format."""
+    seen = parsed = 0
     for raw in text.splitlines():
         if not raw.strip():
             continue
         seen += 1
-        if seen > 5:
+        parsed += len(raw)
+        if seen > SNIFF_LINES or parsed > SNIFF_BYTES:
             return False
         try:
             data = json.loads(raw)
         except (ValueError, RecursionError):  # not JSON, too deep, a huge number: not this format
             return False
-        if not isinstance(data, dict):
+        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
             return False
-        if data.get("type") in _KNOWN_TYPES and any(
-            k in data for k in ("message", "sessionId", "session_id")
-        ):
+        if data["type"] in _KNOWN_TYPES and any(k in data for k in ("message", "sessionId", "session_id")):
             return True
     return False
 
@@ -220,7 +231,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
             all_uuid = False
         msg = _message(kind, content, called)
         if kind == "assistant":
-            key = data.get("requestId") or message.get("id") or uuid or f"line {lineno}"
+            key = message.get("id") or data.get("requestId") or uuid or f"line {lineno}"
             req = requests.get(str(key))
             if req is None:
                 req = requests[str(key)] = _Request(
@@ -273,6 +284,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
     synthetic = 0
     numbered: dict[int, int] = {}  # position in ``requests`` -> index of the call at or after it
     halted: tuple[int, str, list[Any]] | None = None
+    finals = any(_final(r.usage) for r in requests.values())  # this version writes the final usage
     for position, req in enumerate(requests.values()):
         if req.model == "<synthetic>":  # Claude Code's own error/abort messages: no API call
             synthetic += 1
@@ -286,6 +298,7 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
         answered = [results[i] for i, _ in req.tool_ids if i in results]
         if req.model:
             models[req.model] += 1
+        usage = reported_usage(req.usage, path, req.usage_line) if req.usage is not None else None
         calls.append(
             RecordedCall(
                 index=len(calls) + 1,
@@ -293,11 +306,12 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
                 messages=sent_before(req),
                 tools=None,
                 output_text="\n".join(req.texts),
-                reported=reported_usage(req.usage, path, req.usage_line) if req.usage is not None else None,
+                reported=usage,
                 line=req.line,
                 action=",".join(names) if names else None,
                 result_text="\n".join(answered) if answered else None,
                 output_calls=tuple(req.calls),
+                output_snapshot=_snapshot(req, usage, finals),
             )
         )
     ids.unmatched = [(numbered[p], i) for p, i in ids.unmatched if p in numbered]
@@ -313,10 +327,8 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
     if trace_model is None:
         trace_model = models.most_common(1)[0][0] if models else init_model
         if len(models) > 1:
-            others = ", ".join(f"{m} ({n})" for m, n in models.items() if m != trace_model)
-            warnings.append(
-                f"the log has requests of several models; all are priced as {trace_model}: {others}"
-            )
+            each = ", ".join(f"{m} ({n})" for m, n in models.most_common())
+            notes.append(f"the log has requests of several models, each priced at its own: {each}")
 
     reported_totals: ReportedUsage | None = None
     reported_cost: Decimal | None = None
@@ -355,4 +367,80 @@ def read(path: Path, *, model: str | None = None, text: str | None = None) -> Tr
         prefix_recorded=False,
         reported_cost_usd=reported_cost,
         notes=tuple(notes),
+        per_call_models=model is None,
+    )
+
+
+def _final(usage: dict[str, Any] | None) -> bool:
+    """Whether ``usage`` is the final one (the ``message_delta``'s): it carries ``server_tool_use``
+    (or ``iterations``), which the ``message_start`` snapshot does not (Claude Code 2.1)."""
+    return usage is not None and ("server_tool_use" in usage or "iterations" in usage)
+
+
+def _snapshot(req: _Request, usage: ReportedUsage | None, finals: bool) -> bool:
+    """Whether the only usage the log keeps of ``req`` is the streaming-start snapshot: Claude Code
+    writes a line per content block as the response streams, each with the usage known then; when
+    no line was written after the last update, the output is the ``message_start`` figure. That is
+    a response with ``stop_reason: null`` whose output is 1 to 8 tokens or, in a log whose other
+    requests carry the final usage (``finals``), whose usage is not the final one."""
+    if usage is None or req.stop_reason is not None or not (req.texts or req.calls):
+        return False
+    return not _final(req.usage) if finals else 1 <= usage.output_tokens <= SNAPSHOT_MAX_OUTPUT
+
+
+MAX_SUBAGENTS = 1_000
+"""Most subagent transcripts folded into one session (its ``<session>/subagents/agent-*.jsonl``)."""
+
+
+def subagent_files(path: Path) -> list[Path]:
+    """The subagent transcripts of the session ``path`` (``<dir>/<session>.jsonl``): Claude Code
+    writes each subagent's (and each compaction's) requests to ``<dir>/<session>/subagents/
+    agent-<id>.jsonl``. Sorted by name; none when the folder is not there."""
+    folder = path.parent / path.stem / "subagents"
+    if path.suffix != ".jsonl" or not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("agent-*.jsonl") if p.is_file())
+
+
+def session_of(path: Path) -> Path | None:
+    """The session a subagent transcript ``<dir>/<session>/subagents/agent-*.jsonl`` belongs to,
+    when that session's ``<dir>/<session>.jsonl`` is there (its replay folds the transcript in)."""
+    folder = path.parent
+    if not (path.name.startswith("agent-") and path.suffix == ".jsonl" and folder.name == "subagents"):
+        return None
+    session = folder.parent.parent / f"{folder.parent.name}.jsonl"
+    return session if session.is_file() else None
+
+
+def with_subagents(session: Trace, path: Path, *, model: str | None = None) -> Trace:
+    """``session`` with the requests of its subagent transcripts (:func:`subagent_files`) after its
+    own, each tagged with its transcript's name (``RecordedCall.agent``) for the per-subagent
+    subtotals; their warnings are named by the transcript. Each transcript is read as a Claude Code
+    log (bounded as any log); at most :data:`MAX_SUBAGENTS` are read."""
+    files = subagent_files(path)
+    if not files:
+        return session
+    calls = list(session.calls)
+    warnings = list(session.warnings)
+    if len(files) > MAX_SUBAGENTS:
+        warnings.append(f"{len(files):,} subagent transcripts: the first {MAX_SUBAGENTS:,} are read")
+    truncated = session.truncated
+    for file in files[:MAX_SUBAGENTS]:
+        sub = read(file, model=model)
+        name = file.stem
+        calls += [replace(c, index=len(calls) + i, agent=name) for i, c in enumerate(sub.calls, 1)]
+        warnings += [f"{name}: {w}" for w in sub.warnings]
+        truncated = truncated or sub.truncated
+    folded = len(calls) - len(session.calls)
+    note = (
+        f"{len(files[:MAX_SUBAGENTS])} subagent transcript(s) in {path.stem}/subagents/ folded in: "
+        f"{folded} request(s) after the session's own {len(session.calls)}, each at its own model"
+    )
+    return replace(
+        session,
+        calls=tuple(calls),
+        warnings=tuple(warnings),
+        notes=(*session.notes, note),
+        truncated=truncated,
+        per_call_models=model is None,
     )

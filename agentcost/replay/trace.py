@@ -19,12 +19,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agentcost.errors import InputError
-from agentcost.infra.validate import shown
 from agentcost.prices.billing import BilledRequest, Tally, search_preview_calls
-from agentcost.prices.lookup import resolve_model
 from agentcost.prices.pricing import ModelPrices
 from agentcost.replay import attribution
 from agentcost.replay.attribution import GapPart
+from agentcost.replay.subtotals import AgentCost, ModelCost, model_prices, per_agent, per_model, snapshot_note
 from agentcost.tokens.request import RequestUsage
 
 if TYPE_CHECKING:
@@ -114,6 +113,8 @@ class RecordedCall:
     result_text: str | None = None
     tool_choice: str | None = None  # "auto", "any", "tool" or "none" when the log records it
     output_calls: tuple[ToolPart, ...] = ()  # the response's tool calls (``output_text``: the rest)
+    output_snapshot: bool = False  # reported output is a streaming-start snapshot: price our count
+    agent: str | None = None  # the subagent whose transcript it is from (None: the session's own)
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,7 @@ class Trace:
     # what the reported figures are: "api" (the provider's usage), "local_count" (the agent counted
     # them itself, e.g. SWE-agent 1.x with litellm), None: "api" when anything is reported
     reported_kind: ReportedKind | None = None
+    per_call_models: bool = False  # price each call at its own ``model`` (Claude Code sessions)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,6 +168,9 @@ class ReplayRequest:
     priced_from: PricedFrom
     cost_usd: Decimal
     running_usd: Decimal
+    model: str | None = None  # the model it was priced at, as the log (or --model) names it
+    output_snapshot: bool = False  # output priced from our count: the reported one is a snapshot
+    agent: str | None = None  # the subagent transcript it is from (None: the session's own)
 
 
 @dataclass(frozen=True)
@@ -231,6 +236,8 @@ class ReplayReport:
     warnings: tuple[str, ...]
     notes: tuple[str, ...]
     reported_kind: ReportedKind = "api"  # what the compared figures are ("none": nothing reported)
+    models: tuple[ModelCost, ...] = ()  # per model, when the requests name several
+    subagents: tuple[AgentCost, ...] = ()  # per subagent transcript folded into the session
 
 
 # ---------------------------------------------------------------------------------------------
@@ -537,20 +544,10 @@ def replay(
     if not trace.calls:
         raise InputError("no API calls found in the log", file=trace.path)
     check_trace(trace)  # the text budget, before anything is tokenized
-    try:
-        prices = resolve_model(name, as_of=as_of, user_prices=user_prices)
-    except InputError as e:
-        if model is not None:
-            raise
-        # the model the log names is the log's text: named by its size, never quoted (docs/limits.md)
-        raise InputError(
-            f"cannot price the model the log names, {shown(name, quote=False)}",
-            file=trace.path,
-            key="model",
-            hint="pass --model to name a model agentcost knows" + (f"; {e.hint}" if e.hint else ""),
-        ) from None
+    prices = model_prices(name, trace.path, as_of=as_of, user_prices=user_prices, given=bool(model))
     counter = _Counter(name, prices)
     notes: list[str] = list(trace.notes)
+    rated: dict[str, tuple[ModelPrices, _Counter]] = {name: (prices, counter)}  # by model
 
     rows: list[ReplayRequest] = []
     running = Decimal(0)
@@ -558,19 +555,28 @@ def replay(
     per_call_reported = all(c.reported is not None and not _zero(c.reported) for c in trace.calls)
     tally = Tally()  # the billed items beside the tokens, for the notes
     for call in trace.calls:
+        own = call.model if trace.per_call_models and not model and call.model else name
+        if own not in rated:  # a session mixing models: each request at its own model's rates
+            mine = model_prices(own, trace.path, as_of=as_of, user_prices=user_prices, given=False)
+            rated[own] = (mine, _Counter(own, mine))
+        call_prices, call_counter = rated[own]
         counted_in = (
-            counter.request(call.messages, call.tools, call.tool_choice)
+            call_counter.request(call.messages, call.tools, call.tool_choice)
             if call.messages is not None
             else None
         )
         counted_out = (
-            counter.output(call.output_text or "", call.output_calls, call.tool_choice)
+            call_counter.output(call.output_text or "", call.output_calls, call.tool_choice)
             if call.output_text is not None or call.output_calls
             else None
         )
         rep = call.reported if call.reported is not None and not _zero(call.reported) else None
         if rep is not None:
+            out = counted_out if call.output_snapshot and counted_out is not None else None
+            snapshot = out is not None  # a streaming-start snapshot: our count of the response
             billed = rep.billed()
+            if out is not None:
+                billed = BilledRequest(replace(billed.usage, output_tokens=out), billed.steps)
             priced_from: PricedFrom = "reported"
         else:
             if counted_in is None or counted_out is None:
@@ -580,12 +586,14 @@ def replay(
                     line=call.line,
                 )
             billed = BilledRequest(RequestUsage(counted_in, counted_out))
-            priced_from = "counted"
-        if not billed.usage.web_search_previews and search_preview_calls(prices.provider, call.model or name):
+            priced_from, snapshot = "counted", False
+        if not billed.usage.web_search_previews and search_preview_calls(
+            call_prices.provider, call.model or name
+        ):
             billed = BilledRequest(replace(billed.usage, web_search_previews=1), billed.steps)
-        cost = tally.add(billed, prices.price, rep.thinking_tokens if rep else 0).total_usd
+        cost = tally.add(billed, call_prices.price, rep.thinking_tokens if rep else 0).total_usd
         running += cost
-        result = counter.text(call.result_text) if call.result_text is not None else None
+        result = call_counter.text(call.result_text) if call.result_text is not None else None
         rows.append(
             ReplayRequest(
                 index=call.index,
@@ -604,6 +612,9 @@ def replay(
                 priced_from=priced_from,
                 cost_usd=cost,
                 running_usd=running,
+                model=own,
+                output_snapshot=snapshot,
+                agent=call.agent,
             )
         )
 
@@ -651,6 +662,8 @@ def replay(
     if zero or (trace.reported_totals is not None and _zero(trace.reported_totals)):
         notes.append(attribution.zero_note(len(zero), len(rows)))
     notes += tally.notes()
+    if (flagged := snapshot_note(rows)) is not None:
+        notes.append(flagged)
     gap = rep_in - counted_in_total if rep_in is not None else None
     gap_label, gap_parts, gap_notes = attribution.explain(
         [tuple(k for m in c.messages or () for k in m.uncounted) for c in trace.calls],
@@ -688,10 +701,11 @@ def replay(
     )
 
     cached_share = Decimal(cache_read) / Decimal(rep_in) if cache_read is not None and rep_in else None
+    main = [r for r in rows if r.agent is None]  # the growth of the session's own conversation
     if per_call_reported:
-        fit = _fit([r.reported_input or 0 for r in rows], "reported")
-    elif all(r.counted_input is not None for r in rows):
-        fit = _fit([r.counted_input or 0 for r in rows], "counted")
+        fit = _fit([r.reported_input or 0 for r in main], "reported")
+    elif all(r.counted_input is not None for r in main):
+        fit = _fit([r.counted_input or 0 for r in main], "counted")
     else:
         fit = None
 
@@ -708,7 +722,9 @@ def replay(
         cached_share=cached_share,
         fit=fit,
         truncated=trace.truncated,
-        warnings=trace.warnings + prices.warnings,
-        notes=tuple(dict.fromkeys(notes + counter.notes)),
+        warnings=trace.warnings + tuple(w for p, _ in rated.values() for w in p.warnings),
+        notes=tuple(dict.fromkeys(notes + [n for _, c in rated.values() for n in c.notes])),
         reported_kind="none" if rep_in is None else (trace.reported_kind or "api"),
+        models=per_model(rows, {m: p.model_id for m, (p, _) in rated.items()}),
+        subagents=per_agent(rows),
     )

@@ -52,6 +52,13 @@ class ReplayRequestJson(TypedDict):
     priced_from: PricedFrom
     cost_usd: USD
     running_usd: USD
+    model: Annotated[str | None, "the model the request was priced at, as the log or --model names it"]
+    output_snapshot: Annotated[
+        bool,
+        "the reported output is Claude Code's streaming-start usage snapshot (stop_reason null, "
+        "1 to 8 tokens): the output is priced from counted_output_tokens instead",
+    ]
+    agent: Annotated[str | None, "the subagent transcript it is from; null: the session's own"]
 
 
 class GapPartJson(TypedDict):
@@ -98,6 +105,22 @@ class FitJson(TypedDict):
     r_squared: SIGNED_DECIMAL | None
 
 
+class ModelCostJson(TypedDict):
+    model: Annotated[str, "as the log names it"]
+    model_id: Annotated[str, "genai-prices' id it was priced as"]
+    requests: COUNT
+    cost_usd: USD
+
+
+class AgentCostJson(TypedDict):
+    agent: Annotated[str | None, "the subagent transcript (agent-<id>); null: the session's own requests"]
+    model: str | None
+    requests: COUNT
+    reported_input_tokens: COUNT | None
+    reported_output_tokens: COUNT | None
+    cost_usd: USD
+
+
 class ReplayJson(TypedDict):
     """One recorded run priced: ``agentcost replay FILE``."""
 
@@ -113,5 +136,11 @@ class ReplayJson(TypedDict):
     tools: list[ToolResultsJson]
     cached_share: SIGNED_DECIMAL | None
     fit: FitJson | None
+    models: Annotated[list[ModelCostJson], "per model, when the requests name several; else empty"]
+    subagents: Annotated[
+        list[AgentCostJson],
+        "a Claude Code session with subagent transcripts: the session's own requests, then each "
+        "transcript's; else empty",
+    ]
     warnings: list[str]
     notes: list[str]
