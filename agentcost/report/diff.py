@@ -229,7 +229,8 @@ class DiffReport:
         ``counted differently: base o200k_base × ratio, head ctok 3.0``."""
         before, after = self.counters
         if before == after or not before or not after:
-            return f"counter: {', '.join(after or before)}"
+            named = after or before
+            return f"counter{'s' if len(named) > 1 else ''}: {', '.join(named)}"
         return f"counted differently: base {', '.join(before)}, head {', '.join(after)}"
 
 
