@@ -1,12 +1,15 @@
 """The Claude ctok path (Python >= 3.12): ctok's published counts, and estimates within the ratio path's band.
 
 The main suite runs on Python 3.11, where ``ctok`` cannot be installed, so this module is skipped there;
-``.ci/run`` runs it in a second environment on Python >= 3.12 with ctok installed (issue 19).
+``.ci/run`` runs it in a second environment on Python >= 3.12 with ctok installed (issue 19). ctok is
+an explicit choice (``--count ctok``, ``AGENTCOST_COUNT=ctok``; issue 29): the default counts Claude
+texts on the ratio path even where ctok is importable, so a scenario's figure is the same on every
+Python. The ``ctok_chosen`` fixture chooses it as ``--count ctok`` does.
 """
 
 from __future__ import annotations
 
-import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -23,6 +26,7 @@ from agentcost import api  # noqa: E402  (after the skip: nothing to import when
 from agentcost.replay import load_trace  # noqa: E402
 from agentcost.replay.trace import replay  # noqa: E402
 from agentcost.scenario.model import Content, ToolDef  # noqa: E402
+from agentcost.tokens import countmode  # noqa: E402
 from agentcost.tokens import memo as M  # noqa: E402
 from agentcost.tokens import rules as R  # noqa: E402
 
@@ -32,6 +36,32 @@ AS_OF = "2026-11-30"
 # docs/accounting.md §3 ("The ctok path and the ratio path"): on the shipped Claude scenarios the two
 # paths' total cost, input tokens and output tokens agree within this fraction (measured: at most 6.1%).
 BAND = Decimal("0.10")
+
+
+@pytest.fixture
+def ctok_chosen() -> Iterator[None]:
+    """The run's counting mode set to ctok, as ``--count ctok`` sets it; the default again after."""
+    countmode.set_mode("ctok")
+    yield
+    countmode.set_mode(None)
+
+
+def test_default_is_the_ratio_path_although_ctok_is_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: bugfix.yaml was $0.03324525 here (ctok) and $0.0320049 on Python 3.11 (the ratio
+    path); the default is now the ratio path on every Python, and ctok gives its figure when chosen."""
+    monkeypatch.delenv(countmode.MODE_ENV, raising=False)
+    countmode.set_mode(None)
+    default = api.estimate(ROOT / "scenarios" / "bugfix.yaml", as_of=AS_OF)
+    assert default.report.encoding == "o200k_base × ratio"
+    assert default.total_cost_usd == Decimal("0.0320049")
+    countmode.set_mode("ctok")
+    try:
+        chosen = api.estimate(ROOT / "scenarios" / "bugfix.yaml", as_of=AS_OF)
+    finally:
+        countmode.set_mode(None)
+    assert chosen.report.encoding == "ctok 3.0"
+    assert chosen.total_cost_usd == Decimal("0.03324525")
+    assert (chosen.totals.input_tokens, chosen.totals.output_tokens) == (22544, 905)
 
 
 # Counts ctok publishes. README of ctok 1.3.0 (PyPI wheel METADATA, "As a library" and "Count a string"):
@@ -69,8 +99,10 @@ def test_ctok_published_vocabulary() -> None:
         ("claude-opus-4-8", "ctok 4.8", 4),  # 10 - frame 6 (README: content 4)
     ],
 )
-def test_rules_count_with_ctok_frame_removed(model: str, encoding: str, content: int) -> None:
-    rules = R.rules_for("anthropic", model, memo=M.TokenMemo())  # the default: ctok when importable
+def test_rules_count_with_ctok_frame_removed(
+    model: str, encoding: str, content: int, ctok_chosen: None
+) -> None:
+    rules = R.rules_for("anthropic", model, memo=M.TokenMemo())  # --count ctok: ctok
     assert isinstance(rules, R.AnthropicRules)
     assert rules.encoding == encoding
     assert rules.text("hello, world") == content
@@ -99,7 +131,7 @@ def test_docs_token_counting_examples_exact() -> None:
     assert rules.tools((weather,), "auto") + question + rules.per_request == 403
 
 
-def test_cookbook_tool_use_sample_replays_exactly() -> None:
+def test_cookbook_tool_use_sample_replays_exactly(ctok_chosen: None) -> None:
     """Issue 17: the Anthropic cookbook tool_choice sample (tests/data/api-logs/anthropic-tool-choice.jsonl,
     Claude 3 Sonnet) replays with every output count equal to the reported usage: texts by ctok v3, a
     tool_use block framed + 56 under tool_choice auto and + 46 under tool_choice tool (tokens/anthropic.py).
@@ -132,12 +164,12 @@ def test_claude_cases_found() -> None:
 
 @pytest.mark.parametrize(("name", "model"), _claude_cases())
 def test_shipped_claude_estimate_within_band_of_ratio_path(
-    name: str, model: str | None, monkeypatch: pytest.MonkeyPatch
+    name: str, model: str | None, ctok_chosen: None
 ) -> None:
     path = ROOT / "scenarios" / name
     with_ctok = api.estimate(path, as_of=AS_OF, model=model)
     assert with_ctok.report.encoding.startswith("ctok ")
-    monkeypatch.setitem(sys.modules, "ctok", None)  # the ratio path, as on Python 3.11
+    countmode.set_mode("offline")  # the ratio path: the default, on every Python
     ratio = api.estimate(path, as_of=AS_OF, model=model)
     assert ratio.report.encoding == "o200k_base × ratio"
     pairs = {

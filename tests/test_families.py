@@ -26,10 +26,10 @@ pytestmark = pytest.mark.usefixtures("no_ctok")
 def fresh_caches() -> Iterator[None]:
     """family_of and the offline checks are cached per process: start and leave each test clean."""
     O.reset()
-    F.family_of.cache_clear()
+    F._family_of.cache_clear()
     yield
     O.reset()
-    F.family_of.cache_clear()
+    F._family_of.cache_clear()
 
 
 def needs(module: str) -> None:

@@ -52,14 +52,18 @@ def test_bugfix_prints_the_table_and_at_most_six_lines(
     assert (code, err) == (0, "")
     lines = under_table(out)
     assert len(lines) <= 6, lines
-    assert lines[:3] == [
+    assert lines[:2] == [
         "Total $0.0320 per run: 9 requests, 83.6% of input tokens read from cache.",
         "Budget $0.1000 (limits.budget_usd): within budget, headroom $0.0680.",
-        "Prices: genai-prices 0.2.3, in force on 2026-11-30. Details: --verbose.",
     ]
+    # the price source, then the counter every figure depends on (issue 29); 80 columns wrap it
+    prices = (
+        "Prices: genai-prices 0.2.3, in force on 2026-11-30. Counter: o200k_base × ratio. Details: --verbose."
+    )
+    assert " ".join(lines[2:4] if columns == "80" else lines[2:3]) == prices
     assert "Token counts marked * are approximate: Claude's tokenizer is not public." in lines
     assert "current on" not in out and "T00:00:00" not in out  # one date: the day in force
-    for detail in ("Model:", "Caching:", "Cheapest for this pacing", "Note:", "o200k_base"):
+    for detail in ("Model:", "Caching:", "Cheapest for this pacing", "Note:", "× 1.06"):
         assert detail not in out
 
 
@@ -173,7 +177,9 @@ def test_markdown_keeps_the_details_in_a_details_block() -> None:
     assert "Budget $0.1000 (limits.budget_usd): within budget, headroom $0.0680." in body
     assert "Model: Claude Sonnet 4.5" not in body
     assert "- Model: Claude Sonnet 4.5 \\[claude-sonnet-4-5\\]" in details
-    assert md.rstrip().endswith("<sub>Prices: genai-prices 0.2.3, in force on 2026-11-30.</sub>")
+    assert md.rstrip().endswith(
+        "<sub>Prices: genai-prices 0.2.3, in force on 2026-11-30. Counter: o200k_base × ratio.</sub>"
+    )
 
 
 # --- citations users can open ---------------------------------------------------------------------
@@ -234,7 +240,10 @@ def test_compare_leads_with_the_answer_and_keeps_its_method_behind_verbose(
     assert code == 0
     lines = under_table(short)
     assert lines[0].startswith("Cheapest of 2 models: gpt-5 (openai) at $0.0109 per run of 9 requests")
-    assert "Prices: genai-prices 0.2.3, in force on 2026-11-30. Details: --verbose." in lines
+    assert (
+        "Prices: genai-prices 0.2.3, in force on 2026-11-30. Counters: o200k_base (gpt-5), o200k_base × ratio"
+        " (claude-sonnet-4-5). Details: --verbose." in " ".join(" ".join(lines).split())
+    )
     assert not any(line.startswith(("Scenario:", "Caching:")) for line in lines)
     code, long, _ = cli(capsys, *args, "-v")
     assert code == 0

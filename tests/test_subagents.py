@@ -412,10 +412,10 @@ def test_table_markdown_and_json_show_the_tree(
     assert data["requests"][1]["subagents"] == []
 
     assert render_csv(report).splitlines()[1:] == [
-        "top.yaml,gpt-4o,1,tool_use,research,107,0,0,30,0.0005675,0.00077",
-        "researcher.yaml,gpt-4o-mini,1,subagent,researcher.yaml,670,0,0,170,0.0002025,",
-        "top.yaml,gpt-4o,2,final,,303,0,0,200,0.0027575,0.0035275",
-        "top.yaml,gpt-4o,total,,,1080,0,0,400,0.0035275,",
+        "top.yaml,gpt-4o,1,tool_use,research,107,0,0,30,0.0005675,0.00077,o200k_base",
+        "researcher.yaml,gpt-4o-mini,1,subagent,researcher.yaml,670,0,0,170,0.0002025,,o200k_base",
+        "top.yaml,gpt-4o,2,final,,303,0,0,200,0.0027575,0.0035275,o200k_base",
+        "top.yaml,gpt-4o,total,,,1080,0,0,400,0.0035275,,o200k_base",
     ]
 
 

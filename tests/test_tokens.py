@@ -583,7 +583,10 @@ def fake_ctok(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 )
 def test_ctok_path(fake_ctok: list[tuple[str, str]], model: str, version: str, per_request: int) -> None:
     memo = M.TokenMemo()
-    rules = R.AnthropicRules(model, memo=memo)
+    assert (
+        R.AnthropicRules(model, memo=memo).encoding == "o200k_base × ratio"
+    )  # by default, importable or not
+    rules = R.AnthropicRules(model, memo=memo, use_ctok=True)  # as --count ctok chooses it
     assert rules.encoding == f"ctok {version}"
     assert rules.per_request == per_request
     assert rules.text("three word text") == 3  # frame removed
@@ -596,6 +599,7 @@ def test_ctok_path(fake_ctok: list[tuple[str, str]], model: str, version: str, p
         provider="anthropic",
         model_id=model,
         memo=memo,
+        use_ctok=True,
     )
     assert (counts.system, counts.task, counts.per_request) == (2, 3 + 3, per_request)
     assert counts.encoding == f"ctok {version}" and counts.approximate

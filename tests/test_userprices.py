@@ -242,13 +242,13 @@ def test_the_cli_shows_the_user_file_as_the_price_source(
     write(tmp_path, SMALL.format(model="acme-coder"), "s.yaml")
     assert run(["estimate", "s.yaml", "--prices", "prices.yaml", "--as-of", "2026-11-30"]) == 0
     out = capsys.readouterr().out
-    assert "Prices: prices.yaml (self-hosted, 2026-10 capacity plan), in force on 2026-11-30." in out
+    assert "Prices: prices.yaml (self-hosted, 2026-10 capacity plan), in force on 2026-11-30. Counter:" in out
     assert (
         run(["estimate", "s.yaml", "--prices", "prices.yaml", "--as-of", "2026-11-30", "-f", "markdown"]) == 0
     )
     assert (
-        "<sub>Prices: prices.yaml (self-hosted, 2026-10 capacity plan), in force on 2026-11-30.</sub>"
-        in capsys.readouterr().out
+        "<sub>Prices: prices.yaml (self-hosted, 2026-10 capacity plan), in force on 2026-11-30."
+        " Counter: o200k_base.</sub>" in capsys.readouterr().out
     )
     assert run(["estimate", "s.yaml", "--prices", "prices.yaml", "--as-of", "2026-11-30", "-f", "json"]) == 0
     data = json.loads(capsys.readouterr().out)

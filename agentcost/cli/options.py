@@ -176,6 +176,7 @@ PerOpt = Annotated[
 
 class Count(StrEnum):
     offline = "offline"
+    ctok = "ctok"
     api = "api"
 
 
@@ -184,8 +185,9 @@ CountOpt = Annotated[
     typer.Option(
         "--count",
         metavar="HOW",
-        help="offline (default) or api: count Claude and Gemini texts with the provider's free"
-        " token-counting endpoint (needs ANTHROPIC_API_KEY / GEMINI_API_KEY; counts are cached)."
+        help="offline (default: the same figures on every Python), ctok (Claude texts with the ctok"
+        " tokenizer reconstruction; Python >= 3.12) or api (Claude and Gemini texts with the provider's"
+        " free token-counting endpoint; needs ANTHROPIC_API_KEY / GEMINI_API_KEY; counts are cached)."
         " Default: $AGENTCOST_COUNT, else offline.",
     ),
 ]

@@ -157,6 +157,11 @@ def input_changes(base: Estimate, head: Estimate) -> tuple[InputChange, ...]:
                 f"model: {b.prices.model_id} {ARROW} {h.prices.model_id}",
             )
         )
+    b_counter, h_counter = b.counts.encoding, h.counts.encoding
+    if b_counter != h_counter:  # token figures differ by counter too, not only by input (issue 29)
+        lines.append(
+            InputChange("counter", b_counter, h_counter, f"counter: {b_counter} {ARROW} {h_counter}")
+        )
     b_mode, h_mode = b.ledger.policy.mode, h.ledger.policy.mode
     if b_mode != h_mode:
         lines.append(InputChange("caching", b_mode, h_mode, f"caching: {b_mode} {ARROW} {h_mode}"))

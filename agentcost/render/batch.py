@@ -35,6 +35,19 @@ if TYPE_CHECKING:  # the JSON's one definition (report/batch_json.py), also its 
 # --------------------------------------------------------------------------------------------
 
 
+def _counters(report: BatchReport) -> str:
+    """``Counter: o200k_base × ratio``, or ``Counters: o200k_base (gpt-5), ...``: what each model's
+    tokens were counted with (issue 29), models sharing a counter named together."""
+    models: dict[str, list[str]] = {}
+    for r in report.rows:
+        named = models.setdefault(r.report.encoding, [])
+        if r.model_id not in named:
+            named.append(r.model_id)
+    if len(models) == 1:
+        return f"Counter: {next(iter(models))}"
+    return "Counters: " + ", ".join(f"{c} ({', '.join(m)})" for c, m in models.items())
+
+
 def _dec(d: Any) -> str | None:
     return None if d is None else exact(d)
 
@@ -182,7 +195,7 @@ def _assumptions(report: BatchReport) -> Text:
         lines.append(project)
     if t.over_budget:
         lines.append(f"{t.over_budget} of {t.scenarios} scenarios over their own budget.")
-    lines.append(f"Prices: {report.price_sources}, in force on {report.as_of[:10]}.")
+    lines.append(f"Prices: {report.price_sources}, in force on {report.as_of[:10]}. {_counters(report)}.")
     approximate = [r.model_id for r in report.rows if r.approximate]
     if approximate:
         models = ", ".join(dict.fromkeys(approximate))
@@ -242,7 +255,10 @@ def render_batch_markdown(report: BatchReport) -> str:
     ]
     lines.append("| " + " | ".join(totals) + " |")
     lines.append("")
-    notes = [f"Prices: {escape_md(report.price_sources)}, in force on {report.as_of[:10]}"]
+    notes = [
+        f"Prices: {escape_md(report.price_sources)}, in force on {report.as_of[:10]}",
+        escape_md(_counters(report).lower()),
+    ]
     if report.approximate:
         notes.append("\\* approximate token counts")
     if t.cost_per_day_usd is not None:
@@ -374,6 +390,7 @@ def batch_dict(report: BatchReport) -> BatchJson:
                 "max_input_tokens": r.max_input_tokens,
                 "fits_context": r.fits_context,
                 "approximate": r.approximate,
+                "counter": r.report.encoding,
             }
             for r in report.rows
         ],

@@ -117,6 +117,17 @@ def render_compare_table(report: CompareReport, *, verbose: bool = False) -> Ren
     return Group(FitTable(columns, rows, title=title), _assumptions(report, verbose=verbose))
 
 
+def _counters(report: CompareReport) -> str:
+    """``Counters: o200k_base (gpt-5), o200k_base × ratio (claude-sonnet-4-5)``: what each model's
+    tokens were counted with (issue 29), models sharing a counter named together."""
+    models: dict[str, list[str]] = {}
+    for r in report.rows:
+        models.setdefault(r.encoding, []).append(r.model_id)
+    if len(models) == 1:
+        return f"Counter: {next(iter(models))}"
+    return "Counters: " + ", ".join(f"{c} ({', '.join(m)})" for c, m in models.items())
+
+
 def _assumptions(report: CompareReport, *, verbose: bool = False) -> Text:
     lines = [_summary(report)]
     if any(r.fits_context is False for r in report.rows):
@@ -133,7 +144,9 @@ def _assumptions(report: CompareReport, *, verbose: bool = False) -> Text:
             "Caching: " + "; ".join(f"{mode} for {', '.join(models)}" for mode, models in modes.items()) + "."
         )
     details = "" if verbose else " Details: --verbose."
-    lines.append(f"Prices: {report.price_sources}, in force on {report.as_of[:10]}.{details}")
+    lines.append(
+        f"Prices: {report.price_sources}, in force on {report.as_of[:10]}. {_counters(report)}.{details}"
+    )
     approximate = [r.model_id for r in report.rows if r.approximate]
     if approximate:
         lines.append(
@@ -183,6 +196,7 @@ def render_compare_markdown(report: CompareReport) -> str:
     notes = [
         f"Scenario {markdown_code(report.scenario_path)}",
         f"prices: {escape_md(report.price_sources)}, in force on {report.as_of[:10]}",
+        escape_md(_counters(report).lower()),
     ]
     if report.approximate:
         notes.append("\\* approximate token counts")
@@ -277,6 +291,7 @@ def compare_dict(report: CompareReport) -> CompareJson:
                 "max_input_tokens": r.max_input_tokens,
                 "fits_context": r.fits_context,
                 "approximate": r.approximate,
+                "counter": r.encoding,
                 "encoding": r.encoding,
                 "caching_mode": one_of(CACHING_MODES, r.caching_mode, "caching mode"),
             }

@@ -1,5 +1,6 @@
 """Report -> CSV: one row per billed request (and per subagent it started, ``kind`` ``subagent``),
-then a totals row. Dollars are exact decimal strings."""
+then a totals row. Dollars are exact decimal strings; ``counter`` names the counter each row's tokens
+were counted with (a subagent's is its own model's)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ COLUMNS = (
     "output_tokens",
     "cost_usd",
     "running_usd",
+    "counter",
 )
 
 
@@ -42,6 +44,7 @@ def render_csv(report: Report) -> str:
                 r.output_tokens,
                 exact(r.cost_usd),
                 exact(r.running_usd),
+                report.encoding,
             )
         )
         for sub in r.subagents:  # one row per subagent, its own subagents included: rows sum to the total
@@ -59,6 +62,7 @@ def render_csv(report: Report) -> str:
                     st.output_tokens,
                     exact(sub.cost_usd),
                     "",
+                    sub.report.encoding,
                 )
             )
     t = report.totals
@@ -75,6 +79,7 @@ def render_csv(report: Report) -> str:
             t.output_tokens,
             exact(t.cost_usd),
             "",
+            report.encoding,
         )
     )
     return out.getvalue()

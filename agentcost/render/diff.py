@@ -44,6 +44,8 @@ COLUMNS = (
     "before_tool",
     "after_tool",
     *(f"{side}_{m}" for m in _MEASURES for side in ("before", "after", "change")),
+    "before_counter",
+    "after_counter",
 )
 
 
@@ -74,6 +76,10 @@ def _model(report: Report | None) -> str:
     return "" if report is None else report.model_id
 
 
+def _counter(report: Report | None) -> str:
+    return "" if report is None else report.encoding
+
+
 def render_diff_csv(report: DiffReport) -> str:
     """A row per scenario per request, a ``total`` row per scenario, then the grand ``total`` row.
     A side that does not exist is an empty cell; dollars are exact decimal strings."""
@@ -82,6 +88,7 @@ def render_diff_csv(report: DiffReport) -> str:
     writer.writerow(COLUMNS)
     for s in report.scenarios:
         models = [_model(s.base), _model(s.head)]
+        counters = [_counter(s.base), _counter(s.head)]
         for r in s.requests:
             writer.writerow(
                 [
@@ -94,6 +101,7 @@ def render_diff_csv(report: DiffReport) -> str:
                     _tool(r.before),
                     _tool(r.after),
                     *_measure_cells(r.before, r.after, r.change),
+                    *counters,
                 ]
             )
         writer.writerow(
@@ -111,11 +119,12 @@ def render_diff_csv(report: DiffReport) -> str:
                     s.head.totals if s.head is not None else None,
                     s.change,
                 ),
+                *counters,
             ]
         )
     t = report.totals
     writer.writerow(
-        ["total", "total", "", "", "", "", "", "", "", *_measure_cells(t.before, t.after, t.change)]
+        ["total", "total", "", "", "", "", "", "", "", *_measure_cells(t.before, t.after, t.change), "", ""]
     )
     return out.getvalue()
 
@@ -157,6 +166,7 @@ def _side_dict(report: Report | None) -> SideJson | None:
         "max_input_tokens": report.max_input_tokens,
         "context_window": report.context_window,
         "approximate": report.approximate,
+        "counter": report.encoding,
     }
 
 
@@ -269,6 +279,12 @@ def diff_dict(report: DiffReport) -> DiffJson:
             "removed_usd": exact(t.removed_usd),
         },
         "approximate": report.approximate,
+        "counters": {
+            "before": list(report.counters[0]),
+            "after": list(report.counters[1]),
+            "same": report.counters[0] == report.counters[1],
+            "text": report.counter_text,
+        },
         "warnings": list(report.warnings),
     }
 

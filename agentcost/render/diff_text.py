@@ -213,7 +213,7 @@ def _footer(report: DiffReport) -> str:
     accuracy = "approximate, marked *" if report.approximate else "exact tokenizer"
     return (
         f"Both sides priced with {report.price_sources}, in force on {report.as_of[:10]};"
-        f" token counts: {accuracy}."
+        f" token counts: {accuracy}; {report.counter_text}."
     )
 
 
@@ -461,7 +461,7 @@ def render_diff_markdown(report: DiffReport) -> str:
     lines += [
         "",
         f"<sub>Both sides priced with {escape_md(report.price_sources)}, in force on"
-        f" {report.as_of[:10]}; token counts: {accuracy}.</sub>",
+        f" {report.as_of[:10]}; token counts: {accuracy}; {escape_md(report.counter_text)}.</sub>",
     ]
     for w in report.warnings:
         lines.append(f"> [!WARNING]\n> {escape_md(w)}")

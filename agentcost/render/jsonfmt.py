@@ -203,6 +203,7 @@ def _report_body(report: Report) -> EstimateJson:
             },
         },
         "counts": {
+            "counter": report.encoding,
             "encoding": report.encoding,
             "approximate": report.approximate,
             "method": report.count_method,

@@ -57,6 +57,7 @@ class ScenarioRowJson(TypedDict):
     max_input_tokens: COUNT
     fits_context: bool | None
     approximate: bool
+    counter: Annotated[str, "the counter of this scenario's tokens (estimate JSON counts.counter)"]
 
 
 class BatchTotalsJson(TypedDict):

@@ -41,7 +41,8 @@ class ModelRowJson(TypedDict):
     max_input_tokens: COUNT
     fits_context: bool | None
     approximate: bool
-    encoding: str
+    counter: Annotated[str, "the counter of this model's tokens (estimate JSON counts.counter)"]
+    encoding: Annotated[str, "the same as counter (the name it had before)"]
     caching_mode: CachingMode
 
 

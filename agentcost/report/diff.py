@@ -75,7 +75,8 @@ class RequestDiff:
 class InputChange:
     """One input of a scenario that differs between the sides, as one line of text.
 
-    ``part``: ``model``, ``caching``, ``cache_ttl``, ``tools``, ``tool_choice``, ``system``,
+    ``part``: ``model``, ``counter`` (the sides' tokens were counted with different counters),
+    ``caching``, ``cache_ttl``, ``tools``, ``tool_choice``, ``system``,
     ``task``, ``rounds``, ``rounds_run``, ``calls``, ``replies`` (chat turns' answers), ``thinking``,
     ``results``, ``user_messages`` (chat turns' user messages), ``final`` or ``budget``.
     ``before``/``after`` are the compared values (token counts, names or dollar strings; None where
@@ -213,6 +214,24 @@ class DiffReport:
     def any_change(self) -> bool:
         """Whether anything differs: JSON ``changed``, ``changed=`` of ``--comment``."""
         return bool(self.changed)
+
+    @property
+    def counters(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The counters the base side's and the head side's tokens were counted with, each side's
+        distinct ones in the scenarios' order (issue 29: a figure depends on its counter)."""
+        before = dict.fromkeys(s.base.encoding for s in self.scenarios if s.base is not None)
+        after = dict.fromkeys(s.head.encoding for s in self.scenarios if s.head is not None)
+        return tuple(before), tuple(after)
+
+    @property
+    def counter_text(self) -> str:
+        """``counter: o200k_base × ratio``, or, when the sides were counted differently,
+        ``counted differently: base o200k_base × ratio, head ctok 3.0``."""
+        before, after = self.counters
+        if before == after or not before or not after:
+            named = after or before
+            return f"counter{'s' if len(named) > 1 else ''}: {', '.join(named)}"
+        return f"counted differently: base {', '.join(before)}, head {', '.join(after)}"
 
 
 def fraction(change: Decimal, before: Decimal | None) -> Decimal | None:

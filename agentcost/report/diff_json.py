@@ -17,6 +17,7 @@ from agentcost.report.schemagen import COUNT, POSITIVE, SIGNED_DECIMAL, USD
 
 InputPart = Literal[
     "model",
+    "counter",
     "caching",
     "cache_ttl",
     "tools",
@@ -67,6 +68,7 @@ class SideJson(TypedDict):
     max_input_tokens: COUNT
     context_window: int | None
     approximate: bool
+    counter: Annotated[str, "the counter this side's tokens were counted with (estimate JSON counts.counter)"]
 
 
 class ChangeJson(TypedDict):
@@ -168,6 +170,15 @@ class DiffTotalsJson(TypedDict):
     removed_usd: USD
 
 
+class DiffCountersJson(TypedDict):
+    """The counters each side's tokens were counted with: equal lists unless they were counted differently."""
+
+    before: Annotated[list[str], "the base side's counters, distinct, in the scenarios' order"]
+    after: Annotated[list[str], "the head side's counters, distinct, in the scenarios' order"]
+    same: Annotated[bool, "false when the sides were counted differently"]
+    text: Annotated[str, "the line the table and Markdown footers show"]
+
+
 class DiffJson(TypedDict):
     """What changed between two estimates of the same agent(s): ``agentcost diff BASE HEAD``."""
 
@@ -181,4 +192,5 @@ class DiffJson(TypedDict):
     scenarios: list[ScenarioDiffJson]
     totals: DiffTotalsJson
     approximate: bool
+    counters: DiffCountersJson
     warnings: list[str]

@@ -103,7 +103,12 @@ class CachingJson(TypedDict):
 
 
 class CountsJson(TypedDict):
-    encoding: str
+    counter: Annotated[
+        str,
+        "the counter the tokens were counted with, named as in the table's footer: o200k_base × ratio"
+        " (Claude's default, the same on every Python), ctok 3.0 (--count ctok), o200k_base, api ...",
+    ]
+    encoding: Annotated[str, "the same as counter (kept for reports read before counter existed)"]
     approximate: bool
     method: str
     notes: list[str]

@@ -129,10 +129,12 @@ def budget_line(report: Report) -> str:
 
 
 def prices_line(report: Report) -> str:
-    """``Prices: genai-prices 0.2.3, in force on 2026-12-01.``: the source and one date, the day whose
-    prices apply (the date the data is current on is a detail: :func:`_price_data_line`)."""
+    """``Prices: genai-prices 0.2.3, in force on 2026-12-01. Counter: o200k_base × ratio.``: the source
+    and one date, the day whose prices apply (the date the data is current on is a detail:
+    :func:`_price_data_line`), then the counter the tokens were counted with (issue 29: figures from
+    different counters differ, so every report names its own)."""
     tier = f", {report.service_tier} service tier" if report.service_tier != "standard" else ""
-    return f"Prices: {price_name(report)}{tier}, in force on {report.price_day}."
+    return f"Prices: {price_name(report)}{tier}, in force on {report.price_day}. Counter: {report.encoding}."
 
 
 def price_name(report: Report) -> str:

@@ -363,10 +363,16 @@ def ratio_method(spec: FamilySpec) -> str:
     return f"o200k_base × {ratio.prose} (prose) / × {ratio.json} (JSON) ({spec.label}, {how})"
 
 
-@lru_cache(maxsize=4096)
 def family_of(provider: str, model_id: str) -> Family:
-    """The family whose rules count ``model_id`` and how, as this installation counts it (an
-    offline tokenizer is used only when installed and verified; ctok only when importable)."""
+    """The family whose rules count ``model_id`` and how, as this run counts it (an offline
+    tokenizer is used only when installed and verified; ctok only under ``--count ctok``)."""
+    from agentcost.tokens.countmode import mode
+
+    return _family_of(provider, model_id, mode() == "ctok")
+
+
+@lru_cache(maxsize=4096)
+def _family_of(provider: str, model_id: str, ctok_chosen: bool) -> Family:
     spec = spec_of(provider, model_id)
     if spec.text == "tiktoken":
         if spec.rules == "harmony":
@@ -386,7 +392,7 @@ def family_of(provider: str, model_id: str) -> Family:
             "tiktoken",
         )
     if spec.text == "ctok-or-ratio":
-        if _ctok_installed():
+        if ctok_chosen and _ctok_installed():
             method = "ctok (Claude tokenizer reconstruction) + calibrated framing (approximate)"
             backend = "ctok"
         else:

@@ -9,6 +9,7 @@ from copy import copy
 from dataclasses import replace
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from agentcost.errors import InputError
 from agentcost.infra.jsontext import dump_json
 from agentcost.scenario.model import Content, Round, ToolChoice, ToolDef
 from agentcost.tokens.anthropic import (
@@ -195,7 +196,8 @@ class _RatioCounter(RatioCounter):
 
 
 class AnthropicRules(BodyTail):
-    """Approximate Claude counts: ctok when importable, else o200k_base x ratio; calibrated framing.
+    """Approximate Claude counts: o200k_base x ratio, or ctok when chosen (``--count ctok``); calibrated
+    framing.
 
     ``tool_choice``: the requests' tool_choice, which sets a tool_use block's framing (forced or not,
     :func:`~agentcost.tokens.anthropic.tool_use_framing`); :meth:`choosing` gives the rules for another.
@@ -220,9 +222,21 @@ class AnthropicRules(BodyTail):
         self.per_request = self.claude.per_request
         self._notes = Notes()
         self._notes.add(self.claude.assumed)
-        ctok = ctok_module() if use_ctok is not False else None
-        if use_ctok and ctok is None:
-            raise RuntimeError("use_ctok=True but the 'ctok' package is not importable")
+        if use_ctok is None:  # the run's choice: --count ctok (AGENTCOST_COUNT=ctok), never by default
+            from agentcost.tokens.countmode import mode
+
+            use_ctok = mode() == "ctok"
+            ctok = ctok_module() if use_ctok else None
+            if use_ctok and ctok is None:
+                raise InputError(
+                    "--count ctok (or AGENTCOST_COUNT=ctok): the 'ctok' package is not importable",
+                    hint="ctok needs Python >= 3.12, where pip installs it with agentcost; without"
+                    " --count ctok Claude texts are counted on the o200k_base × ratio path",
+                )
+        else:
+            ctok = ctok_module() if use_ctok else None
+            if use_ctok and ctok is None:
+                raise RuntimeError("use_ctok=True but the 'ctok' package is not importable")
         self._ctok = ctok
         self._ratio: _RatioCounter | None = None
         if ctok is not None:
@@ -231,7 +245,7 @@ class AnthropicRules(BodyTail):
             self.method = f"ctok v{version} (Claude tokenizer reconstruction) + calibrated framing"
             backend = f"ctok v{version}"
             self._notes.add(
-                f"Claude's tokenizer is not public: texts counted offline with ctok (family "
+                f"Claude's tokenizer is not public: texts counted offline with ctok (--count ctok; family "
                 f"v{version}, its {self.claude.ctok_frame}-token message frame removed)"
             )
         else:
@@ -241,10 +255,11 @@ class AnthropicRules(BodyTail):
             self.method = "o200k_base × Claude ratio, + framing calibrated on Anthropic cookbook/docs counts"
             backend = "o200k_base × ratio"
             self._notes.add(
-                f"Claude's tokenizer is not public and ctok is not installed: texts counted as "
+                f"Claude's tokenizer is not public: texts counted as "
                 f"o200k_base × {ratio.prose.value} (prose) / × {ratio.json.value} (JSON, incl. "
                 f"tool arguments/results that parse as JSON), tool definitions with the prose "
-                f"ratio ({ratio.prose.cite})"
+                f"ratio ({ratio.prose.cite}), the same on every Python; --count ctok counts them with ctok "
+                f"(Python >= 3.12)"
             )
         self._notes.add(
             f"Claude framing calibrated on Claude 3/3.5 Sonnet and Sonnet 4 counts: "
@@ -457,8 +472,10 @@ def rules_for(
     with a note. Never raises for an unknown provider or model. Host prefixes and version suffixes
     are removed first (``us.anthropic.claude-...-v1:0`` counts as ``claude-...``).
 
-    ``use_ctok``: ``None`` uses ctok when importable, ``False`` never (reproducible across Python
-    versions), ``True`` requires it. ``use_offline``: ``None`` uses an offline tokenizer
+    ``use_ctok``: ``None`` follows the run's counting mode (ctok only under ``--count ctok``, which
+    raises :class:`~agentcost.errors.InputError` when ctok is not importable; the default, the ratio
+    path, gives the same counts on every Python), ``False`` never, ``True`` requires it.
+    ``use_offline``: ``None`` uses an offline tokenizer
     (agentcost-estimate[tokenizers]) when installed and verified, ``False`` never. ``tool_choice``:
     the scenario's, for the rules whose framing depends on it (Claude's tool_use blocks).
     """
