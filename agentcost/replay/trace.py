@@ -282,7 +282,7 @@ class _Counter:
             self.method = f"tiktoken {self.encoding} + OpenAI cookbook message framing"
             self.approximate = False
         else:
-            self.rules = rules_for(prices.provider, prices.rules_id)
+            self.rules = rules_for(prices.provider, _snapshot(model, prices.rules_id))
             self.method = self.rules.method
             self.approximate = self.rules.approximate
         self._tool_notes = False
@@ -386,6 +386,14 @@ class _Counter:
         return total
 
 
+def _snapshot(recorded: str, rules_id: str) -> str:
+    """The recorded model id when it is a dated snapshot of ``rules_id`` (its facts may differ:
+    Claude 3.5 Sonnet's June and October snapshots), else ``rules_id``."""
+    from agentcost.tokens.families import canonical_model_id
+
+    return recorded if canonical_model_id(recorded) == rules_id else rules_id
+
+
 def _tool_choice(recorded: str | None) -> ToolChoice:
     """A request's recorded tool_choice as the rules take it (``auto`` when not recorded or unknown)."""
     return cast("ToolChoice", recorded if recorded in ("auto", "any", "tool", "none") else "auto")
@@ -406,13 +414,16 @@ def _tool_framing_note(maker: str) -> str:
             ANTHROPIC_TOOL_RESULT_FRAMING,
             ANTHROPIC_TOOL_USE_FRAMING_AUTO,
             ANTHROPIC_TOOL_USE_FRAMING_FORCED,
+            CLAUDE3_TOOL_USE_FRAMING_AUTO,
+            CLAUDE3_TOOL_USE_FRAMING_FORCED,
         )
 
         return (
             f"tool_use blocks counted as name + input JSON + {ANTHROPIC_TOOL_USE_FRAMING_AUTO}, or + "
-            f"{ANTHROPIC_TOOL_USE_FRAMING_FORCED} in a request whose tool_choice forces a tool (both "
-            f"calibrated on the cookbook examples), tool_result blocks as content + "
-            f"{ANTHROPIC_TOOL_RESULT_FRAMING} (assumed); the same rules as estimate"
+            f"{ANTHROPIC_TOOL_USE_FRAMING_FORCED} in a request whose tool_choice forces a tool (Claude 3: "
+            f"{CLAUDE3_TOOL_USE_FRAMING_AUTO} / {CLAUDE3_TOOL_USE_FRAMING_FORCED}), tool_result blocks as "
+            f"content + {ANTHROPIC_TOOL_RESULT_FRAMING} (fitted on recorded Claude 3.5 and 4.x requests; "
+            "the forced figure assumed); the same rules as estimate"
         )
     return "tool calls and results counted with the model family's framing, the same rules as estimate"
 
