@@ -334,9 +334,9 @@ def calibration(provider: str, model: str) -> dict[str, Number | None]:
         "tool_prompt_auto": None if auto is None else auto.value,
         "tool_prompt_any": None if any_ is None else any_.value,
         "forced_tool": calib.ANTHROPIC_FORCED_TOOL_FRAMING,
-        "tool_use": calib.ANTHROPIC_TOOL_USE_FRAMING_AUTO,
+        "tool_use": calib.tool_use_framing("auto", model),
         "tool_result": calib.ANTHROPIC_TOOL_RESULT_FRAMING,
-        "tool_use_and_result": calib.ANTHROPIC_TOOL_USE_FRAMING_AUTO + calib.ANTHROPIC_TOOL_RESULT_FRAMING,
+        "tool_use_and_result": calib.tool_use_framing("auto", model) + calib.ANTHROPIC_TOOL_RESULT_FRAMING,
         **ratios,
     }
 

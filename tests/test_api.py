@@ -35,7 +35,7 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 def test_the_total_is_the_one_estimate_q_prints(capsys: pytest.CaptureFixture[str]) -> None:
     result = agentcost.estimate(BUGFIX, as_of=AS_OF)
     assert str(result.total_cost_usd) == cli(capsys, "estimate", str(BUGFIX), "--as-of", AS_OF, "-q").strip()
-    assert result.total_cost_usd == Decimal("0.0320049")  # README's bugfix total, hand-checked there
+    assert result.total_cost_usd == Decimal("0.0286497")  # README's bugfix total, hand-checked there
     assert len(result.requests) == 9 and result.requests[-1].kind == "final"
     assert sum((r.cost_usd for r in result.requests), Decimal(0)) == result.totals.cost_usd
     assert result.passed  # within its $0.10 budget
@@ -59,10 +59,10 @@ def bugfix_mapping() -> dict[str, Any]:
 
 def test_a_parsed_mapping_costs_what_its_file_costs(capsys: pytest.CaptureFixture[str]) -> None:
     from_cli = json.loads(cli(capsys, "estimate", str(BUGFIX), "--as-of", AS_OF, "-f", "json"))
-    assert from_cli["totals"]["cost_usd"] == "0.0320049"
+    assert from_cli["totals"]["cost_usd"] == "0.0286497"
     from_mapping = agentcost.estimate(bugfix_mapping(), base_dir=BUGFIX.parent, as_of=AS_OF)
     from_file = agentcost.estimate(BUGFIX, as_of=AS_OF)
-    assert from_mapping.total_cost_usd == from_file.total_cost_usd == Decimal("0.0320049")
+    assert from_mapping.total_cost_usd == from_file.total_cost_usd == Decimal("0.0286497")
     assert from_mapping.requests == from_file.requests and from_mapping.totals == from_file.totals
     assert from_mapping.to_dict()["scenario"]["path"] == str(BUGFIX.parent / "<mapping>")
     # limits.budget_usd: 0.10 parsed by yaml.safe_load is a float; it is read as Decimal('0.1')
@@ -182,10 +182,10 @@ def test_a_budget_and_overrides_change_the_result_as_on_the_cli(capsys: pytest.C
 def test_a_float_budget_is_read_as_its_text_and_trips_the_gate(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     result = agentcost.estimate("scenarios/bugfix.yaml", budget_usd=0.01, as_of=AS_OF)
-    assert result.passed is False  # $0.0320049 > $0.01
+    assert result.passed is False  # $0.0286497 > $0.01
     assert result.to_dict()["budget"]["limit_usd"] == "0.01"  # not 0.01000000000000000020816681711721685...
     assert [g for g in result.gates if g.tripped] == [
-        Gate("budget", True, "scenarios/bugfix.yaml: over budget: estimated $0.0320 > $0.0100 (--budget)")
+        Gate("budget", True, "scenarios/bugfix.yaml: over budget: estimated $0.0286 > $0.0100 (--budget)")
     ]
     for spelled in (Decimal("0.01"), "0.01"):
         assert (
@@ -228,12 +228,12 @@ def test_the_result_is_small_exact_and_what_the_json_says(capsys: pytest.Capture
         input_tokens=1137,
         cache_read_tokens=0,
         cache_write_tokens=1133,
-        output_tokens=89,
-        cost_usd=Decimal("0.00559575"),
+        output_tokens=70,
+        cost_usd=Decimal("0.00531075"),
         subagents_cost_usd=Decimal(0),
     )
     assert [(r.index, r.kind, r.label) for r in result.requests][-1] == (9, "final", "final answer")
-    assert result.totals == Totals(9, 21261, 17773, 3452, 908, Decimal("0.0320049"))
+    assert result.totals == Totals(9, 20253, 16989, 3228, 756, Decimal("0.0286497"))
     for row, line in zip(result.requests, result.to_dict()["requests"], strict=True):
         assert (row.input_tokens, str(row.cost_usd)) == (line["input_tokens"], line["cost_usd"])
     assert (result.model, result.passed) == ("claude-sonnet-4-5", True)
@@ -243,10 +243,10 @@ def test_the_result_is_small_exact_and_what_the_json_says(capsys: pytest.Capture
 
 def test_subagents_costs_are_on_the_request_that_started_them() -> None:
     result = agentcost.estimate(ROOT / "scenarios" / "subagent-research.yaml", as_of=AS_OF)
-    assert result.total_cost_usd == Decimal("0.12411785")
+    assert result.total_cost_usd == Decimal("0.12054745")
     own = sum((r.cost_usd for r in result.requests), Decimal(0))
     started = sum((r.subagents_cost_usd for r in result.requests), Decimal(0))
-    assert (own, started) == (Decimal("0.0389328"), Decimal("0.08518505"))
+    assert (own, started) == (Decimal("0.0373224"), Decimal("0.08322505"))
     assert own + started == result.total_cost_usd
     assert (len(result.requests), result.totals.requests) == (5, 23)
 
@@ -256,7 +256,7 @@ def test_a_loaded_scenario_estimates_on_other_models(capsys: pytest.CaptureFixtu
     assert isinstance(scenario, agentcost.Scenario)
     on_gpt = agentcost.estimate(scenario, as_of=AS_OF, model="gpt-5")
     compared = agentcost.compare(BUGFIX, ["gpt-5", "claude-sonnet-4-5"], as_of=AS_OF)
-    assert compared.costs_usd == {"claude-sonnet-4-5": Decimal("0.0320049"), "gpt-5": on_gpt.total_cost_usd}
+    assert compared.costs_usd == {"claude-sonnet-4-5": Decimal("0.0286497"), "gpt-5": on_gpt.total_cost_usd}
     assert list(compared.costs_usd) == ["gpt-5", "claude-sonnet-4-5"]  # cheapest first
     assert compared.rows[0] == ModelCost(
         "gpt-5", "openai", 9, 12402, 8064, 0, 448, Decimal("0.0109105"), True
@@ -282,7 +282,7 @@ def test_a_loaded_scenario_estimates_on_other_models(capsys: pytest.CaptureFixtu
 def test_a_loaded_mapping_is_a_scenario_in_base_dir() -> None:
     scenario = agentcost.load_scenario(bugfix_mapping(), base_dir=BUGFIX.parent)
     assert scenario.path == BUGFIX.parent / "<mapping>"
-    assert agentcost.estimate(scenario, as_of=AS_OF).total_cost_usd == Decimal("0.0320049")
+    assert agentcost.estimate(scenario, as_of=AS_OF).total_cost_usd == Decimal("0.0286497")
     wrong = bugfix_mapping()
     wrong["final"] = 1.5  # a float is read as Decimal('1.5'), as 1.5 written in the file
     with pytest.raises(agentcost.InputError) as caught:

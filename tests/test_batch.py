@@ -3,7 +3,7 @@ checked by hand, totals that are the exact sums of the rows, budgets and gates, 
 output format (JSON against the schema, Markdown golden, CSV parsed back, the Rich table).
 
 Per-run costs are those of tests/test_end_to_end.py (Claude counts on the ratio path, ``no_ctok``):
-bugfix on claude-sonnet-4-5 $0.0320049; mcp-40-tools on gemini-2.5-pro $0.13693125; research on
+bugfix on claude-sonnet-4-5 $0.0286497; mcp-40-tools on gemini-2.5-pro $0.13693125; research on
 gpt-5-mini (the project's ``set: [model=gpt-5-mini]``): the gpt-5 token counts, 1,460,204 input of
 which 1,359,872 cache reads, 2,817 output, at $0.25 / $0.025 / $2 per MTok (pricing-facts.md §A.0).
 """
@@ -42,7 +42,7 @@ MILLION = Decimal(1_000_000)
 PROJECT = "scenarios/agentcost.yml"
 SCENARIO = "version: 1\nmodel: gpt-5\ntask: t\nfinal: 1\n"
 
-BUGFIX_RUN = Decimal("0.0320049")
+BUGFIX_RUN = Decimal("0.0286497")
 MCP_RUN = Decimal("0.13693125")
 RESEARCH_MINI_RUN = (
     Decimal("0.25") * (1_460_204 - 1_359_872) + Decimal("0.025") * 1_359_872 + Decimal(2) * 2_817
@@ -70,8 +70,8 @@ def test_cost_per_day_and_month_by_hand(shipped: BatchReport) -> None:
     assert Decimal("0.0647138") == RESEARCH_MINI_RUN
     bugfix, research, mcp = shipped.rows
     assert (bugfix.cost_usd, bugfix.runs_per_day) == (BUGFIX_RUN, Decimal(200))
-    assert bugfix.cost_per_day_usd == Decimal("6.40098")  # $0.0320049 x 200
-    assert bugfix.cost_per_month_usd == Decimal("192.0294")  # x 30
+    assert bugfix.cost_per_day_usd == Decimal("5.72994")  # $0.0286497 x 200
+    assert bugfix.cost_per_month_usd == Decimal("171.8982")  # x 30
     assert (research.model_id, research.cost_usd, research.runs_per_day) == (
         "gpt-5-mini",
         RESEARCH_MINI_RUN,
@@ -85,9 +85,9 @@ def test_cost_per_day_and_month_by_hand(shipped: BatchReport) -> None:
         Decimal("98.5905"),
     )
     t = shipped.totals
-    assert t.cost_usd == Decimal("0.23364995")  # 0.0320049 + 0.0647138 + 0.13693125
-    assert t.cost_per_day_usd == Decimal("10.4962525")  # 6.40098 + 0.8089225 + 3.28635
-    assert t.cost_per_month_usd == Decimal("314.887575")
+    assert t.cost_usd == Decimal("0.23029475")  # 0.0286497 + 0.0647138 + 0.13693125
+    assert t.cost_per_day_usd == Decimal("9.8252125")  # 5.72994 + 0.8089225 + 3.28635
+    assert t.cost_per_month_usd == Decimal("294.756375")
     assert (t.scenarios, t.requests, t.over_budget) == (3, 9 + 31 + 7, 0)
 
 
@@ -99,9 +99,9 @@ def test_totals_are_the_exact_sums_of_the_rows(shipped: BatchReport) -> None:
     assert t.cost_per_month_usd == t.cost_per_day_usd * 30
     for name in ("requests", "input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens"):
         assert sum(getattr(r, name) for r in rows) == getattr(t, name), name
-    assert t.input_tokens == 21_261 + 1_460_204 + 88_993
-    assert t.cached_share == Decimal("0.8772")  # (17,773 + 1,359,872 + 0) / 1,570,458, 4 places
-    assert [r.cached_share for r in rows] == [Decimal("0.8359"), Decimal("0.9313"), Decimal(0)]
+    assert t.input_tokens == 20_253 + 1_460_204 + 88_993
+    assert t.cached_share == Decimal("0.8773")  # (16,989 + 1,359,872 + 0) / 1,569,450, 4 places
+    assert [r.cached_share for r in rows] == [Decimal("0.8388"), Decimal("0.9313"), Decimal(0)]
 
 
 def test_each_row_is_its_scenarios_own_estimate(shipped: BatchReport) -> None:
@@ -141,7 +141,7 @@ def test_budgets_and_gates_of_the_shipped_project(shipped: BatchReport) -> None:
     )
     assert research.budget is not None and research.budget.source == "limits.budget_usd"
     assert shipped.project is not None and shipped.project.budget is not None
-    assert shipped.project.budget.headroom_usd == Decimal("0.25") - Decimal("0.23364995")
+    assert shipped.project.budget.headroom_usd == Decimal("0.25") - Decimal("0.23029475")
     gates = batch_gates(shipped)
     assert [(g.name, g.file, g.line, g.tripped) for g in gates] == [
         ("budget", PROJECT, 10, False),  # the entry's budget_usd: pointed at the project file
@@ -153,10 +153,10 @@ def test_budgets_and_gates_of_the_shipped_project(shipped: BatchReport) -> None:
         ("budget", PROJECT, 6, False),  # the project's total
     ]
     assert gates[0].message == (
-        "scenarios/bugfix.yaml: within budget: estimated $0.0320 <= $0.0500 (project)"
+        "scenarios/bugfix.yaml: within budget: estimated $0.0286 <= $0.0500 (project)"
     )
     assert gates[-1].message == (
-        "scenarios/agentcost.yml: within budget: estimated $0.2336 for one run of each of 3"
+        "scenarios/agentcost.yml: within budget: estimated $0.2303 for one run of each of 3"
         " scenarios <= $0.2500 (project budget_usd)"
     )
 
@@ -165,7 +165,7 @@ def test_the_budget_option_applies_to_each_scenario_and_wins(monkeypatch: pytest
     monkeypatch.chdir(ROOT)
     report = batch_report_for_paths([PROJECT], as_of=AS_OF, budget_usd=Decimal("0.04"))
     assert [(r.budget.source, r.budget.over) for r in report.rows if r.budget] == [
-        ("--budget", False),  # $0.0320049 <= $0.04, although the entry says $0.05
+        ("--budget", False),  # $0.0286497 <= $0.04, although the entry says $0.05
         ("--budget", True),  # $0.0647138
         ("--budget", True),  # $0.13693125
     ]
@@ -270,7 +270,7 @@ def test_scenario_files_without_a_project(monkeypatch: pytest.MonkeyPatch) -> No
     assert report.warnings == ()
     assert [g.name for g in batch_gates(report)] == ["budget", "context_window", "budget", "context_window"]
     text = render_text(report, Format.table, width=110)
-    assert "per day" not in text and "$0.1689" in text  # no runs per day: no per day columns
+    assert "per day" not in text and "$0.1656" in text  # no runs per day: no per day columns
     data = json.loads(render_text(report, Format.json))
     assert data["project"] is None and data["totals"]["cost_per_day_usd"] is None
     validate_json(data, wrapped_schema())
@@ -314,7 +314,7 @@ def test_json_matches_the_schema_and_carries_every_estimate(shipped: BatchReport
     assert data["project"] == {
         "path": PROJECT,
         "name": "Support agents",
-        "budget": {"limit_usd": "0.25", "source": "budget_usd", "over": False, "headroom_usd": "0.01635005"},
+        "budget": {"limit_usd": "0.25", "source": "budget_usd", "over": False, "headroom_usd": "0.01970525"},
     }
     first = data["scenarios"][0]
     assert (
@@ -323,14 +323,14 @@ def test_json_matches_the_schema_and_carries_every_estimate(shipped: BatchReport
         first["cost_per_day_usd"],
         first["cost_per_month_usd"],
     ) == (
-        "0.0320049",
+        "0.0286497",
         "200",
-        "6.40098",
-        "192.0294",
+        "5.72994",
+        "171.8982",
     )
     assert data["scenarios"][1]["runs_per_day"] == "12.5"
-    assert data["totals"]["cost_usd"] == "0.23364995"
-    assert data["totals"]["cost_per_month_usd"] == "314.887575"
+    assert data["totals"]["cost_usd"] == "0.23029475"
+    assert data["totals"]["cost_per_month_usd"] == "294.756375"
     assert data["estimates"] == [report_dict(r.report) for r in shipped.rows]
     assert sum(Decimal(s["cost_usd"]) for s in data["scenarios"]) == Decimal(data["totals"]["cost_usd"])
     assert len(data["gates"]) == 7
@@ -339,7 +339,7 @@ def test_json_matches_the_schema_and_carries_every_estimate(shipped: BatchReport
 def test_markdown_golden(shipped: BatchReport, golden: GoldenCheck) -> None:
     text = render_text(shipped, Format.markdown)
     assert text.startswith("#### agentcost: Support agents\n")
-    assert "**$0.2336** per run of 3 scenarios, **$10.4963** per day, **$314.8876** per 30-day month." in text
+    assert "**$0.2303** per run of 3 scenarios, **$9.8252** per day, **$294.7564** per 30-day month." in text
     golden("project.md", text)
 
 
@@ -348,9 +348,9 @@ def test_csv_parses_back_and_sums_exactly(shipped: BatchReport) -> None:
     scenarios, total = rows[:-1], rows[-1]
     assert [r["scenario"] for r in scenarios] == [r.path for r in shipped.rows]
     assert [r["model"] for r in scenarios] == ["claude-sonnet-4-5", "gpt-5-mini", "gemini-2.5-pro"]
-    assert [r["cost_per_day_usd"] for r in scenarios] == ["6.40098", "0.8089225", "3.28635"]
+    assert [r["cost_per_day_usd"] for r in scenarios] == ["5.72994", "0.8089225", "3.28635"]
     assert total["scenario"] == "total" and total["name"] == "Support agents"
-    assert (total["cost_usd"], total["budget_usd"], total["over_budget"]) == ("0.23364995", "0.25", "false")
+    assert (total["cost_usd"], total["budget_usd"], total["over_budget"]) == ("0.23029475", "0.25", "false")
     for column in ("cost_usd", "cost_per_day_usd", "cost_per_month_usd"):
         assert sum(Decimal(r[column]) for r in scenarios) == Decimal(total[column]), column
     for column in ("requests", "input_tokens", "output_tokens"):
@@ -363,7 +363,7 @@ def test_rich_table_fits_110_columns_without_cutting_figures(shipped: BatchRepor
     text = render_text(shipped, Format.table, width=110)
     assert "…" not in text
     assert max(len(line) for line in text.splitlines()) <= 110
-    for figure in ("$0.0320", "$6.4010", "$192.0294", "12.5 runs", "$0.2336", "$10.4963", "$314.8876"):
+    for figure in ("$0.0286", "$5.7299", "$171.8982", "12.5 runs", "$0.2303", "$9.8252", "$294.7564"):
         assert figure in text, figure
     assert "Research briefing (gpt-5-mini)" in text and "gpt-5-mini · 31 requests" in text
     assert (
@@ -373,7 +373,7 @@ def test_rich_table_fits_110_columns_without_cutting_figures(shipped: BatchRepor
 
 
 def test_quiet_prints_the_total_of_one_run_of_every_scenario(shipped: BatchReport) -> None:
-    assert quiet_total(shipped) == "0.23364995\n"
+    assert quiet_total(shipped) == "0.23029475\n"
 
 
 def test_an_empty_batch_is_refused() -> None:

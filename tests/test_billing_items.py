@@ -55,7 +55,7 @@ COMPACTED = {
 
 def _replay(path: Path, as_of: str, model: str | None = None) -> Any:
     from agentcost.replay import load_trace  # the reader every format goes through
-    from agentcost.replay.trace import replay
+    from agentcost.replay.ledger import replay
 
     trace = load_trace(path)
     return replay(trace, as_of=datetime.fromisoformat(as_of).replace(tzinfo=UTC), model=model)

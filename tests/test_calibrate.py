@@ -84,7 +84,7 @@ def test_cached_trace_round_trip(tmp_path: Path) -> None:
     assert abs(error) < Decimal("0.001")  # measured: +0.05% ($0.179880 -> $0.1799742)
     text = out.read_text(encoding="utf-8")
     assert "caching: conversation" in text and "call_tokens:" in text
-    assert '{tool: "Bash", call_tokens: 58, result: {tokens: 1557}}' in text
+    assert '{tool: "Bash", call_tokens: 77, result: {tokens: 1566}}' in text
 
 
 def test_equal_rounds_are_compressed_with_repeat() -> None:

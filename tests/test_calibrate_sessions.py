@@ -2,7 +2,7 @@
 
 The session (tests/data/real/claude-code/x402/x402-session.jsonl, PROVENANCE.md there) is read by its
 message chain as 6 conversations; each request's reported cache read shows the same conversation
-going on, its cache warm. Calibrated as 6 cold scenarios it estimated $4.3831845 (+125%) against
+going on, its cache warm. Calibrated as 6 cold scenarios it estimated $4.3831715 (+125%) against
 $1.9448860 replayed; joined, the one scenario estimates within 15% of the replay.
 """
 
@@ -72,7 +72,7 @@ def test_a_real_multi_conversation_session_calibrates_within_15_percent(tmp_path
     _, replayed = _replayed_by_hand(SESSION)
     assert result.replayed_usd == replayed
     assert result.scenarios == ()  # one scenario, not a project of cold conversations
-    assert result.estimated_usd == Decimal("1.9327530")
+    assert result.estimated_usd == Decimal("1.9327320")
     assert abs(result.estimated_usd - replayed) / replayed <= Decimal("0.15")
     assert result.error == (result.estimated_usd - replayed) / replayed
     # the scenario written is the one estimated: estimated again from its text, the same dollars
@@ -116,10 +116,10 @@ def test_the_cache_joins_the_parts_the_chain_split() -> None:
 
 def test_the_parts_calibrated_cold_overestimate() -> None:
     """What the join fixes: each part calibrated alone starts cold and writes the whole context again
-    at the 1-hour rate ($4.3831845, +125%)."""
+    at the 1-hour rate ($4.3831715, +125%)."""
     trace = load_trace(SESSION)
     cold = sum((calibrate_trace(p, as_of=AS_OF).estimated_usd for p in _cut(trace)), Decimal(0))
-    assert cold == Decimal("4.3831845")
+    assert cold == Decimal("4.3831715")
     assert cold > 2 * Decimal("1.9448860")
 
 

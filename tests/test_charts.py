@@ -331,19 +331,19 @@ def test_a_1h_and_5m_request_draws_each_write_at_its_own_rate(tmp_path: Path) ->
 
 def test_a_routed_request_is_drawn_in_its_parts() -> None:
     """scenarios/routing.yaml's request 6 runs on claude-haiku-4-5 ($1 input, $0.10 cache read,
-    $1.25 cache write, $5 output per MTok): 5,482 tokens read from cache x 0.1 = 548.2 µ$, 180
-    written x 1.25 = 225 µ$, 4 uncached x 1 = 4 µ$, 121 output x 5 = 605 µ$; 1,382.2 µ$ in all. The
+    $1.25 cache write, $5 output per MTok): 5,370 tokens read from cache x 0.1 = 537 µ$, 152
+    written x 1.25 = 190 µ$, 4 uncached x 1 = 4 µ$, 102 output x 5 = 510 µ$; 1,241 µ$ in all. The
     bar used to draw its whole input as uncached (the report held the scenario model's rates only);
     the ledger line now carries the parts its own model's prices gave."""
     r = _estimate(ROOT / "scenarios" / "routing.yaml")
     line = r.requests[5]
-    assert (line.index, line.model, line.cost_usd) == (6, "claude-haiku-4-5", Decimal("0.0013822"))
+    assert (line.index, line.model, line.cost_usd) == (6, "claude-haiku-4-5", Decimal("0.001241"))
     assert line.parts is not None
     assert line.parts.as_tuple() == (
         Decimal("0.000004"),
-        Decimal("0.0005482"),
-        Decimal("0.000225"),
-        Decimal("0.000605"),
+        Decimal("0.000537"),
+        Decimal("0.00019"),
+        Decimal("0.00051"),
         Decimal(0),
     )
     assert line.parts.total_usd == line.cost_usd

@@ -104,20 +104,20 @@ def test_table_for_the_bugfix_scenario(
     assert (code, err) == (0, "")
     body, footer = table_rows(out)
     assert [row[0] for row in body] == [str(i) for i in range(1, 10)]  # one row per billed request
-    assert body[0] == ["1", "Bash", "1,137", "0", "1,133", "89", "$0.0056", "$0.0056"]
+    assert body[0] == ["1", "Bash", "1,137", "0", "1,133", "70", "$0.0053", "$0.0053"]
     assert body[4][1] == "Edit"
-    assert body[8] == ["9", "final answer", "3,456", "3,188", "264", "182", "$0.0047", "$0.0320"]
-    assert footer == [["", "total (9 requests)", "21,261", "17,773", "3,452", "908", "$0.0320", ""]]
+    assert body[8] == ["9", "final answer", "3,232", "2,992", "236", "182", "$0.0045", "$0.0286"]
+    assert footer == [["", "total (9 requests)", "20,253", "16,989", "3,228", "756", "$0.0286", ""]]
     header = next(line for line in out.splitlines() if line.startswith("┃"))
     assert "input (all)*" in header and "output*" in header  # approximate counts are marked
     assert "Fix POST /orders validation · claude-sonnet-4-5 (anthropic)" in out
-    assert "Total $0.0320 per run: 9 requests, 83.6% of input tokens read from cache." in out
-    assert "Budget $0.1000 (limits.budget_usd): within budget, headroom $0.0680." in out
+    assert "Total $0.0286 per run: 9 requests, 83.9% of input tokens read from cache." in out
+    assert "Budget $0.1000 (limits.budget_usd): within budget, headroom $0.0714." in out
     assert f"Prices: genai-prices {genai_prices.__version__}, in force on 2026-11-30." in out
     assert "Model: Claude Sonnet 4.5" not in out  # a detail: --verbose
     assert max(len(line) for line in out.splitlines()) <= 120
     code, out, err = cli(capsys, "estimate", "scenarios/bugfix.yaml", "--as-of", AS_OF, "--verbose")
-    assert "Total $0.0320 = input $0.0184 + output $0.0136." in out
+    assert "Total $0.0286 = input $0.0173 + output $0.0113." in out
     assert "Model: Claude Sonnet 4.5 [claude-sonnet-4-5], provider anthropic;" in out
     assert "Price data: genai-prices 0.2.3, last known current on 2026-11-30;" in out
     assert (
@@ -263,7 +263,7 @@ def test_budget_option_exceeded(capsys: pytest.CaptureFixture[str], monkeypatch:
     assert code == 1
     assert (
         err
-        == "agentcost: gate failed: scenarios/bugfix.yaml: over budget: estimated $0.0320 > $0.0100 (--budget)\n"
+        == "agentcost: gate failed: scenarios/bugfix.yaml: over budget: estimated $0.0286 > $0.0100 (--budget)\n"
     )
     assert "total (9 requests)" in out  # the report is still printed
     assert "Budget $0.0100 (--budget): OVER budget" in out
@@ -277,16 +277,16 @@ def test_budget_option_exceeded_json(capsys: pytest.CaptureFixture[str]) -> None
         "limit_usd": "0.01",
         "source": "--budget",
         "over": True,
-        "headroom_usd": "-0.0220049",
+        "headroom_usd": "-0.0186497",
         "overrun": None,
     }
 
 
-@pytest.mark.parametrize(("budget", "code"), [("0.0320049", 0), ("0.0320048", 1)])
+@pytest.mark.parametrize(("budget", "code"), [("0.0286497", 0), ("0.0286496", 1)])
 def test_budget_equal_to_the_estimate_is_not_over(
     budget: str, code: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # bugfix estimates exactly $0.0320049 (tests/test_end_to_end.py)
+    # bugfix estimates exactly $0.0286497 (tests/test_end_to_end.py)
     args = ("estimate", str(SCENARIOS / "bugfix.yaml"), "--as-of", AS_OF, "-f", "json", "--budget", budget)
     result, out, err = cli(capsys, *args)
     assert result == code

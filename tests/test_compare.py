@@ -4,7 +4,7 @@ sorting and ratios, tokens counted once per encoding, the context-window gate, a
 Hand-checked totals on scenarios/bugfix.yaml (Claude on the ratio path, ``no_ctok``), with the rates of
 shared/reference/pricing-facts.md §A.0 (in µ$: 1 token at $1.25/MTok = 1.25 µ$):
 
-* claude-sonnet-4-5: $0.0320049 (tests/test_end_to_end.py, request by request)
+* claude-sonnet-4-5: $0.0286497 (tests/test_end_to_end.py, request by request)
 * gpt-5: 12,402 input of which 8,064 cache reads, 448 output:
   4,338 x 1.25 + 8,064 x 0.125 + 448 x 10 = 5,422.5 + 1,008 + 4,480 = 10,910.5 µ$
 * gemini-2.5-pro (no caching by default, no request over 200k): 12,771 input, 376 output:
@@ -44,7 +44,7 @@ THREE = ["claude-sonnet-4-5", "gpt-5", "gemini-2.5-pro"]  # one model of each pr
 BY_HAND = {
     "gpt-5": Decimal("0.0109105"),
     "gemini-2.5-pro": Decimal("0.01972375"),
-    "claude-sonnet-4-5": Decimal("0.0320049"),
+    "claude-sonnet-4-5": Decimal("0.0286497"),
 }
 
 
@@ -148,17 +148,17 @@ def test_rows_are_sorted_by_cost_with_ratios_to_the_cheapest(three: CompareRepor
     assert [r.model_id for r in three.rows] == ["gpt-5", "gemini-2.5-pro", "claude-sonnet-4-5"]
     assert [r.cheapest for r in three.rows] == [True, False, False]
     assert three.cheapest.model_id == "gpt-5"
-    # 0.01972375 / 0.0109105 = 1.8077..., 0.0320049 / 0.0109105 = 2.9334...
-    assert [r.ratio_to_cheapest for r in three.rows] == [Decimal("1.00"), Decimal("1.81"), Decimal("2.93")]
-    assert [str(r.ratio_to_cheapest) for r in three.rows] == ["1.00", "1.81", "2.93"]
+    # 0.01972375 / 0.0109105 = 1.8077..., 0.0286497 / 0.0109105 = 2.6258...
+    assert [r.ratio_to_cheapest for r in three.rows] == [Decimal("1.00"), Decimal("1.81"), Decimal("2.63")]
+    assert [str(r.ratio_to_cheapest) for r in three.rows] == ["1.00", "1.81", "2.63"]
     # $ per request: total / 9 requests, rounded half-up to 10 places
     assert [r.cost_per_request_usd for r in three.rows] == [
         Decimal("0.0012122778"),  # 0.0109105 / 9 = 0.00121227777...
         Decimal("0.0021915278"),  # 0.01972375 / 9 = 0.00219152777...
-        Decimal("0.0035561"),  # 0.0320049 / 9
+        Decimal("0.0031833"),  # 0.0286497 / 9
     ]
     assert [r.requests for r in three.rows] == [9, 9, 9]
-    assert [r.cached_share for r in three.rows] == [Decimal("0.6502"), Decimal(0), Decimal("0.8359")]
+    assert [r.cached_share for r in three.rows] == [Decimal("0.6502"), Decimal(0), Decimal("0.8388")]
     assert [r.context_window for r in three.rows] == [400_000, 1_048_576, 200_000]  # gemini: facts.yaml
     assert [r.fits_context for r in three.rows] == [True, True, True]
     assert [r.approximate for r in three.rows] == [False, True, True]
@@ -235,7 +235,7 @@ def test_json_matches_the_schema_and_carries_every_estimate(three: CompareReport
     assert [(m["model"], m["model_ref"], m["cost_usd"], m["ratio_to_cheapest"]) for m in data["models"]] == [
         ("gpt-5", "openai/gpt-5", "0.0109105", "1"),
         ("gemini-2.5-pro", "google/gemini-2.5-pro", "0.01972375", "1.81"),
-        ("claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "0.0320049", "2.93"),
+        ("claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "0.0286497", "2.63"),
     ]
     assert data["estimates"] == [report_dict(r.report) for r in three.rows]
     assert [g["name"] for g in data["gates"]] == ["context_window"] * 3
@@ -254,7 +254,7 @@ def test_csv_parses_back(three: CompareReport) -> None:
     assert [Decimal(r["cost_usd"]) for r in rows] == [
         BY_HAND[m] for m in ("gpt-5", "gemini-2.5-pro", "claude-sonnet-4-5")
     ]
-    assert [r["ratio_to_cheapest"] for r in rows] == ["1", "1.81", "2.93"]
+    assert [r["ratio_to_cheapest"] for r in rows] == ["1", "1.81", "2.63"]
     assert [r["cheapest"] for r in rows] == ["true", "false", "false"]
     assert [r["context_window"] for r in rows] == ["400000", "1048576", "200000"]
     assert [r["fits_context"] for r in rows] == ["true", "true", "true"]
@@ -266,7 +266,7 @@ def test_rich_table_fits_110_columns_and_marks_the_cheapest(three: CompareReport
     assert "…" not in text
     assert max(len(line) for line in text.splitlines()) <= 110
     assert "openai · cheapest" in text
-    for figure in ("$0.0109", "$0.0197", "$0.0320", "1.00×", "1.81×", "2.93×", "$0.0012"):  # per request too
+    for figure in ("$0.0109", "$0.0197", "$0.0286", "1.00×", "1.81×", "2.63×", "$0.0012"):  # per request too
         assert figure in text, figure
     assert "Cheapest of 3 models: gpt-5 (openai) at $0.0109 per run of 9 requests" in text
 

@@ -173,19 +173,19 @@ def scenario(editing: ContextEditing | None) -> Scenario:
 def test_estimate_reports_the_saving(fixed_terminal: None) -> None:
     est = estimate_scenario(scenario(ContextEditing(trigger=4_000, keep=2, placeholder=10)), as_of=AS_OF)
     # system 2,000 + task 3 + 47 + 4 after the last message = 2,054. A round: tool_use = name "Read"
-    # (o200k 1 x 1.06 -> 2) + input 20 + 56 (tool_choice auto) = 78; output 3 + 78 = 81, echo 3 + 78 =
-    # 81; result 3 + 20 + 1,000 = 1,023: 1,104 per round. Requests: 2,054 3,158 4,262 5,366 6,470
-    # without editing. 3: 4,262 > 4,000 but only 2 tool uses (keep 2): nothing. 4: 5,366, round 1
-    # cleared (990): 4,376. 5: 4,376 + 1,104 = 5,480, round 2 cleared: 4,490.
-    assert [r.usage.input_tokens for r in est.ledger.rows] == [2_054, 3_158, 4_262, 4_376, 4_490]
+    # (o200k 1 x 1.06 -> 2) + input 20 + 37 (tool_choice auto) = 59; output 3 + 59 = 62, echo 3 + 59 =
+    # 62; result 3 + 11 + 1,000 = 1,014: 1,076 per round. Requests: 2,054 3,130 4,206 5,282 6,358
+    # without editing. 3: 4,206 > 4,000 but only 2 tool uses (keep 2): nothing. 4: 5,282, round 1
+    # cleared (990): 4,292. 5: 4,292 + 1,076 = 5,368, round 2 cleared: 4,378.
+    assert [r.usage.input_tokens for r in est.ledger.rows] == [2_054, 3_130, 4_206, 4_292, 4_378]
     effect = est.context_editing
     assert effect is not None
     assert (effect.edits, effect.results_cleared, effect.tokens_cleared) == (2, 2, 1_980)
-    # with: input 18,340 x 3 = 55,020 + output (4 x 81 + 3 + 97) x 15 = 6,360 -> 61,380 µ$
-    # without: input 21,310 x 3 = 63,930 + 6,360 = 70,290 µ$: saves 8,910 µ$
+    # with: input 18,060 x 3 = 54,180 + output (4 x 62 + 3 + 97) x 15 = 5,220 -> 59,400 µ$
+    # without: input 21,030 x 3 = 63,090 + 5,220 = 68,310 µ$: saves 8,910 µ$
     assert (effect.cost_usd, effect.baseline_usd, effect.saving_usd) == (
-        Decimal("0.06138"),
-        Decimal("0.07029"),
+        Decimal("0.0594"),
+        Decimal("0.06831"),
         Decimal("0.00891"),
     )
     report = build_report(est)
@@ -194,8 +194,8 @@ def test_estimate_reports_the_saving(fixed_terminal: None) -> None:
         "edits": 2,
         "results_cleared": 2,
         "tokens_cleared": 1_980,
-        "cost_usd": "0.06138",
-        "baseline_usd": "0.07029",
+        "cost_usd": "0.0594",
+        "baseline_usd": "0.06831",
         "saving_usd": "0.00891",
     }
     from rich.console import Console
@@ -204,7 +204,7 @@ def test_estimate_reports_the_saving(fixed_terminal: None) -> None:
     console.print(render_table(report, verbose=True))
     text = console.export_text()
     assert "Context editing: cleared 2 tool results (1,980 tokens) before 2 requests" in text
-    assert "saves $0.0089 against no editing ($0.0703)" in text
+    assert "saves $0.0089 against no editing ($0.0683)" in text
 
 
 def test_no_editing_no_effect() -> None:

@@ -189,7 +189,15 @@ def test_every_text_counted_by_the_server_then_cached(server: tuple[ThreadingHTT
     assert first.exit_code == 0, first.output
     report = json.loads(first.stdout)
     counts = report["counts"]
-    assert counts["approximate"] is False and report["approximate"] is False
+    # the framing constants stay offline: approximate, and the split says what the API counted
+    assert counts["approximate"] is True and report["approximate"] is True and counts["exact"] is False
+    assert counts["api"]["counted"].endswith(
+        "distinct texts and the tool-definition block (hidden tool prompt included) counted by "
+        "Anthropic count_tokens for claude-sonnet-4-5"
+    )
+    assert counts["api"]["not_counted"] == (
+        "message, tool_use/tool_result and per-request framing (offline constants)"
+    )
     assert counts["source"].startswith("api Anthropic count_tokens")
     assert any("distinct texts and the tool-definition block" in n for n in counts["notes"])
     assert not any("could not be counted" in n for n in counts["notes"])
@@ -234,7 +242,7 @@ def test_429_then_success_honours_retry_after(
     result = estimate("--count", "api", "-f", "json")
     assert result.exit_code == 0
     assert 7.0 in slept  # Retry-After: 7, through the injected sleep
-    assert json.loads(result.stdout)["counts"]["approximate"] is False
+    assert json.loads(result.stdout)["counts"]["api"]["not_counted"].endswith("(offline constants)")
 
 
 def test_rejected_key_exits_2_naming_the_variable(
@@ -286,7 +294,8 @@ def test_gemini_counts_with_the_gemini_endpoint(
     result = estimate("--count", "api", "-m", "gemini-2.5-flash", "-f", "json")
     assert result.exit_code == 0, result.output
     counts = json.loads(result.stdout)["counts"]
-    assert counts["approximate"] is False and counts["source"].startswith("api Gemini countTokens")
+    assert counts["approximate"] is True and counts["source"].startswith("api Gemini countTokens")
+    assert counts["api"]["not_counted"] == "per-request framing (1) (offline constants)"
     scenario = load_scenario(BUGFIX)
     assert scenario.system is not None and scenario.system.text in state.parts
     tc = count_tokens(scenario, provider="google", model_id="gemini-2.5-flash")

@@ -12,7 +12,8 @@ import pytest
 
 from agentcost.commands.calibrate import _estimate_text, calibrate_trace
 from agentcost.replay import load_trace
-from agentcost.replay.trace import ReplayReport, Trace, replay
+from agentcost.replay.ledger import replay
+from agentcost.replay.trace import ReplayReport, Trace
 from agentcost.scenario.model import Content, Round, ToolUse
 from agentcost.tokens.rules import AnthropicRules
 
@@ -154,12 +155,12 @@ def test_anthropic_log_counts_as_the_scenario(tmp_path: Path, no_ctok: None) -> 
     estimated = _scenario(tmp_path, "claude-sonnet-4-5", [tool])
     report = replay(load_trace(_anthropic_log(tmp_path)), as_of=AS_OF)
     assert _per_request(report) == estimated
-    # request 2 grows by the tool_use echo (3 + name + input + 56: tool_choice auto, the default) and
-    # the tool_result (3 + 20 + content)
+    # request 2 grows by the tool_use echo (3 + name + input + 37: tool_choice auto, the default) and
+    # the tool_result (3 + 11 + content)
     rules = AnthropicRules("claude-sonnet-4-5", use_ctok=False)
     use = rules.text("get_current_weather", "prose") + rules.text(ARGS, "json")
-    assert estimated[1][0] - estimated[0][0] == 3 + use + 56 + 3 + 20 + rules.text(RESULT)
-    assert estimated[0][1] == 3 + use + 56  # the response: output framing + the tool_use block
+    assert estimated[1][0] - estimated[0][0] == 3 + use + 37 + 3 + 11 + rules.text(RESULT)
+    assert estimated[0][1] == 3 + use + 37  # the response: output framing + the tool_use block
 
 
 # ----------------------------------------------------------------------------------------------

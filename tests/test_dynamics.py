@@ -113,11 +113,11 @@ def test_anthropic_sends_the_results_in_one_user_message(no_ctok: None) -> None:
     one, two = count_tokens(
         sequential_equivalent(s), provider="anthropic", model_id="claude-sonnet-4-5"
     ).rounds
-    call = one.output - 3  # the tool_use block: name + 20 + 51
+    call = one.output - 3  # the tool_use block: name + 20 + 37
     assert batch.output == 3 + 2 * call  # one response: output framing once
     assert batch.echo == 3 + 2 * call  # one assistant message
-    assert batch.result == 3 + (20 + 500) + (20 + 300) == 843  # one user message, two tool_result blocks
-    assert (one.result, two.result) == (3 + 20 + 500, 3 + 20 + 300)
+    assert batch.result == 3 + (11 + 500) + (11 + 300) == 825  # one user message, two tool_result blocks
+    assert (one.result, two.result) == (3 + 11 + 500, 3 + 11 + 300)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -129,11 +129,11 @@ def test_bugfix_claude_sonnet_4_5_by_hand() -> None:
     est = run(SCENARIOS / "bugfix.yaml")
     assert (est.prices.model_id, est.prices.provider) == ("claude-sonnet-4-5", "anthropic")
     rows = est.ledger.rows
-    assert inputs(rows) == [1_137, 1_259, 1_801, 2_194, 2_540, 2_748, 2_934, 3_192, 3_456]
-    assert reads(rows) == [0, 1_133, 1_255, 1_797, 2_190, 2_536, 2_744, 2_930, 3_188]
-    assert writes(rows) == [1_133, 122, 542, 393, 346, 208, 186, 258, 264]
+    assert inputs(rows) == [1_137, 1_231, 1_745, 2_110, 2_428, 2_608, 2_766, 2_996, 3_232]
+    assert reads(rows) == [0, 1_133, 1_227, 1_741, 2_106, 2_424, 2_604, 2_762, 2_992]
+    assert writes(rows) == [1_133, 94, 514, 365, 318, 180, 158, 230, 236]
     assert all(r.usage.cache_write_1h_tokens == 0 for r in rows)  # cache_ttl defaults to 5m
-    assert outputs(rows) == [89, 71, 72, 89, 175, 77, 83, 70, 182]
+    assert outputs(rows) == [70, 52, 53, 70, 156, 58, 64, 51, 182]
     assert [r.kind for r in rows] == ["tool_use"] * 8 + ["final"]
     assert [r.tools for r in rows[:5]] == [("Bash",), ("Read",), ("Read",), ("Bash",), ("Edit",)]
     # Conversation caching (Anthropic's default): request 1 writes its prompt but the 4 tokens after
@@ -144,20 +144,20 @@ def test_bugfix_claude_sonnet_4_5_by_hand() -> None:
         assert row.usage.cache_write_tokens == row.usage.input_tokens - prev.usage.input_tokens
     for row in rows:
         assert row.cost.total_usd == by_hand(row.usage, SONNET_4_5), row.index
-    # request 1: 4 uncached x $3 = 12 µ$ + write 1,133 x $3.75 = 4,248.75 µ$ + output 89 x $15 = 1,335 µ$
-    assert rows[0].cost.total_usd == Decimal("0.00559575")
-    # request 9: 4 x 3 = 12 + read 3,188 x 0.30 = 956.4 + write 264 x 3.75 = 990 + output 182 x 15 = 2,730
-    assert rows[8].cost.total_usd == Decimal("0.0046884")
-    # total: uncached 9 x 4 = 36 x 3 = 108 + read 17,773 x 0.30 = 5,331.9 + write 3,452 x 3.75 = 12,945
-    #        + output 908 x 15 = 13,620 = 32,004.9 µ$
+    # request 1: 4 uncached x $3 = 12 µ$ + write 1,133 x $3.75 = 4,248.75 µ$ + output 70 x $15 = 1,050 µ$
+    assert rows[0].cost.total_usd == Decimal("0.00531075")
+    # request 9: 4 x 3 = 12 + read 2,992 x 0.30 = 897.6 + write 236 x 3.75 = 885 + output 182 x 15 = 2,730
+    assert rows[8].cost.total_usd == Decimal("0.0045246")
+    # total: uncached 9 x 4 = 36 x 3 = 108 + read 16,989 x 0.30 = 5,096.7 + write 3,228 x 3.75 = 12,105
+    #        + output 756 x 15 = 11,340 = 28,649.7 µ$
     t = est.ledger.totals
     assert (t.input_tokens, t.cache_read_tokens, t.cache_write_tokens, t.output_tokens) == (
-        21_261,
-        17_773,
-        3_452,
-        908,
+        20_253,
+        16_989,
+        3_228,
+        756,
     )
-    assert t.cost_usd == Decimal("0.0320049")
+    assert t.cost_usd == Decimal("0.0286497")
     assert est.counts.approximate is True
 
 
@@ -422,8 +422,8 @@ def test_request_over_the_context_window_is_warned_about(tmp_path: Path) -> None
 
 def claude_loop(tmp_path: Path, extra: str = "", model: str = "claude-sonnet-4-5") -> Path:
     """Claude counts: system 3,000 (no framing); task 3 + 500; 4 after the last message: B = 3,507.
-    Each round: tool_use 3 + name "run" ceil(1 x 1.06) = 2 + 40 + 56 (tool_choice auto) = 101 (also its
-    output); result 3 + 20 + 2,000 = 2,023: r = 2,124. Final answer: 3 + 200 = 203 output tokens."""
+    Each round: tool_use 3 + name "run" ceil(1 x 1.06) = 2 + 40 + 37 (tool_choice auto) = 82 (also its
+    output); result 3 + 11 + 2,000 = 2,014: r = 2,096. Final answer: 3 + 200 = 203 output tokens."""
     text = (
         f"version: 1\nmodel: {model}\nsystem: {{tokens: 3000}}\ntask: {{tokens: 500}}\n"
         "defaults: {call_tokens: 40, result: 2000}\nrounds:\n  - tool: run\n    repeat: 10\nfinal: 200\n"
@@ -431,7 +431,7 @@ def claude_loop(tmp_path: Path, extra: str = "", model: str = "claude-sonnet-4-5
     return write(tmp_path, text + extra, f"s{len(list(tmp_path.iterdir()))}.yaml")
 
 
-CLAUDE_LOOP_INPUTS = [3_507 + (i - 1) * 2_124 for i in range(1, 12)]
+CLAUDE_LOOP_INPUTS = [3_507 + (i - 1) * 2_096 for i in range(1, 12)]
 
 
 def test_anthropic_caching_modes(tmp_path: Path) -> None:
@@ -440,34 +440,34 @@ def test_anthropic_caching_modes(tmp_path: Path) -> None:
     conversation = run(claude_loop(tmp_path, "caching: conversation\n"))
     for est in (none, prefix, conversation):
         assert inputs(est.ledger.rows) == CLAUDE_LOOP_INPUTS
-        assert outputs(est.ledger.rows) == [101] * 10 + [203]
+        assert outputs(est.ledger.rows) == [82] * 10 + [203]
         assert est.caching_is_default is False
         for row in est.ledger.rows:
             assert row.cost.total_usd == by_hand(row.usage, SONNET_4_5)
 
     assert reads(none.ledger.rows) == writes(none.ledger.rows) == [0] * 11
-    # input 155,397 x $3 = 466,191 µ$ + output 1,213 x $15 = 18,195 µ$
-    assert none.ledger.totals.cost_usd == Decimal("0.484386")
+    # input 153,857 x $3 = 461,571 µ$ + output 1,023 x $15 = 15,345 µ$
+    assert none.ledger.totals.cost_usd == Decimal("0.476916")
 
     # prefix: only tools + system (3,000) is written, once, and read by every later request
     assert writes(prefix.ledger.rows) == [3_000] + [0] * 10
     assert reads(prefix.ledger.rows) == [0] + [3_000] * 10
-    # request 1: 507 x 3 = 1,521 + write 3,000 x 3.75 = 11,250 + output 101 x 15 = 1,515 = 14,286 µ$
-    assert prefix.ledger.rows[0].cost.total_usd == Decimal("0.014286")
-    # request 2: 2,631 x 3 = 7,893 + read 3,000 x 0.30 = 900 + 1,515 = 10,308 µ$
-    assert prefix.ledger.rows[1].cost.total_usd == Decimal("0.010308")
-    # uncached 155,397 - 3,000 - 30,000 = 122,397 x 3 = 367,191 + 11,250 + 30,000 x 0.30 = 9,000 + 18,195
-    assert prefix.ledger.totals.cost_usd == Decimal("0.405636")
+    # request 1: 507 x 3 = 1,521 + write 3,000 x 3.75 = 11,250 + output 82 x 15 = 1,230 = 14,001 µ$
+    assert prefix.ledger.rows[0].cost.total_usd == Decimal("0.014001")
+    # request 2: 2,603 x 3 = 7,809 + read 3,000 x 0.30 = 900 + 1,230 = 9,939 µ$
+    assert prefix.ledger.rows[1].cost.total_usd == Decimal("0.009939")
+    # uncached 153,857 - 3,000 - 30,000 = 120,857 x 3 = 362,571 + 11,250 + 30,000 x 0.30 = 9,000 + 15,345
+    assert prefix.ledger.totals.cost_usd == Decimal("0.398166")
 
     # conversation: everything but the 4-token tail is written once and read by the next request
-    assert writes(conversation.ledger.rows) == [3_503] + [2_124] * 10
+    assert writes(conversation.ledger.rows) == [3_503] + [2_096] * 10
     assert reads(conversation.ledger.rows) == [0] + [n - 4 for n in CLAUDE_LOOP_INPUTS[:-1]]
-    # request 1: 4 x 3 = 12 + write 3,503 x 3.75 = 13,136.25 + 1,515 = 14,663.25 µ$
-    assert conversation.ledger.rows[0].cost.total_usd == Decimal("0.01466325")
-    # request 2: 12 + read 3,503 x 0.30 = 1,050.9 + write 2,124 x 3.75 = 7,965 + 1,515 = 10,542.9 µ$
-    assert conversation.ledger.rows[1].cost.total_usd == Decimal("0.0105429")
-    # 11 x 4 x 3 = 132 + write 24,743 x 3.75 = 92,786.25 + read 130,610 x 0.30 = 39,183 + 18,195
-    assert conversation.ledger.totals.cost_usd == Decimal("0.15029625")
+    # request 1: 4 x 3 = 12 + write 3,503 x 3.75 = 13,136.25 + 1,230 = 14,378.25 µ$
+    assert conversation.ledger.rows[0].cost.total_usd == Decimal("0.01437825")
+    # request 2: 12 + read 3,503 x 0.30 = 1,050.9 + write 2,096 x 3.75 = 7,860 + 1,230 = 10,152.9 µ$
+    assert conversation.ledger.rows[1].cost.total_usd == Decimal("0.0101529")
+    # 11 x 4 x 3 = 132 + write 24,463 x 3.75 = 91,736.25 + read 129,350 x 0.30 = 38,805 + 15,345
+    assert conversation.ledger.totals.cost_usd == Decimal("0.14601825")
 
     # a long loop: no caching costs most, caching the conversation least
     assert none.ledger.totals.cost_usd > prefix.ledger.totals.cost_usd > conversation.ledger.totals.cost_usd
@@ -484,14 +484,14 @@ def test_anthropic_one_hour_ttl_uses_the_one_hour_price(tmp_path: Path) -> None:
     prefix = run(claude_loop(tmp_path, "caching: prefix\ncache_ttl: 1h\n"))
     first = prefix.ledger.rows[0]
     assert (first.usage.cache_write_1h_tokens, first.usage.cache_write_tokens) == (3_000, 0)
-    # 507 x 3 = 1,521 + 1-hour write 3,000 x $6 = 18,000 + output 1,515 = 21,036 µ$
-    assert first.cost.total_usd == Decimal("0.021036")
+    # 507 x 3 = 1,521 + 1-hour write 3,000 x $6 = 18,000 + output 1,230 = 20,751 µ$
+    assert first.cost.total_usd == Decimal("0.020751")
     conversation = run(claude_loop(tmp_path, "caching: conversation\ncache_ttl: 1h\n"))
     rows = conversation.ledger.rows
-    assert [r.usage.cache_write_1h_tokens for r in rows] == [3_503] + [2_124] * 10
+    assert [r.usage.cache_write_1h_tokens for r in rows] == [3_503] + [2_096] * 10
     assert all(r.usage.cache_write_tokens == 0 for r in rows)
-    # 4 x 3 = 12 + 3,503 x 6 = 21,018 + 1,515 = 22,545 µ$
-    assert rows[0].cost.total_usd == Decimal("0.022545")
+    # 4 x 3 = 12 + 3,503 x 6 = 21,018 + 1,230 = 22,260 µ$
+    assert rows[0].cost.total_usd == Decimal("0.02226")
     for row in rows:
         assert row.cost.total_usd == by_hand(row.usage, SONNET_4_5)
     report = build_report(conversation)
@@ -504,15 +504,15 @@ def test_prefix_below_the_minimum_cacheable_length_writes_nothing(tmp_path: Path
     prefix = run(claude_loop(tmp_path, "caching: prefix\n", model="claude-haiku-4-5"))
     assert prefix.ledger.policy.min_tokens == 4_096
     assert prefix.ledger.totals.cache_read_tokens == prefix.ledger.totals.cache_write_tokens == 0
-    # so it costs what no caching costs: 155,397 x $1 = 155,397 µ$ + 1,213 x $5 = 6,065 µ$
-    assert prefix.ledger.totals.cost_usd == Decimal("0.161462")
-    # the conversation reaches 4,096 at request 2 (5,627 cacheable tokens), which writes it whole
+    # so it costs what no caching costs: 153,857 x $1 = 153,857 µ$ + 1,023 x $5 = 5,115 µ$
+    assert prefix.ledger.totals.cost_usd == Decimal("0.158972")
+    # the conversation reaches 4,096 at request 2 (5,599 cacheable tokens), which writes it whole
     conversation = run(claude_loop(tmp_path, "caching: conversation\n", model="claude-haiku-4-5"))
     rows = conversation.ledger.rows
-    assert writes(rows)[:3] == [0, 5_627, 2_124]
-    assert reads(rows)[:3] == [0, 0, 5_627]
-    # request 2: 4 x $1 = 4 + write 5,627 x $1.25 = 7,033.75 + output 101 x $5 = 505 = 7,542.75 µ$
-    assert rows[1].cost.total_usd == Decimal("0.00754275")
+    assert writes(rows)[:3] == [0, 5_599, 2_096]
+    assert reads(rows)[:3] == [0, 0, 5_599]
+    # request 2: 4 x $1 = 4 + write 5,599 x $1.25 = 6,998.75 + output 82 x $5 = 410 = 7,412.75 µ$
+    assert rows[1].cost.total_usd == Decimal("0.00741275")
     for row in rows:
         assert row.cost.total_usd == by_hand(row.usage, HAIKU_4_5)
 

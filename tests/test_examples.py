@@ -98,56 +98,56 @@ def test_parallel_retries_by_hand() -> None:
     tests = count_text((SCENARIOS / "bugfix/test_orders.py").read_text(encoding="utf-8"))
     assert (orders, tests) == (422, 281)  # o200k_base
     # Python source is not JSON, so it counts as prose: ceil(o200k x 1.06) = 448 and 298;
-    # app/money.py is 420 tokens as given; 3 + 20 per tool_result block
-    assert three.result == 3 + 3 * 20 + 448 + 298 + 420 == 1229
+    # app/money.py is 420 tokens as given; 3 + 11 per tool_result block
+    assert three.result == 3 + 3 * 11 + 448 + 298 + 420 == 1202
     # share 0.1 of 6 tool rounds = 0.6 -> 1 failed attempt, before the last round (git diff)
     [failed] = [r for r in rows if r.failed]
     assert (failed.index, failed.round, failed.tools) == (6, None, ("Bash",))
     assert rows[failed.index].round == 5  # the round it retries comes right after
-    assert [r.result for r in counts.rounds if r.failed] == [3 + 20 + 60]  # the 60-token error
+    assert [r.result for r in counts.rounds if r.failed] == [3 + 11 + 60]  # the 60-token error
     # trim: the 5,200-token verbose test log goes back as 2,000 tokens
-    assert counts.rounds[4].result == 3 + 20 + 2000
-    assert rows[5].usage.input_tokens - rows[4].usage.input_tokens == counts.rounds[4].echo + 2023
-    # the failed attempt's own cost: 4 uncached + 3,260 read + 2,114 written + 70 output
+    assert counts.rounds[4].result == 3 + 11 + 2000
+    assert rows[5].usage.input_tokens - rows[4].usage.input_tokens == counts.rounds[4].echo + 2014
+    # the failed attempt's own cost: 4 uncached + 3,092 read + 2,086 written + 51 output
     u = failed.usage
     assert (u.input_tokens, u.cache_read_tokens, u.cache_write_tokens, u.output_tokens) == (
-        5378,
-        3260,
-        2114,
-        70,
+        5182,
+        3092,
+        2086,
+        51,
     )
-    by_hand = usd("3", 4) + usd("0.30", 3260) + usd("3.75", 2114) + usd("15", 70)
-    assert failed.cost.total_usd == by_hand == Decimal("0.0099675")
+    by_hand = usd("3", 4) + usd("0.30", 3092) + usd("3.75", 2086) + usd("15", 51)
+    assert failed.cost.total_usd == by_hand == Decimal("0.0095271")
     t = est.ledger.totals
     assert (t.failed_requests, t.failed_usd) == (1, by_hand)
-    assert est.total_usd == Decimal("0.04142175")
+    assert est.total_usd == Decimal("0.03765135")
     assert est.dynamics is not None
-    assert est.dynamics.sequential_usd == Decimal("0.04281645")  # the three reads one per round
-    assert est.dynamics.parallel_saving_usd == Decimal("0.00139470")
+    assert est.dynamics.sequential_usd == Decimal("0.03900405")  # the three reads one per round
+    assert est.dynamics.parallel_saving_usd == Decimal("0.00135270")
     # limits.max_budget_usd 0.10 is never reached
     assert est.ledger.budget_stop is None and est.total_usd < Decimal("0.10")
 
 
 def test_parallel_retries_would_stop_at_a_lower_budget() -> None:
-    # as the file's comment says: at $0.02 the agent stops after request 4 (the edit)
+    # as the file's comment says: at $0.02 the agent stops after request 5 (the test-suite run)
     est = run("parallel-retries.yaml", "limits.max_budget_usd=0.02")
-    assert est.ledger.budget_stop == 4 and est.ledger.rounds_run == 4
-    assert est.ledger.rows[-1].tools == ("Edit",)
-    assert est.ledger.rows[2].running_usd <= Decimal("0.02") < est.ledger.rows[3].running_usd
-    assert est.total_usd == Decimal("0.02150655")
+    assert est.ledger.budget_stop == 5 and est.ledger.rounds_run == 5
+    assert [r.tools for r in est.ledger.rows[-2:]] == [("Edit",), ("Bash",)]
+    assert est.ledger.rows[3].running_usd <= Decimal("0.02") < est.ledger.rows[4].running_usd
+    assert est.total_usd == Decimal("0.02183220")
     md = render_markdown(build_report(est))
-    assert "run stopped by limits.max_budget_usd (0.02 USD) after request 4: 4 of 6 rounds" in md
+    assert "run stopped by limits.max_budget_usd (0.02 USD) after request 5: 5 of 6 rounds" in md
 
 
 def test_parallel_retries_report_lines() -> None:
     report = build_report(run("parallel-retries.yaml"))
     md = render_markdown(report)
-    assert "Parallel calls: saves $0.0014 against the same calls made one per round ($0.0428)." in md
-    assert "Retries: 1 failed attempt (invalid call + error result) cost $0.0100, 24.1%" in md
+    assert "Parallel calls: saves $0.0014 against the same calls made one per round ($0.0390)." in md
+    assert "Retries: 1 failed attempt (invalid call + error result) cost $0.0095, 25.3%" in md
     data = report_dict(report)
     parallel = data["agent_dynamics"]["parallel"]
-    assert Decimal(parallel["sequential_usd"]) == Decimal("0.04281645")
-    assert Decimal(parallel["saving_usd"]) == Decimal("0.00139470")
+    assert Decimal(parallel["sequential_usd"]) == Decimal("0.03900405")
+    assert Decimal(parallel["saving_usd"]) == Decimal("0.0013527")
     assert data["agent_dynamics"]["retries"]["failed_requests"] == 1
 
 
@@ -173,13 +173,13 @@ def test_routing_example() -> None:
     d = est.dynamics
     assert d is not None and d.sequential_usd is None
     assert d.baselines == (
-        ("claude-sonnet-4-5", Decimal("0.16008615")),
-        (HAIKU, Decimal("0.06298305")),
+        ("claude-sonnet-4-5", Decimal("0.15231375")),
+        (HAIKU, Decimal("0.06024105")),
     )
-    assert est.total_usd == Decimal("0.13602960")
+    assert est.total_usd == Decimal("0.13112540")
     assert d.baselines[1][1] < est.total_usd < d.baselines[0][1]  # routing saves against all-Sonnet
     md = render_markdown(build_report(est))
-    assert "Routing: $0.1360 routed; all on claude-sonnet-4-5 $0.1601, all on claude-haiku-4-5 $0.0630" in md
+    assert "Routing: $0.1311 routed; all on claude-sonnet-4-5 $0.1523, all on claude-haiku-4-5 $0.0602" in md
 
 
 # --- scenarios/long-run-context.yaml -------------------------------------------------------------
@@ -203,21 +203,21 @@ def test_long_run_context_example() -> None:
     )
     assert len(t.deferred) == 40 and t.searches == 5
     assert t.prefix_tokens == 40 * 9 + TOOL_SEARCH_TOOL_TOKENS == 480
-    assert (t.cost_usd, t.baseline_usd) == (Decimal("1.11694350"), Decimal("1.16803035"))
+    assert (t.cost_usd, t.baseline_usd) == (Decimal("1.08908340"), Decimal("1.14841725"))
     e = est.context_editing
     assert e is not None
     assert [r.index for r in rows if r.cleared_results] == [13, 22]
     assert (e.edits, e.results_cleared, e.tokens_cleared) == (2, 15, 79_850)
-    assert (e.cost_usd, e.baseline_usd) == (Decimal("1.11694350"), Decimal("1.70821695"))
+    assert (e.cost_usd, e.baseline_usd) == (Decimal("1.08908340"), Decimal("1.68235095"))
     # the request after a clearing reads the cache only up to the first cleared result
     first = rows[12]
     assert first.usage.cache_read_tokens < rows[11].usage.cache_read_tokens
-    assert est.total_usd == Decimal("1.11694350")
+    assert est.total_usd == Decimal("1.08908340")
     md = render_markdown(build_report(est))
     assert "Context editing: cleared 15 tool results (79,850 tokens) before 2 requests;" in md
-    assert "saves $0.5913 against no editing ($1.7082)." in md
+    assert "saves $0.5933 against no editing ($1.6824)." in md
     assert "Deferred tools: 40 tools cost 480 prefix tokens (stubs + the tool-search tool) instead of" in md
-    assert "saves $0.0511 against loading every tool up front ($1.1680)." in md
+    assert "saves $0.0593 against loading every tool up front ($1.1484)." in md
 
 
 def test_rows_say_which_request_failed_and_which_model_a_routed_one_ran_on(no_ctok: None) -> None:

@@ -195,17 +195,17 @@ def test_a_lever_of_a_one_hour_ttl_by_hand(tmp_path: Path) -> None:
     ]
     # each request finds its 5-minute entries expired (400 s > 300 s) and writes all but the 4 framing
     # tokens after the last breakpoint again
-    assert rows == [(5_107, 5_103, 102), (6_132, 6_128, 102), (7_157, 7_153, 203)]
-    # 5m: 1: 5,103 x 3.75 = 19,136.25 + 4 x 3 = 12 + 102 x 15 = 1,530 -> 20,678.25
-    #     2: 6,128 x 3.75 = 22,980 + 12 + 1,530 -> 24,522
-    #     3: 7,153 x 3.75 = 26,823.75 + 12 + 203 x 15 = 3,045 -> 29,880.75; total 75,081 µ$
-    assert est.ledger.totals.cost_usd == Decimal("0.075081")
-    # 1h: 1: 5,103 x 6 = 30,618 + 12 + 1,530 -> 32,160
-    #     2: read 5,103 x 0.30 = 1,530.9 + write 1,025 x 6 = 6,150 + 12 + 1,530 -> 9,222.9
-    #     3: read 6,128 x 0.30 = 1,838.4 + 6,150 + 12 + 3,045 -> 11,045.4; total 52,428.3 µ$
+    assert rows == [(5_107, 5_103, 83), (6_104, 6_100, 83), (7_101, 7_097, 203)]
+    # 5m: 1: 5,103 x 3.75 = 19,136.25 + 4 x 3 = 12 + 83 x 15 = 1,245 -> 20,393.25
+    #     2: 6,100 x 3.75 = 22,875 + 12 + 1,245 -> 24,132
+    #     3: 7,097 x 3.75 = 26,613.75 + 12 + 203 x 15 = 3,045 -> 29,670.75; total 74,196 µ$
+    assert est.ledger.totals.cost_usd == Decimal("0.074196")
+    # 1h: 1: 5,103 x 6 = 30,618 + 12 + 1,245 -> 31,875
+    #     2: read 5,103 x 0.30 = 1,530.9 + write 997 x 6 = 5,982 + 12 + 1,245 -> 8,769.9
+    #     3: read 6,100 x 0.30 = 1,830 + 5,982 + 12 + 3,045 -> 10,869; total 51,513.9 µ$
     [ttl] = [lv for lv in explain(est).levers if lv.name == "cache_ttl_1h"]
-    assert ttl.cost_usd == Decimal("0.0524283")
-    assert ttl.saved_usd == Decimal("0.0226527")  # 75,081 - 52,428.3 µ$
+    assert ttl.cost_usd == Decimal("0.0515139")
+    assert ttl.saved_usd == Decimal("0.0226821")  # 74,196 - 51,513.9 µ$
     assert ttl.description == "1h cache TTL instead of 5m"
 
 
@@ -348,15 +348,15 @@ def test_json_has_an_insights_object_and_matches_the_schema(tmp_path: Path) -> N
     report = explained(tmp_path, PACED)
     data = json.loads(render_text(report, Format.json))
     validate_json(data, report_schema())
-    assert data["kind"] == "estimate" and data["totals"]["cost_usd"] == "0.075081"
+    assert data["kind"] == "estimate" and data["totals"]["cost_usd"] == "0.074196"
     insights = data["insights"]
     assert insights["checks"]["requests"] == 3 and insights["checks"]["retry_note"] == "no retries modelled"
     assert insights["levers"][0] == {
         "name": "cache_ttl_1h",
         "description": "1h cache TTL instead of 5m",
-        "cost_usd": "0.0524283",
-        "saved_usd": "0.0226527",
-        "saved_fraction": "0.3017",
+        "cost_usd": "0.0515139",
+        "saved_usd": "0.0226821",
+        "saved_fraction": "0.3057",
         "tradeoff": None,
     }
     # without --explain the estimate JSON has no insights key and still matches
@@ -373,7 +373,7 @@ def test_table_and_markdown_show_the_section(tmp_path: Path) -> None:
     assert "[a different product: asynchronous" in table  # brackets kept, not read as markup
     markdown = render_text(report, Format.markdown)
     assert "##### Insights" in markdown
-    assert "1. 1h cache TTL instead of 5m: −$0.0227 per task (−30.2%), $0.0524 instead of $0.0751" in markdown
+    assert "1. 1h cache TTL instead of 5m: −$0.0227 per task (−30.6%), $0.0515 instead of $0.0742" in markdown
     assert render_text(report, Format.csv) == render_text(report.report, Format.csv)
 
 
@@ -390,7 +390,7 @@ def test_cli_explain(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert code == 0 and err == ""
     assert json.loads(out)["insights"]["levers"][0]["name"] == "cache_ttl_1h"
     code, out, _ = cli(capsys, "estimate", path, "--explain", "--as-of", "2026-11-30", "-q")
-    assert (code, out) == (0, "0.075081\n")
+    assert (code, out) == (0, "0.074196\n")
 
 
 def test_cli_explain_takes_one_scenario(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -53,8 +53,8 @@ def test_bugfix_prints_the_table_and_at_most_six_lines(
     lines = under_table(out)
     assert len(lines) <= 6, lines
     assert lines[:2] == [
-        "Total $0.0320 per run: 9 requests, 83.6% of input tokens read from cache.",
-        "Budget $0.1000 (limits.budget_usd): within budget, headroom $0.0680.",
+        "Total $0.0286 per run: 9 requests, 83.9% of input tokens read from cache.",
+        "Budget $0.1000 (limits.budget_usd): within budget, headroom $0.0714.",
     ]
     # the price source, then the counter every figure depends on (issue 29); 80 columns wrap it
     prices = (
@@ -72,11 +72,11 @@ def test_verbose_shows_every_detail_once(capsys: pytest.CaptureFixture[str], fix
     assert code == 0
     text = " ".join(" ".join(under_table(out)).split())  # lines Rich wrapped joined again
     for detail in (
-        "Total $0.0320 = input $0.0184 + output $0.0136.",
+        "Total $0.0286 = input $0.0173 + output $0.0113.",
         "Price data: genai-prices 0.2.3, last known current on 2026-11-30;",
         "Model: Claude Sonnet 4.5 [claude-sonnet-4-5], provider anthropic;",
         "Caching: conversation (provider default), TTL 5m;",
-        "Cheapest for this pacing: 5m TTL at $0.0320;",
+        "Cheapest for this pacing: 5m TTL at $0.0286;",
         "Token counts (approximate, marked *):",
         "hidden tool-use system prompt: 496 tokens for tool_choice auto",
         "No pacing set: requests run back to back, so the cache never expires.",
@@ -168,13 +168,13 @@ def test_budget_verdict_in_colour_and_approximate_counts_dim() -> None:
     assert "dim" in styles(within, "Token counts marked * are approximate")
     console = Console(width=80, record=True, color_system=None)
     console.print(notes(over))
-    assert "Budget $0.0100 (--budget): OVER budget, headroom -$0.0220." in console.export_text()
+    assert "Budget $0.0100 (--budget): OVER budget, headroom -$0.0186." in console.export_text()
 
 
 def test_markdown_keeps_the_details_in_a_details_block() -> None:
     md = render_markdown(build_report(estimate(BUGFIX, as_of=datetime(2026, 11, 30, tzinfo=UTC))))
     body, details = md.split("<details><summary>Assumptions</summary>")
-    assert "Budget $0.1000 (limits.budget_usd): within budget, headroom $0.0680." in body
+    assert "Budget $0.1000 (limits.budget_usd): within budget, headroom $0.0714." in body
     assert "Model: Claude Sonnet 4.5" not in body
     assert "- Model: Claude Sonnet 4.5 \\[claude-sonnet-4-5\\]" in details
     assert md.rstrip().endswith(

@@ -177,7 +177,7 @@ def test_main_prints_the_table_and_writes_rows_that_parse(
     )
     assert code == 0
     printed = capsys.readouterr().out
-    assert "| per tool_result block | 7 (20) |" in printed  # measured (calibration)
+    assert "| per tool_result block | 7 (11) |" in printed  # measured (calibration)
     tables = yaml.safe_load(out.read_text(encoding="utf-8"))
     assert set(tables) == {
         "token_ratio",

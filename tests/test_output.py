@@ -56,14 +56,14 @@ def test_json_passes_python_json_tool(capsys: pytest.CaptureFixture[str]) -> Non
     checked = subprocess.run(
         [sys.executable, "-m", "json.tool"], input=produced, capture_output=True, text=True, check=True
     )
-    assert json.loads(checked.stdout)["totals"]["cost_usd"] == "0.0320049"
+    assert json.loads(checked.stdout)["totals"]["cost_usd"] == "0.0286497"
 
 
 def test_markdown_golden(capsys: pytest.CaptureFixture[str], golden: GoldenCheck) -> None:
     code, out, _ = cli(capsys, "estimate", "scenarios/bugfix.yaml", "--as-of", AS_OF, "--format", "markdown")
     assert code == 0
     assert out.startswith("#### agentcost: Fix POST /orders validation\n")
-    assert "**$0.0320** per run on `claude-sonnet-4-5` (anthropic): 9 requests" in out
+    assert "**$0.0286** per run on `claude-sonnet-4-5` (anthropic): 9 requests" in out
     golden("bugfix.md", out)
 
 
@@ -84,9 +84,9 @@ def test_csv_rows_parse_back_and_sum_exactly(capsys: pytest.CaptureFixture[str])
         "Bash",
         "",
     ]
-    assert total["request"] == "total" and total["cost_usd"] == "0.0320049"
+    assert total["request"] == "total" and total["cost_usd"] == "0.0286497"
     assert sum(Decimal(r["cost_usd"]) for r in requests) == Decimal(total["cost_usd"])
-    assert sum(int(r["input_tokens"]) for r in requests) == int(total["input_tokens"]) == 21_261
+    assert sum(int(r["input_tokens"]) for r in requests) == int(total["input_tokens"]) == 20_253
 
 
 def test_svg_is_an_svg_document_with_the_chart(capsys: pytest.CaptureFixture[str]) -> None:
@@ -106,14 +106,14 @@ def test_chart_bars_are_scaled_to_the_largest_request(capsys: pytest.CaptureFixt
     # the costliest request is the first (it writes the whole prefix to the cache): the longest bar
     lengths = [sum(line.count(c) for c in "█▓▒░") for line in lines]
     assert lengths[0] == max(lengths)
-    assert lines[-1].rstrip().endswith("$0.0320")  # the running total
+    assert lines[-1].rstrip().endswith("$0.0286")  # the running total
 
 
 def test_quiet_prints_one_number(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli(capsys, "estimate", BUGFIX, "--as-of", AS_OF, "-q")
-    assert (code, out, err) == (0, "0.0320049\n", "")
+    assert (code, out, err) == (0, "0.0286497\n", "")
     code, out, err = cli(capsys, "estimate", BUGFIX, "--as-of", AS_OF, "-q", "--budget", "0.01")
-    assert code == 1 and out == "0.0320049\n" and "over budget" in err
+    assert code == 1 and out == "0.0286497\n" and "over budget" in err
 
 
 def test_output_file_is_written_atomically_and_stdout_stays_empty(
@@ -123,7 +123,7 @@ def test_output_file_is_written_atomically_and_stdout_stays_empty(
     target.write_text("old", encoding="utf-8")
     code, out, _ = cli(capsys, "estimate", BUGFIX, "--as-of", AS_OF, "-f", "json", "-o", str(target))
     assert code == 0 and out == ""
-    assert json.loads(target.read_text(encoding="utf-8"))["totals"]["cost_usd"] == "0.0320049"
+    assert json.loads(target.read_text(encoding="utf-8"))["totals"]["cost_usd"] == "0.0286497"
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]  # no temporary file left behind
 
 
@@ -160,9 +160,9 @@ def test_tripped_gates_become_github_error_annotations(
     )
     assert code == 1
     assert err.splitlines() == [
-        "agentcost: gate failed: scenarios/bugfix.yaml: over budget: estimated $0.0320 > $0.0100 (--budget)",
+        "agentcost: gate failed: scenarios/bugfix.yaml: over budget: estimated $0.0286 > $0.0100 (--budget)",
         "::error file=scenarios/bugfix.yaml,title=agentcost budget::scenarios/bugfix.yaml: over budget:"
-        " estimated $0.0320 > $0.0100 (--budget)",
+        " estimated $0.0286 > $0.0100 (--budget)",
     ]
 
 
@@ -189,11 +189,11 @@ def test_budget_set_from_the_command_line_names_the_override(capsys: pytest.Capt
         "limit_usd": "0.02",
         "source": "--set limits.budget_usd=0.02",
         "over": True,
-        "headroom_usd": "-0.0120049",
+        "headroom_usd": "-0.0086497",
         "overrun": None,
     }
     assert err.startswith(
-        f"agentcost: gate failed: {BUGFIX}: over budget: estimated $0.0320 > $0.0200 (--set limits.budget_usd=0.02)"
+        f"agentcost: gate failed: {BUGFIX}: over budget: estimated $0.0286 > $0.0200 (--set limits.budget_usd=0.02)"
     )
 
 

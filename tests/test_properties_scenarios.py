@@ -1145,7 +1145,7 @@ def test_deferring_an_unused_tool_can_cost_more(workdir: Path) -> None:
     the stub size). OpenAI caching (gpt-5.4): deferring a one-parameter function sheds its parameter,
     the prefix shrinks by 9 tokens (179 to 170), and the second request's cache hit falls a step, from
     1,280 to 1,152 tokens.
-    A prefix under the minimum (claude-sonnet-4-5, conversation caching): deferring a 60-token tool
+    A prefix under the minimum (claude-sonnet-4-5, conversation caching): deferring a 68-word tool
     brings the second request's prompt under 1,024 tokens, so it is no longer cached.
     With that function, ``max_budget_usd`` $0.0188: the third request ($0.018840 in all) passes it and
     the run stops before a 20,000-token final answer; 9 tokens fewer per request ($0.0187725) and it
@@ -1180,7 +1180,7 @@ def test_deferring_an_unused_tool_can_cost_more(workdir: Path) -> None:
     _deferring_dearer(workdir, {**cached, "rounds": [{**read, "result": 94}] * 4})
     claude = {**doc, "model": "claude-sonnet-4-5", "caching": "conversation", "rounds": [read] * 3}
     claude["tools"] = deepcopy(tools)
-    claude["tools"][2]["description"] = "Check " * 40
+    claude["tools"][2]["description"] = "Check " * 68  # 65+ (ctok) / 61+ (ratio) cross 1,024
     _deferring_dearer(workdir, claude)
     two_pages = {**doc, "tools": one_parameter, "rounds": [{**read, "result": 3000}] * 2}
     three_pages = {**doc, "tools": one_parameter, "rounds": [{**read, "result": 2000}] * 3, "final": 20000}

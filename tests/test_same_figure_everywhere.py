@@ -40,7 +40,7 @@ from agentcost.tokens.memo import DEFAULT_MEMO
 ROOT = Path(__file__).resolve().parent.parent
 BUGFIX = ROOT / "scenarios" / "bugfix.yaml"
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
-RATIO_USD = Decimal("0.0320049")  # the README's figure: o200k_base × ratio, the default everywhere
+RATIO_USD = Decimal("0.0286497")  # the README's figure: o200k_base × ratio, the default everywhere
 
 
 class StandIn:
@@ -92,7 +92,7 @@ def test_default_ignores_an_importable_ctok(stand_in: StandIn) -> None:
     assert est.counts.encoding == "o200k_base × ratio"
     assert build_report(est).totals.cost_usd == RATIO_USD
     report = build_report(est)
-    assert (report.totals.input_tokens, report.totals.output_tokens) == (21261, 908)
+    assert (report.totals.input_tokens, report.totals.output_tokens) == (20253, 756)
 
 
 def test_default_is_the_same_without_ctok(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -111,8 +111,8 @@ def test_count_ctok_counts_with_ctok(stand_in: StandIn) -> None:
     rules = R.AnthropicRules("claude-sonnet-4-5", use_ctok=True)
     assert rules.text("hello, world") == len("hello, world")  # the stand-in's count, frame removed
     t = build_report(est).totals
-    # one token per character: about 3 times the ratio path's 21,261 input and 908 output tokens
-    assert (t.input_tokens, t.output_tokens, t.cost_usd) == (61663, 1982, Decimal("0.08360925"))
+    # one token per character: about 3 times the ratio path's 20,253 input and 756 output tokens
+    assert (t.input_tokens, t.output_tokens, t.cost_usd) == (60655, 1830, Decimal("0.08025405"))
 
 
 def test_the_environment_variable_chooses_ctok(stand_in: StandIn, monkeypatch: pytest.MonkeyPatch) -> None:

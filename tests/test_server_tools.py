@@ -3,7 +3,7 @@ their results add, and Anthropic's iteration cap (``pause_turn``). Hand-computed
 
 Every part is a stated token count. Claude (``no_ctok``): the task is 3 + 1,000 = 1,003 tokens and
 4 more close every request (B = 1,007); the client call ``read`` (20 argument tokens) echoes as
-3 + 2 + 20 + 56 = 81 and outputs 3 + 78 = 81, its result is 3 + 20 + 500 = 523; the final answer
+3 + 2 + 20 + 37 = 62 and outputs 3 + 59 = 62, its result is 3 + 11 + 500 = 514; the final answer
 3 + 100 = 103. Gemini (ratio 1.0, no framing): task 1,000 + 1 per request (B = 1,001); the call
 echoes and outputs 1 + 20 = 21, its result 1 + 500 = 501; the final answer 100.
 """
@@ -172,7 +172,7 @@ def test_anthropic_results_are_inline_and_echoed() -> None:
     )
     r = counts.rounds[0]
     assert r.tools == ("read", "web_search")
-    assert (r.output, r.echo, r.result, r.inline) == (81, 81 + 3_000, 523, 3_000)
+    assert (r.output, r.echo, r.result, r.inline) == (62, 62 + 3_000, 514, 3_000)
     assert (r.server_uses, r.continuations, r.transient) == ((("web_search", 3),), 0, 0)
 
 
@@ -274,17 +274,17 @@ def test_three_web_searches_on_anthropic() -> None:
     first, final = est.ledger.rows
     # request 1 reads the results within its response; request 2 carries them in the echo
     assert first.usage.input_tokens == 1_007 + 3_000 == 4_007
-    assert final.usage.input_tokens == 1_007 + (81 + 3_000) + 523 == 4_611
+    assert final.usage.input_tokens == 1_007 + (62 + 3_000) + 514 == 4_583
     assert first.usage.web_searches == 3 and final.usage.web_searches == 0
     assert first.cost.fees_usd == Decimal("0.03")
     t = est.ledger.totals
-    assert t.input_usd == usd("3", 8_618) == Decimal("0.025854")
-    assert t.output_usd == usd("15", 81 + 103) == Decimal("0.00276")
+    assert t.input_usd == usd("3", 8_590) == Decimal("0.02577")
+    assert t.output_usd == usd("15", 62 + 103) == Decimal("0.002475")
     assert t.fees_usd == Decimal("0.03")
-    assert t.cost_usd == Decimal("0.058614")
+    assert t.cost_usd == Decimal("0.058245")
     # Anthropic has no free web search quota: "available" changes nothing
     available = run("claude-sonnet-4-5", searching(("web_search", 3, 3_000)), server_tool_quota="available")
-    assert available.ledger.totals.cost_usd == Decimal("0.058614")
+    assert available.ledger.totals.cost_usd == Decimal("0.058245")
 
 
 def test_three_web_searches_on_gemini_3_past_the_free_quota() -> None:
@@ -328,15 +328,15 @@ def test_twelve_searches_pause_once() -> None:
     assert [r.kind for r in rows] == ["tool_use", "tool_use", "final"]
     assert rows[0].tools == rows[1].tools == ("read", "web_search")
     assert [r.continuation for r in rows] == [False, True, False]
-    assert [r.usage.input_tokens for r in rows] == [7_007, 7_007, 1_007 + 6_081 + 523]
-    assert [r.usage.output_tokens for r in rows] == [81, 0, 103]
+    assert [r.usage.input_tokens for r in rows] == [7_007, 7_007, 1_007 + 6_062 + 514]
+    assert [r.usage.output_tokens for r in rows] == [62, 0, 103]
     assert [r.usage.web_searches for r in rows] == [12, 0, 0]
     t = est.ledger.totals
     assert t.requests == 3
-    assert t.input_usd == usd("3", 7_007 * 2 + 7_611) == Decimal("0.064875")
-    assert t.output_usd == Decimal("0.00276")
+    assert t.input_usd == usd("3", 7_007 * 2 + 7_583) == Decimal("0.064791")
+    assert t.output_usd == Decimal("0.002475")
     assert t.fees_usd == Decimal("0.12")
-    assert t.cost_usd == Decimal("0.187635")
+    assert t.cost_usd == Decimal("0.187266")
     assert rows[-1].running_usd == t.cost_usd
 
 
@@ -352,7 +352,7 @@ def test_a_continuation_reads_what_its_request_cached() -> None:
     assert [(r.usage.cache_read_tokens, r.cache_write_total) for r in rows] == [
         (0, 2_003),  # request 1 writes its cacheable part (results read inline are not cached)
         (2_003, 0),  # the continuation sends the same context: all of it read, nothing written
-        (2_003, 6_081 + 523),
+        (2_003, 6_062 + 514),
     ]
 
 
@@ -376,7 +376,7 @@ def test_anthropic_fetch_and_code_execution_cost_tokens_only() -> None:
     # no per-use fee; the container's minimum 5 minutes at $0.05/h (tests/test_container_time.py)
     assert est.ledger.totals.fees_usd == est.ledger.totals.container_usd == Decimal("0.004166667")
     assert est.ledger.rows[0].usage.web_fetches == 2
-    assert est.counts.rounds[0].echo == 81 + 5_200
+    assert est.counts.rounds[0].echo == 62 + 5_200
 
 
 def test_pricer_uses_genai_prices_where_it_has_a_rate() -> None:
@@ -434,7 +434,7 @@ def load(tmp_path: Path, text: str) -> Scenario:
 @pytest.mark.usefixtures("no_ctok")
 def test_a_round_of_server_tools_only_is_the_next_responses(tmp_path: Path) -> None:
     """Three searches, then the call read: one response, so the same two requests and dollars as the
-    round that carries both (test_three_web_searches_on_anthropic: $0.058614)."""
+    round that carries both (test_three_web_searches_on_anthropic: $0.058245)."""
     s = load(
         tmp_path,
         CLAUDE_HEAD
@@ -450,18 +450,18 @@ def test_a_round_of_server_tools_only_is_the_next_responses(tmp_path: Path) -> N
     est = estimate_scenario(s, as_of=AS_OF)
     first, final = est.ledger.rows
     assert first.usage.input_tokens == 1_007 + 3_000 == 4_007
-    assert final.usage.input_tokens == 1_007 + (81 + 3_000) + 523 == 4_611
+    assert final.usage.input_tokens == 1_007 + (62 + 3_000) + 514 == 4_583
     assert (first.usage.web_searches, first.tools, first.round) == (3, ("read", "web_search"), 0)
     assert est.ledger.totals.requests == 2 and est.ledger.rounds_planned == 1
-    assert est.ledger.totals.cost_usd == Decimal("0.058614")
+    assert est.ledger.totals.cost_usd == Decimal("0.058245")
 
 
 @pytest.mark.usefixtures("no_ctok")
 def test_server_only_rounds_join_the_next_response_and_pause_once(tmp_path: Path) -> None:
     """8 searches in a round of their own, then read with 5 fetches: 13 iterations in one response,
     past Anthropic's cap of 10, so one pause_turn continuation. Results 4,000 + 2,000 are read inline
-    and re-sent (echo 81 + 6,000). Input 3 x (7,007 + 7,007 + 7,611) = $0.064875, output
-    15 x (81 + 103) = $0.00276, 8 searches $0.08: $0.147635."""
+    and re-sent (echo 62 + 6,000). Input 3 x (7,007 + 7,007 + 7,583) = $0.064791, output
+    15 x (62 + 103) = $0.002475, 8 searches $0.08: $0.147266."""
     s = load(
         tmp_path,
         CLAUDE_HEAD
@@ -474,14 +474,14 @@ def test_server_only_rounds_join_the_next_response_and_pause_once(tmp_path: Path
     est = estimate_scenario(s, as_of=AS_OF)
     rows = est.ledger.rows
     assert [r.continuation for r in rows] == [False, True, False]
-    assert [r.usage.input_tokens for r in rows] == [7_007, 7_007, 1_007 + 6_081 + 523]
-    assert [r.usage.output_tokens for r in rows] == [81, 0, 103]
+    assert [r.usage.input_tokens for r in rows] == [7_007, 7_007, 1_007 + 6_062 + 514]
+    assert [r.usage.output_tokens for r in rows] == [62, 0, 103]
     assert [(r.usage.web_searches, r.usage.web_fetches) for r in rows] == [(8, 5), (0, 0), (0, 0)]
     t = est.ledger.totals
-    assert t.input_usd == usd("3", 7_007 * 2 + 7_611) == Decimal("0.064875")
-    assert t.output_usd == Decimal("0.00276")
+    assert t.input_usd == usd("3", 7_007 * 2 + 7_583) == Decimal("0.064791")
+    assert t.output_usd == Decimal("0.002475")
     assert t.fees_usd == Decimal("0.08")
-    assert t.cost_usd == Decimal("0.147635")
+    assert t.cost_usd == Decimal("0.147266")
 
 
 def test_server_tools_before_a_chat_turn_on_gemini(tmp_path: Path) -> None:
@@ -517,7 +517,7 @@ def test_server_tools_before_a_chat_turn_on_gemini(tmp_path: Path) -> None:
 @pytest.mark.usefixtures("no_ctok")
 def test_server_tools_declared_in_tools_add_no_tokens(tmp_path: Path) -> None:
     """Anthropic's own entry, options and all, declares web_search: no tool definition, no hidden
-    tool-use prompt, the same $0.058614; a note says its definition is not counted."""
+    tool-use prompt, the same $0.058245; a note says its definition is not counted."""
     entry = (
         "tools:\n  - type: web_search_20250305\n    name: web_search\n    max_uses: 5\n"
         "    allowed_domains: [example.com]\n    user_location: {type: approximate, city: Paris}\n"
@@ -530,7 +530,7 @@ def test_server_tools_declared_in_tools_add_no_tokens(tmp_path: Path) -> None:
     ]
     est = estimate_scenario(s, as_of=AS_OF)
     assert est.counts.tools == 0
-    assert est.ledger.totals.cost_usd == Decimal("0.058614")
+    assert est.ledger.totals.cost_usd == Decimal("0.058245")
     assert any(
         n.startswith("server tools in tools: web_search_20250305 (web_search, line 7)")
         for n in est.counts.notes

@@ -29,22 +29,23 @@ def costs(ledger: object) -> list[Decimal]:
 def test_subagent_research_stops_at_the_first_request_over_the_budget() -> None:
     whole = estimate(RESEARCH, as_of=AS_OF)
     # In order: parent request 1, its researcher (5 requests), parent request 2, its researcher...
-    parent = [Decimal("0.006669"), Decimal("0.006837")]
+    parent = [Decimal("0.006384"), Decimal("0.006447")]
     researcher = [
-        Decimal("0.001379"),
-        Decimal("0.002792"),
-        Decimal("0.00789275"),
-        Decimal("0.00563555"),
-        Decimal("0.00775305"),
+        Decimal("0.001284"),
+        Decimal("0.002669"),
+        Decimal("0.00772775"),
+        Decimal("0.00549995"),
+        Decimal("0.00770965"),
     ]
     assert costs(whole.ledger)[:2] == parent
     assert costs(whole.subagents[(0, 0)].ledger) == costs(whole.subagents[(1, 0)].ledger) == researcher
     assert whole.total_usd > Decimal("0.05")
-    # running: 0.006669 | +0.02545235 = 0.03212135 | +0.006837 = 0.03895835 | second researcher:
-    # 0.04033735, 0.04312935, then 0.0510221 > 0.05 at its request 3: it stops, the parent too.
-    assert parent[0] + sum(researcher) + parent[1] + sum(researcher[:2]) <= Decimal("0.05")
-    spent = parent[0] + sum(researcher) + parent[1] + sum(researcher[:3])
-    assert spent == Decimal("0.0510221")
+    # running: 0.006384 | +0.02489035 = 0.03127435 | +0.006447 = 0.03772135 | second researcher:
+    # 0.03900535, 0.04167435, 0.0494021, then 0.05490205 > 0.05 at its request 4: it stops, the
+    # parent too.
+    assert parent[0] + sum(researcher) + parent[1] + sum(researcher[:3]) <= Decimal("0.05")
+    spent = parent[0] + sum(researcher) + parent[1] + sum(researcher[:4])
+    assert spent == Decimal("0.05490205")
 
     est = estimate(RESEARCH, as_of=AS_OF, overrides=["limits.max_budget_usd=0.05"])
     ledger = est.ledger
@@ -53,22 +54,22 @@ def test_subagent_research_stops_at_the_first_request_over_the_budget() -> None:
     assert list(est.subagents) == [(0, 0), (1, 0)]  # round 2's and 3's subagents never start
     assert costs(est.subagents[(0, 0)].ledger) == researcher
     stopped = est.subagents[(1, 0)].ledger
-    assert costs(stopped) == researcher[:3] and stopped.budget_stop == 3
+    assert costs(stopped) == researcher[:4] and stopped.budget_stop == 4
     assert est.total_usd == ledger.spent_usd == spent
     assert (ledger.rounds_run, ledger.truncated) == (2, True)
 
     report = build_report(est, overrun=False, outcome=False)
     assert report.totals.cost_usd == spent
-    assert report.totals.requests == 2 + 5 + 3
+    assert report.totals.requests == 2 + 5 + 4
     assert any("stopped by limits.max_budget_usd (0.05 USD) after request 2" in w for w in report.warnings)
 
 
 def test_a_budget_crossed_by_a_parent_request_starts_no_more_subagents() -> None:
-    # 0.03212135 after the first researcher; parent request 2 brings it to 0.03895835 > 0.035
+    # 0.03127435 after the first researcher; parent request 2 brings it to 0.03772135 > 0.035
     est = estimate(RESEARCH, as_of=AS_OF, overrides=["limits.max_budget_usd=0.035"])
     assert (est.ledger.budget_stop, est.ledger.budget_subagent) == (2, None)
     assert list(est.subagents) == [(0, 0)]
-    assert est.total_usd == Decimal("0.03895835")
+    assert est.total_usd == Decimal("0.03772135")
 
 
 def test_a_budget_above_the_full_cost_changes_nothing() -> None:
@@ -131,7 +132,7 @@ def test_the_report_says_where_the_budget_stopped_the_run() -> None:
     inside = build_report(estimate(RESEARCH, as_of=AS_OF, overrides=["limits.max_budget_usd=0.05"]))
     assert (
         "run stopped by limits.max_budget_usd (0.05 USD) after request 2, inside the subagent of"
-        " round 2's call 1: 2 of 4 rounds, no final answer"  # the second researcher's request 3
+        " round 2's call 1: 2 of 4 rounds, no final answer"  # the second researcher's request 4
     ) in inside.warnings
     parent = build_report(estimate(RESEARCH, as_of=AS_OF, overrides=["limits.max_budget_usd=0.035"]))
     assert (

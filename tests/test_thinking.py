@@ -4,8 +4,8 @@
 Claude counts run on the o200k_base x ratio path (``no_ctok``); every part is a stated token count,
 so only Claude's framing is added: the task is 3 + 1,000 = 1,003 tokens and 4 more close every
 request (B = 1,007); a round's call ``read`` with 20 argument tokens echoes as 3 (message) +
-2 (``read``: 1 o200k token x 1.06, rounded up) + 20 + 56 (tool_use block, tool_choice auto) = 81
-tokens, its result as 3 + 20 + 500 = 523; its output is 3 + 78 + 500 thinking = 581; the final answer 3 + 100 + 200
+2 (``read``: 1 o200k token x 1.06, rounded up) + 20 + 37 (tool_use block, tool_choice auto) = 62
+tokens, its result as 3 + 11 + 500 = 514; its output is 3 + 59 + 500 thinking = 562; the final answer 3 + 100 + 200
 thinking = 303.
 """
 
@@ -30,10 +30,10 @@ AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 MILLION = Decimal(1_000_000)
 
 B = 1_007  # task 1,003 + 4 after the last message
-ECHO = 81  # the tool call sent back
-RESULT = 523  # the tool result
+ECHO = 62  # the tool call sent back
+RESULT = 514  # the tool result
 THINKING = 500
-ROUND_OUTPUT = 581  # 3 + 78 + 500 thinking
+ROUND_OUTPUT = 562  # 3 + 59 + 500 thinking
 FINAL_OUTPUT = 303  # 3 + 100 + 200 thinking
 
 
@@ -182,30 +182,30 @@ def test_keep_vs_last_turn_by_hand() -> None:
     """claude-opus-4-5 keeps all thinking, claude-sonnet-4-5 only the last turn's: 3 rounds x 500."""
     opus = estimate_scenario(scenario(model="claude-opus-4-5"), as_of=AS_OF)
     sonnet = estimate_scenario(scenario(model="claude-sonnet-4-5"), as_of=AS_OF)
-    step = ECHO + RESULT  # 604
-    # keep all: request i carries B + (i-1) x (604 + 500)
+    step = ECHO + RESULT  # 576
+    # keep all: request i carries B + (i-1) x (576 + 500)
     opus_inputs = [B, B + step + 500, B + 2 * (step + 500), B + 3 * (step + 500)]
-    assert opus_inputs == [1_007, 2_111, 3_215, 4_319]
-    # last turn: B + (i-1) x 604, plus the previous round's 500 from request 2 on
+    assert opus_inputs == [1_007, 2_083, 3_159, 4_235]
+    # last turn: B + (i-1) x 576, plus the previous round's 500 from request 2 on
     sonnet_inputs = [B, B + step + 500, B + 2 * step + 500, B + 3 * step + 500]
-    assert sonnet_inputs == [1_007, 2_111, 2_715, 3_319]
+    assert sonnet_inputs == [1_007, 2_083, 2_659, 3_235]
     assert [r.usage.input_tokens for r in opus.ledger.rows] == opus_inputs
     assert [r.usage.input_tokens for r in sonnet.ledger.rows] == sonnet_inputs
     # the difference per request: 0, 0, 500, 1,000
     diffs = [a - b for a, b in zip(opus_inputs, sonnet_inputs, strict=True)]
     assert diffs == [0, 0, 500, 1_000]
-    # thinking is output: 3 x 581 + 303 = 2,046 on both
+    # thinking is output: 3 x 562 + 303 = 1,989 on both
     for est in (opus, sonnet):
         assert [r.usage.output_tokens for r in est.ledger.rows] == [ROUND_OUTPUT] * 3 + [FINAL_OUTPUT]
-        assert est.ledger.totals.output_tokens == 2_046
-    # Opus 4.5 $5 / $25 per MTok: 10,652 x $5 + 2,046 x $25
-    assert opus.ledger.totals.input_usd == Decimal("0.05326")
-    assert opus.ledger.totals.output_usd == Decimal("0.05115")
-    assert opus.ledger.totals.cost_usd == Decimal("0.10441")
-    # Sonnet 4.5 $3 / $15: 9,152 x $3 + 2,046 x $15
-    assert sonnet.ledger.totals.input_usd == Decimal("0.027456")
-    assert sonnet.ledger.totals.output_usd == Decimal("0.03069")
-    assert sonnet.ledger.totals.cost_usd == Decimal("0.058146")
+        assert est.ledger.totals.output_tokens == 1_989
+    # Opus 4.5 $5 / $25 per MTok: 10,484 x $5 + 1,989 x $25
+    assert opus.ledger.totals.input_usd == Decimal("0.05242")
+    assert opus.ledger.totals.output_usd == Decimal("0.049725")
+    assert opus.ledger.totals.cost_usd == Decimal("0.102145")
+    # Sonnet 4.5 $3 / $15: 8,984 x $3 + 1,989 x $15
+    assert sonnet.ledger.totals.input_usd == Decimal("0.026952")
+    assert sonnet.ledger.totals.output_usd == Decimal("0.029835")
+    assert sonnet.ledger.totals.cost_usd == Decimal("0.056787")
 
 
 @pytest.mark.usefixtures("no_ctok")
@@ -215,12 +215,12 @@ def test_same_model_keep_last_drop_dollars() -> None:
         r: estimate_scenario(scenario(thinking_retention=r), as_of=AS_OF).ledger.totals
         for r in ("keep", "last", "drop")
     }
-    assert totals["keep"].input_tokens == 10_652
-    assert totals["last"].input_tokens == 10_652 - 1_500  # requests 3, 4 carry 500, 1,000 less
-    assert totals["drop"].input_tokens == 10_652 - 3_000  # requests 2, 3, 4 carry 500 less again
+    assert totals["keep"].input_tokens == 10_484
+    assert totals["last"].input_tokens == 10_484 - 1_500  # requests 3, 4 carry 500, 1,000 less
+    assert totals["drop"].input_tokens == 10_484 - 3_000  # requests 2, 3, 4 carry 500 less again
     assert totals["keep"].cost_usd - totals["last"].cost_usd == usd("5", 1_500) == Decimal("0.0075")
     assert totals["last"].cost_usd - totals["drop"].cost_usd == Decimal("0.0075")
-    assert len({t.output_usd for t in totals.values()}) == 1  # 2,046 x $25 = $0.05115 each
+    assert len({t.output_usd for t in totals.values()}) == 1  # 1,989 x $25 = $0.049725 each
     auto = estimate_scenario(scenario(), as_of=AS_OF).ledger.totals
     assert auto == totals["keep"]  # auto on Opus 4.5 = keep
 
@@ -234,7 +234,7 @@ def test_last_turn_thinking_is_never_cached() -> None:
         as_of=AS_OF,
     )
     rows = est.ledger.rows
-    assert [r.usage.input_tokens for r in rows] == [1_007, 2_111, 2_715, 3_319]
+    assert [r.usage.input_tokens for r in rows] == [1_007, 2_083, 2_659, 3_235]
     # Sonnet 4.5 caches prefixes of 1,024+ tokens: request 1 (1,003 cacheable) writes nothing
     assert (rows[0].usage.cache_read_tokens, rows[0].cache_write_total) == (0, 0)
     for row in rows[1:]:
@@ -246,9 +246,9 @@ def test_last_turn_thinking_is_never_cached() -> None:
 def test_kept_thinking_is_cached_with_the_conversation() -> None:
     est = estimate_scenario(scenario(caching="conversation"), as_of=AS_OF)  # opus-4-5: min 4,096
     rows = est.ledger.rows
-    assert rows[-1].usage.input_tokens == 4_319
-    # 4,315 cacheable tokens reach Opus 4.5's 4,096 minimum only in the final request
-    assert [r.cache_write_total for r in rows] == [0, 0, 0, 4_315]
+    assert rows[-1].usage.input_tokens == 4_235
+    # 4,231 cacheable tokens reach Opus 4.5's 4,096 minimum only in the final request
+    assert [r.cache_write_total for r in rows] == [0, 0, 0, 4_231]
 
 
 def test_accountant_adds_transient_to_the_next_request_only() -> None:

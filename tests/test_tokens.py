@@ -684,19 +684,19 @@ def test_count_tokens_anthropic_by_hand(monkeypatch: pytest.MonkeyPatch) -> None
     assert counts.system == 3  # "hello world": ceil(2 x 1.06); no system framing
     assert counts.task == 7 + 3  # ceil(6 x 1.06) + message framing
     assert counts.per_request == 4
-    # call: name ceil(2 x 1.06) = 3 + args '{"location":"Paris"}' ceil(5 x 1.22) = 7 + 56 = 66 (the
-    # tool_use framing under tool_choice auto)
+    # call: name ceil(2 x 1.06) = 3 + args '{"location":"Paris"}' ceil(5 x 1.22) = 7 + 37 = 47 (the
+    # tool_use framing under tool_choice auto, refit on recorded Claude 3.5 / 4.x requests)
     # thinking is output; Sonnet 4.5 keeps only the last turn's, so it is input of the next request
     assert counts.rounds[0] == RoundTokens(
-        tools=("get_weather",), output=3 + 66 + 100, echo=3 + 66, result=3 + 20 + 3, transient=100
+        tools=("get_weather",), output=3 + 47 + 100, echo=3 + 47, result=3 + 11 + 3, transient=100
     )
-    # stated counts: call = name 3 + 40 + 56; result = 3 + 20 + 500
-    assert counts.rounds[1] == RoundTokens(tools=("get_weather",), output=3 + 99, echo=3 + 99, result=523)
+    # stated counts: call = name 3 + 40 + 37; result = 3 + 11 + 500
+    assert counts.rounds[1] == RoundTokens(tools=("get_weather",), output=3 + 80, echo=3 + 80, result=514)
     assert counts.final_output == 3 + 3
     assert counts.approximate is True
     assert counts.encoding == "o200k_base × ratio"
     assert any("496" in n for n in counts.notes)
-    assert any("unmeasured" in n for n in counts.notes)
+    assert any("11 per tool_result block (both fitted on recorded" in n for n in counts.notes)
     forced = T.count_tokens(
         scenario(
             tools=(GET_WEATHER,), tool_choice="tool", rounds=(Round(calls=(call("get_weather", 40, 500),)),)
@@ -705,19 +705,21 @@ def test_count_tokens_anthropic_by_hand(monkeypatch: pytest.MonkeyPatch) -> None
         model_id="claude-sonnet-4-5",
     )
     assert forced.tools == 588 + 22 + 1 + 72 + 3
-    # a forced tool_use block: name 3 + 40 + 46 (tool_choice tool), in the output and in the echo
-    assert forced.rounds[0] == RoundTokens(tools=("get_weather",), output=3 + 89, echo=3 + 89, result=523)
+    # a forced tool_use block: name 3 + 40 + 27 (tool_choice tool, assumed), in the output and the echo
+    assert forced.rounds[0] == RoundTokens(tools=("get_weather",), output=3 + 70, echo=3 + 70, result=514)
     # Claude served by Google (Vertex ids) is counted by Anthropic's rules.
     vertex = T.count_tokens(s, provider="google", model_id="claude-sonnet-4-5", memo=M.TokenMemo())
     assert vertex == counts
 
 
-@pytest.mark.parametrize(("choice", "framing"), [("auto", 56), ("none", 56), ("tool", 46), ("any", 46)])
+@pytest.mark.parametrize(("choice", "framing"), [("auto", 37), ("none", 37), ("tool", 27), ("any", 27)])
 def test_claude_tool_use_framing_follows_tool_choice(choice: ToolChoice, framing: int) -> None:
     """56 per tool_use block under tool_choice auto, 46 when it forces a tool (``any`` assumed equal to
     ``tool``): in the output and in the echo, as the scenario's tool_choice says (rules_for) or as a
     recorded request's does (``choosing``)."""
-    assert A.tool_use_framing(choice) == framing
+    assert A.tool_use_framing(choice, "claude-sonnet-4-5") == framing
+    # Claude 3 (Sonnet, Opus, Haiku 3.0) keeps the cookbook's Claude 3 Sonnet figures: 56 / 46
+    assert A.tool_use_framing(choice, "claude-3-sonnet-20240229") == framing + 19
     base = R.AnthropicRules("claude-sonnet-4-5", memo=M.TokenMemo(), use_ctok=False)
     rules = base.choosing(choice)
     assert (rules is base) == (choice == "auto") and rules.notes() == base.notes()
@@ -769,7 +771,9 @@ def test_unknown_claude_model_uses_documented_fallback() -> None:
         for row in facts.table_rows("anthropic_tool_prompt_tokens")
     )
     assert counts.tools > largest
-    assert any("largest published value" in n for n in counts.notes)
+    assert any(
+        "claude-2: tool-use system prompt size unknown" in n and "upper bound" in n for n in counts.notes
+    )
     assert any("newest family assumed" in n for n in counts.notes)
 
 

@@ -2,7 +2,7 @@
 
 * ``replay``, ``calibrate`` and ``replay DIR`` ignored ``--max-input-bytes``: a 120 MB word took 82 s and
   5.85 GB. The text a trace would tokenize is now measured before anything is tokenized
-  (:func:`agentcost.replay.trace.check_trace`), with the one message of the text budget.
+  (:func:`agentcost.replay.ledger.check_trace`), with the one message of the text budget.
 * ``reconcile`` read up to 100 exports of 10 MB each, all parsed at once: the exports now count
   against ``--max-input-bytes`` in all, each refused by its size before it is read.
 * ``diff --base-ref`` read a 600 MB base blob whole before the size check: git is asked its size.
@@ -33,7 +33,8 @@ from agentcost.infra.files import FileTooLarge, Unreadable, read_text
 from agentcost.infra.gitread import GitReader
 from agentcost.infra.policy import InputPolicy, using_policy
 from agentcost.loop import simulate as simulation
-from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, ToolPart, Trace, trace_chars
+from agentcost.replay.ledger import trace_chars
+from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, ToolPart, Trace
 from agentcost.scenario.dists import MAX_DRAW, sample
 from agentcost.scenario.model import Dist
 from agentcost.tokens import encodings

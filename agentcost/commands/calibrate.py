@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from agentcost.errors import InputError, one_line
-from agentcost.replay.trace import ReplayReport, Trace, replay
+from agentcost.replay.ledger import replay
+from agentcost.replay.trace import ReplayReport, Trace
 
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices
@@ -224,7 +225,7 @@ def calibrate_trace(
     first = trace.calls[0].messages
     task = 0
     if first:
-        from agentcost.replay.trace import _Counter
+        from agentcost.replay.ledger import _Counter
 
         task = _Counter(name, report.prices).text(first[-1].text)
     task = min(task, target_in[0])

@@ -111,7 +111,7 @@ def shape_path(path: Path, options: Options, corpus: Corpus) -> None:
 
     from agentcost.infra.policy import using_policy
     from agentcost.replay import load_trace, replay
-    from agentcost.replay.trace import _Counter
+    from agentcost.replay.ledger import _Counter
 
     policy = nullcontext() if options.policy is None else using_policy(options.policy)
     try:

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 
 from agentcost.commands.calibrate import Calibration, Layout, calibrate_trace, write_scenario
 from agentcost.errors import InputError
-from agentcost.replay.trace import Message, RecordedCall, Trace, check_trace, replay
+from agentcost.replay.ledger import check_trace, replay
+from agentcost.replay.trace import Message, RecordedCall, Trace
 
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices

@@ -210,6 +210,9 @@ def _report_body(report: Report) -> EstimateJson:
             "notes": list(report.count_notes),
             "family": report.count_family,
             "exact": report.exact,
+            "api": None
+            if report.count_api is None
+            else {"counted": report.count_api[0], "not_counted": report.count_api[1]},
             "family_method": report.family_method,
             "source": report.family_source,
         },

@@ -10,7 +10,8 @@ import json
 from pathlib import Path
 
 from agentcost.errors import InputError
-from agentcost.replay.trace import ReplayReport, Trace, replay
+from agentcost.replay.ledger import replay
+from agentcost.replay.trace import ReplayReport, Trace
 
 __all__ = ["FORMATS", "ReplayReport", "Trace", "detect_format", "load_trace", "replay"]
 

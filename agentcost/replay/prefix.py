@@ -3,7 +3,7 @@
 API logs often leave out the tool definitions or the system prompt. When given, they are added to
 each recorded request that lacks its own (a request that records a system prompt or tools keeps
 them), so they are counted. Without them, the gap between reported and counted input stays
-visible as an unrecorded prefix (:func:`agentcost.replay.trace.replay`).
+visible as an unrecorded prefix (:func:`agentcost.replay.ledger.replay`).
 """
 
 from __future__ import annotations

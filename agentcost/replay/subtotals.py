@@ -2,7 +2,7 @@
 Claude Code session mixing Haiku and Opus) and per subagent transcript (``<session>/subagents/
 agent-*.jsonl``), and the note on requests whose reported output is only a streaming-start snapshot.
 
-The sums here add the dollars :func:`agentcost.replay.trace.replay` priced per request with
+The sums here add the dollars :func:`agentcost.replay.ledger.replay` priced per request with
 :meth:`~agentcost.prices.pricing.ModelPrices.price`; nothing here prices a token.
 """
 

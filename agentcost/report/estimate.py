@@ -225,6 +225,7 @@ class Report:
     count_family: str = ""  # the model's counting family (tokens.rules.family_of): openai, claude, ...
     family_method: str = ""  # the family's counting method in one line, e.g. "o200k_base × 1.044 (...)"
     family_source: str = ""  # where the family's method comes from (a public page, or a measurement)
+    count_api: tuple[str, str] | None = None  # --count api: (counted by the endpoint, not counted by it)
     count_summary: str = ""  # why counts are approximate, short: "DeepSeek counted as o200k_base × 1.040"
     caching_kind: str = "unknown"  # how the host caches prompts (facts.yaml caching_kind)
     caching_note: str | None = None  # caching not (fully) modelled on this host, in one line
@@ -463,6 +464,7 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True, p
         approximate=counts.approximate,
         count_method=counts.method,
         count_notes=counts.notes,
+        count_api=counts.api_split,
         requests=requests,
         totals=totals,
         budget=budget,

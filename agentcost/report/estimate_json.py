@@ -102,6 +102,13 @@ class CachingJson(TypedDict):
     storage: Annotated[CacheStorageJson | None, "the Gemini explicit cache (caching: explicit), else null"]
 
 
+class ApiSplitJson(TypedDict):
+    counted: Annotated[
+        str, "what the endpoint counted: distinct texts and (Claude) the tool-definition block"
+    ]
+    not_counted: Annotated[str, "what stayed offline: the framing constants and any text that fell back"]
+
+
 class CountsJson(TypedDict):
     counter: Annotated[
         str,
@@ -117,7 +124,11 @@ class CountsJson(TypedDict):
         "the model's counting family: openai, claude, gemini, llama3, qwen, deepseek, mistral, gpt-oss, "
         "grok, ..., other",
     ]
-    exact: Annotated[bool, "not approximate: the model's own tokenizer"]
+    exact: Annotated[bool, "not approximate: the model's own tokenizer and framing"]
+    api: Annotated[
+        ApiSplitJson | None,
+        "--count api: what the provider's counting endpoint counted and what it did not; null offline",
+    ]
     family_method: Annotated[str, "the family's counting method, one line"]
     source: Annotated[str, "where the family's method comes from: a public page, or a measurement"]
 

@@ -186,7 +186,8 @@ def _facts(prices: ModelPrices) -> tuple[FactLine, ...]:
             out.append(
                 FactLine(
                     name,
-                    "not published for this model (estimates use the largest published size)",
+                    "unknown: not published for this model (estimates count the largest published size,"
+                    " an upper bound)",
                     "https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview#pricing",
                     None,
                     "the page lists no size for this model",

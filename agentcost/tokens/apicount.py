@@ -491,10 +491,13 @@ class Session:
         offline = sorted(api.offline)
         texts = len(api.used - api.tool_blocks.keys())
         total = texts + len(offline)
-        framing = (
-            "message, tool_use/tool_result and per-request framing stay the offline calibration"
+        kept = (  # what the endpoint never counts: the framing constants
+            "message, tool_use/tool_result and per-request framing"
             if ep.provider == "anthropic"
-            else f"per-request framing ({counts.per_request}) stays the offline assumption"
+            else f"per-request framing ({counts.per_request})"
+        )
+        framing = f"{kept} stay{'' if ep.provider == 'anthropic' else 's'} the offline " + (
+            "calibration" if ep.provider == "anthropic" else "assumption"
         )
         tools = (
             " and the tool-definition block (hidden tool prompt included)"
@@ -504,7 +507,8 @@ class Session:
         notes = [n for n in counts.notes if not (not offline and n.startswith(_OFFLINE_TEXT_NOTES))]
         notes.append(
             f"--count api: {texts} distinct texts{tools} counted by {ep.label} for {ep.model} "
-            f"(count with the text minus the count without it; cached for later runs); {framing}"
+            f"(count with the text minus the count without it; cached for later runs); {framing}, "
+            "so the totals stay approximate"
         )
         if offline:
             why = sorted(set(_FAILED.get(ep.scheme, {}).get(t, "not counted") for t in offline))
@@ -516,13 +520,22 @@ class Session:
             notes.append(line)
             if fetched.failed:
                 sys.stderr.write(f"agentcost: note: {line}\n")
-        exact = not offline
+        # The framing constants are never the API's, so the totals stay approximate: the split says
+        # what the endpoint counted and what did not (issue 29; it said exact before).
+        counted = f"{texts} distinct texts{tools}"
+        uncounted = f"{kept} (offline constants)" + (
+            f"; {len(offline)} texts that fell back to the offline rule" if offline else ""
+        )
         return replace(
             counts,
             encoding=f"{API_ENCODING}{ep.label} ({ep.model})",
-            approximate=counts.approximate and not exact,
-            method=f"{ep.label} API ({'exact text counts' if exact else 'some texts offline'}) + {framing}",
+            approximate=True,
+            method=(
+                f"{ep.label} API for {'the' if not offline else 'some'} texts{tools} + offline "
+                f"{kept} (approximate)"
+            ),
             notes=tuple(notes),
+            api_split=(f"{counted} counted by {ep.label} for {ep.model}", uncounted),
         )
 
 

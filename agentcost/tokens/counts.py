@@ -83,6 +83,8 @@ class TokenCounts:
     # no route here runs on the scenario's model (e.g. counts recounted without routes)
     routes: tuple[tuple[str, Route], ...] = ()
     tool_search_prefix: int = 0  # deferred tools: their stubs + the tool-search tool, in ``tools``
+    # --count api: (what the provider's counting endpoint counted, what stayed offline); None offline
+    api_split: tuple[str, str] | None = None
 
     @property
     def prefix(self) -> int:

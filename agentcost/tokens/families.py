@@ -130,11 +130,12 @@ _VERTEX_VERSION = re.compile(r"@(\d+|latest|default)$")
 _CLAUDE_SNAPSHOT = re.compile(r"^(claude-.+)-20\d{6}$")
 
 
-def canonical_model_id(model_id: str) -> str:
+def canonical_model_id(model_id: str, *, keep_date: bool = False) -> str:
     """The model's own id without host forms: the last ``/`` segment, no Bedrock geography or
     vendor prefix (``us.anthropic.``), no Bedrock ``-v1:0`` or Vertex ``@20250929`` suffix, and a
     Claude snapshot's date dropped (``claude-sonnet-4-5-20250929`` -> ``claude-sonnet-4-5``, the id
-    genai-prices and facts.yaml use). Ids of the plain providers come back unchanged."""
+    genai-prices and facts.yaml use) unless ``keep_date`` (two snapshots of one model can differ:
+    Claude 3.5 Sonnet's hidden tool prompt). Ids of the plain providers come back unchanged."""
     model = model_id.strip().rsplit("/", 1)[-1]
     if "." in model:
         model = _BEDROCK_GEO.sub("", model, count=1)
@@ -143,7 +144,7 @@ def canonical_model_id(model_id: str) -> str:
         model = _BEDROCK_VERSION.sub("", model)
     if "@" in model:
         model = _VERTEX_VERSION.sub("", model)
-    if model.startswith("claude-"):
+    if model.startswith("claude-") and not keep_date:
         model = _CLAUDE_SNAPSHOT.sub(r"\1", model)
     return model
 

@@ -19,12 +19,11 @@ from agentcost.tokens.anthropic import (
     ANTHROPIC_SYSTEM_FRAMING,
     ANTHROPIC_TOOL_DEF_FRAMING,
     ANTHROPIC_TOOL_RESULT_FRAMING,
-    ANTHROPIC_TOOL_USE_FRAMING_AUTO,
-    ANTHROPIC_TOOL_USE_FRAMING_FORCED,
     ANTHROPIC_TOOLS_FRAMING,
     claude_family,
     ctok_module,
     ctok_scheme_id,
+    is_claude3,
     tool_use_framing,
 )
 from agentcost.tokens.counts import RoundTokens
@@ -214,8 +213,10 @@ class AnthropicRules(BodyTail):
         use_ctok: bool | None = None,
         provider: str = "anthropic",
         tool_choice: ToolChoice = "auto",
+        snapshot: str | None = None,
     ) -> None:
         self.model_id = model_id
+        self.snapshot = snapshot or model_id  # the dated id when known: its own tool-prompt row
         self.tool_choice: ToolChoice = tool_choice
         self.memo = memo or DEFAULT_MEMO
         self.claude = claude_family(model_id)
@@ -265,9 +266,14 @@ class AnthropicRules(BodyTail):
             f"Claude framing calibrated on Claude 3/3.5 Sonnet and Sonnet 4 counts: "
             f"{ANTHROPIC_MESSAGE_FRAMING} per message, {self.per_request} after the last message, "
             f"tool definitions JSON + {ANTHROPIC_TOOL_DEF_FRAMING} each + "
-            f"{ANTHROPIC_TOOLS_FRAMING}, {ANTHROPIC_TOOL_USE_FRAMING_AUTO} per tool_use block "
-            f"({ANTHROPIC_TOOL_USE_FRAMING_FORCED} when tool_choice forces a tool); "
-            f"{ANTHROPIC_TOOL_RESULT_FRAMING} per tool_result block is an unmeasured assumption"
+            f"{ANTHROPIC_TOOLS_FRAMING}, {tool_use_framing('auto', model_id)} per tool_use block "
+            f"({tool_use_framing('tool', model_id)} when tool_choice forces a tool, assumed), "
+            f"{ANTHROPIC_TOOL_RESULT_FRAMING} per tool_result block"
+            + (
+                " (tool_use measured on Claude 3 Sonnet; tool_result fitted on Claude 3.5 and 4.x)"
+                if is_claude3(model_id)
+                else " (both fitted on recorded Claude 3.5 and 4.x requests)"
+            )
         )
         if self.claude.ctok_version != "3.0":
             self._notes.add(
@@ -316,7 +322,7 @@ class AnthropicRules(BodyTail):
         """Anthropic's tool-use system prompt for this model (the facts table, or our fallback)."""
         from agentcost import facts
 
-        fact = facts.anthropic_tool_prompt_tokens(self.model_id, tool_choice)
+        fact = facts.anthropic_tool_prompt_tokens(self.snapshot, tool_choice)
         if fact is not None:
             self._notes.add(
                 f"hidden tool-use system prompt: {fact.value} tokens for tool_choice "
@@ -331,8 +337,9 @@ class AnthropicRules(BodyTail):
         ]
         fallback = max(values) if values else 0
         self._notes.add(
-            f"{self.model_id}: no published tool-use system prompt size; the largest published "
-            f"value for tool_choice {tool_choice} ({fallback}) is assumed"
+            f"{self.snapshot}: tool-use system prompt size unknown (Anthropic's table lists none for "
+            f"this model); the largest published size for tool_choice {tool_choice} ({fallback}) is "
+            "counted, an upper bound"
         )
         return fallback
 
@@ -356,7 +363,7 @@ class AnthropicRules(BodyTail):
 
     def _tool_use(self, round_: Round) -> int:
         """The round's tool_use blocks (its output, and its echo in the next request)."""
-        framing = tool_use_framing(self.tool_choice)
+        framing = tool_use_framing(self.tool_choice, self.model_id)
         return sum(self.text(c.tool, "prose") + self._body(c.input, "json") + framing for c in round_.calls)
 
     def round(self, round_: Round) -> RoundTokens:
@@ -486,7 +493,10 @@ def rules_for(
     if spec.rules == "openai":
         return OpenAIRules(model, memo=memo, provider=provider)
     if spec.rules == "anthropic":
-        return AnthropicRules(model, memo=memo, use_ctok=use_ctok, provider=provider, tool_choice=tool_choice)
+        snapshot = canonical_model_id(model_id, keep_date=True)
+        return AnthropicRules(
+            model, memo=memo, use_ctok=use_ctok, provider=provider, tool_choice=tool_choice, snapshot=snapshot
+        )
     if spec.rules == "google":
         return GeminiRules(model, memo=memo, provider=provider)
     from agentcost.tokens.framing import template_rules
