@@ -73,9 +73,18 @@ def _check_golden(name: str, actual: str, update: bool) -> None:
 
 
 @pytest.fixture(autouse=True)
-def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Path:
     """Every test gets its own empty agentcost cache (XDG_CACHE_HOME): tests never read or write
-    the user's real cache, and never see each other's entries."""
+    the user's real cache, and never see each other's entries. In-process, the disk cache is off
+    unless the test is marked ``disk_cache``: a fresh database per test cost ~1,000 creations of a
+    SQLite file (~5 s of the suite's CPU) that the test never read again. Subprocesses (which
+    inherit ``XDG_CACHE_HOME``, seeded or not) keep theirs."""
+    if request.node.get_closest_marker("disk_cache") is None:
+        from agentcost.infra import diskcache
+
+        monkeypatch.setattr(diskcache, "get_cache", lambda: None)
     home = tmp_path_factory.mktemp("xdg-cache")
     monkeypatch.setenv("XDG_CACHE_HOME", str(home))
     for name in ("AGENTCOST_CACHE", "AGENTCOST_CACHE_DIR", "AGENTCOST_CACHE_MAX_MB"):

@@ -27,6 +27,8 @@ from agentcost.prices.pricing import Usage
 from agentcost.scenario.model import Content
 from agentcost.tokens import memo as T
 
+pytestmark = pytest.mark.disk_cache  # these tests are about the disk cache itself
+
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.yaml"))
 WHEN = datetime(2026, 11, 30, tzinfo=UTC)

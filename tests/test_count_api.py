@@ -181,6 +181,7 @@ def estimate(*args: str) -> Any:
     return CliRunner().invoke(app, ["estimate", str(BUGFIX), "--as-of", AS_OF, *args], catch_exceptions=False)
 
 
+@pytest.mark.disk_cache
 def test_every_text_counted_by_the_server_then_cached(server: tuple[ThreadingHTTPServer, Counter]) -> None:
     """ACCEPTANCE: bugfix.yaml (claude-sonnet-4-5) --count api uses the server's counts for every
     text, and a second run with the server stopped gives the same output."""

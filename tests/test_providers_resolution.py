@@ -412,6 +412,7 @@ def test_time_of_day_prices_at_two_times_of_day() -> None:
     ).input_mtok == Decimal("0.135")
 
 
+@pytest.mark.disk_cache
 def test_rows_read_back_from_the_cache_keep_their_host_and_time_of_day() -> None:
     """The price-row cache (warm runs load no genai-prices): a hosted row keeps what resolved it; a
     row whose prices follow the time of day is stored per timestamp, never reused at another time."""

@@ -33,6 +33,8 @@ from agentcost import cli
 from agentcost.infra import diskcache
 from agentcost.tokens import apicount, apihttp, countmode
 
+pytestmark = pytest.mark.disk_cache  # these tests are about the disk cache itself
+
 KEY = "sk-test-SECRET-KEY-3e7"
 SYSTEM = "SECRET-SYSTEM-7f3a: the deploy token is hunter2"
 TASK = "SECRET-TASK-91b2 fix the failing build"

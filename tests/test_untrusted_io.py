@@ -242,6 +242,7 @@ def console(
 @pytest.mark.parametrize(
     ("mode", "why"), [(0o777, "writable by others (mode 777)"), (0o770, "writable by its group (mode 770)")]
 )
+@pytest.mark.disk_cache
 def test_cache_off_in_a_directory_others_may_write(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -264,6 +265,7 @@ def test_cache_off_in_a_directory_others_may_write(
     assert list(shared.iterdir()) == []  # no database was created there
 
 
+@pytest.mark.disk_cache
 @pytest.mark.skipif(not IS_ROOT, reason="giving a directory to another user needs root")
 def test_cache_off_in_another_users_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
@@ -281,6 +283,7 @@ def test_cache_off_in_another_users_directory(
     assert list(theirs.iterdir()) == []
 
 
+@pytest.mark.disk_cache
 def test_cache_off_without_a_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -301,6 +304,7 @@ def test_cache_off_without_a_home(
     assert float(out) > 0
 
 
+@pytest.mark.disk_cache
 def test_cache_dir_is_none_without_a_home(monkeypatch: pytest.MonkeyPatch) -> None:
     """Group 6: :func:`cache_dir` says "no cache" when no home directory can be found."""
     import pwd
