@@ -1,8 +1,10 @@
 """``agentcost calibrate``: a scenario written from a recorded run (or fitted to many)."""
 
+from __future__ import annotations
+
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +22,11 @@ from agentcost.cli.options import (
 )
 from agentcost.cli.output import calibration_summary, fail, output_checked
 from agentcost.errors import InputError
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from agentcost.prices.user import UserPrices
 
 
 def register(app: typer.Typer) -> None:
@@ -60,9 +67,7 @@ def calibrate(
     max_input_bytes: MaxInputBytesOpt = None,
 ) -> None:
     """Write a scenario that reproduces a recorded run; re-estimating it lands on the replayed total."""
-    from agentcost.commands.conversations import calibrate_log, write_log_calibration
     from agentcost.loop.options import parse_as_of
-    from agentcost.replay import load_trace
 
     try:
         set_input_policy(ctx, allow_path, max_input_bytes)
@@ -78,13 +83,38 @@ def calibrate(
             from agentcost.cli.calibrate_many import calibrate_many
 
             return calibrate_many(traces, output, force, when, user_prices, (format_in, model, config))
-        trace = traces[0]
-        loaded = load_trace(trace, format_in=format_in, model=model, config=config)
-        result = calibrate_log(loaded, as_of=when, user_prices=user_prices, output=output)
-        if output is None:
-            sys.stdout.write(result.text)
-        else:
-            write_log_calibration(result, output, trace_path=trace, force=force)
-        calibration_summary(result, output)
+        calibrate_one(
+            traces[0],
+            output,
+            force=force,
+            as_of=when,
+            user_prices=user_prices,
+            log=(format_in, model, config),
+        )
     except InputError as err:
         raise fail(err, "as_of", "output") from None
+
+
+def calibrate_one(
+    trace: Path,
+    output: Path | None,
+    *,
+    force: bool,
+    as_of: datetime,
+    user_prices: UserPrices | None = None,
+    log: tuple[str | None, str | None, Path | None] = (None, None, None),
+) -> None:
+    """One recorded run -> the scenario that reproduces it, on stdout (``output`` None) or written to
+    ``output`` (with the scenarios of its conversations beside it); the summary on stderr. The path
+    of ``calibrate TRACE`` and of ``init --from LOG``. ``log``: the log's format, model and config."""
+    from agentcost.commands.conversations import calibrate_log, write_log_calibration
+    from agentcost.replay import load_trace
+
+    format_in, model, config = log
+    loaded = load_trace(trace, format_in=format_in, model=model, config=config)
+    result = calibrate_log(loaded, as_of=as_of, user_prices=user_prices, output=output)
+    if output is None:
+        sys.stdout.write(result.text)
+    else:
+        write_log_calibration(result, output, trace_path=trace, force=force)
+    calibration_summary(result, output)

@@ -22,6 +22,10 @@ from agentcost.cli.progress import spinning
 from agentcost.errors import InputError, one_line
 
 COMMANDS: dict[str, tuple[str, str]] = {
+    "init": (
+        "agentcost.cli.init",
+        "Write a starter scenario to edit, every key explained, or one calibrated from a recorded run.",
+    ),
     "estimate": (
         "agentcost.cli.estimate",
         "Estimate scenarios: a row per billed request, totals, and the assumptions behind them.",
