@@ -411,8 +411,8 @@ def test_project_diff_pairs_by_path_and_shows_added_and_removed(
     # Increase gates: search (+99.2% > 50%) and the total of the scenarios on both sides (search
     # alone, issue 18); none for the added one. --gate-new-scenarios: the whole total (+49.6% <= 50%).
     increase = [(g.message.split(":")[0], g.tripped) for g in diff_gates(report) if g.name == "max_increase"]
-    assert increase == [("search.yaml", True), ("total", True)]
-    totals_gate = next(g for g in diff_gates(report) if g.message.startswith("total:"))
+    assert increase == [("search.yaml", True), ("total per 30-day month", True)]
+    totals_gate = next(g for g in diff_gates(report) if g.message.startswith("total per 30-day month:"))
     assert totals_gate.file == str(Path("new/agentcost.yml"))
 
 
@@ -464,7 +464,7 @@ def test_markdown_golden(pair: tuple[str, str], golden: GoldenCheck) -> None:
     report = _tight(pair)
     text = output.render_text(report, Format.markdown, gates=diff_gates(report))
     assert text.startswith("#### agentcost diff: `base.yaml` → `head.yaml`\n")
-    assert "**+$0.0151 (+99.2%)** per run: $0.0152 → $0.0303" in text
+    assert "**+$0.0151 per run (+99.2%)**: $0.0152 → $0.0303" in text
     assert (
         "**Gates: ❌ 1 of 2 failed**\n\n- ❌ max increase: head.yaml: cost $0.0152 → $0.0303 (+99.2%)" in text
     )

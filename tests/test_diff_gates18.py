@@ -117,7 +117,7 @@ def test_adding_a_scenario_only_exits_0_and_lists_it(repo: Path, capsys: pytest.
     # The total's gate compares like with like, and says what it leaves out.
     code, out, _ = _cli(capsys, "--max-increase", "10%", "--format", "json")
     body = json.loads(out)
-    [total] = [g for g in body["gates"] if g["message"].startswith("total:")]
+    [total] = [g for g in body["gates"] if g["message"].startswith("total per run:")]
     assert not total["tripped"]
     assert "$0.0081 → $0.0081 (0.0%) <= allowed increase 10.0%" in total["message"]
     assert "not gated: 1 added +$" in total["message"]
@@ -129,7 +129,7 @@ def test_adding_a_scenario_only_exits_0_and_lists_it(repo: Path, capsys: pytest.
     code, _, err = _cli(capsys, "--max-increase", "10%", "--gate-new-scenarios")
     assert code == 1
     assert "gate failed: fresh.yaml: cost - → $" not in err  # the added side reads $0, not "-"
-    assert "gate failed: total: cost $" in err and "fresh.yaml" in err
+    assert "gate failed: total per run: cost $" in err and "fresh.yaml" in err
 
 
 def test_a_15_percent_rise_warns_and_exits_0(
@@ -162,7 +162,9 @@ def test_a_60_percent_rise_fails(
     assert code == 1
     lines = err.splitlines()
     assert any(line.startswith("::error ") and "title=agentcost max increase" in line for line in lines)
-    assert any(line.startswith("::warning ") for line in lines)  # the warning level trips too
+    # one verdict per check: the warning level, tripped too, is not repeated beside the failure
+    assert not any(line.startswith("::warning ") for line in lines)
+    assert "agentcost: warning:" not in err
 
 
 # --------------------------------------------------------------------------------------------
@@ -200,7 +202,7 @@ def test_a_removed_scenario_is_left_out_of_the_total_too(repo: Path) -> None:
     )
     t = report.totals
     assert (t.added, t.removed, t.removed_usd) == (0, 1, report.scenarios[1].before_usd)
-    [total] = [g for g in diff_gates(report) if g.message.startswith("total:")]
+    [total] = [g for g in diff_gates(report) if g.message.startswith("total per run:")]
     assert not total.tripped and "not gated: 1 removed -$" in total.message
 
 
@@ -209,15 +211,18 @@ def test_monthly_change_leads_the_headline(repo: Path, capsys: pytest.CaptureFix
     _git(repo, "commit", "-q", "-am", "runs")
     (repo / "search.yaml").write_text(_scenario(2000), encoding="utf-8")
     _, out, _ = _cli(capsys, "--format", "json")
-    p = json.loads(out)["totals"]["per_day"]
+    totals = json.loads(out)["totals"]
+    g, p = totals["gated"], totals["per_day"]
+    assert (g["unit"], g["scope"]) == ("month", "paired")  # every scenario has runs_per_day
+    assert Decimal(g["change_usd"]) == Decimal(p["change_per_month_usd"])
     _, out, _ = _cli(capsys, "--format", "markdown")
     headline = next(line for line in out.splitlines() if line.startswith("**"))
     from agentcost.report import fmt
 
-    change = fmt.signed_usd(Decimal(p["change_per_month_usd"]))
-    assert headline.startswith(f"**{change}/month (+")
+    change = fmt.signed_usd(Decimal(g["change_usd"]))
+    assert headline.startswith(f"**{change} per 30-day month (+")
     before, after = fmt.usd_pair(Decimal(p["before_usd"]) * 30, Decimal(p["after_usd"]) * 30)
-    assert f"**: {before}/month → {after}/month; per run: +$" in headline
+    assert f"**: {before} → {after} (1 scenario: 1 changed)." in headline
 
 
 # --------------------------------------------------------------------------------------------

@@ -149,7 +149,9 @@ def _diff_figures(body: dict[str, Any]) -> Iterator[Figure]:
     yield None, before
     yield None, after
     yield None, fmt.signed_usd(Decimal(t["change"]["cost_usd"]))
-    yield from _per_day_figures(t["per_day"], month=None)
+    g = t["gated"]  # the headline: the one total, the figure the total's gates compare (issue 30)
+    yield from ((None, shown) for shown in _pair(g["before_usd"], g["after_usd"]))
+    yield None, fmt.signed_usd(Decimal(g["change_usd"]))
     for s in body["scenarios"]:
         before, after = _pair(s["before"]["cost_usd"], s["after"]["cost_usd"])
         yield "before", before
@@ -294,10 +296,10 @@ def test_monthly_figures_are_totals_and_changes_each_labelled(
     monkeypatch.chdir(_cwd("diff", tmp_path))
     out = invoke(COMMANDS["diff-project"], 120)
     body = json.loads(invoke((*COMMANDS["diff-project"], "--format", "json")))
-    p = body["totals"]["per_day"]
-    before, after = fmt.usd_pair(*(Decimal(p[k]) * 30 for k in ("before_usd", "after_usd")))
-    change = fmt.signed_usd(Decimal(p["change_per_month_usd"]))
-    assert f"Per 30-day month: {before}/month → {after}/month ({change}/month)." in out
+    g = body["totals"]["gated"]  # the one total, per 30-day month, leads (issue 30)
+    before, after = fmt.usd_pair(*(Decimal(g[k]) for k in ("before_usd", "after_usd")))
+    change = fmt.signed_usd(Decimal(g["change_usd"]))
+    assert f"{change} per 30-day month (" in out and f": {before} → {after} (" in out
     triage = body["scenarios"][1]["per_day"]
     day = _pair(triage["before_usd"], triage["after_usd"])
     assert f"  Per day (40 → 60 runs): {day[0]}/day → {day[1]}/day (" in out

@@ -22,7 +22,22 @@ if ! git rev-parse --verify --quiet "$base^{commit}" > /dev/null && [ "${base#or
   git fetch --no-tags --quiet --depth=1 origin "+refs/heads/${base#origin/}:refs/remotes/$base" || true
 fi
 
-args=(diff "${INPUT_PROJECT:-agentcost.yml}" --base-ref "$base" --comment github --output "$report" --summary)
+project="${INPUT_PROJECT:-agentcost.yml}"
+# The one-line form of the action reads agentcost.yml at the repository root: where there is none,
+# say which path was looked for and which input names another, as an annotation on the check
+# (escaped as GitHub reads a workflow command's message: %, CR and LF).
+if [ ! -f "$project" ]; then
+  looked="$PWD/$project"
+  message="$project: file not found (looked for $looked; paths are relative to the repository root): set the action's project: input to your project file or scenario file, e.g. project: scenarios/agentcost.yml"
+  message="${message//'%'/%25}"
+  message="${message//$'\r'/%0D}"
+  message="${message//$'\n'/%0A}"
+  echo "::error title=agentcost::$message"
+  echo "status=2" >> "$GITHUB_OUTPUT"
+  exit 0
+fi
+
+args=(diff "$project" --base-ref "$base" --comment github --output "$report" --summary)
 option() { # option FLAG VALUE: pass FLAG VALUE when VALUE is not empty
   if [ -n "$2" ]; then args+=("$1" "$2"); fi
 }

@@ -225,7 +225,23 @@ def terminal_width() -> int:
 def fail(message: str | InputError, *options: str) -> typer.Exit:
     """Print the one-line error; exit 2. ``options``: the neutral keys of the command's options
     (``as_of``, ``model``...), named in the line by the command's flags (``--as-of``, ``--model``)."""
-    if isinstance(message, InputError):
-        message = str(flagged(message, options))
-    echo_err(f"agentcost: error: {one_line(message)}")
+    error = flagged(message, options) if isinstance(message, InputError) else None
+    text = one_line(str(error) if error is not None else str(message))
+    echo_err(f"agentcost: error: {text}")
+    if os.environ.get("GITHUB_ACTIONS") == "true":  # bad input is listed on the check too
+        typer.echo(input_annotation(text, error), err=True)
     return typer.Exit(code=2)
+
+
+def input_annotation(text: str, error: InputError | None) -> str:
+    """A GitHub Actions ``::error`` line for bad input (exit 2), pointing at the file (and line) the
+    error names, escaped as :func:`agentcost.render.output.annotation` escapes a gate's."""
+    from agentcost.infra.text import workflow_data, workflow_property
+
+    props = []
+    if error is not None and error.file is not None:
+        props.append(f"file={workflow_property(str(error.file))}")
+        if error.line is not None:
+            props.append(f"line={error.line}")
+    props.append(f"title={workflow_property('agentcost input error')}")
+    return f"::error {','.join(props)}::{workflow_data(text)}"

@@ -28,10 +28,13 @@ from agentcost.report.diff import (
     DiffReport,
     DiffStatus,
     DiffTotals,
+    GatedTotal,
     InputChange,
     PerDay,
     RequestDiff,
     ScenarioDiff,
+    TotalScope,
+    TotalUnit,
     fraction,
 )
 from agentcost.report.estimate import (
@@ -353,17 +356,59 @@ def _unit(report: Report | None, per: str) -> Decimal:
     return Decimal(0) if report is None else unit_cost(report, per)
 
 
+def _gated_total(scenarios: Sequence[ScenarioDiff], per: str, gate_new: bool) -> GatedTotal:
+    """The one total (:class:`GatedTotal`): per 30-day month when every scenario has
+    ``runs_per_day``, else per run (per completed task with ``--per task``); over the scenarios on
+    both sides, or over all of them with ``--gate-new-scenarios`` or when none is on both sides."""
+    paired = [s for s in scenarios if s.base is not None and s.head is not None]
+    scope: TotalScope = "all" if gate_new or not paired else "paired"
+    summed = paired if scope == "paired" else list(scenarios)
+    left_out = [s for s in scenarios if s not in summed]
+    days = [s.per_day for s in scenarios]
+    unit: TotalUnit = "task" if per == "task" else "run"
+    runs: Decimal | None = None
+    if days and all(d is not None for d in days):
+        unit = "month"
+
+        def month(s: ScenarioDiff, side: str) -> Decimal:
+            assert s.per_day is not None
+            amount = s.per_day.before_usd if side == "before" else s.per_day.after_usd
+            return DAYS_PER_MONTH * (amount or Decimal(0))
+
+        runs = DAYS_PER_MONTH * sum(
+            (s.per_day.runs_after or Decimal(0) for s in summed if s.per_day is not None), Decimal(0)
+        )
+    else:
+
+        def month(s: ScenarioDiff, side: str) -> Decimal:
+            return _unit(s.base if side == "before" else s.head, per)
+
+    added = [s for s in left_out if s.status == "added"]
+    removed = [s for s in left_out if s.status == "removed"]
+    return GatedTotal(
+        unit=unit,
+        scope=scope,
+        scenarios=len(summed),
+        before_usd=sum((month(s, "before") for s in summed), Decimal(0)),
+        after_usd=sum((month(s, "after") for s in summed), Decimal(0)),
+        added=len(added),
+        added_usd=sum((month(s, "after") for s in added), Decimal(0)),
+        removed=len(removed),
+        removed_usd=sum((month(s, "before") for s in removed), Decimal(0)),
+        runs_per_month=runs,
+    )
+
+
 def _increase_gates(
     scenarios: Sequence[ScenarioDiff],
-    totals: DiffTotals,
+    total: GatedTotal,
     kind: DiffKind,
     limits: IncreaseLimits,
     total_file: str | None,
 ) -> list[Gate]:
     """The increase gates (error and warning level): every scenario on both sides (and, with
-    ``--gate-new-scenarios``, every added one), then a project's total. The total compares like
-    with like, the scenarios on both sides, and names the added and removed amounts it leaves out;
-    with ``--gate-new-scenarios`` it is the whole total, added and removed scenarios included."""
+    ``--gate-new-scenarios``, every added one), then a project's total: the report's one total
+    (:func:`_gated_total`, the figure its headline shows), which names what it leaves out."""
     per = limits.per
     unit = " per completed task" if per == "task" else ""
     gates: list[Gate] = []
@@ -373,23 +418,30 @@ def _increase_gates(
             gates.extend(increase_gates(s.path + unit, b, h, limits, file=s.file))
     if kind != "project" or all(s.base is None for s in scenarios):  # nothing to compare with
         return gates
-    if limits.gate_new:
-        b, h = (
-            (totals.before_task_usd, totals.after_task_usd)
-            if per == "task"
-            else (totals.before_usd, totals.after_usd)
+    label = f"total {total.label}"
+    gates.extend(
+        increase_gates(
+            label,
+            total.before_usd,
+            total.after_usd,
+            limits,
+            file=total_file,
+            note=left_out_note(total),
+            runs=total.runs_per_month,
         )
-        gates.extend(increase_gates("total" + unit, b, h, limits, file=total_file))
-        return gates
-    left_out = []
-    if totals.added:
-        left_out.append(f"{totals.added} added {fmt.signed_usd(totals.added_usd)}")
-    if totals.removed:
-        left_out.append(f"{totals.removed} removed {fmt.signed_usd(-totals.removed_usd)}")
-    note = f"; scenarios on both sides only, not gated: {', '.join(left_out)}" if left_out else ""
-    b, h = totals.paired_before_usd, totals.paired_after_usd
-    gates.extend(increase_gates("total" + unit, b, h, limits, file=total_file, note=note))
+    )
     return gates
+
+
+def left_out_note(total: GatedTotal) -> str:
+    """``; scenarios on both sides only, not gated: 1 added +$0.0181``: what the total leaves out
+    (in its unit), or nothing."""
+    parts = []
+    if total.added:
+        parts.append(f"{total.added} added {fmt.signed_usd(total.added_usd)}")
+    if total.removed:
+        parts.append(f"{total.removed} removed {fmt.signed_usd(-total.removed_usd)}")
+    return f"; scenarios on both sides only, not gated: {', '.join(parts)}" if parts else ""
 
 
 def build_diff(
@@ -431,6 +483,7 @@ def build_diff(
         after=after,
         change=change,
         change_fraction=fraction(change.cost_usd, before.cost_usd),
+        gated=_gated_total(scenarios, per, limits.gate_new),
         per_day=_total_per_day(scenarios),
         before_task_usd=sum((s.before_task_usd or Decimal(0) for s in scenarios), Decimal(0)),
         after_task_usd=sum((s.after_task_usd or Decimal(0) for s in scenarios), Decimal(0)),
@@ -439,7 +492,7 @@ def build_diff(
         added_usd=sum((_unit(s.head, per) for s in scenarios if s.status == "added"), Decimal(0)),
         removed_usd=sum((_unit(s.base, per) for s in scenarios if s.status == "removed"), Decimal(0)),
     )
-    gates = _increase_gates(scenarios, totals, kind, limits, total_file)
+    gates = _increase_gates(scenarios, totals.gated, kind, limits, total_file)
     if head_gates is not None:
         gates.extend(head_gates)
     else:

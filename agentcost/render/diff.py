@@ -17,7 +17,7 @@ from agentcost.infra.text import CsvWriter
 from agentcost.render.diff_text import render_diff_markdown, render_diff_table
 from agentcost.render.output import Renderers
 from agentcost.report.batch_json import PERS
-from agentcost.report.diff import Amounts, DiffReport, PerDay
+from agentcost.report.diff import Amounts, DiffReport, GatedTotal, PerDay
 from agentcost.report.diff_json import INPUT_PARTS
 from agentcost.report.estimate import Report, RequestLine
 from agentcost.report.estimate_json import CACHING_MODES, REQUEST_KINDS
@@ -25,7 +25,14 @@ from agentcost.report.fmt import exact
 from agentcost.report.schemagen import one_of
 
 if TYPE_CHECKING:  # the JSON's one definition (report/diff_json.py), also its JSON Schema
-    from agentcost.report.diff_json import ChangeJson, DiffJson, PerDayJson, RequestSideJson, SideJson
+    from agentcost.report.diff_json import (
+        ChangeJson,
+        DiffJson,
+        GatedTotalJson,
+        PerDayJson,
+        RequestSideJson,
+        SideJson,
+    )
 
 # --------------------------------------------------------------------------------------------
 # CSV
@@ -199,6 +206,24 @@ def _per_day_dict(p: PerDay | None) -> PerDayJson | None:
     }
 
 
+def _gated_dict(g: GatedTotal) -> GatedTotalJson:
+    return {
+        "unit": g.unit,
+        "label": g.label,
+        "scope": g.scope,
+        "scenarios": g.scenarios,
+        "before_usd": exact(g.before_usd),
+        "after_usd": exact(g.after_usd),
+        "change_usd": exact(g.change_usd),
+        "change_fraction": _decimal(g.change_fraction),
+        "added": g.added,
+        "added_usd": exact(g.added_usd),
+        "removed": g.removed,
+        "removed_usd": exact(g.removed_usd),
+        "runs_per_month": _decimal(g.runs_per_month),
+    }
+
+
 def diff_dict(report: DiffReport) -> DiffJson:
     """The JSON fields of a diff (the envelope adds ``version``, ``kind`` and ``gates``)."""
     t = report.totals
@@ -268,6 +293,7 @@ def diff_dict(report: DiffReport) -> DiffJson:
             "after": _amounts_dict(t.after),
             "change": _amounts_dict(t.change),
             "change_fraction": _decimal(t.change_fraction),
+            "gated": _gated_dict(t.gated),
             "per_task": {"before_usd": _decimal(t.before_task_usd), "after_usd": _decimal(t.after_task_usd)},
             "per_day": _per_day_dict(t.per_day),
             "paired": {

@@ -119,6 +119,16 @@ def _percent_cell(s: ScenarioDiff) -> str:
     return signed_percent(s.change_fraction)
 
 
+def _total_percent(report: DiffReport) -> str:
+    """The tables' total row's "%": the one total's change when the row's per-run sums are that
+    total; "-" when the total is per month (weighted by runs) or per task, or leaves scenarios out,
+    so that no second percentage contradicts the headline's."""
+    g = report.totals.gated
+    if g.unit != "run" or g.added or g.removed:
+        return "-"
+    return signed_percent(g.change_fraction)
+
+
 def _scenario_title(s: ScenarioDiff) -> str:
     return f"{display_name(s.path)} ({display_name(s.name)})" if s.name else display_name(s.path)
 
@@ -139,23 +149,20 @@ def _counts(report: DiffReport) -> str:
 
 
 def _headline(report: DiffReport) -> tuple[str, str]:
-    """(change, rest): ``+$0.0123 (+25.3%)`` and `` per run: $0.0487 → $0.0610 (1 scenario: 1 changed)``.
-    With ``runs_per_day``, the monthly change leads, its total beside it, then per run:
-    ``+$2.72/month (+1.5%)`` and ``: $187.28/month → $190.00/month; per run: +$0.0123 (+25.3%), ...``."""
-    t = report.totals
-    change = fmt.signed_usd(t.change.cost_usd)
-    if t.change_fraction is not None:
-        change += f" ({signed_percent(t.change_fraction)})"
-    before, after = fmt.usd_pair(t.before_usd, t.after_usd)
-    p = t.per_day
-    if p is None:
-        return change, f" per run: {before} {ARROW} {after} ({_counts(report)})."
-    month = f"{fmt.signed_usd(p.change_per_month_usd)}/month"
-    if p.change_fraction is not None:
-        month += f" ({signed_percent(p.change_fraction)})"
-    b, a = _usd_pair(p.before_per_month_usd, p.after_per_month_usd)
-    rest = f": {b}/month {ARROW} {a}/month; per run: {change}, {before} {ARROW} {after} ({_counts(report)})."
-    return month, rest
+    """(change, rest): the report's one total, the figure its total gate compares, with its unit:
+    ``+$0.0123 per run (+25.3%)`` and ``: $0.0487 → $0.0610 (1 scenario: 1 changed).``; with
+    ``runs_per_day``, ``+$2.72 per 30-day month (+1.5%)`` and ``: $187.28 → $190.00 (...)``. When
+    added or removed scenarios are left out of it, the rest says which scenarios it sums."""
+    g = report.totals.gated
+    change = f"{fmt.signed_usd(g.change_usd)} {g.label}"
+    if g.change_fraction is not None:
+        change += f" ({signed_percent(g.change_fraction)})"
+    before, after = fmt.usd_pair(g.before_usd, g.after_usd)
+    scope = ""
+    if g.added or g.removed:
+        noun = "scenario" if g.scenarios == 1 else "scenarios"
+        scope = f"; this total: the {g.scenarios} {noun} on both sides"
+    return change, f": {before} {ARROW} {after} ({_counts(report)}{scope})."
 
 
 def _added_removed(report: DiffReport, name: Callable[[str], str] = plain) -> list[str]:
@@ -232,7 +239,7 @@ def render_diff_table(report: DiffReport) -> RenderableType:
     cost after and the change always shown, token columns dropped first."""
     parts: list[RenderableType] = [_summary_table(report)]
     change, rest = _headline(report)
-    lines = [change + rest, *_per_day_lines(report.totals.per_day), *_added_removed(report)]
+    lines = [change + rest, *_added_removed(report)]
     parts.append(Text("\n".join(lines)))
     for s in report.changed:
         if s.status == "changed":  # added or removed: one side only, as `agentcost estimate` shows it
@@ -270,7 +277,7 @@ def _summary_table(report: DiffReport) -> FitTable:
         Col("before", drop=2, footer=before),
         Col("after", footer=after),
         Col("change", footer=fmt.signed_usd(t.change.cost_usd)),
-        Col("%", drop=3, footer=signed_percent(t.change_fraction)),
+        Col("%", drop=3, footer=_total_percent(report)),
     ]
     if per_month:
         p = t.per_day
@@ -402,7 +409,6 @@ def render_diff_markdown(report: DiffReport) -> str:
         "",
         f"**{change}**{rest}",
     ]
-    lines += _per_day_lines(t.per_day)[:1]  # per day; the month is the headline's
     if t.added or t.removed:  # on their own lines: not in the increase gates by default
         lines += ["", *(f"- {line}" for line in _added_removed(report, markdown_code))]
     per_month = _per_month(report)
@@ -426,7 +432,7 @@ def render_diff_markdown(report: DiffReport) -> str:
             "",
             *fmt.usd_pair(t.before_usd, t.after_usd),
             f"**{fmt.signed_usd(t.change.cost_usd)}**",
-            signed_percent(t.change_fraction),
+            _total_percent(report),
         ]
         if per_month:
             cells.append(_md_month(t.per_day))

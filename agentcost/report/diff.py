@@ -151,6 +151,53 @@ class ScenarioDiff:
         return f"{before} {ARROW} {after}"
 
 
+TotalUnit = Literal["run", "task", "month"]
+TotalScope = Literal["paired", "all"]
+
+UNIT_LABELS: dict[str, str] = {"run": "per run", "task": "per completed task", "month": "per 30-day month"}
+
+
+@dataclass(frozen=True)
+class GatedTotal:
+    """The one total of a diff: the figure its headline leads with and its total increase gates
+    compare, derived once by :func:`agentcost.commands.diff.build_diff` (issue 30).
+
+    ``unit``: ``month`` when every scenario says how often it runs (``runs_per_day``: each
+    scenario's cost weighted by its runs, x 30 days), else ``run`` (``task`` with ``--per task``):
+    one run of each scenario, summed. ``scope``: ``paired``, the scenarios on both sides (like with
+    like: added and removed ones are left out, ``left_out`` says what they cost in ``unit``), or
+    ``all`` (``--gate-new-scenarios``, or when no scenario is on both sides). ``runs_per_month``: the
+    head side's runs in a 30-day month over the scenarios summed (``unit == "month"`` only); a
+    ``--max-increase-usd`` limit (dollars per run) is that many runs' worth of the monthly total.
+    """
+
+    unit: TotalUnit
+    scope: TotalScope
+    scenarios: int  # how many scenarios it sums
+    before_usd: Decimal
+    after_usd: Decimal
+    added: int = 0  # left out (scope "paired"): how many scenarios, and what they cost in `unit`
+    added_usd: Decimal = Decimal(0)
+    removed: int = 0
+    removed_usd: Decimal = Decimal(0)
+    runs_per_month: Decimal | None = None
+
+    @property
+    def change_usd(self) -> Decimal:
+        return self.after_usd - self.before_usd
+
+    @property
+    def change_fraction(self) -> Decimal | None:
+        """The change over the cost before; None when there was none."""
+        return fraction(self.change_usd, self.before_usd)
+
+    @property
+    def label(self) -> str:
+        """``per run``, ``per completed task`` or ``per 30-day month``: every place the total is
+        shown says it."""
+        return UNIT_LABELS[self.unit]
+
+
 @dataclass(frozen=True)
 class DiffTotals:
     scenarios: int
@@ -162,6 +209,7 @@ class DiffTotals:
     after: Amounts  # sums over the scenarios the head has
     change: Amounts
     change_fraction: Decimal | None  # None when before is 0
+    gated: GatedTotal  # the one total the headline shows and the total's increase gates compare
     per_day: PerDay | None = None  # None unless every scenario has one
     before_task_usd: Decimal = Decimal(0)  # the base's costs per completed task, summed
     after_task_usd: Decimal = Decimal(0)  # the head's

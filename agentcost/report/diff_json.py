@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Literal, TypedDict, get_args
 
 from agentcost.report.batch_json import Per
-from agentcost.report.diff import DiffKind, DiffStatus
+from agentcost.report.diff import DiffKind, DiffStatus, TotalScope, TotalUnit
 from agentcost.report.estimate_json import CachingMode, RequestKind
 from agentcost.report.prices_json import DateTime
 from agentcost.report.schemagen import COUNT, POSITIVE, SIGNED_DECIMAL, USD
@@ -153,6 +153,32 @@ class PairedJson(TypedDict):
     change_fraction: SIGNED_DECIMAL | None
 
 
+class GatedTotalJson(TypedDict):
+    """The one total: the figure the headline leads with and the total's increase gates compare."""
+
+    unit: Annotated[
+        TotalUnit,
+        "month when every scenario has runs_per_day (weighted, 30 days), else run (task with --per task)",
+    ]
+    label: Annotated[str, "the unit as the table and Markdown say it: 'per run', 'per 30-day month'"]
+    scope: Annotated[
+        TotalScope, "paired: the scenarios on both sides; all: --gate-new-scenarios, or none on both sides"
+    ]
+    scenarios: Annotated[COUNT, "how many scenarios it sums"]
+    before_usd: USD
+    after_usd: USD
+    change_usd: USD
+    change_fraction: SIGNED_DECIMAL | None
+    added: Annotated[COUNT, "added scenarios left out of it (scope paired)"]
+    added_usd: Annotated[USD, "what they cost, in its unit"]
+    removed: Annotated[COUNT, "removed scenarios left out of it (scope paired)"]
+    removed_usd: Annotated[USD, "what they cost, in its unit"]
+    runs_per_month: Annotated[
+        SIGNED_DECIMAL | None,
+        "unit month: the head side's runs a month; a dollar limit per run allows that many times itself",
+    ]
+
+
 class DiffTotalsJson(TypedDict):
     scenarios: COUNT
     changed: COUNT
@@ -163,6 +189,7 @@ class DiffTotalsJson(TypedDict):
     after: SumsJson
     change: ChangeJson
     change_fraction: SIGNED_DECIMAL | None
+    gated: GatedTotalJson
     per_task: PerTaskJson
     per_day: PerDayJson | None
     paired: PairedJson

@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Literal
 
 from agentcost.report.estimate import Report, all_subagents, unit_cost
-from agentcost.report.fmt import ARROW, percent, signed, usd_pair
+from agentcost.report.fmt import ARROW, mean_count, percent, signed, usd, usd_pair
 
 if TYPE_CHECKING:
     from agentcost.loop.simulate import Simulation
@@ -156,20 +156,32 @@ def increase_gates(
     *,
     file: str | None = None,
     note: str = "",
+    runs: Decimal | None = None,
 ) -> tuple[Gate, ...]:
     """The ``--max-increase`` / ``--max-increase-usd`` gates for one before/after pair, then the
     warning-level ``--warn-increase`` / ``--warn-increase-usd`` ones. ``note`` ends every message
-    (what the compared amounts leave out)."""
+    (what the compared amounts leave out). ``runs``: the amounts are totals over that many runs (a
+    project's month), so a dollar limit, which is per run, allows that many times itself.
+
+    One verdict per check: where the error-level gate of a check (the percentage, or the dollars)
+    trips, its warning-level twin is left out (it would only repeat the failure as a warning)."""
     gates: list[Gate] = []
     levels: tuple[tuple[GateName, GateName, Decimal | None, Decimal | None, str], ...] = (
         ("max_increase", "max_increase_usd", limits.fraction, limits.usd, "allowed increase"),
         ("warn_increase", "warn_increase_usd", limits.warn_fraction, limits.warn_usd, "warning threshold"),
     )
-    for name, name_usd, fraction, usd, what in levels:
-        if fraction is not None:
-            gates.append(_fraction_gate(name, label, base_usd, head_usd, fraction, what, file, note))
-        if usd is not None:
-            gates.append(_usd_gate(name_usd, label, base_usd, head_usd, usd, what, file, note))
+    failed: set[str] = set()  # the checks whose error-level gate tripped
+    for name, name_usd, fraction, dollars, what in levels:
+        if fraction is not None and "fraction" not in failed:
+            gate = _fraction_gate(name, label, base_usd, head_usd, fraction, what, file, note)
+            gates.append(gate)
+            if gate.tripped and not gate.warning:
+                failed.add("fraction")
+        if dollars is not None and "usd" not in failed:
+            gate = _usd_gate(name_usd, label, base_usd, head_usd, dollars, what, file, note, runs)
+            gates.append(gate)
+            if gate.tripped and not gate.warning:
+                failed.add("usd")
     return tuple(gates)
 
 
@@ -211,10 +223,14 @@ def _usd_gate(
     what: str,
     file: str | None,
     note: str,
+    runs: Decimal | None = None,
 ) -> Gate:
     delta = head_usd - base_usd
-    tripped = delta > limit
-    increase, allowed = usd_pair(delta, limit)
+    allowed_usd = limit if runs is None else limit * runs
+    tripped = delta > allowed_usd
+    increase, allowed = usd_pair(delta, allowed_usd)
+    if runs is not None:  # ($0.0200 per run x 31,500 runs)
+        allowed += f" ({usd(limit)} per run × {_runs(runs)} runs)"
     relation = ">" if tripped else "<="
     return Gate(
         name=name,
@@ -225,6 +241,11 @@ def _usd_gate(
         ),
         file=file,
     )
+
+
+def _runs(runs: Decimal) -> str:
+    """``31,500`` runs, or ``7,575.0`` when a ``runs_per_day`` has decimals."""
+    return f"{int(runs):,}" if runs == runs.to_integral_value() else mean_count(runs)
 
 
 def _versus(amount: Decimal, relation: str, limit: Decimal) -> str:
