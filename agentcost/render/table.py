@@ -116,9 +116,6 @@ def render_models(report: ModelsReport) -> RenderableType:
     (marked *, as in estimates); then what is not listed (rows that cannot be estimated, other
     providers)."""
 
-    def per_mtok(d: Decimal | None) -> str:
-        return "-" if d is None else f"${fmt.exact(d)}"
-
     models = [row.prices for row in report.rows]
     rows: list[tuple[str, list[str]]] = []
     for row in report.rows:
@@ -127,10 +124,10 @@ def render_models(report: ModelsReport) -> RenderableType:
         name = m.model_id + ("*" if approximate else "") + (" †" if m.source.kind == "user" else "")
         cells = [
             name,
-            per_mtok(m.input_mtok),
-            per_mtok(m.output_mtok),
-            per_mtok(m.cache_read_mtok),
-            per_mtok(m.cache_write_mtok),
+            fmt.per_mtok(m.input_mtok),
+            fmt.per_mtok(m.output_mtok),
+            fmt.per_mtok(m.cache_read_mtok),
+            fmt.per_mtok(m.cache_write_mtok),
             fmt.tokens(m.context_window),
             " ".join(row.tiers) or "-",
         ]
