@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -153,7 +152,9 @@ def render_models(report: ModelsReport) -> RenderableType:
             provider = pid
             table_rows.append([rich(pid, "bold"), *[""] * (len(columns) - 1)])
         table_rows.append(list(map(rich, cells)))
-    table = FitTable(columns, table_rows)
+    from agentcost.render.longtable import LongTable  # 2,000 rows with --all: drawn in linear time
+
+    table = LongTable(FitTable(columns, table_rows))
 
     sources: dict[str, None] = {}
     for m in models:

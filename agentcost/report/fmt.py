@@ -93,7 +93,7 @@ published rate whole (``$0.10875``), a rate genai-prices computed in binary floa
 
 
 def per_mtok(d: Decimal | None) -> str:
-    """A price per million tokens for people, without its unit: ``$3``, ``$0.28`` (see :data:`RATE_DIGITS`)."""
+    """A price per million tokens for people, without its unit: ``$3``, ``$0.28`` (:data:`RATE_DIGITS`)."""
     if d is None:
         return "-"
     if d and d.adjusted() - RATE_DIGITS + 1 < 0:
