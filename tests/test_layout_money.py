@@ -4,6 +4,7 @@ policy (monthly figures at cents, rates without binary-float noise) and the smal
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +56,39 @@ def test_models_all_fits_60_columns_in_about_the_lines_of_120(
     row = next(line for line in lines[60] if line.startswith("│ claude-haiku-4-5*"))
     assert row.split() == ["│", "claude-haiku-4-5*", "│", "$1", "│", "$5", "│"]
     assert "Not shown at 60 columns: cache write, tiers, cache read, " in lines[60]
+
+
+USAGE_EXPORTS = Path(__file__).parent / "data" / "usage-exports"
+RECONCILE = [
+    "reconcile",
+    *(
+        str(USAGE_EXPORTS / name)
+        for name in ("anthropic-usage.json", "anthropic-cost.json", "openai-usage.json", "openai-costs.json")
+    ),
+]
+
+
+@pytest.mark.usefixtures("fixed_terminal")
+def test_reconcile_is_a_table_that_fits_60_80_and_120_columns(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It was plain text at a fixed 80 columns, model ids cut to 22 characters with "…"."""
+    lines = {w: _piped(RECONCILE, w, monkeypatch, capsys) for w in (60, 80, 120)}
+    assert {w: len(out) for w, out in lines.items()} == {60: 62, 80: 52, 120: 47}
+    for width, out in lines.items():
+        assert max(map(len, out)) <= width
+        assert not any("…" in line for line in out)
+        text = "\n".join(out)
+        for figure in ("-$0.0450", "$5.5235", "$1.8450", "$1.8060", "$0.5400", "$0.0060"):
+            assert figure in text
+        row = next(line for line in out if line.startswith("│ gpt-4o-mini-2024-07-18 "))
+        assert row.split("│")[2:5] == [
+            "   $0.5400 ",
+            "       - ",
+            "          - " if width > 60 else "        - ",
+        ]
+    assert lines[60][0] == "Reconciled difference: -$0.0450 (export minus agentcost)"
+    assert "Not shown at 60 columns: status (a wider terminal or " in lines[60]
+    # the status the narrow table leaves out is in each row's details
+    assert any(line.startswith("2026-11-03 claude-sonnet-4-5 (differs): anthropic,") for line in lines[60])
+    assert "│ claude-sonnet-4-5      │   $1.1700 │ $1.1250 │   -$0.0450 │ differs │" in lines[120]
