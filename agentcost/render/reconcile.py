@@ -99,7 +99,7 @@ def _by_day(days: Sequence[tuple[str, list[Cell]]], width: int) -> list[list[Cel
 
 
 def _day_table(r: Reconciliation) -> FitTable:
-    cells = [
+    cells: list[tuple[str, list[Cell]]] = [
         (
             d.day.isoformat(),
             [
@@ -116,7 +116,7 @@ def _day_table(r: Reconciliation) -> FitTable:
 
 
 def _row_table(r: Reconciliation) -> FitTable:
-    cells = [
+    cells: list[tuple[str, list[Cell]]] = [
         (
             row.day.isoformat(),
             [
