@@ -140,7 +140,8 @@ def apply(name: str, est: Estimate, lever: Lever) -> Scenario:
 
 def verify(est: Estimate, insights: Insights, **options: Any) -> None:
     """Every lever shown: its cost is a fresh estimate of the base scenario with its one change, and
-    saved = base - cost > 0; best first (top 5), the batch lever (a different product) last."""
+    saved = base - cost > 0; the biggest saving first (top 5, and the batch lever, a different
+    product, ranked among them by its saving: issue 30)."""
     base = est.total_usd  # subagents included
     assert insights.base_usd == base
     for lever in insights.levers:
@@ -153,8 +154,8 @@ def verify(est: Estimate, insights: Insights, **options: Any) -> None:
         assert lever.saved_fraction == lever.saved_usd / base
     regular = [lv for lv in insights.levers if lv.tradeoff is None]
     assert len(regular) <= TOP_LEVERS
-    assert [lv.saved_usd for lv in regular] == sorted((lv.saved_usd for lv in regular), reverse=True)
-    assert insights.levers[: len(regular)] == tuple(regular)  # levers with a tradeoff come last
+    saved = [lv.saved_usd for lv in insights.levers]
+    assert saved == sorted(saved, reverse=True)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
@@ -170,9 +171,10 @@ def test_every_lever_of_a_crafted_scenario_is_a_fresh_estimate(tmp_path: Path) -
     insights = explain(est)
     verify(est, insights)
     names = [lv.name for lv in insights.levers]
-    # prefix -> conversation caching and dropping the kept thinking both save; batch comes last
+    # prefix -> conversation caching and dropping the kept thinking both save; batch halves the run:
+    # the biggest saving, first (it came last, after smaller savings, until issue 30)
     assert {"caching_conversation", "thinking_drop"} <= set(names)
-    assert names[-1] == "service_tier_batch"
+    assert names[0] == "service_tier_batch"
 
 
 def test_levers_are_priced_with_the_same_options_as_the_estimate(tmp_path: Path) -> None:
@@ -214,7 +216,9 @@ def test_five_minutes_instead_of_one_hour_on_a_fast_loop(tmp_path: Path) -> None
     est = estimate_scenario(load_scenario(write(tmp_path, fast)), as_of=AS_OF)
     insights = explain(est)
     verify(est, insights)
-    assert insights.levers[0].name == "cache_ttl_5m"  # nothing expires: 1h writes only cost more
+    assert (
+        next(lv for lv in insights.levers if lv.tradeoff is None).name == "cache_ttl_5m"
+    )  # nothing expires: 1h writes only cost more
 
 
 def test_turning_caching_on(tmp_path: Path) -> None:
@@ -223,8 +227,8 @@ def test_turning_caching_on(tmp_path: Path) -> None:
     )
     insights = explain(est)
     verify(est, insights)
-    assert insights.levers[0].name == "caching_conversation"
-    assert insights.levers[0].description == "turn on conversation caching"
+    best = next(lv for lv in insights.levers if lv.tradeoff is None)
+    assert (best.name, best.description) == ("caching_conversation", "turn on conversation caching")
 
 
 # --- candidates that the estimator may not price yet: built right, shown only when they save --------
@@ -351,7 +355,9 @@ def test_json_has_an_insights_object_and_matches_the_schema(tmp_path: Path) -> N
     assert data["kind"] == "estimate" and data["totals"]["cost_usd"] == "0.074196"
     insights = data["insights"]
     assert insights["checks"]["requests"] == 3 and insights["checks"]["retry_note"] == "no retries modelled"
-    assert insights["levers"][0] == {
+    # batch halves the run, the biggest saving: first (issue 30), then the 1h TTL
+    assert [lv["name"] for lv in insights["levers"]][:2] == ["service_tier_batch", "cache_ttl_1h"]
+    assert insights["levers"][1] == {
         "name": "cache_ttl_1h",
         "description": "1h cache TTL instead of 5m",
         "cost_usd": "0.0515139",
@@ -373,7 +379,7 @@ def test_table_and_markdown_show_the_section(tmp_path: Path) -> None:
     assert "[a different product: asynchronous" in table  # brackets kept, not read as markup
     markdown = render_text(report, Format.markdown)
     assert "##### Insights" in markdown
-    assert "1. 1h cache TTL instead of 5m: −$0.0227 per task (−30.6%), $0.0515 instead of $0.0742" in markdown
+    assert "2. 1h cache TTL instead of 5m: −$0.0227 per task (−30.6%), $0.0515 instead of $0.0742" in markdown
     assert render_text(report, Format.csv) == render_text(report.report, Format.csv)
 
 
@@ -388,7 +394,7 @@ def test_cli_explain(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     path = str(write(tmp_path, PACED))
     code, out, err = cli(capsys, "estimate", path, "--explain", "--as-of", "2026-11-30", "-f", "json")
     assert code == 0 and err == ""
-    assert json.loads(out)["insights"]["levers"][0]["name"] == "cache_ttl_1h"
+    assert json.loads(out)["insights"]["levers"][1]["name"] == "cache_ttl_1h"
     code, out, _ = cli(capsys, "estimate", path, "--explain", "--as-of", "2026-11-30", "-q")
     assert (code, out) == (0, "0.074196\n")
 

@@ -91,8 +91,12 @@ def reconcile(
         raise fail(err) from None
     from agentcost.render import reconcile as render
 
+    if format_ is ReconcileFormat.table:  # laid out at the terminal's width
+        from agentcost.cli.colour import print_rich
+
+        print_rich(render.render_table(result, compared))
+        return
     shown = {
-        ReconcileFormat.table: render.render_text,
         ReconcileFormat.json: render.render_json,
         ReconcileFormat.markdown: render.render_markdown,
         ReconcileFormat.csv: render.render_csv,

@@ -1,5 +1,6 @@
-"""Insights (``agentcost estimate --explain``): six checks read off an estimate, then the levers that
-would make the run cheaper, each priced by re-running the estimate with one change to the scenario.
+"""Insights (``agentcost estimate --explain``): seven checks read off an estimate (the seventh, stop
+rules, when the scenario lacks one), then the levers that would make the run cheaper, each priced by
+re-running the estimate with one change to the scenario.
 
 The checks never re-estimate: they are derived from the ``Estimate`` (its counts and ledger). A lever
 is a :func:`dataclasses.replace` of the ``Scenario`` with one field changed, estimated again by
@@ -25,7 +26,7 @@ from agentcost.loop.simulate import Simulation, Stat
 from agentcost.scenario.model import ResultTrim, Retries, Round, Scenario, ToolDef
 from agentcost.tokens.counts import RoundTokens
 
-TOP_LEVERS = 5  # levers shown, best first (the batch lever, a different product, comes after them)
+TOP_LEVERS = 5  # levers shown, biggest saving first (and the batch lever, a different product, among them)
 STOP_RUNS = 400  # runs simulated for the cost of a run that does not converge (few: it is a check)
 STOP_SEED = 0
 
@@ -41,7 +42,7 @@ class ToolResults:
 
 @dataclass(frozen=True)
 class Checks:
-    """The six checks an engineer runs on an agent, per task (one run of the scenario)."""
+    """Six of the seven checks an engineer runs on an agent, per task (one run of the scenario)."""
 
     requests: int  # billed requests, continuations included
     tool_rounds: int  # rounds that ran whose response called a tool
@@ -101,7 +102,7 @@ class Steps:
 class Insights:
     base_usd: Decimal
     checks: Checks
-    levers: tuple[Lever, ...]  # best first; a different-product lever (batch) last
+    levers: tuple[Lever, ...]  # biggest saving first, a different-product lever (batch) included
     stops: StopRules | None = None  # None: max_rounds and max_budget_usd are both set
     steps: Steps | None = None  # with --simulate
 
@@ -140,6 +141,7 @@ def explain(est: Estimate, simulation: Simulation | None = None) -> Insights:
             priced = _price(batch, base, lambda s: rerun(s, None))
             if priced is not None:
                 shown.append(priced)
+                shown.sort(key=lambda lv: (-lv.saved_usd, lv.name))  # biggest saving first, batch too
     steps = None if simulation is None else Steps(simulation.runs, simulation.seed, simulation.requests)
     return Insights(base, checks(est), tuple(shown), stop_rules(est, rerun), steps)
 
@@ -189,7 +191,7 @@ def _scenario_rounds(est: Estimate) -> list[tuple[int, RoundTokens]]:
 
 
 def checks(est: Estimate) -> Checks:
-    """The six checks, read off the estimate (no re-estimation)."""
+    """Six of the seven checks (stop rules: :func:`stop_rules`), read off the estimate (no re-estimation)."""
     t = est.ledger.totals
     ran = ran_rounds(est)
     per_tool: dict[str, list[int]] = {}

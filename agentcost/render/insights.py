@@ -1,4 +1,4 @@
-"""The estimate report with an Insights section (``agentcost estimate --explain``): the six checks
+"""The estimate report with an Insights section (``agentcost estimate --explain``): the seven checks
 and the levers of :mod:`agentcost.loop.insights`, in the table, Markdown and JSON formats.
 
 An :class:`ExplainedReport` is a single-scenario :class:`~agentcost.report.Report` plus its
@@ -37,7 +37,7 @@ SHARE_PLACES = 4  # decimals of a share in JSON
 
 
 def check_lines(c: Checks, show: Callable[[str], str] = plain) -> list[tuple[str, str]]:
-    """The six checks as (name, value) pairs; ``show`` writes the tool names in them."""
+    """Six of the seven checks as (name, value) pairs; ``show`` writes the tool names in them."""
     steps = f"{c.requests} requests, {c.tool_rounds} tool rounds"
     for n, what in (
         (c.chat_turns, "chat turn"),
@@ -68,8 +68,8 @@ def check_lines(c: Checks, show: Callable[[str], str] = plain) -> list[tuple[str
 
 
 def insight_lines(insights: Insights, show: Callable[[str], str] = plain) -> list[tuple[str, str]]:
-    """The six checks (steps per task as a distribution when simulated), then the stop rules the
-    scenario lacks."""
+    """The checks (steps per task as a distribution when simulated), then the seventh, the stop rules
+    the scenario lacks (none: the row is left out)."""
     lines = check_lines(insights.checks, show)
     if insights.steps is not None:
         lines[0] = ("steps per task", f"{steps_text(insights.steps)}; at the medians: {lines[0][1]}")
@@ -158,7 +158,7 @@ def render_insights_rich(insights: Insights) -> RenderableType:
             Col("new total", drop=2),
         ],
         rows,
-        title=Text("Levers (each re-estimated with one change), best first", style="table.title"),
+        title=Text("Levers (each re-estimated with one change), most saved first", style="table.title"),
     )
     return Group(checks, levers)
 
@@ -170,7 +170,7 @@ def render_insights_markdown(insights: Insights) -> str:
     if not insights.levers:
         lines.append(_NO_LEVERS)
     else:
-        lines.append("Levers, each re-estimated with one change, best first:")
+        lines.append("Levers, each re-estimated with one change, most saved first:")
         lines.append("")
         lines += [
             f"{n}. {lever_text(lever, insights.base_usd, markdown)}"

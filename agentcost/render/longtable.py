@@ -3,10 +3,11 @@
 Rich's ``Table`` measures and wraps every cell of every row (about 1 ms a row), which a ledger of
 100,000 requests cannot afford. :class:`LongTable` measures each column in one pass over its cells,
 lets ``FitTable.plan`` choose the columns and widths from each column's widest cells (the plan depends
-on nothing else), and when every cell fits its column on one line writes the rows itself
+on nothing else), and when every number fits its column on one line writes the rows itself
 with the same box characters, padding and justification as Rich (``tests/test_long_ledgers.py``
-compares the two; a header wraps as Rich wraps it). Otherwise (a cell that folds, a stacked layout, a
-cell of several lines) it hands the table to Rich as it is.
+compares the two; a header wraps as Rich wraps it, and so does a name too long for its text column:
+``agentcost models --all`` at 60 columns). Otherwise (a number that folds, a styled name that folds
+in colour, a stacked layout, a cell of several lines) it hands the table to Rich as it is.
 """
 
 from __future__ import annotations
@@ -65,6 +66,14 @@ class LongTable:
         )
         return proxy, wide
 
+    def _plain_column(self, i: int) -> bool:
+        """Whether column ``i``'s cells carry no style of their own: a text column's cells then fold
+        here as Rich folds them (without colour, any column's)."""
+        return all(
+            row is None or not isinstance(row[i], Text) or not (row[i].style or row[i].spans)  # type: ignore[union-attr]
+            for row in self.table.rows
+        )
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         t = self.table
         found = self._proxy() if t.row_styles is None else None
@@ -76,8 +85,9 @@ class LongTable:
         headers = [found[0]._header(i, plan.short) for i in plan.columns]
         for k, i in enumerate(plan.columns):
             w = plan.widths[k]
-            if wide[i] > w:
-                yield t  # a cell would fold or a header wrap: Rich lays it out
+            unstyled = console.color_system is None or self._plain_column(i)
+            if wide[i] > w and not (t.columns[i].text and unstyled):
+                yield t  # a number would fold, or a styled name wrap in colour: Rich lays it out
                 return
         if t.title is not None:
             yield t.title if isinstance(t.title, Text) else Text(t.title, style="table.title")
@@ -169,6 +179,10 @@ class LongTable:
                 yield new_line
                 continue
             cells = [_plain(row[i]) for i in shown]
+            if any(_len(c) > w for c, w in zip(cells, widths, strict=True)):  # a name folds
+                for folded in wrapped(cells):
+                    yield from line(folded, edges.mid_left, edges.mid_vertical, edges.mid_right, styles)
+                continue
             yield from line(cells, edges.mid_left, edges.mid_vertical, edges.mid_right, styles)
         if t.show_footer:
             yield Segment(edges.get_row(rules, "foot"))

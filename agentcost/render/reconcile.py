@@ -1,4 +1,4 @@
-"""Reconciliation -> text table (within 80 columns), JSON, Markdown and CSV; formatting only.
+"""Reconciliation -> tables laid out at the terminal's width (60 columns and up), JSON, Markdown, CSV.
 
 Every figure comes from :mod:`agentcost.commands.reconcile`; unknown amounts show as ``-``, never $0.
 The JSON is built as :class:`agentcost.report.reconcile_json.ReconcileJson`, from which its published
@@ -8,12 +8,16 @@ schema is generated.
 from __future__ import annotations
 
 import io
-import textwrap
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from agentcost.infra.text import CsvWriter, plain
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from agentcost.infra.text import CsvWriter, plain, rich
 from agentcost.infra.text import markdown as escape_md
+from agentcost.render.fit import SECTION, Cell, Col, FitTable
 from agentcost.report import fmt
 from agentcost.report.fmt import ARROW, exact
 from agentcost.report.reconcile import Day, Reconciliation, Row
@@ -36,7 +40,7 @@ if TYPE_CHECKING:  # the JSON's one definition (report/reconcile_json.py), also 
     )
 
 WIDTH = 80
-MODEL_WIDTH = 22
+"""The width of :func:`render_text` when none is given (the CLI prints at the terminal's width)."""
 
 
 def _signed(d: Decimal | None) -> str:
@@ -68,59 +72,140 @@ def headline(r: Reconciliation) -> list[str]:
     return lines
 
 
-def _wrap(text: str, indent: str = "  ") -> list[str]:
-    return textwrap.wrap(plain(text), WIDTH, initial_indent=indent, subsequent_indent=indent + "  ")
+def _money_columns(first: str) -> list[Col]:
+    """A table grouped by day (a heading row each): ``first``, agentcost, export, difference, status
+    (the status dropped first on a narrow terminal: the details below the table name it too)."""
+    return [
+        Col(first, justify="left", text=True, min_width=9),
+        Col("agentcost"),
+        Col("export"),
+        Col("difference", short="diff"),
+        Col("status", justify="left", text=True, min_width=6, drop=1),
+    ]
 
 
-def _project_lines(p: ProjectComparison) -> list[str]:
+def _by_day(days: Sequence[tuple[str, list[Cell]]], width: int) -> list[list[Cell] | None]:
+    """Rows under a heading row per day (its date in the first column), a section line between days."""
+    rows: list[list[Cell] | None] = []
+    current: str | None = None
+    for day, cells in days:
+        if day != current:
+            if current is not None:
+                rows.append(SECTION)
+            current = day
+            rows.append([rich(day, "bold"), *[""] * (width - 1)])
+        rows.append(cells)
+    return rows
+
+
+def _day_table(r: Reconciliation) -> FitTable:
+    cells: list[tuple[str, list[Cell]]] = [
+        (
+            d.day.isoformat(),
+            [
+                rich(d.provider),
+                fmt.usd(d.agentcost_usd),
+                fmt.usd(d.export_usd),
+                _signed(d.difference_usd),
+                rich(d.status),
+            ],
+        )
+        for d in r.days
+    ]
+    return FitTable(_money_columns("provider"), _by_day(cells, 5))
+
+
+def _row_table(r: Reconciliation) -> FitTable:
+    cells: list[tuple[str, list[Cell]]] = [
+        (
+            row.day.isoformat(),
+            [
+                rich(row.model),
+                fmt.usd(row.tokens_usd),
+                fmt.usd(row.export_usd),
+                _signed(row.difference_usd),
+                rich(row.status),
+            ],
+        )
+        for row in r.rows
+    ]
+    return FitTable(_money_columns("model"), _by_day(cells, 5))
+
+
+def _row_details(row: Row) -> list[str]:
+    """What a model row is made of (its tiers and tokens) and why it differs, under the table."""
+    tokens = (
+        f"in {fmt.tokens(row.input_tokens)}, cache read {fmt.tokens(row.cache_read_tokens)},"
+        f" write 5m {fmt.tokens(row.cache_write_5m_tokens)}, 1h {fmt.tokens(row.cache_write_1h_tokens)},"
+        f" out {fmt.tokens(row.output_tokens)}"
+    )
+    if row.web_searches:
+        tokens += f", {fmt.tokens(row.web_searches)} web searches ({fmt.usd(row.fees_usd)})"
+    usage = f"{row.provider}, {', '.join(row.tiers)}: {tokens}" if row.tiers else "no usage"
+    head = f"{row.day.isoformat()} {plain(row.model)} ({row.status}): {usage}"
+    return [head, *(f"  - {reason}" for reason in row.reasons)]
+
+
+def _project_table(p: ProjectComparison) -> FitTable:
+    columns = [
+        Col("day", justify="left"),
+        Col("actual"),
+        Col("source", justify="left", text=True, min_width=6, drop=1),
+        Col("estimate"),
+        Col("difference", short="diff"),
+        Col("ratio", drop=2),
+    ]
+    rows: list[list[Cell] | None] = [
+        [
+            d.day.isoformat(),
+            fmt.usd(d.actual_usd),
+            rich(d.source),
+            fmt.usd(d.estimate_usd),
+            _signed(d.difference_usd),
+            fmt.ratio(d.ratio),
+        ]
+        for d in p.days
+    ]
+    return FitTable(columns, rows)
+
+
+def _project_title(p: ProjectComparison) -> str:
     how = "its runs_per_day" if p.runs_per_day is None else f"{p.runs_per_day} runs a day"
-    out = ["", *_wrap(f"Project estimate ({p.path}, {how}): {fmt.usd(p.estimate_per_day_usd)} a day", "")]
-    out.append(f"{'day':<10}  {'actual':>12}  {'source':<9}  {'estimate':>12}  {'difference':>12}  ratio")
-    for d in p.days:
-        out.append(
-            f"{d.day.isoformat():<10}  {fmt.usd(d.actual_usd):>12}  {d.source:<9}"
-            f"  {fmt.usd(d.estimate_usd):>12}  {_signed(d.difference_usd):>12}  {fmt.ratio(d.ratio)}"
-        )
-    return out
+    return f"Project estimate ({p.path}, {how}): {fmt.usd(p.estimate_per_day_usd)} a day"
 
 
-def render_text(r: Reconciliation, project: ProjectComparison | None = None) -> str:
-    """A plain-text report within 80 columns."""
-    out = [*headline(r), ""]
-    out.append("Per day")
-    out.append(f"{'day':<10}  {'provider':<9}  {'agentcost':>12}  {'export':>12}  {'difference':>12}  status")
-    for d in r.days:
-        out.append(
-            f"{d.day.isoformat():<10}  {d.provider:<9}  {fmt.usd(d.agentcost_usd):>12}"
-            f"  {fmt.usd(d.export_usd):>12}"
-            f"  {_signed(d.difference_usd):>12}  {d.status}"
-        )
-        out += [line for reason in d.reasons for line in _wrap(reason)]
-    out += ["", "Per model and day (tokens; server-tool fees are compared per day)"]
-    out.append(f"{'day':<10} {'model':<{MODEL_WIDTH}} {'agentcost':>11} {'export':>11} {'diff':>11} status")
-    for row in r.rows:
-        name = plain(row.model)
-        if len(name) > MODEL_WIDTH:
-            name = name[: MODEL_WIDTH - 1] + "…"
-        out.append(
-            f"{row.day.isoformat():<10} {name:<{MODEL_WIDTH}} {fmt.usd(row.tokens_usd):>11}"
-            f" {fmt.usd(row.export_usd):>11} {_signed(row.difference_usd):>11} {row.status}"
-        )
-        tokens = (
-            f"in {fmt.tokens(row.input_tokens)}, cache read {fmt.tokens(row.cache_read_tokens)},"
-            f" write 5m {fmt.tokens(row.cache_write_5m_tokens)}, 1h {fmt.tokens(row.cache_write_1h_tokens)},"
-            f" out {fmt.tokens(row.output_tokens)}"
-        )
-        if row.web_searches:
-            tokens += f", {fmt.tokens(row.web_searches)} web searches ({fmt.usd(row.fees_usd)})"
-        tiers = ", ".join(row.tiers)
-        out += _wrap(f"{row.provider}, {tiers or 'no usage'}: {tokens}" if row.tiers else "no usage")
-        out += [line for reason in row.reasons for line in _wrap("- " + reason)]
+def render_table(r: Reconciliation, project: ProjectComparison | None = None) -> RenderableType:
+    """The report for a terminal, laid out at its width: the answer, a table per day and provider
+    (each day's reasons under it), a table per model and day (each row's tokens and reasons under
+    it), the project's estimate against each day. Every number whole at 60 columns and up."""
+    parts: list[RenderableType] = [Text("\n".join(plain(line) for line in headline(r))), Text("")]
+    parts += [Text("Per day", style="bold"), _day_table(r)]
+    reasons = [f"{d.day.isoformat()} {d.provider}: {x}" for d in r.days for x in d.reasons]
+    if reasons:
+        parts.append(Text("\n".join(plain(line) for line in reasons)))
+    parts += [
+        Text(""),
+        Text("Per model and day (tokens; server-tool fees are compared per day)", style="bold"),
+        _row_table(r),
+    ]
+    details = [line for row in r.rows for line in _row_details(row)]
+    if details:
+        parts.append(Text("\n".join(plain(line) for line in details)))
     if project is not None:
-        out += _project_lines(project)
+        parts += [Text(""), Text(plain(_project_title(project)), style="bold"), _project_table(project)]
     for note in r.notes:
-        out += ["", *_wrap("note: " + note, "")]
-    return "\n".join(out) + "\n"
+        parts += [Text(""), Text(plain("note: " + note))]
+    return Group(*parts)
+
+
+def render_text(r: Reconciliation, project: ProjectComparison | None = None, width: int = WIDTH) -> str:
+    """:func:`render_table` as plain text ``width`` columns wide."""
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=width, no_color=True, emoji=False, color_system=None)
+    with console.capture() as captured:
+        console.print(render_table(r, project))
+    return captured.get()
 
 
 def _row_dict(row: Row) -> ReconcileRowJson:
@@ -221,7 +306,7 @@ def render_markdown(r: Reconciliation, project: ProjectComparison | None = None)
             f" | {escape_md(_signed(row.difference_usd))} | {row.status} | {reasons} |"
         )
     if project is not None:
-        out += ["", escape_md(_project_lines(project)[1].strip()), ""]
+        out += ["", escape_md(_project_title(project)), ""]
         out += ["| day | actual | source | estimate | difference | ratio |", "|---|---:|---|---:|---:|---:|"]
         for e in project.days:
             out.append(

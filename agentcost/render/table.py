@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -116,9 +115,6 @@ def render_models(report: ModelsReport) -> RenderableType:
     (marked *, as in estimates); then what is not listed (rows that cannot be estimated, other
     providers)."""
 
-    def per_mtok(d: Decimal | None) -> str:
-        return "-" if d is None else f"${fmt.exact(d)}"
-
     models = [row.prices for row in report.rows]
     rows: list[tuple[str, list[str]]] = []
     for row in report.rows:
@@ -127,10 +123,10 @@ def render_models(report: ModelsReport) -> RenderableType:
         name = m.model_id + ("*" if approximate else "") + (" †" if m.source.kind == "user" else "")
         cells = [
             name,
-            per_mtok(m.input_mtok),
-            per_mtok(m.output_mtok),
-            per_mtok(m.cache_read_mtok),
-            per_mtok(m.cache_write_mtok),
+            fmt.per_mtok(m.input_mtok),
+            fmt.per_mtok(m.output_mtok),
+            fmt.per_mtok(m.cache_read_mtok),
+            fmt.per_mtok(m.cache_write_mtok),
             fmt.tokens(m.context_window),
             " ".join(row.tiers) or "-",
         ]
@@ -156,7 +152,9 @@ def render_models(report: ModelsReport) -> RenderableType:
             provider = pid
             table_rows.append([rich(pid, "bold"), *[""] * (len(columns) - 1)])
         table_rows.append(list(map(rich, cells)))
-    table = FitTable(columns, table_rows)
+    from agentcost.render.longtable import LongTable  # 2,000 rows with --all: drawn in linear time
+
+    table = LongTable(FitTable(columns, table_rows))
 
     sources: dict[str, None] = {}
     for m in models:

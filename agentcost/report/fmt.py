@@ -86,9 +86,24 @@ def mean_count(d: Decimal) -> str:
     return f"{d.quantize(Decimal('0.1'), rounding=ROUND_HALF_UP):,}"
 
 
+RATE_DIGITS = 12
+"""A price per million tokens shown to people keeps at most this many significant digits: every
+published rate whole (``$0.10875``), a rate genai-prices computed in binary floating point as it reads
+(``0.27999999999999997`` -> ``$0.28``). JSON and CSV carry the exact value (:func:`exact`)."""
+
+
+def per_mtok(d: Decimal | None) -> str:
+    """A price per million tokens for people, without its unit: ``$3``, ``$0.28`` (:data:`RATE_DIGITS`)."""
+    if d is None:
+        return "-"
+    if d and d.adjusted() - RATE_DIGITS + 1 < 0:
+        d = d.quantize(Decimal(1).scaleb(d.adjusted() - RATE_DIGITS + 1), ROUND_HALF_UP, _WIDE)
+    return f"${exact(d)}"
+
+
 def rate(d: Decimal | None) -> str:
-    """A price per million tokens, e.g. ``$3/MTok``."""
-    return "-" if d is None else f"${exact(d)}/MTok"
+    """A price per million tokens, e.g. ``$3/MTok`` (see :data:`RATE_DIGITS`)."""
+    return "-" if d is None else f"{per_mtok(d)}/MTok"
 
 
 def percent(d: Decimal | None, places: int = 1) -> str:

@@ -98,7 +98,7 @@ class StepsJson(TypedDict):
 class InsightsJson(TypedDict):
     base_usd: USD
     checks: ChecksJson
-    levers: Annotated[list[LeverJson], "best first; a lever with a tradeoff (batch) last"]
+    levers: Annotated[list[LeverJson], "biggest saving first, a lever with a tradeoff (batch) among them"]
     stop_rules: Annotated[StopRulesJson | None, "null: no stop rule is missing"]
     steps: StepsJson | None
 
