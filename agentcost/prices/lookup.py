@@ -302,7 +302,7 @@ def _model_prices(
         underlying_id=found.underlying_id,
         time_of_day=windows,
         off_peak=off_peak_windows(info, when.date(), windows, context) if windows else (),
-        at_time=timed,
+        at_time=timed or not windows,
     )
 
 
@@ -555,7 +555,8 @@ def _user_model_prices(
             if located is not None and entry.discount is not None
             else ()
         ),
-        at_time=timed,
+        at_time=timed
+        or not (located is not None and entry.discount is not None and time_windows(located.info)),
     )
 
 

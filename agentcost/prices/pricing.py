@@ -175,8 +175,8 @@ class ModelPrices:
     # Where the model is cheaper by the time of day than at its standard rates: the windows and
     # their discounts on the price date (empty without time-of-day prices).
     off_peak: tuple[OffPeak, ...] = ()
-    # The price date's time picked the time-of-day rates (a time was given); False: a date alone,
-    # priced at the day's standard rates (agentcost.prices.daytime).
+    # False: a date alone of a row with time-of-day prices, priced at the day's standard rates
+    # (agentcost.prices.daytime); True: the price date's time picked them, or the row has none.
     at_time: bool = True
 
     def __post_init__(self) -> None:

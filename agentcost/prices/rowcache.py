@@ -66,7 +66,7 @@ def cached_row(key: str, when: datetime, at_time: bool = True) -> ModelPrices | 
         return None
     if not isinstance(row, ModelPrices) or row.table is None:
         return None
-    return replace(row, source=replace(row.source, as_of=when), at_time=at_time)
+    return replace(row, source=replace(row.source, as_of=when), at_time=at_time or not row.time_of_day)
 
 
 def store_row(key: str, prices: ModelPrices) -> None:
