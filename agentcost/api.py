@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
-from agentcost.loop.options import as_of_datetime
+from agentcost.loop.options import as_of_datetime, has_time
 from agentcost.scenario.model import Scenario  # dataclasses only: light
 
 if TYPE_CHECKING:
@@ -270,7 +270,11 @@ def estimate(
         loaded = _scenario(scenario, overrides, base_dir)
         when = as_of_datetime(as_of)
         pricing = PricingOptions(
-            when, service_tier=service_tier, user_prices=_user_prices(prices), model=model
+            when,
+            service_tier=service_tier,
+            user_prices=_user_prices(prices),
+            model=model,
+            at_time=has_time(as_of),
         )
         est = estimate_scenario(loaded, options=pricing, budget_usd=budget)
     report = build_report(est)
@@ -299,7 +303,14 @@ def compare(
         when = as_of_datetime(as_of)
         user_prices = _user_prices(prices)
         names = expand_models(models, as_of=when, user_prices=user_prices, service_tier=service_tier)
-        report = compare_models(loaded, names, as_of=when, service_tier=service_tier, user_prices=user_prices)
+        report = compare_models(
+            loaded,
+            names,
+            as_of=when,
+            service_tier=service_tier,
+            user_prices=user_prices,
+            at_time=has_time(as_of),
+        )
     return _compare_result(report, tuple(compare_gates(report)))
 
 

@@ -73,6 +73,11 @@ def _genai_prices_usd(data: dict[str, Any], request: dict[str, Any]) -> Decimal:
         cache_write_tokens=request["cache_write_tokens"],
     )
     when = datetime.fromisoformat(data["prices"]["as_of"])
+    windows = data["prices"]["time_of_day"]
+    if windows and data["prices"]["in_time_window"] is None:
+        # a date alone is priced at the day's standard rates: DeepSeek's, in genai-prices' window
+        start = datetime.strptime(windows[0]["start"], "%H:%M")
+        when = when.replace(hour=start.hour, minute=start.minute)
     result = info.calc_price(usage, provider, genai_request_timestamp=when)
     return Decimal(result.total_price)
 
@@ -111,8 +116,11 @@ def test_approximate_note_names_the_family(capsys: pytest.CaptureFixture[str]) -
     assert "approximate: DeepSeek counted as o200k_base ×" in text
     # DeepSeek publishes no minimum cacheable length: no cache reads are assumed, and the report says so
     assert "Caching not modelled: deepseek publishes no minimum; costs are an upper bound" in text
-    # its prices follow the time of day: the report names the window the price date falls in
-    assert "Priced at 00:00 UTC, outside deepseek's 00:30-16:30 UTC price window" in text
+    # its prices follow the time of day: a date alone is priced at the standard rates, and says so
+    assert (
+        "Deepseek prices follow the time of day: standard rates used; off-peak 16:30-00:30 UTC is 50% off"
+        " — give --as-of with a time to price it. Source: genai-prices" in text
+    )
 
 
 @pytest.mark.usefixtures("here", "no_ctok")

@@ -375,7 +375,7 @@ def test_every_estimable_model_of_every_provider_prices_as_genai_prices() -> Non
     for pid in catalog.provider_ids():
         for entry in catalog.estimable(pid):
             assert entry.ref is not None
-            ours = resolve_model(f"{pid}/{entry.model_id}", as_of=WHEN)
+            ours = resolve_model(f"{pid}/{entry.model_id}", as_of=WHEN, at_time=True)  # genai-prices: 00:00
             assert (ours.price_provider, ours.model_id) == (pid, entry.model_id)
             tables += ours.table is not None
             try:
@@ -398,7 +398,7 @@ def test_time_of_day_prices_at_two_times_of_day() -> None:
     for entry in deepseek:
         totals = []
         for when in (WHEN, PEAK):
-            ours = resolve_model(entry.model_id, provider="deepseek", as_of=when)
+            ours = resolve_model(entry.model_id, provider="deepseek", as_of=when, at_time=True)
             assert ours.time_of_day
             total = ours.cost(USAGE).total_usd
             assert total == genai_prices_total(entry.ref or entry.model_id, "deepseek", USAGE, when)
@@ -408,8 +408,10 @@ def test_time_of_day_prices_at_two_times_of_day() -> None:
     chat = resolve_model("deepseek-chat", as_of=PEAK)
     assert chat.time_of_day == (("00:30", "16:30"),)
     assert chat.input_mtok == Decimal("0.27") and resolve_model(
-        "deepseek-chat", as_of=WHEN
+        "deepseek-chat", as_of=WHEN, at_time=True
     ).input_mtok == Decimal("0.135")
+    # a date alone (midnight, no time given) is the day's standard rates, not midnight's off-peak ones
+    assert resolve_model("deepseek-chat", as_of=WHEN).input_mtok == Decimal("0.27")
 
 
 @pytest.mark.disk_cache
@@ -436,7 +438,8 @@ def test_rows_read_back_from_the_cache_keep_their_host_and_time_of_day() -> None
     assert peak._price is not None and peak.input_mtok == Decimal("0.27")
     diskcache.flush()
     assert resolve_model("deepseek-chat", as_of=PEAK).input_mtok == Decimal("0.27")
-    assert resolve_model("deepseek-chat", as_of=WHEN).input_mtok == Decimal("0.135")
+    assert resolve_model("deepseek-chat", as_of=WHEN, at_time=True).input_mtok == Decimal("0.135")
+    assert resolve_model("deepseek-chat", as_of=WHEN).input_mtok == Decimal("0.27")  # the day: standard
 
 
 # --------------------------------------------------------------------------------------------

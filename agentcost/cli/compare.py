@@ -85,7 +85,7 @@ def compare(
     --quiet prints the cheapest model's total.
     """
     from agentcost.commands.compare import compare_gates, compare_models, select_models, skipped_note
-    from agentcost.loop.options import parse_as_of
+    from agentcost.loop.options import has_time, parse_as_of
     from agentcost.scenario.load import read_scenario as load_scenario
 
     out = Output(format_, output, summary, quiet, chart, verbose=verbose)
@@ -108,7 +108,13 @@ def compare(
             echo_err(f"agentcost: note: {note}")
         working(f"pricing {len(chosen.models)} model{'' if len(chosen.models) == 1 else 's'}")
         report = compare_models(
-            loaded, chosen.models, as_of=when, service_tier=tier, user_prices=user_prices, per=per
+            loaded,
+            chosen.models,
+            as_of=when,
+            service_tier=tier,
+            user_prices=user_prices,
+            per=per,
+            at_time=has_time(as_of),
         )
         emit(report, compare_gates(report), out)
     except InputError as err:

@@ -91,7 +91,7 @@ def estimate(
 
     Several scenarios (or a project file) give one summary row per scenario and a grand total.
     """
-    from agentcost.loop.options import parse_as_of
+    from agentcost.loop.options import has_time, parse_as_of
 
     out = Output(format_, output, summary, quiet, chart, verbose=verbose)
     overrides = tuple(set_ or ())
@@ -110,7 +110,13 @@ def estimate(
 
             loaded = load_scenario(scenarios[0], overrides=overrides)
             est = estimate_scenario(
-                loaded, as_of=when, model=model, budget_usd=limit, service_tier=tier, user_prices=user_prices
+                loaded,
+                as_of=when,
+                model=model,
+                budget_usd=limit,
+                service_tier=tier,
+                user_prices=user_prices,
+                at_time=has_time(as_of),
             )
             report = build_report(est, overrun=simulate is None and at is None, per=per)  # --simulate says it
             if all_:  # --all: the table shows every request
@@ -150,6 +156,7 @@ def estimate(
                 service_tier=tier,
                 user_prices=user_prices,
                 per=per,
+                at_time=has_time(as_of),
             )
             report, gates = batch, batch_gates(batch)  # type: ignore[assignment]
         emit(report, gates, out)

@@ -28,6 +28,7 @@ from agentcost.report.estimate import (
     unit_cost,
 )
 from agentcost.report.gates import Gate, budget_gate, context_gate
+from agentcost.report.notes import labelled_caveats
 from agentcost.report.outcome import PER_TASK_NOTE
 
 if TYPE_CHECKING:  # the scenario and project loaders are imported where files are read
@@ -102,6 +103,7 @@ def estimate_batch(
     reader: Reader | None = None,
     service_tier: str | None = None,
     user_prices: UserPrices | None = None,
+    at_time: bool | None = None,
 ) -> Batch:
     """Estimate every scenario of ``project``.
 
@@ -109,7 +111,8 @@ def estimate_batch(
     applied after each entry's own ``set:``), ``service_tier`` (``--service-tier``) and
     ``user_prices`` (``--prices``) apply to every scenario. A budget's precedence:
     ``budget_usd`` (--budget), then the entry's ``budget_usd``, then the scenario's
-    ``limits.budget_usd``.
+    ``limits.budget_usd``. ``at_time``: whether ``as_of``'s time picks time-of-day prices
+    (:attr:`~agentcost.loop.options.PricingOptions.at_time`).
     """
     items: list[BatchItem] = []
     for i, entry in enumerate(project.entries):
@@ -128,6 +131,7 @@ def estimate_batch(
             budget_usd=budget_usd,
             service_tier=service_tier,
             user_prices=user_prices,
+            at_time=at_time,
         )
         if budget_usd is None and entry.budget_usd is not None:
             est = replace(est, budget=Budget(entry.budget_usd, PROJECT_BUDGET_SOURCE))
@@ -244,6 +248,7 @@ def build_batch_report(batch: Batch, *, per: str = "run") -> BatchReport:
         price_label=joined_price_label([r.report for r in rows]),
         price_sources=joined_price_label([r.report for r in rows], dated=False),
         per=per,
+        notes=labelled_caveats([(r.name, r.report) for r in rows]),
     )
 
 
@@ -258,6 +263,7 @@ def batch_report_for_paths(
     service_tier: str | None = None,
     user_prices: UserPrices | None = None,
     per: str = "run",
+    at_time: bool | None = None,
 ) -> BatchReport:
     """``agentcost estimate PATH...``: a project file or scenario files -> the batch report
     (``per``: :func:`build_batch_report`)."""
@@ -273,6 +279,7 @@ def batch_report_for_paths(
         reader=reader,
         service_tier=service_tier,
         user_prices=user_prices,
+        at_time=at_time,
     )
     return build_batch_report(batch, per=per)
 

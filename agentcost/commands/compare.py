@@ -34,6 +34,7 @@ from agentcost.report.estimate import (
     unit_cost,
 )
 from agentcost.report.gates import Gate, context_gate
+from agentcost.report.notes import labelled_caveats
 from agentcost.report.outcome import PER_TASK_NOTE
 from agentcost.scenario.model import Scenario
 
@@ -295,13 +296,15 @@ def compare_models(
     service_tier: str | None = None,
     user_prices: UserPrices | None = None,
     per: str = "run",
+    at_time: bool | None = None,
 ) -> CompareReport:
     """Estimate ``scenario`` on each of ``models`` (names as ``estimate --model`` takes them).
 
     Two names of the same model (``gpt-5``, ``openai/gpt-5``) give one row. ``service_tier``
     (``--service-tier``) replaces the scenario's for every model; ``user_prices`` is a ``--prices``
     file. ``per="task"`` (``--per task``) ranks the models by the expected cost per completed task
-    of the scenario's ``outcome`` (per run without one: the warnings say so).
+    of the scenario's ``outcome`` (per run without one: the warnings say so). ``at_time``: whether
+    ``as_of``'s time picks time-of-day prices (:attr:`~agentcost.loop.options.PricingOptions.at_time`).
     """
     if not models:
         raise InputError("no models to compare", key="model", hint="e.g. --model gpt-5")
@@ -309,7 +312,12 @@ def compare_models(
     seen: set[tuple[str, str]] = set()
     for model in models:
         est = estimate_scenario(
-            scenario, as_of=as_of, model=model, service_tier=service_tier, user_prices=user_prices
+            scenario,
+            as_of=as_of,
+            model=model,
+            service_tier=service_tier,
+            user_prices=user_prices,
+            at_time=at_time,
         )
         report = build_report(est, per=per)
         if (report.provider, report.model_id) in seen:
@@ -342,6 +350,7 @@ def compare_models(
         price_label=joined_price_label([r.report for r in rows]),
         price_sources=joined_price_label([r.report for r in rows], dated=False),
         per=per,
+        notes=labelled_caveats([(r.model, r.report) for r in rows]),
     )
 
 

@@ -96,14 +96,15 @@ def estimate_scenario(
     user_prices: UserPrices | None = None,
     compare: bool = True,
     budget_left: Decimal | None = None,
+    at_time: bool | None = None,
 ) -> Estimate:
     """Estimate an already-loaded scenario, priced as ``options`` say, or as the keyword arguments
     say (``as_of``; ``model`` overrides the scenario's model, ``service_tier`` its ``service_tier``;
     ``user_prices`` is a loaded price file). ``budget_usd`` replaces the scenario's budget.
     ``compare``: also price the baselines of parallel calls and routing (``Estimate.dynamics``).
     ``budget_left``: a subagent's run stops once it has spent more than this (its parent's budget left
-    when it starts; ``run_accountant``)."""
-    opts = _options(options, as_of, model, service_tier, user_prices)
+    when it starts; ``run_accountant``). ``at_time``: :attr:`PricingOptions.at_time`."""
+    opts = _options(options, as_of, model, service_tier, user_prices, at_time)
     prices = _resolve(scenario, opts)
     count = counter(scenario)
     counts = count(prices)
@@ -194,15 +195,18 @@ def _options(
     model: str | None,
     service_tier: str | None,
     user_prices: UserPrices | None,
+    at_time: bool | None = None,
 ) -> PricingOptions:
     """``options``, or the options the keyword arguments give (one or the other)."""
     if options is not None:
-        if any(v is not None for v in (as_of, model, service_tier, user_prices)):
+        if any(v is not None for v in (as_of, model, service_tier, user_prices, at_time)):
             raise TypeError("give options, or as_of, model, service_tier and user_prices, not both")
         return options
     if as_of is None:
         raise TypeError("estimate_scenario needs options or as_of")
-    return PricingOptions(as_of, service_tier=service_tier, user_prices=user_prices, model=model)
+    return PricingOptions(
+        as_of, service_tier=service_tier, user_prices=user_prices, model=model, at_time=at_time
+    )
 
 
 def _resolve(scenario: Scenario, options: PricingOptions) -> ModelPrices:
@@ -220,6 +224,7 @@ def _resolve(scenario: Scenario, options: PricingOptions) -> ModelPrices:
             as_of=options.as_of,
             service_tier=service_tier if service_tier is not None else scenario.service_tier,
             user_prices=options.user_prices,
+            at_time=options.at_time,
         )
     except InputError as err:
         if err.key == "service_tier":
@@ -384,6 +389,7 @@ def _routes(
                 as_of=options.as_of,
                 service_tier=tier,
                 user_prices=options.user_prices,
+                at_time=options.at_time,
             )
         except InputError as err:
             err = err.located(file=scenario.path, line=line, key="model")

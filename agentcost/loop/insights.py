@@ -428,7 +428,9 @@ def cheaper_sibling(est: Estimate) -> str | None:
         try:
             from agentcost.prices.lookup import resolve_model
 
-            other = resolve_model(candidate, provider=prices.provider, as_of=prices.source.as_of)
+            other = resolve_model(
+                candidate, provider=prices.provider, as_of=prices.source.as_of, at_time=prices.at_time
+            )
         except InputError:
             continue
         if other.input_mtok < prices.input_mtok and other.output_mtok < prices.output_mtok:

@@ -23,17 +23,19 @@ if TYPE_CHECKING:
 class PricingOptions:
     """How a run is priced: at ``as_of``, on ``model`` instead of the scenario's (None: its own), at
     ``service_tier`` instead of the scenario's ``service_tier`` (None: its own), with the models of a
-    loaded price file (``user_prices``) added to the catalog's."""
+    loaded price file (``user_prices``) added to the catalog's. ``at_time``: whether ``as_of``'s time
+    of day picks time-of-day prices (:func:`has_time`; None: unless it is midnight UTC, a date alone)."""
 
     as_of: datetime
     service_tier: str | None = None
     user_prices: UserPrices | None = None
     model: str | None = None
+    at_time: bool | None = None
 
     def for_subagent(self) -> PricingOptions:
         """A subagent runs on its own model: the same date and price file, never the parent's model or
         service tier."""
-        return PricingOptions(self.as_of, user_prices=self.user_prices)
+        return PricingOptions(self.as_of, user_prices=self.user_prices, at_time=self.at_time)
 
 
 def today() -> datetime:
@@ -58,6 +60,22 @@ def parse_as_of(value: str | None) -> datetime:
             f"not a usable date: {value!r}", key="as_of", hint="use an ISO date such as 2026-11-30"
         ) from None
     return _in_range(when, repr(value))
+
+
+def has_time(value: date | datetime | str | None) -> bool:
+    """Whether a price date as written gives a time of day: an ISO text with one (``2026-12-01T17:00``,
+    ``T00:00`` too) or a datetime; not None (today), a date, or an ISO date alone. Only a time picks a
+    model's time-of-day prices (DeepSeek's off-peak hours); a date alone is priced at the day's
+    standard rates (:mod:`agentcost.prices.daytime`)."""
+    if isinstance(value, datetime):
+        return True
+    if not isinstance(value, str):
+        return False
+    try:
+        date.fromisoformat(value.strip())
+    except ValueError:
+        return True  # not a date alone: a datetime (parse_as_of says whether it is a usable one)
+    return False
 
 
 def as_of_datetime(value: date | datetime | str | None) -> datetime:

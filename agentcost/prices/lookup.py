@@ -16,11 +16,12 @@ A user price file (``--prices``, :mod:`agentcost.prices.user`) overrides or adds
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
+from agentcost.prices.daytime import OffPeak, off_peak_windows, standard_moment
 from agentcost.prices.gpdata import PRICE_SOURCE_NAME
 from agentcost.prices.pricing import ModelPrices
 from agentcost.prices.rates import (
@@ -88,6 +89,7 @@ def resolve_model(
     service_tier: str = "standard",
     user_prices: UserPrices | None = None,
     cached: bool = True,
+    at_time: bool | None = None,
 ) -> ModelPrices:
     """Find ``model`` (optionally of ``provider``) and fix its prices in force at ``as_of``.
 
@@ -104,22 +106,33 @@ def resolve_model(
     ``cached``: the row is looked up in and stored to the disk cache (one model priced without
     importing genai-prices); a caller pricing every model (``agentcost models``) has genai-prices
     loaded already and passes False: decoding 2,000 stored rows is slower than building them.
+
+    ``at_time``: whether the time of ``as_of`` picks a model's time-of-day prices (DeepSeek's
+    off-peak hours). False: ``as_of`` stands for its day, priced at the day's standard rates
+    (:mod:`agentcost.prices.daytime`). None: True unless ``as_of`` is midnight UTC, which is what
+    a date alone becomes; a caller that knows a time was given (``T00:00``) says so.
     """
     when = _utc(as_of)
+    timed = when.time() != time(0) if at_time is None else at_time
     _check_service_tier(service_tier)
     if not cached:
-        return _resolve(model, provider, when, service_tier, user_prices)
+        return _resolve(model, provider, when, service_tier, user_prices, timed)
     key = row_key(model, provider, when, service_tier, user_prices)
-    stored = cached_row(key, when)
+    stored = cached_row(key, when, timed)
     if stored is not None:
         return stored
-    prices = _resolve(model, provider, when, service_tier, user_prices)
+    prices = _resolve(model, provider, when, service_tier, user_prices, timed)
     store_row(key, prices)
     return prices
 
 
 def _resolve(
-    model: str, provider: str | None, when: datetime, service_tier: str, user_prices: UserPrices | None
+    model: str,
+    provider: str | None,
+    when: datetime,
+    service_tier: str,
+    user_prices: UserPrices | None,
+    timed: bool = True,
 ) -> ModelPrices:
     # the catalog and the resolver are imported here: a lookup the row cache answers needs neither
     from agentcost.prices.locate import check_provider, locate, locate_in, split_provider
@@ -134,7 +147,7 @@ def _resolve(
         mine_ref = ref if head is not None and pid in (None, head) else written
         mine = user_prices.find(mine_ref, mine_of)
         if mine is not None:
-            return _user_model_prices(written, mine, user_prices, when, service_tier)
+            return _user_model_prices(written, mine, user_prices, when, service_tier, timed)
         elsewhere = user_prices.find(mine_ref, None) if mine_of is not None else None
         if elsewhere is not None and mine_of is not None and locate_in(mine_of, mine_ref) is None:
             raise InputError(
@@ -152,8 +165,8 @@ def _resolve(
     if user_prices is not None:  # an alias ("claude-sonnet-4-5-20250929") of a model the file overrides
         mine = user_prices.find(found.info.id, found.provider)
         if mine is not None:
-            return _user_model_prices(written, mine, user_prices, when, service_tier)
-    return _model_prices(written, found, when, service_tier)
+            return _user_model_prices(written, mine, user_prices, when, service_tier, timed)
+    return _model_prices(written, found, when, service_tier, timed)
 
 
 # --------------------------------------------------------------------------------------------
@@ -239,7 +252,9 @@ def _tier_error(
     )
 
 
-def _model_prices(ref: str, found: Located, when: datetime, service_tier: str = "standard") -> ModelPrices:
+def _model_prices(
+    ref: str, found: Located, when: datetime, service_tier: str = "standard", timed: bool = True
+) -> ModelPrices:
     import genai_prices
 
     from agentcost.prices import catalog
@@ -251,8 +266,9 @@ def _model_prices(ref: str, found: Located, when: datetime, service_tier: str = 
     if service_tier not in offered:
         raise _tier_error(info.id, service_tier, offered, _tier_starts(info, service_tier, when))
     context = SERVICE_TIER_CONTEXT[service_tier]
+    windows = time_windows(info)
     try:
-        price: ModelPrice = info.get_prices(when, context or None)
+        price: ModelPrice = info.get_prices(_moment(info, when, windows, context, timed), context or None)
     except (LookupError, ValueError) as error:
         raise InputError(f"cannot price {info.id}: {error}", key="model") from None
     source = PriceSource(
@@ -284,8 +300,22 @@ def _model_prices(ref: str, found: Located, when: datetime, service_tier: str = 
         price_provider=found.price_provider,
         host=found.host,
         underlying_id=found.underlying_id,
-        time_of_day=time_windows(info),
+        time_of_day=windows,
+        off_peak=off_peak_windows(info, when.date(), windows, context) if windows else (),
+        at_time=timed or not windows,
     )
+
+
+def _moment(
+    info: ModelInfo,
+    when: datetime,
+    windows: tuple[tuple[str, str], ...],
+    context: dict[str, str],
+    timed: bool,
+) -> datetime:
+    """The moment a row is priced at: ``when``, or for a date alone (``timed`` False) of a row whose
+    prices follow the time of day, the day's first moment at its standard rates."""
+    return when if timed or not windows else standard_moment(info, when.date(), windows, context)
 
 
 def time_windows(info: ModelInfo) -> tuple[tuple[str, str], ...]:
@@ -331,6 +361,8 @@ def _build(
     host: str | None = None,
     underlying_id: str | None = None,
     time_of_day: tuple[tuple[str, str], ...] = (),
+    off_peak: tuple[OffPeak, ...] = (),
+    at_time: bool = True,
 ) -> ModelPrices:
     from genai_prices.types import TieredPrices
 
@@ -375,6 +407,8 @@ def _build(
         host=host,
         underlying_id=underlying_id,
         time_of_day=time_of_day,
+        off_peak=off_peak,
+        at_time=at_time,
     )
 
 
@@ -416,7 +450,7 @@ def _price_table(price: ModelPrice, rates: tuple[Rate, ...]) -> PriceTable | Non
 
 
 def _user_model_prices(
-    ref: str, entry: UserModel, user_prices: UserPrices, when: datetime, service_tier: str
+    ref: str, entry: UserModel, user_prices: UserPrices, when: datetime, service_tier: str, timed: bool = True
 ) -> ModelPrices:
     import genai_prices
     from genai_prices.types import ModelPrice
@@ -447,8 +481,9 @@ def _user_model_prices(
         def discounted(price: ModelPrice) -> ModelPrice:
             return _scaled(price, factor)
 
+        windows = time_windows(base) if located is not None else ()
         try:
-            price = discounted(base.get_prices(when, context or None))
+            price = discounted(base.get_prices(_moment(base, when, windows, context, timed), context or None))
         except (LookupError, ValueError) as error:
             raise InputError(f"cannot price {base.id}: {error}", key="model") from None
         basis = f"{_percent(entry.discount)} off {base.id} in {PRICE_SOURCE_NAME} {genai_prices.__version__}"
@@ -513,6 +548,15 @@ def _user_model_prices(
         price_provider=located.price_provider if located is not None and entry.discount is not None else "",
         host=None if located is None else located.host,
         time_of_day=time_windows(located.info) if located is not None and entry.discount is not None else (),
+        off_peak=(
+            off_peak_windows(
+                located.info, when.date(), time_windows(located.info), SERVICE_TIER_CONTEXT[service_tier]
+            )
+            if located is not None and entry.discount is not None
+            else ()
+        ),
+        at_time=timed
+        or not (located is not None and entry.discount is not None and time_windows(located.info)),
     )
 
 

@@ -29,6 +29,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
+from agentcost.prices.daytime import OffPeak
 from agentcost.prices.rates import PriceChange, PriceSource, Rate, rates_of, tier_name
 
 # The table and its usage and sums, re-exported: importers of agentcost.prices.pricing keep using them.
@@ -171,6 +172,12 @@ class ModelPrices:
     # The daily UTC windows ("HH:MM", "HH:MM") in which genai-prices prices this model differently
     # (DeepSeek's peak hours), in force on the price date; empty when its prices follow dates only.
     time_of_day: tuple[tuple[str, str], ...] = ()
+    # Where the model is cheaper by the time of day than at its standard rates: the windows and
+    # their discounts on the price date (empty without time-of-day prices).
+    off_peak: tuple[OffPeak, ...] = ()
+    # False: a date alone of a row with time-of-day prices, priced at the day's standard rates
+    # (agentcost.prices.daytime); True: the price date's time picked them, or the row has none.
+    at_time: bool = True
 
     def __post_init__(self) -> None:
         if not self.price_provider:

@@ -4,8 +4,8 @@ A resolved :class:`~agentcost.prices.pricing.ModelPrices` with a :class:`~agentc
 is stored under :func:`row_key` (the lookup's own inputs; the store's key adds agentcost's code and
 the installed genai-prices) and read back by :func:`agentcost.prices.lookup.resolve_model` before it
 looks the model up in genai-prices. A row some of whose prices apply by the time of day (DeepSeek's
-peak hours) is stored under its timestamp, and the day's key holds a marker saying so
-(:class:`ByTimeOfDay`).
+peak hours) is stored under its timestamp (a date alone: under the day's standard rates), and the
+day's key holds a marker saying so (:class:`ByTimeOfDay`).
 """
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class ByTimeOfDay:
     """Stored under a day's key: the row's prices follow the time of day, so it is stored under the
-    key and the timestamp (:func:`_timed_key`)."""
+    key and the timestamp, or a date alone's standard rates (:func:`_timed_key`)."""
 
     windows: tuple[tuple[str, str], ...]
 
 
-def _timed_key(key: str, when: datetime) -> str:
+def _timed_key(key: str, when: datetime, at_time: bool) -> str:
     from agentcost.infra import diskcache
 
-    return diskcache.digest(key, when.isoformat())
+    return diskcache.digest(key, when.isoformat() if at_time else "standard rates of the day")
 
 
 def row_key(
@@ -48,8 +48,9 @@ def row_key(
     return diskcache.digest(model.strip(), provider, when.date().isoformat(), service_tier, user)
 
 
-def cached_row(key: str, when: datetime) -> ModelPrices | None:
-    """The row stored under ``key``, as looked up at ``when`` (None if there is none usable)."""
+def cached_row(key: str, when: datetime, at_time: bool = True) -> ModelPrices | None:
+    """The row stored under ``key``, as looked up at ``when`` (``at_time``: by its time of day; False:
+    a date alone, :func:`agentcost.prices.lookup.resolve_model`), None if there is none usable."""
     from agentcost.infra import cachecodec, diskcache
 
     cache = diskcache.get_cache()
@@ -59,13 +60,13 @@ def cached_row(key: str, when: datetime) -> ModelPrices | None:
     try:
         row = cachecodec.decode(stored) if stored is not None else None
         if isinstance(row, ByTimeOfDay):
-            stored = cache.get_blob("price", _timed_key(key, when))
+            stored = cache.get_blob("price", _timed_key(key, when, at_time))
             row = cachecodec.decode(stored) if stored is not None else None
     except cachecodec.CodecError:
         return None
     if not isinstance(row, ModelPrices) or row.table is None:
         return None
-    return replace(row, source=replace(row.source, as_of=when))
+    return replace(row, source=replace(row.source, as_of=when), at_time=at_time or not row.time_of_day)
 
 
 def store_row(key: str, prices: ModelPrices) -> None:
@@ -81,7 +82,7 @@ def store_row(key: str, prices: ModelPrices) -> None:
         if prices.time_of_day:
             marker = cachecodec.encode(ByTimeOfDay(prices.time_of_day))
             cache.put_blob("price", key, marker, now=False)
-            key = _timed_key(key, prices.source.as_of)
+            key = _timed_key(key, prices.source.as_of, prices.at_time)
     except cachecodec.CodecError:
         return
     cache.put_blob("price", key, data, now=False)

@@ -201,6 +201,7 @@ def _assumptions(report: BatchReport) -> Text:
         models = ", ".join(dict.fromkeys(approximate))
         lines.append(f"Token counts marked * are approximate ({models}); the others are exact.")
     lines.append("Each scenario's requests and assumptions: agentcost estimate PATH, or --format json.")
+    lines.extend(report.notes)
     lines.extend(f"Warning: {w}" for w in report.warnings)
     return Text("\n".join(map(plain, lines)))  # names from files in them: one line each, shown escaped
 
@@ -264,6 +265,7 @@ def render_batch_markdown(report: BatchReport) -> str:
     if t.cost_per_day_usd is not None:
         notes.append(f"month = {DAYS_PER_MONTH} days")
     lines.append("<sub>" + "; ".join(notes) + ".</sub>")
+    lines.extend(f"\n{escape_md(n)}" for n in report.notes)
     for w in report.warnings:
         lines.append(f"> [!WARNING]\n> {escape_md(w)}")
     return "\n".join(lines) + "\n"
@@ -414,6 +416,7 @@ def batch_dict(report: BatchReport) -> BatchJson:
             "label": report.price_label,
         },
         "approximate": report.approximate,
+        "notes": list(report.notes),
         "per": one_of(PERS, report.per, "per"),
         "warnings": list(report.warnings),
         "estimates": [report_dict(r.report) for r in report.rows],

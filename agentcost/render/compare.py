@@ -153,6 +153,7 @@ def _assumptions(report: CompareReport, *, verbose: bool = False) -> Text:
             f"Token counts marked * are approximate ({', '.join(approximate)})"
             + ("; each distinct text was tokenized once per encoding." if verbose else ".")
         )
+    lines.extend(report.notes)
     lines.extend(f"Warning: {w}" for w in report.warnings)
     return Text("\n".join(map(plain, lines)))  # names from files in them: one line each, shown escaped
 
@@ -201,6 +202,7 @@ def render_compare_markdown(report: CompareReport) -> str:
     if report.approximate:
         notes.append("\\* approximate token counts")
     lines.append("<sub>" + "; ".join(notes) + ".</sub>")
+    lines.extend(f"\n{escape_md(n)}" for n in report.notes)
     for w in report.warnings:
         lines.append(f"> [!WARNING]\n> {escape_md(w)}")
     return "\n".join(lines) + "\n"
@@ -309,6 +311,7 @@ def compare_dict(report: CompareReport) -> CompareJson:
             "label": report.price_label,
         },
         "approximate": report.approximate,
+        "notes": list(report.notes),
         "warnings": list(report.warnings),
         "estimates": [report_dict(r.report) for r in report.rows],
     }

@@ -90,5 +90,6 @@ class BatchJson(TypedDict):
     totals: BatchTotalsJson
     prices: PriceSourceJson
     approximate: bool
+    notes: Annotated[list[str], "each scenario's notes that change what its figure means, as 'name: note'"]
     warnings: list[str]
     estimates: list[EstimateJson]

@@ -54,6 +54,7 @@ class CompareReport:
     price_label: str = ""  # every row's price source (and service tier), one line
     price_sources: str = ""  # the same without the data dates: the line people read
     per: str = "run"  # "task" (--per task): rows ranked and compared by cost per completed task
+    notes: tuple[str, ...] = ()  # each model's caveats, "model: note" (agentcost.report.notes.caveats)
 
     @property
     def cheapest(self) -> CompareRow:

@@ -72,5 +72,6 @@ class CompareJson(TypedDict):
     cheapest: CheapestJson
     prices: ComparePricesJson
     approximate: bool
+    notes: Annotated[list[str], "each model's notes that change what its figure means, as 'model: note'"]
     warnings: list[str]
     estimates: list[EstimateJson]

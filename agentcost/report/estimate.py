@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from agentcost.loop.context import ContextEditingEffect as ContextEditingEffect
 from agentcost.loop.context import ToolSearchEffect as ToolSearchEffect
 from agentcost.loop.estimate import DynamicsEffect, Estimate
+from agentcost.prices.daytime import OffPeak as OffPeak
 from agentcost.prices.genai import PRICE_SOURCE_NAME
 from agentcost.report.outcome import PER_TASK_NOTE, OutcomeLine, outcome_line
 from agentcost.report.split import CostParts, split_cost
@@ -231,7 +232,10 @@ class Report:
     caching_note: str | None = None  # caching not (fully) modelled on this host, in one line
     cache_min_published: bool = True  # the host publishes its minimum cacheable length
     time_windows: tuple[tuple[str, str], ...] = ()  # daily UTC windows priced differently (DeepSeek)
-    in_time_window: bool | None = None  # as_of falls in one of them; None: no such windows
+    in_time_window: bool | None = None  # as_of's time falls in one of them; None: no windows, or a date alone
+    off_peak: tuple[OffPeak, ...] = ()  # the windows cheaper than the standard rates, and by how much
+    at_time: bool = True  # the price date's time picked the rates; False: a date alone, standard rates
+    provider_name: str = ""  # the provider's display name ("DeepSeek"), where off_peak says it
     outcome: OutcomeLine | None = None  # the scenario's outcome: cost per completed task
     show_all: bool = False  # --all: the table shows every request (agentcost.report.ledger)
 
@@ -502,7 +506,10 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True, p
         cache_min_published=mechanics.min_tokens is not None,
         caching_note=est.caching_note,
         time_windows=prices.time_of_day,
-        in_time_window=in_time_window(prices.time_of_day, prices.source.as_of),
+        in_time_window=in_time_window(prices.time_of_day, prices.source.as_of) if prices.at_time else None,
+        off_peak=prices.off_peak,
+        at_time=prices.at_time,
+        provider_name=_provider_name(prices.provider) if prices.off_peak else "",
         outcome=line,
     )
 
@@ -519,6 +526,13 @@ def _count_summary(provider: str, model_id: str) -> str:
         kind = "" if ratio.prose == ratio.json else " (prose)"
         return f"{spec.label} counted as o200k_base × {ratio.prose}{kind}"
     return f"{spec.label} counted with {family.method}"
+
+
+def _provider_name(pid: str) -> str:
+    """genai-prices' display name of a provider (``DeepSeek``), for the time-of-day note."""
+    from agentcost.prices.catalog import provider_name
+
+    return provider_name(pid)
 
 
 def in_time_window(windows: Sequence[tuple[str, str]], when: datetime) -> bool | None:

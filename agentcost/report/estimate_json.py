@@ -63,7 +63,9 @@ class PricesUsedJson(TypedDict):
         "when its prices follow the date only",
     ]
     in_time_window: Annotated[
-        bool | None, "as_of falls in one of the time_of_day windows; null without windows"
+        bool | None,
+        "as_of's time falls in one of the time_of_day windows; null without windows, or for a date"
+        " without a time (priced at the day's standard rates)",
     ]
 
 

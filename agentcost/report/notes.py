@@ -2,21 +2,23 @@
 
 :func:`estimate_notes` derives them once from a :class:`~agentcost.report.estimate.Report`, in the order
 ``--verbose`` prints them; the default output keeps the essential ones (the total, the budget, the
-price source and at most :data:`MAX_SHORT_NOTES` short notes that change what the number means) and
-the warnings. Every renderer (table, Markdown, JSON ``notes``) shows the same split. Money is written
+price source, the caveats that change what the number means (:func:`caveats`, always) and at most
+:data:`MAX_SHORT_NOTES` other short notes) and the warnings. Every renderer (table, Markdown, JSON
+``notes``) shows the same split. Money is written
 with :func:`agentcost.report.fmt.usd` at its default places; names from input files are in the text
 as written (renderers pass each line through :mod:`agentcost.infra.text`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal, get_args
 
 from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
 from agentcost.report import fmt
-from agentcost.report.estimate import Overrun, Report, all_subagents, cheapest_ttl
+from agentcost.report.estimate import OffPeak, Overrun, Report, all_subagents, cheapest_ttl
 from agentcost.report.outcome import OutcomeLine
 
 Level = Literal["essential", "detail", "warning"]
@@ -88,6 +90,8 @@ def estimate_notes(report: Report) -> tuple[Note, ...]:
     add("detail", "count_method", f"Token counts ({accuracy}): {report.count_method}.")
     for n in report.count_notes:
         add("detail", "count_note", f"Note: {n}")
+    for kind, text in _caveats(report):
+        add("essential", kind, text)
     for i, (kind, text) in enumerate(_short_notes(report)):
         add("essential" if i < MAX_SHORT_NOTES else "detail", kind, text)
     for w in report.warnings:
@@ -142,9 +146,36 @@ def price_name(report: Report) -> str:
     return report.price_name
 
 
+def caveats(report: Report) -> tuple[str, ...]:
+    """The notes without which the total reads as something it is not, shown by every report of the
+    estimate (``estimate`` with or without ``--simulate``, ``compare``, a project): a bound rather
+    than an estimate (caching not modelled), and prices picked by the time of day."""
+    return tuple(text for _, text in _caveats(report))
+
+
+def labelled_caveats(reports: Sequence[tuple[str, Report]]) -> tuple[str, ...]:
+    """The :func:`caveats` of several estimates, each once as ``labels: note`` (the model ids in
+    ``compare``, the scenarios of a project that it applies to, comma-separated)."""
+    labels: dict[str, list[str]] = {}
+    for label, report in reports:
+        for text in caveats(report):
+            labels.setdefault(text, []).append(label)
+    return tuple(f"{', '.join(dict.fromkeys(names))}: {text}" for text, names in labels.items())
+
+
+def _caveats(report: Report) -> list[tuple[NoteKind, str]]:
+    out: list[tuple[NoteKind, str]] = []
+    if report.caching_note is not None:
+        out.append(("caching_unmodelled", report.caching_note))
+    window = time_of_day_line(report)
+    if window is not None:
+        out.append(("time_of_day", window))
+    return out
+
+
 def _short_notes(report: Report) -> list[tuple[NoteKind, str]]:
-    """What changes the meaning of the number, best first: distributions at their medians and the
-    chance of overrunning the budget, approximate counts, the pacing assumed for caching."""
+    """What else changes the meaning of the number, best first: distributions at their medians and
+    the chance of overrunning the budget, approximate counts, the pacing assumed for caching."""
     out: list[tuple[NoteKind, str]] = []
     if report.outcome is not None:
         out.append(("outcome", outcome_text(report.outcome)))
@@ -157,11 +188,6 @@ def _short_notes(report: Report) -> list[tuple[NoteKind, str]]:
             out.append(("overrun", _overrun_text(o)))
     if report.approximate:
         out.append(("approximate", f"Token counts marked * are approximate: {_why_approximate(report)}."))
-    if report.caching_note is not None:
-        out.append(("caching_unmodelled", report.caching_note))
-    window = time_of_day_line(report)
-    if window is not None:
-        out.append(("time_of_day", window))
     if report.caching_mode != "none" and not report.paced:
         out.append(("pacing", "No pacing set: requests run back to back, so the cache never expires."))
     return out
@@ -200,15 +226,45 @@ def _why_approximate(report: Report) -> str:
 
 
 def time_of_day_line(report: Report) -> str | None:
-    """``Priced at 00:00 UTC, outside deepseek's 00:30-16:30 UTC price window; --as-of picks the
-    hour.``; None when the model's prices do not follow the time of day."""
-    if not report.time_windows or report.in_time_window is None:
+    """``DeepSeek prices follow the time of day: standard rates used; off-peak 16:30-00:30 UTC is 50%
+    off — give --as-of with a time to price it. Source: genai-prices ...``; None when the model's
+    prices do not follow the time of day."""
+    return time_of_day_text(
+        report.provider_name or report.provider,
+        report.off_peak,
+        report.as_of[11:16] if report.at_time else None,
+        (report.price_label or report.price_name, *report.pricing_urls),
+    )
+
+
+def time_of_day_text(
+    provider: str, off_peak: tuple[OffPeak, ...], when: str | None, source: tuple[str, ...]
+) -> str | None:
+    """The time-of-day note of a model (:func:`time_of_day_line`; ``agentcost prices`` too), priced at
+    ``when`` ("HH:MM" UTC; None: a date alone, at the standard rates); ``source``: the price data
+    and the provider's pricing pages. None without off-peak windows."""
+    if not off_peak:
         return None
-    windows = ", ".join(f"{start[:5]}-{end[:5]}" for start, end in report.time_windows)
-    s = "" if len(report.time_windows) == 1 else "s"
-    where = "inside" if report.in_time_window else "outside"
-    window = f"{report.provider}'s {windows} UTC price window{s}"
-    return f"Priced at {report.as_of[11:16]} UTC, {where} {window}; --as-of picks the hour."
+    windows = " and ".join(f"{o.start}-{o.end}" for o in off_peak)
+    lows = {fmt.percent(o.discount_min, places=0) for o in off_peak}
+    highs = {fmt.percent(o.discount_max, places=0) for o in off_peak}
+    off = min(lows) if lows == highs and len(lows) == 1 else f"{min(lows)} to {max(highs)}"
+    if when is None:
+        how = (
+            f"standard rates used; off-peak {windows} UTC is {off} off — give --as-of with a time to price it"
+        )
+    elif any(_within(o, when) for o in off_peak):
+        how = f"priced at {when} UTC, in the off-peak window {windows} UTC ({off} off the standard rates)"
+    else:
+        how = f"priced at {when} UTC, standard rates; off-peak {windows} UTC is {off} off"
+    return f"{provider} prices follow the time of day: {how}. Source: {', '.join(source)}."
+
+
+def _within(o: OffPeak, when: str) -> bool:
+    """``when`` ("HH:MM") falls in the window (end excluded; an end before its start runs past midnight)."""
+    if o.start <= o.end:
+        return o.start <= when < o.end
+    return when >= o.start or when < o.end
 
 
 # --- details ------------------------------------------------------------------------------------------

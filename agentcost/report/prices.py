@@ -69,14 +69,15 @@ def served_line(p: ModelPrices) -> str | None:
 
 
 def time_of_day_line(p: ModelPrices) -> str | None:
-    """The daily windows in which the model's prices differ (DeepSeek), and the time priced at."""
-    if not p.time_of_day:
+    """The windows in which the model is cheaper by the time of day, and which rates the sheet shows:
+    the note an estimate carries (:func:`agentcost.report.notes.time_of_day_text`)."""
+    if not p.off_peak:
         return None
-    windows = ", ".join(f"{start}–{end}" for start, end in p.time_of_day)
-    return (
-        f"Prices change by the time of day: {windows} UTC has its own rates; these are the rates at"
-        f" {p.source.as_of:%H:%M} UTC (choose the time with --as-of, e.g. 2026-11-30T10:00Z)."
-    )
+    from agentcost.prices.catalog import provider_name
+    from agentcost.report.notes import time_of_day_text
+
+    when = f"{p.source.as_of:%H:%M}" if p.at_time else None
+    return time_of_day_text(provider_name(p.provider), p.off_peak, when, (p.source.label, *p.source.urls))
 
 
 # --------------------------------------------------------------------------------------------
