@@ -11,6 +11,7 @@ page's width. Nothing is ever shown with ``…``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -222,3 +223,32 @@ class FitTable:
 def abbreviated(col: Col, short: str) -> Col:
     """``col`` with a short header (for columns built from a shared template)."""
     return replace(col, short=short)
+
+
+_BREAKS = re.compile(r"\s+|[^\s./:_@-]*[./:_@-]+|[^\s./:_@-]+")
+
+
+def wrap_id(text: str, width: int | None) -> str:
+    """``text`` on lines of at most ``width`` cells, broken after a separator (``. - / : _ @``) or
+    at a space, never inside a word between two separators unless that word alone is wider:
+    ``regional.anthropic.`` / ``claude-sonnet-4-5-`` / ``20250929-v1:0``. ``None``: one line."""
+    if width is None or cell_len(text) <= width:
+        return text
+    lines: list[str] = []
+    line = ""
+    for token in _BREAKS.findall(text):
+        if token.isspace():
+            if line:
+                line += " "
+            continue
+        if line and cell_len(line) + cell_len(token) > width:
+            lines.append(line.rstrip())
+            line = ""
+        while cell_len(line + token) > width:  # one word wider than the column: folded, as Rich would
+            room = width - cell_len(line)
+            lines.append(line + token[:room])
+            line, token = "", token[room:]
+        line += token
+    if line.strip():
+        lines.append(line.rstrip())
+    return "\n".join(lines)
