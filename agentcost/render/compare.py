@@ -54,8 +54,9 @@ def _summary(report: CompareReport, *, markdown: bool = False) -> str:
     code = markdown_code if markdown else plain
     name = escape_md if markdown else plain
     bold = "**" if markdown else ""
+    compared = " compared" if report.unfit else ""
     text = (
-        f"Cheapest of {len(report.rows)} models{' compared' if report.unfit else ''}: {bold}{code(display_name(cheapest.model))}{bold}"
+        f"Cheapest of {len(report.rows)} models{compared}: {bold}{code(display_name(cheapest.model))}{bold}"
         f" ({name(cheapest.provider)}) at {bold}{fmt.usd(cheapest.cost_usd)}{bold} {report.unit_text}"
         f" of {_requests(report)} requests"
     )
