@@ -122,7 +122,9 @@ def _model_cell(row: CompareRow | UnfitRow, width: int | None, cheapest: bool = 
 
 def render_compare_table(report: CompareReport, *, verbose: bool = False) -> RenderableType:
     """A row per model as typed, cheapest first, laid out for the width it is printed at
-    (render.fit): the model and every dollar figure always shown, token columns dropped first; the
+    (render.fit): the model, its total and its verdicts (budget; context window when a model does
+    not fit) always shown, token columns dropped first, then the ratio and (with a budget) the cost
+    per request; the
     models the scenario cannot run on last, marked ``unfit``. The request count is the same for
     every model, so it is stated once below the table rather than in a column. With a budget, its
     verdict comes first and a column judges each model. Below the table: the answer, the price
@@ -154,7 +156,7 @@ def _table(report: CompareReport, width: int | None, title: Text) -> FitTable:
         Col("cached", drop=5),
         Col("output", drop=4),
         Col(report.cost_header),
-        Col("per request"),
+        Col("per request", drop=1 if budget else 0),  # total / requests: before the verdicts go
         Col("vs cheapest", drop=1),
     ]
     if budget:
