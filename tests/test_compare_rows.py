@@ -129,8 +129,8 @@ def test_each_id_typed_is_a_row_shown_as_typed_beside_its_price_row(tmp_path: Pa
     table = render_text(report, Format.table, width=120)
     assert "│ grok-4 " in table and "│ priced as x-ai/grok-4-0709 " in table
     assert "│ gpt-4o " in table and "│ openai · cheapest " in table  # not renamed: the provider
-    assert "│ us.anthropic.claude-sonnet-4-5-   " in table and "│ 20250929-v1:0  " in table  # at a separator
-    assert "│ priced as aws/regional.anthropic. │" in table
+    assert "│ us.anthropic.claude-sonnet-4-5- │" in table and "│ 20250929-v1:0  " in table  # at a separator
+    assert "│ priced as  " in table and "│ aws/regional.anthropic.claude-  │" in table
     data = json.loads(render_text(report, Format.json))
     assert [m["model_ref"] for m in data["models"]] == ["azure/gpt-4o", "gpt-4o", "openai/gpt-4o", BEDROCK]
     assert [m["model"] for m in data["models"]][-1] == "regional.anthropic.claude-sonnet-4-5-20250929-v1:0"
@@ -138,7 +138,8 @@ def test_each_id_typed_is_a_row_shown_as_typed_beside_its_price_row(tmp_path: Pa
 
 def test_ids_wrap_between_separators_never_mid_word_at_60_columns(tmp_path: Path) -> None:
     assert wrap_id(BEDROCK, 25) == "us.anthropic.claude-\nsonnet-4-5-20250929-v1:0"
-    assert wrap_id("priced as x-ai/grok-4-0709", 20) == "priced as x-ai/grok-\n4-0709"
+    assert wrap_id("priced as x-ai/grok-4-0709", 20) == "priced as\nx-ai/grok-4-0709"  # spaces first
+    assert wrap_id("priced as x-ai/grok-4-0709", 12) == "priced as\nx-ai/grok-4-\n0709"
     assert wrap_id("abcdefghijkl", 5) == "abcde\nfghij\nkl"  # one word wider than the column: folded
     assert wrap_id(BEDROCK, None) == BEDROCK
     report = compare_models(read_scenario(scenario(tmp_path)), [BEDROCK, "gpt-4o", "grok-4"], as_of=AS_OF)
@@ -146,7 +147,11 @@ def test_ids_wrap_between_separators_never_mid_word_at_60_columns(tmp_path: Path
     assert max(len(line) for line in table.splitlines()) <= 60
     cells = [line.split("│")[1].strip() for line in table.splitlines() if line.startswith("│ ")]
     assert cells[cells.index("us.anthropic.claude-") + 1] == "sonnet-4-5-20250929-v1:0"  # whole words
-    assert "priced as aws/regional." in cells and "anthropic.claude-sonnet-" in cells
+    assert cells[cells.index("priced as") + 1 :][:3] == [
+        "aws/regional.anthropic.",
+        "claude-sonnet-4-5-",
+        "20250929-v1:0",
+    ]
     chart = render_text(report, Format.table, width=60, chart=True)
     assert f"\n{BEDROCK}\n" in chart and "…" not in chart  # the whole id above its bar, never cut
     assert "grok-4" in chart and chart.count("unfit") >= 2

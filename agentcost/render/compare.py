@@ -55,8 +55,9 @@ def _summary(report: CompareReport, *, markdown: bool = False) -> str:
     name = escape_md if markdown else plain
     bold = "**" if markdown else ""
     compared = " compared" if report.unfit else ""
+    which = f"Cheapest of {len(report.rows)} models" if len(report.rows) > 1 else "The one model"
     text = (
-        f"Cheapest of {len(report.rows)} models{compared}: {bold}{code(display_name(cheapest.model))}{bold}"
+        f"{which}{compared}: {bold}{code(display_name(cheapest.model))}{bold}"
         f" ({name(cheapest.provider)}) at {bold}{fmt.usd(cheapest.cost_usd)}{bold} {report.unit_text}"
         f" of {_requests(report)} requests"
     )

@@ -225,30 +225,35 @@ def abbreviated(col: Col, short: str) -> Col:
     return replace(col, short=short)
 
 
-_BREAKS = re.compile(r"\s+|[^\s./:_@-]*[./:_@-]+|[^\s./:_@-]+")
+_BREAKS = re.compile(r"[^./:_@-]*[./:_@-]+|[^./:_@-]+")
 
 
 def wrap_id(text: str, width: int | None) -> str:
-    """``text`` on lines of at most ``width`` cells, broken after a separator (``. - / : _ @``) or
-    at a space, never inside a word between two separators unless that word alone is wider:
-    ``regional.anthropic.`` / ``claude-sonnet-4-5-`` / ``20250929-v1:0``. ``None``: one line."""
+    """``text`` on lines of at most ``width`` cells: broken at spaces first, and a word wider than
+    the line after a separator (``. - / : _ @``), never inside a part between two separators unless
+    that part alone is wider (then folded, as Rich folds): ``regional.anthropic.`` /
+    ``claude-sonnet-4-5-`` / ``20250929-v1:0``; ``priced as`` / ``x-ai/grok-4-0709``. ``None``:
+    one line."""
     if width is None or cell_len(text) <= width:
         return text
     lines: list[str] = []
     line = ""
-    for token in _BREAKS.findall(text):
-        if token.isspace():
-            if line:
-                line += " "
+    for word in text.split():
+        if line and cell_len(line) + 1 + cell_len(word) <= width:
+            line += " " + word
             continue
-        if line and cell_len(line) + cell_len(token) > width:
-            lines.append(line.rstrip())
+        if line:
+            lines.append(line)
             line = ""
-        while cell_len(line + token) > width:  # one word wider than the column: folded, as Rich would
-            room = width - cell_len(line)
-            lines.append(line + token[:room])
-            line, token = "", token[room:]
-        line += token
-    if line.strip():
-        lines.append(line.rstrip())
+        for part in _BREAKS.findall(word):  # the word on lines of its own, broken after separators
+            if line and cell_len(line) + cell_len(part) > width:
+                lines.append(line)
+                line = ""
+            while cell_len(line + part) > width:  # a part wider than the line: folded
+                room = max(1, width - cell_len(line))
+                lines.append(line + part[:room])
+                line, part = "", part[room:]
+            line += part
+    if line:
+        lines.append(line)
     return "\n".join(lines)
