@@ -11,7 +11,7 @@ from pathlib import Path
 
 from agentcost.infra.text import plain
 
-__all__ = ["InputError", "one_line"]
+__all__ = ["InputError", "UnfitModel", "one_line"]
 
 
 _ASCII_SPACE = re.compile("[ \t\n\r\x0b\x0c]+")
@@ -70,3 +70,15 @@ class InputError(Exception):
         key = f"{self.key}: " if self.key else ""
         hint = f" ({self.hint})" if self.hint else ""
         return one_line(f"{where}{key}{self.message}{hint}")  # always one line
+
+
+class UnfitModel(InputError):
+    """Input that is sound but that one model cannot run: a server tool the scenario uses and the
+    model lacks, a service tier it does not offer. ``estimate`` reports it as any bad input (exit 2);
+    ``compare`` marks that model's row with it and compares the others."""
+
+    def located(
+        self, *, file: Path | str | None = None, line: int | None = None, key: str | None = None
+    ) -> InputError:
+        err = super().located(file=file, line=line, key=key)
+        return UnfitModel(err.message, file=err.file, line=err.line, key=err.key, hint=err.hint)

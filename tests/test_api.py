@@ -261,7 +261,7 @@ def test_a_loaded_scenario_estimates_on_other_models(capsys: pytest.CaptureFixtu
     assert compared.rows[0] == ModelCost(
         "gpt-5", "openai", 9, 12402, 8064, 0, 448, Decimal("0.0109105"), True
     )
-    assert compared.passed and [g.name for g in compared.gates] == ["context_window", "context_window"]
+    assert compared.passed and [g.name for g in compared.gates] == ["budget"] * 2 + ["context_window"] * 2
     printed = cli(
         capsys,
         "compare",

@@ -58,12 +58,14 @@ def three(monkeypatch: pytest.MonkeyPatch) -> CompareReport:
 # Model selectors
 
 
-def test_names_resolve_to_provider_and_id_without_duplicates() -> None:
-    assert expand_models(["gpt-5"], as_of=AS_OF) == ["openai/gpt-5"]
+def test_names_are_kept_as_typed_one_row_each() -> None:
+    # issue 30: a name typed is a row of its own, shown as typed (not merged with another name of
+    # its model); the same selector twice is one
+    assert expand_models(["gpt-5", " gpt-5 "], as_of=AS_OF) == ["gpt-5"]
     assert expand_models(
         ["claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "gpt-5", "openai/gpt-5", "gemini-2.5-pro"],
         as_of=AS_OF,
-    ) == ["anthropic/claude-sonnet-4-5", "openai/gpt-5", "google/gemini-2.5-pro"]
+    ) == ["claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "gpt-5", "openai/gpt-5", "gemini-2.5-pro"]
 
 
 def test_globs_and_provider_selectors() -> None:
@@ -76,26 +78,23 @@ def test_globs_and_provider_selectors() -> None:
     gpt5 = expand_models(["openai/gpt-5*"], as_of=AS_OF)
     assert gpt5[0] == "openai/gpt-5" and "openai/gpt-5-mini" in gpt5
     assert all(m.startswith("openai/gpt-5") for m in gpt5)
-    # the order given is kept; a model matched twice appears once, where it was first matched
+    # the order given is kept; a glob does not add again a model a name already chose
     mixed = expand_models(["gpt-5-mini", "openai/gpt-5*", "gpt-4o"], as_of=AS_OF)
-    assert mixed[0] == "openai/gpt-5-mini" and mixed[-1] == "openai/gpt-4o"
-    assert mixed.count("openai/gpt-5-mini") == 1 and len(mixed) == len(gpt5) + 1
+    assert mixed[0] == "gpt-5-mini" and mixed[-1] == "gpt-4o"
+    assert "openai/gpt-5-mini" not in mixed and len(mixed) == len(gpt5) + 1
 
 
 def test_a_models_file_as_a_yaml_list_or_as_lines(tmp_path: Path) -> None:
     listed = tmp_path / "models.yaml"
     listed.write_text("- gpt-5\n- 'anthropic/claude-haiku-4-5'\n", encoding="utf-8")
     assert expand_models(["gemini-2.5-flash"], as_of=AS_OF, models_file=listed) == [
-        "google/gemini-2.5-flash",  # --model options first, then the file
-        "openai/gpt-5",
+        "gemini-2.5-flash",  # --model options first, then the file, each as written
+        "gpt-5",
         "anthropic/claude-haiku-4-5",
     ]
     lines = tmp_path / "models.txt"
     lines.write_text("# the cheap ones\ngpt-5-mini   # OpenAI\n\n  gemini-2.5-flash\n", encoding="utf-8")
-    assert expand_models([], as_of=AS_OF, models_file=lines) == [
-        "openai/gpt-5-mini",
-        "google/gemini-2.5-flash",
-    ]
+    assert expand_models([], as_of=AS_OF, models_file=lines) == ["gpt-5-mini", "gemini-2.5-flash"]
 
 
 def test_selector_errors_name_the_option_or_the_file_line(tmp_path: Path) -> None:
@@ -170,9 +169,10 @@ def test_ties_are_ordered_by_model_id_and_are_all_cheapest() -> None:
     assert [r.model_id for r in tied.rows] == ["gpt-5.2", "gpt-5.3"]
     assert [r.cheapest for r in tied.rows] == [True, True]
     assert [r.ratio_to_cheapest for r in tied.rows] == [Decimal("1.00"), Decimal("1.00")]
-    three = compare_models(scenario, ["gpt-5.3", "gpt-5.2", "gpt-5", "openai/gpt-5"], as_of=AS_OF)
-    assert [r.model_id for r in three.rows] == ["gpt-5", "gpt-5.2", "gpt-5.3"]  # gpt-5 once
-    assert [str(r.ratio_to_cheapest) for r in three.rows] == ["1.00", "1.40", "1.40"]
+    four = compare_models(scenario, ["gpt-5.3", "gpt-5.2", "openai/gpt-5", "gpt-5"], as_of=AS_OF)
+    # a row per name typed (issue 30): gpt-5 twice, tied (ties by model id, then name as typed)
+    assert [r.model for r in four.rows] == ["gpt-5", "openai/gpt-5", "gpt-5.2", "gpt-5.3"]
+    assert [str(r.ratio_to_cheapest) for r in four.rows] == ["1.00", "1.00", "1.40", "1.40"]
     with pytest.raises(InputError, match="no models to compare"):
         compare_models(scenario, [], as_of=AS_OF)
 
@@ -232,19 +232,23 @@ def test_json_matches_the_schema_and_carries_every_estimate(three: CompareReport
     assert data["kind"] == "compare"
     assert data["scenario"] == {"path": BUGFIX, "name": "Fix POST /orders validation"}
     assert data["cheapest"] == {"model": "gpt-5", "provider": "openai", "cost_usd": "0.0109105"}
-    assert [(m["model"], m["model_ref"], m["cost_usd"], m["ratio_to_cheapest"]) for m in data["models"]] == [
-        ("gpt-5", "openai/gpt-5", "0.0109105", "1"),
-        ("gemini-2.5-pro", "google/gemini-2.5-pro", "0.01972375", "1.81"),
-        ("claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "0.0286497", "2.63"),
+    assert [(m["model"], m["model_ref"], m["price_row"], m["cost_usd"]) for m in data["models"]] == [
+        ("gpt-5", "gpt-5", "openai/gpt-5", "0.0109105"),
+        ("gemini-2.5-pro", "gemini-2.5-pro", "google/gemini-2.5-pro", "0.01972375"),
+        ("claude-sonnet-4-5", "claude-sonnet-4-5", "anthropic/claude-sonnet-4-5", "0.0286497"),
     ]
+    assert [m["ratio_to_cheapest"] for m in data["models"]] == ["1", "1.81", "2.63"]
     assert data["estimates"] == [report_dict(r.report) for r in three.rows]
-    assert [g["name"] for g in data["gates"]] == ["context_window"] * 3
+    # the scenario's limits.budget_usd ($0.10) judged per model: each within it
+    assert [m["budget"]["headroom_usd"] for m in data["models"]] == ["0.0890895", "0.08027625", "0.0713503"]
+    assert data["over_budget"] == [] and data["unfit"] == []
+    assert [g["name"] for g in data["gates"]] == ["budget"] * 3 + ["context_window"] * 3
 
 
 def test_markdown_golden(three: CompareReport, golden: GoldenCheck) -> None:
     text = render_text(three, Format.markdown)
     assert text.startswith("#### agentcost compare: Fix POST /orders validation\n")
-    assert "| **`gpt-5`** (cheapest) | openai | 9 | 12,402 | 65.0% | 448 | **$0.0109** |" in text
+    assert "| **`gpt-5`** (cheapest) | `openai/gpt-5` | 9 | 12,402 | 65.0% | 448 | **$0.0109** |" in text
     golden("compare.md", text)
 
 
@@ -281,7 +285,7 @@ def test_repeated_selectors_count_once_and_too_many_are_refused(tmp_path: Path) 
     when = datetime(2026, 11, 30, tzinfo=UTC)
     many = tmp_path / "models.txt"
     many.write_text("gpt-5\n" * 900 + "claude-sonnet-4-5\n" * 100)
-    assert expand_models([], as_of=when, models_file=many) == ["openai/gpt-5", "anthropic/claude-sonnet-4-5"]
+    assert expand_models([], as_of=when, models_file=many) == ["gpt-5", "claude-sonnet-4-5"]
     many.write_text("".join(f"gpt-{i}*\n" for i in range(MAX_SELECTORS)) + "gpt-4o\n")
     with pytest.raises(InputError) as caught:
         expand_models(["gemini-2.5-pro"], as_of=when, models_file=many)

@@ -238,7 +238,8 @@ def test_compare_leads_with_the_answer_and_keeps_its_method_behind_verbose(
     args = ["compare", str(BUGFIX), "-m", "gpt-5", "-m", "claude-sonnet-4-5", "--as-of", AS_OF]
     code, short, _ = cli(capsys, *args)
     assert code == 0
-    lines = under_table(short)
+    assert short.startswith("Within budget $0.1000 per run (limits.budget_usd): both models compared.\n")
+    lines = [line for line in under_table(short) if not line.startswith("Not shown at")]
     assert lines[0].startswith("Cheapest of 2 models: gpt-5 (openai) at $0.0109 per run of 9 requests")
     assert (
         "Prices: genai-prices 0.2.3, in force on 2026-11-30. Counters: o200k_base (gpt-5), o200k_base × ratio"

@@ -74,7 +74,7 @@ def test_the_network_guard_works(no_network: list[str]) -> None:
         pytest.param(["estimate", "scenarios/agentcost.yml", "-f", "json", *AS_OF], id="estimate project"),
         pytest.param(
             ["compare", "scenarios/research.yaml", "-m", "claude-sonnet-4-5", "-m", "gpt-5", "-m", "gemini-2.5-pro",
-             *AS_OF],
+             "--budget", "2", *AS_OF],  # its own $1 budget: gemini-2.5-pro ($1.84) would exit 1
             id="compare",
         ),
         pytest.param(["replay", str(DATA / "swe-agent" / "swe-agent__test-repo-i1.traj"), *AS_OF], id="replay"),
@@ -130,6 +130,8 @@ def test_a_cold_process_runs_without_network(tmp_path: Path) -> None:
             "-m",
             "gemini-2.5-pro",
             "-q",
+            "--budget",
+            "2",
             *AS_OF,
         ],
         ["replay", str(DATA / "api-logs" / "openai-chat.jsonl"), "-q", *AS_OF],

@@ -511,12 +511,12 @@ def test_compare_globs_any_provider() -> None:
         ],
         as_of=WHEN,
     )
-    assert mixed == [
-        f"aws/{SONNET_BEDROCK}",
+    assert mixed == [  # each as typed (issue 30): the row shows the price row it resolves to beside it
+        "anthropic.claude-sonnet-4-5-20250929-v1:0",
         "azure/gpt-4o",
-        "deepseek/deepseek-chat",
-        "mistral/mistral-large",
-        "x-ai/grok-4-0709",
+        "deepseek-chat",
+        "mistral-large-latest",
+        "grok-4",
     ]
 
 

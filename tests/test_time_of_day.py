@@ -131,16 +131,15 @@ def test_notes_survive_distributions(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_compare_and_projects_show_the_notes(capsys: pytest.CaptureFixture[str]) -> None:
+    """Compare labels each note with the model as typed (its rows show the ids as typed)."""
     args = ("compare", SCENARIO, "-m", "deepseek-chat", "-m", "gpt-5", "--as-of", DAY)
     text = _out(capsys, *args)
-    assert (
-        f"deepseek/deepseek-chat: {TIME_NOTE}" in text and f"deepseek/deepseek-chat: {CACHING_NOTE}" in text
-    )
+    assert f"deepseek-chat: {TIME_NOTE}" in text and f"deepseek-chat: {CACHING_NOTE}" in text
     data = json.loads(_out(capsys, *args, "-f", "json"))
-    assert len(data["notes"]) == 2 and data["notes"][1].startswith(f"deepseek/deepseek-chat: {TIME_NOTE}")
+    assert len(data["notes"]) == 2 and data["notes"][1].startswith(f"deepseek-chat: {TIME_NOTE}")
     assert Decimal(data["cheapest"]["cost_usd"]) == STANDARD_USD
     markdown = _out(capsys, *args, "-f", "markdown")
-    assert f"deepseek/deepseek-chat: {TIME_NOTE}" in markdown
+    assert f"deepseek-chat: {TIME_NOTE}" in markdown
     project = _out(
         capsys, "estimate", SCENARIO, "scenarios/chat-support.yaml", "-m", "deepseek-chat", "--as-of", DAY
     )

@@ -43,6 +43,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
         "gpt-5",
         "-m",
         "gemini-2.5-pro",
+        "--budget",  # its limits.budget_usd is $1.00: gemini-2.5-pro ($1.84) would fail the run
+        "2",
     ),
     "project": ("estimate", "scenarios/agentcost.yml"),
     "diff-project": ("diff", "old/agentcost.yml", "new/agentcost.yml"),
@@ -86,10 +88,10 @@ def _cwd(name: str, tmp_path: Path) -> Path:
     return ROOT
 
 
-def invoke(args: tuple[str, ...], width: int = 120) -> str:
+def invoke(args: tuple[str, ...], width: int = 120, code: int = 0) -> str:
     env = {**TERMINAL_ENV, "COLUMNS": str(width), "LINES": "50", "NO_COLOR": "1"}
     result = CliRunner().invoke(app, [*args, "--as-of", AS_OF], env=env, catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == code, result.output
     return result.stdout
 
 
@@ -270,7 +272,7 @@ def test_the_window_verdict_stays_when_a_model_does_not_fit(monkeypatch: pytest.
     monkeypatch.chdir(ROOT)
     fits = invoke(COMMANDS["compare"], 60)
     assert "context window" in _not_shown(fits)
-    over = invoke(("compare", "scenarios/research.yaml", "-m", "gpt-5", "-m", "gpt-4"), 60)
+    over = invoke(("compare", "scenarios/research.yaml", "-m", "gpt-5", "-m", "gpt-4"), 60, code=1)  # budget
     assert "context window" not in _not_shown(over)
     assert re.search(r"│ +8,192 OVER │", over)
 

@@ -22,6 +22,7 @@ from agentcost.cli.options import (
     SetOpt,
     SummaryOpt,
     VerboseOpt,
+    parse_budget,
     path_arg,
     read_user_prices,
     set_input_policy,
@@ -79,10 +80,22 @@ def compare(
     verbose: VerboseOpt = False,
     per: PerOpt = Per.run,
     count: CountOpt = None,
+    budget: Annotated[
+        str | None,
+        typer.Option(
+            "--budget",
+            metavar="USD",
+            help="Judge each model against this many dollars per run (in place of limits.budget_usd):"
+            " exit 1 when any is over.",
+        ),
+    ] = None,
 ) -> None:
     """Estimate one scenario on several models: a row per model, cheapest first.
 
-    --quiet prints the cheapest model's total.
+    Each model as typed is a row, beside the price row it resolved to. A model the scenario cannot
+    run on (a server tool it lacks) is a row marked unfit; the others are compared. With a budget
+    (limits.budget_usd or --budget) each model is judged, and the run exits 1 when any is over, as
+    estimate does. --quiet prints the cheapest model's total.
     """
     from agentcost.commands.compare import compare_gates, compare_models, select_models, skipped_note
     from agentcost.loop.options import has_time, parse_as_of
@@ -93,6 +106,7 @@ def compare(
         set_input_policy(ctx, allow_path, max_input_bytes)
         use_count(count)
         when = parse_as_of(as_of)
+        limit = parse_budget(budget)
         user_prices = read_user_prices(prices)
         tier = tier_name(service_tier)
         loaded = load_scenario(scenario, overrides=tuple(set_ or ()))
@@ -115,6 +129,7 @@ def compare(
             user_prices=user_prices,
             per=per,
             at_time=has_time(as_of),
+            budget_usd=limit,
         )
         emit(report, compare_gates(report), out)
     except InputError as err:

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcost.commands.batch import share
-from agentcost.errors import InputError
+from agentcost.errors import InputError, UnfitModel
 from agentcost.loop.estimate import estimate_scenario
 from agentcost.report.compare import CompareReport as CompareReport  # the api module's import of it
-from agentcost.report.compare import CompareRow
+from agentcost.report.compare import CompareRow, UnfitRow
 from agentcost.report.estimate import (
     REPORT_VERSION,
     Report,
@@ -33,7 +33,7 @@ from agentcost.report.estimate import (
     joined_price_label,
     unit_cost,
 )
-from agentcost.report.gates import Gate, context_gate
+from agentcost.report.gates import Gate, budget_gate, context_gate
 from agentcost.report.notes import labelled_caveats
 from agentcost.report.outcome import PER_TASK_NOTE
 from agentcost.scenario.model import Scenario
@@ -108,7 +108,10 @@ def select_models(
     user_prices: UserPrices | None = None,
     service_tier: str | None = None,
 ) -> ModelSelection:
-    """Model selectors -> ``provider/model_id`` strings, in the order given, without duplicates.
+    """Model selectors -> the models to compare, a row each, in the order given: a name as typed
+    (``grok-4``, ``us.anthropic.claude-...``: the row shows it so, beside the price row it
+    resolves to), a glob's matches as ``provider/model_id`` (a model already chosen is not added
+    again); the same selector twice is one.
 
     ``user_prices`` adds the models of a ``--prices`` file. With a ``service_tier`` other than
     standard, a glob keeps only the models that offer it (a model named outright is checked when it
@@ -142,7 +145,8 @@ def select_models(
             key=None if where is not None else "model",
             hint="globs such as 'anthropic/*' select many models in one line",
         )
-    found: list[str] = []
+    found: list[str] = []  # a row each: a name as typed, a glob's match as provider/model_id
+    rows: set[str] = set()  # the provider/model_id of every model chosen so far
     skipped: list[str] = []
     for selector, line in entries:
         try:
@@ -150,16 +154,21 @@ def select_models(
                 named = repr(selector.strip()) if line is None else "the glob on this line"
                 ids, others = _glob(selector.strip(), as_of, user_prices, service_tier, named)
                 skipped.extend(model for model in others if model not in skipped)
-            else:
+                matched = [model for model in ids if model not in rows]  # a glob adds what is not chosen
+                found.extend(matched)
+                rows.update(matched)
+            else:  # a name typed is a row of its own, shown as typed, even if another names its model
                 prices = resolve_model(selector, as_of=as_of, user_prices=user_prices)
-                ids = [f"{prices.provider}/{prices.model_id}"]
+                name = selector.strip()
+                if name not in found:
+                    found.append(name)
+                    rows.add(f"{prices.provider}/{prices.model_id}")
         except InputError as err:
             if line is None:  # a --model option
                 raise InputError(err.message, key="model", hint=err.hint) from None
             err = unquoted(err)  # a --models file is data, never quoted (docs/security.md): the kind alone
             raise InputError(err.message, file=models_file, line=line, hint=err.hint) from None
-        found.extend(model for model in ids if model not in found)
-    return ModelSelection(found, [model for model in skipped if model not in found])
+    return ModelSelection(found, [model for model in skipped if model not in rows])
 
 
 def _glob(
@@ -296,40 +305,50 @@ def compare_models(
     service_tier: str | None = None,
     user_prices: UserPrices | None = None,
     per: str = "run",
+    budget_usd: Decimal | None = None,
     at_time: bool | None = None,
 ) -> CompareReport:
     """Estimate ``scenario`` on each of ``models`` (names as ``estimate --model`` takes them).
 
-    Two names of the same model (``gpt-5``, ``openai/gpt-5``) give one row. ``service_tier``
-    (``--service-tier``) replaces the scenario's for every model; ``user_prices`` is a ``--prices``
-    file. ``per="task"`` (``--per task``) ranks the models by the expected cost per completed task
-    of the scenario's ``outcome`` (per run without one: the warnings say so). ``at_time``: whether
-    ``as_of``'s time picks time-of-day prices (:attr:`~agentcost.loop.options.PricingOptions.at_time`).
+    A row per name, shown as given (two names of one model are two rows, each beside its price
+    row). A model the scenario cannot run on (:class:`~agentcost.errors.UnfitModel`: a server tool
+    it lacks, a service tier it does not offer) is listed in ``unfit`` with the reason, and the
+    others are compared; when no model can run it, that first reason is the error.
+    ``service_tier`` (``--service-tier``) replaces the scenario's for every model; ``user_prices``
+    is a ``--prices`` file; ``budget_usd`` (``--budget``) replaces the scenario's
+    ``limits.budget_usd``, and each row is judged against the budget. ``per="task"`` (``--per
+    task``) ranks the models by the expected cost per completed task of the scenario's ``outcome``
+    (per run without one: the warnings say so), and the budget is judged per task too. ``at_time``:
+    whether ``as_of``'s time picks time-of-day prices
+    (:attr:`~agentcost.loop.options.PricingOptions.at_time`).
     """
     if not models:
         raise InputError("no models to compare", key="model", hint="e.g. --model gpt-5")
     reports: list[tuple[str, Report]] = []
-    seen: set[tuple[str, str]] = set()
+    unfit: list[tuple[str, UnfitModel]] = []
     for model in models:
-        est = estimate_scenario(
-            scenario,
-            as_of=as_of,
-            model=model,
-            service_tier=service_tier,
-            user_prices=user_prices,
-            at_time=at_time,
-        )
-        report = build_report(est, per=per)
-        if (report.provider, report.model_id) in seen:
+        try:
+            est = estimate_scenario(
+                scenario,
+                as_of=as_of,
+                model=model,
+                service_tier=service_tier,
+                user_prices=user_prices,
+                budget_usd=budget_usd,
+                at_time=at_time,
+            )
+        except UnfitModel as err:
+            unfit.append((model, err))
             continue
-        seen.add((report.provider, report.model_id))
-        reports.append((model, report))
-    reports.sort(key=lambda item: (unit_cost(item[1], per), item[1].model_id, item[1].provider))
+        reports.append((model, build_report(est, per=per)))
+    if not reports:
+        raise unfit[0][1]
+    reports.sort(key=lambda item: (unit_cost(item[1], per), item[1].model_id, item[1].provider, item[0]))
     cheapest = unit_cost(reports[0][1], per)
     rows = tuple(_row(model, report, cheapest, per) for model, report in reports)
     # the window is said in its column; the per-task note once, below
     warnings = [
-        f"{r.model_id}: {w}"
+        f"{r.model}: {w}"
         for r in rows
         for w in r.report.warnings
         if w not in (_over_window(r), PER_TASK_NOTE)
@@ -337,6 +356,7 @@ def compare_models(
     if per == "task" and scenario.outcome is None:
         warnings.append(PER_TASK_NOTE)
     first = rows[0].report
+    budget = first.budget
     return CompareReport(
         version=REPORT_VERSION,
         scenario_path=str(scenario.path),
@@ -351,6 +371,29 @@ def compare_models(
         price_sources=joined_price_label([r.report for r in rows], dated=False),
         per=per,
         notes=labelled_caveats([(r.model, r.report) for r in rows]),
+        unfit=tuple(_unfit_row(model, err, as_of, user_prices) for model, err in unfit),
+        budget_usd=None if budget is None else budget.limit_usd,
+        budget_source=None if budget is None else budget.source,
+    )
+
+
+def _unfit_row(model: str, err: UnfitModel, as_of: datetime, user_prices: UserPrices | None) -> UnfitRow:
+    """The row of a model the scenario cannot run on: the reason and hint of its error, and the
+    price row its name resolves to (at the standard tier: a tier it lacks is the reason)."""
+    from agentcost.prices.lookup import resolve_model
+
+    try:
+        prices = resolve_model(model, as_of=as_of, user_prices=user_prices)
+        row: str | None = f"{prices.provider}/{prices.model_id}"
+    except InputError:
+        row = None
+    return UnfitRow(
+        model=model,
+        price_row=row,
+        reason=err.message,
+        hint=err.hint,
+        file=None if err.file is None else str(err.file),
+        line=err.line,
     )
 
 
@@ -403,13 +446,25 @@ def _row(model: str, report: Report, cheapest: Decimal, per: str = "run") -> Com
         report=report,
         cost_per_run_usd=t.cost_usd,
         cost_per_task_usd=unit_cost(report, "task"),
+        budget=report.budget,
+        over_by_usd=None if report.budget is None else -report.budget.headroom_usd,
     )
 
 
 def compare_gates(report: CompareReport) -> tuple[Gate, ...]:
-    """The context-window check of each model (pointing at the scenario file); none where unknown.
+    """Each model's budget check (``limits.budget_usd`` or ``--budget``: exit 1 when a model is
+    over it, as ``estimate`` gates its one model), then each model's context-window check
+    (pointing at the scenario file); none where unknown.
 
-    Never tripped: a comparison is a what-if, so a model whose window is too small is a row marked
-    as not fitting (``fits_context``), not a failed run. ``estimate`` keeps its context gate."""
+    The context check never trips: a comparison is a what-if, so a model whose window is too small
+    is a row marked as not fitting (``fits_context``), not a failed run. ``estimate`` keeps its
+    context gate. A model the scenario cannot run on is a row marked unfit, never a gate."""
+    budgets = []
+    for row in report.rows:
+        gate = budget_gate(row.report)
+        if gate is not None:  # "PATH: MODEL: over budget: estimated $X > $Y (limits.budget_usd)"
+            path = f"{report.scenario_path}: "
+            rest = gate.message.removeprefix(path)
+            budgets.append(replace(gate, message=f"{path}{row.model}: {rest}"))
     gates = (context_gate(row.report) for row in report.rows)
-    return tuple(replace(g, tripped=False) for g in gates if g is not None)
+    return (*budgets, *(replace(g, tripped=False) for g in gates if g is not None))

@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from agentcost.errors import InputError
+from agentcost.errors import InputError, UnfitModel
 from agentcost.prices.daytime import OffPeak, off_peak_windows, standard_moment
 from agentcost.prices.gpdata import PRICE_SOURCE_NAME
 from agentcost.prices.pricing import ModelPrices
@@ -245,7 +245,7 @@ def _tier_error(
     model_id: str, tier: str, offered: tuple[str, ...], starts: date | None, hint: str | None = None
 ) -> InputError:
     later = f"; genai-prices has its {tier} prices from {starts.isoformat()}" if starts else ""
-    return InputError(
+    return UnfitModel(
         f"{model_id} does not offer the {tier} service tier (it offers: {', '.join(offered)}){later}",
         key="service_tier",
         hint=hint or f"use one of: {', '.join(offered)}",

@@ -20,6 +20,7 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
 from agentcost.infra.text import plain, rich
+from agentcost.render.fit import wrap_id
 from agentcost.report import fmt
 from agentcost.report.estimate import Report, RequestLine
 
@@ -145,10 +146,12 @@ def used_parts(rows: Sequence[Stack]) -> tuple[int, ...]:
 
 
 def compare_groups(report: CompareReport) -> tuple[Group, ...]:
-    """A bar per model, cheapest first (the report's order)."""
-    return tuple(
-        Group(row.model_id, (Bar(row.model_id, row.cost_usd, fmt.usd(row.cost_usd)),)) for row in report.rows
+    """A bar per model as typed, cheapest first (the report's order); then the models the scenario
+    cannot run on, without a bar, marked ``unfit``."""
+    compared = tuple(
+        Group(row.model, (Bar(row.model, row.cost_usd, fmt.usd(row.cost_usd)),)) for row in report.rows
     )
+    return compared + tuple(Group(u.model, (Bar(u.model, None, "unfit"),)) for u in report.unfit)
 
 
 def batch_groups(report: BatchReport) -> tuple[Group, ...]:
@@ -219,7 +222,7 @@ def compare_title(report: CompareReport) -> str:
 
 def compare_caption(report: CompareReport) -> str:
     best = report.cheapest
-    return f"Cheapest: {best.model_id} at {fmt.usd(best.cost_usd)} per run."
+    return f"Cheapest: {best.model} at {fmt.usd(best.cost_usd)} {report.unit_text}."
 
 
 # --------------------------------------------------------------------------------------------
@@ -269,7 +272,13 @@ class _Chart:
                 line.append(" " + head.rjust(n), style="dim")
             yield line
         for row in self.rows:
-            yield self._heading(row, width) if row.heading else self._row(row, label_w, bar_w, numbers, scale)
+            if row.heading:
+                yield self._heading(row, width)
+                continue
+            if not row.label.isdigit() and cell_len(plain(row.label)) > label_w:  # whole, above its bar
+                yield Text(wrap_id(plain(row.label), width))
+                row = replace(row, label="")
+            yield self._row(row, label_w, bar_w, numbers, scale)
         if len(self.legend) > 1:
             key = Text()
             for n, part in enumerate(self.legend):

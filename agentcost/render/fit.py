@@ -11,6 +11,7 @@ page's width. Nothing is ever shown with ``…``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -222,3 +223,37 @@ class FitTable:
 def abbreviated(col: Col, short: str) -> Col:
     """``col`` with a short header (for columns built from a shared template)."""
     return replace(col, short=short)
+
+
+_BREAKS = re.compile(r"[^./:_@-]*[./:_@-]+|[^./:_@-]+")
+
+
+def wrap_id(text: str, width: int | None) -> str:
+    """``text`` on lines of at most ``width`` cells: broken at spaces first, and a word wider than
+    the line after a separator (``. - / : _ @``), never inside a part between two separators unless
+    that part alone is wider (then folded, as Rich folds): ``regional.anthropic.`` /
+    ``claude-sonnet-4-5-`` / ``20250929-v1:0``; ``priced as`` / ``x-ai/grok-4-0709``. ``None``:
+    one line."""
+    if width is None or cell_len(text) <= width:
+        return text
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        if line and cell_len(line) + 1 + cell_len(word) <= width:
+            line += " " + word
+            continue
+        if line:
+            lines.append(line)
+            line = ""
+        for part in _BREAKS.findall(word):  # the word on lines of its own, broken after separators
+            if line and cell_len(line) + cell_len(part) > width:
+                lines.append(line)
+                line = ""
+            while cell_len(line + part) > width:  # a part wider than the line: folded
+                room = max(1, width - cell_len(line))
+                lines.append(line + part[:room])
+                line, part = "", part[room:]
+            line += part
+    if line:
+        lines.append(line)
+    return "\n".join(lines)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, TypedDict
 
-from agentcost.report.batch_json import Number, Per
+from agentcost.report.batch_json import BudgetCheckJson, Number, Per
 from agentcost.report.estimate_json import CachingMode, EstimateJson, ScenarioRefJson
 from agentcost.report.prices_json import DateTime
 from agentcost.report.schemagen import COUNT, USD, Keywords
@@ -44,6 +44,21 @@ class ModelRowJson(TypedDict):
     counter: Annotated[str, "the counter of this model's tokens (estimate JSON counts.counter)"]
     encoding: Annotated[str, "the same as counter (the name it had before)"]
     caching_mode: CachingMode
+    price_row: Annotated[str, "provider/model_id: the price row model_ref resolved to"]
+    budget: Annotated[
+        BudgetCheckJson | None,
+        "the scenario's limits.budget_usd or --budget, judged on cost_usd (over: this model trips the"
+        " budget gate, exit 1); null without a budget",
+    ]
+
+
+class UnfitJson(TypedDict):
+    model_ref: Annotated[str, "the model as written in --model or a --models file"]
+    price_row: Annotated[str | None, "provider/model_id it resolves to at the standard tier"]
+    reason: Annotated[str, "why the scenario cannot run on it (a server tool it lacks, a service tier)"]
+    hint: Annotated[str | None, "what it offers instead (server tools of deepseek-chat: none)"]
+    file: Annotated[str | None, "the scenario file of the part it cannot run"]
+    line: Annotated[int | None, "that part's line"]
 
 
 class CheapestJson(TypedDict):
@@ -67,7 +82,14 @@ class CompareJson(TypedDict):
     models: Annotated[
         list[ModelRowJson],
         Keywords(minItems=1),
-        "one item per model, by cost, cheapest first (ties by model id)",
+        "one item per model as typed (model_ref), by cost, cheapest first (ties by model id)",
+    ]
+    over_budget: Annotated[
+        list[str], "the models (model_ref) over the budget, cheapest first: each trips the gate (exit 1)"
+    ]
+    unfit: Annotated[
+        list[UnfitJson],
+        "models the scenario cannot run on, in the order given: not estimated, not in models",
     ]
     cheapest: CheapestJson
     prices: ComparePricesJson

@@ -66,7 +66,7 @@ class ServerRules:
 
 def server_rules(scenario: Scenario, provider: str, model_id: str) -> ServerRules:
     from agentcost import facts
-    from agentcost.errors import InputError
+    from agentcost.errors import UnfitModel
 
     fees: dict[str, Any] = {}
     for round_ in scenario.rounds:
@@ -76,12 +76,12 @@ def server_rules(scenario: Scenario, provider: str, model_id: str) -> ServerRule
             fee = facts.server_tool_fee(provider, model_id, server.tool)
             if fee is None:
                 offered = [t for t in facts.SERVER_TOOLS if facts.server_tool_fee(provider, model_id, t)]
-                raise InputError(
+                raise UnfitModel(
                     f"{model_id} has no server-side {server.tool} tool",
                     file=scenario.path,
                     line=server.line or round_.line,
                     key="server_tools",
-                    hint="server tools of this provider: " + ", ".join(offered),
+                    hint=f"server tools of {model_id}: {', '.join(offered) or 'none'}",
                 )
             fees[server.tool] = fee.value
     cap = facts.server_tool_iteration_cap(provider, model_id) if fees else None
