@@ -21,7 +21,7 @@ from rich.text import Text
 
 from agentcost.infra.text import plain, rich
 from agentcost.report import fmt
-from agentcost.report.estimate import Report, RequestLine
+from agentcost.report.estimate import BudgetLine, Report, RequestLine
 
 if TYPE_CHECKING:
     from agentcost.report.batch import BatchReport
@@ -79,6 +79,7 @@ class Bar:
     cost_usd: Decimal | None
     text: str
     part: Part = COST
+    budget_usd: Decimal | None = None  # the budget this bar's cost is judged against, if any
 
 
 @dataclass(frozen=True)
@@ -144,17 +145,26 @@ def used_parts(rows: Sequence[Stack]) -> tuple[int, ...]:
     return tuple(i for i in range(len(PARTS)) if any(s.sizes[i] > 0 for s in rows)) or (0,)
 
 
+def _limit(budget: BudgetLine | None) -> Decimal | None:
+    return None if budget is None else budget.limit_usd
+
+
 def compare_groups(report: CompareReport) -> tuple[Group, ...]:
-    """A bar per model, cheapest first (the report's order)."""
+    """A bar per model, cheapest first (the report's order), each with the budget it is judged by."""
     return tuple(
-        Group(row.model_id, (Bar(row.model_id, row.cost_usd, fmt.usd(row.cost_usd)),)) for row in report.rows
+        Group(
+            row.model_id,
+            (Bar(row.model_id, row.cost_usd, fmt.usd(row.cost_usd), budget_usd=_limit(row.report.budget)),),
+        )
+        for row in report.rows
     )
 
 
 def batch_groups(report: BatchReport) -> tuple[Group, ...]:
-    """A bar per scenario, in the project's order."""
+    """A bar per scenario, in the project's order, each with its own budget."""
     return tuple(
-        Group(row.name, (Bar(row.name, row.cost_usd, fmt.usd(row.cost_usd)),)) for row in report.rows
+        Group(row.name, (Bar(row.name, row.cost_usd, fmt.usd(row.cost_usd), budget_usd=_limit(row.budget)),))
+        for row in report.rows
     )
 
 
@@ -172,7 +182,10 @@ def diff_groups(report: DiffReport) -> tuple[Group, ...]:
         before, after = fmt.usd(s.before_usd), fmt.usd(s.after_usd)
         if s.before_usd is not None and s.after_usd is not None:
             before, after = fmt.usd_pair(s.before_usd, s.after_usd)  # two amounts never read the same
-        bars = (Bar("base", s.before_usd, before, BASE), Bar("head", s.after_usd, after, HEAD))
+        bars = (
+            Bar("base", s.before_usd, before, BASE, _limit(s.base.budget if s.base else None)),
+            Bar("head", s.after_usd, after, HEAD, _limit(s.head.budget if s.head else None)),
+        )
         groups.append(Group(s.name or s.path, bars, change))
     return tuple(groups)
 
@@ -210,6 +223,8 @@ def batch_caption(report: BatchReport) -> str:
     text = f"Total {fmt.usd(t.cost_usd)} for one run of every scenario"
     if t.cost_per_month_usd is not None:
         text += f"; {fmt.usd(t.cost_per_month_usd)} per month"
+    if report.project is not None and report.project.budget is not None:
+        text += f"; the project's budget {fmt.usd(report.project.budget.limit_usd)} is for that total"
     return text + "."
 
 
