@@ -361,3 +361,31 @@ def test_the_diff_chart_marks_the_budget_of_each_side() -> None:
     assert s.base.budget.limit_usd == s.head.budget.limit_usd == Decimal("0.10")
     assert words(root, "budget") == ["budget $0.1000"]
     assert len(lines(root, "budget-line")) == 1  # one budget for both sides: one line
+
+
+# --------------------------------------------------------------------------------------------
+# The terminal chart (--chart): a long label wraps under its bar
+# --------------------------------------------------------------------------------------------
+
+
+def test_the_terminal_chart_wraps_a_long_label_whole() -> None:
+    import io
+
+    from rich.cells import cell_len
+    from rich.console import Console
+
+    from agentcost.render.chart import batch_chart
+
+    r = report("project")
+    console = Console(file=io.StringIO(), width=60, no_color=True, record=True)
+    console.print(batch_chart(r))
+    out = console.export_text().splitlines()
+    assert all(cell_len(line) <= 60 for line in out)
+    assert "…" not in "\n".join(out)
+    names = [row.name for row in r.rows]
+    assert max(map(len, names)) > 20  # longer than the label column at 60 columns
+    column = " ".join(  # the label column, line after line
+        line.split("█")[0].split("$")[0].strip() for line in out if line.strip()
+    )
+    for name in names:
+        assert name in column, (name, out)

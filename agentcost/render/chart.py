@@ -284,7 +284,10 @@ class _Chart:
                 line.append(" " + head.rjust(n), style="dim")
             yield line
         for row in self.rows:
-            yield self._heading(row, width) if row.heading else self._row(row, label_w, bar_w, numbers, scale)
+            if row.heading:
+                yield from self._heading(row, width)
+            else:
+                yield from self._row(row, label_w, bar_w, numbers, scale)
         if len(self.legend) > 1:
             key = Text()
             for n, part in enumerate(self.legend):
@@ -295,17 +298,19 @@ class _Chart:
             yield rich(self.caption)
 
     @staticmethod
-    def _heading(row: _Row, width: int) -> Text:
+    def _heading(row: _Row, width: int) -> Iterator[Text]:
         note = " ".join(row.numbers)
         room = max(1, width - cell_len(note) - 2)
-        line = Text(_fit(row.label, room), style="bold")
+        *first, last = _wrap(row.label, room)
+        yield from (Text(part, style="bold") for part in first)
+        line = Text(last, style="bold")
         if note:
             line.append("  " + note)
-        return line
+        yield line
 
     @staticmethod
-    def _row(row: _Row, label_w: int, bar_w: int, numbers: Sequence[int], scale: float) -> Text:
-        label = _fit(row.label, label_w)
+    def _row(row: _Row, label_w: int, bar_w: int, numbers: Sequence[int], scale: float) -> Iterator[Text]:
+        label, *more = _wrap(row.label, label_w)  # a long label goes on under its bar, whole
         line = Text((label.rjust if row.label.isdigit() else label.ljust)(label_w) + " ")
         drawn = 0
         so_far = 0.0
@@ -317,7 +322,8 @@ class _Chart:
         line.append(" " * (bar_w - drawn))
         for text, n in zip(row.numbers, numbers, strict=False):
             line.append(" " + text.rjust(n))
-        return line
+        yield line
+        yield from (Text(part) for part in more)
 
 
 def _fit(label: str, width: int) -> str:
@@ -331,6 +337,25 @@ def _fit(label: str, width: int) -> str:
             break
         out += char
     return out + "…"
+
+
+def _wrap(label: str, width: int) -> list[str]:
+    """``label`` as plain text in lines of at most ``width`` cells: broken between words, a word too
+    long after ``/ - _ . :`` where it can, else between characters. Nothing is cut."""
+    lines: list[str] = []
+    for word in plain(label).split(" "):
+        if lines and cell_len(f"{lines[-1]} {word}") <= width:
+            lines[-1] += " " + word
+            continue
+        while len(word) > 1 and cell_len(word) > width:
+            fits = 1
+            while cell_len(word[: fits + 1]) <= width:
+                fits += 1
+            cut = max((n + 1 for n in range(fits) if word[n] in "/-_.:"), default=fits)
+            lines.append(word[:cut])
+            word = word[cut:]
+        lines.append(word)
+    return lines or [""]
 
 
 def _stack_rows(rows: Sequence[Stack]) -> Iterator[_Row]:
