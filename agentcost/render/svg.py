@@ -444,7 +444,7 @@ def _histogram(canvas: Canvas, y: float, s: Simulation, marks: Sequence[tuple[st
     scale = (x1 - x0) / float(axis[-1] - axis[0])
 
     def at(v: Decimal) -> float:
-        return x0 + float(v - axis[0]) * scale
+        return x0 + (float(v) - float(axis[0])) * scale
 
     rows: list[list[Box]] = []  # the marks' labels in rows above the bins, each where it fits first
     placed: list[tuple[str, str, float, int]] = []
@@ -471,9 +471,7 @@ def _histogram(canvas: Canvas, y: float, s: Simulation, marks: Sequence[tuple[st
     counts: list[tuple[float, float, str]] = []
     for b in s.histogram:
         bx, bw = (
-            (x1 + 16, 40.0)
-            if b.beyond_p99
-            else (at(b.low_usd), max(1.0, float(b.high_usd - b.low_usd) * scale))
+            (x1 + 16, 40.0) if b.beyond_p99 else (at(b.low_usd), max(1.0, at(b.high_usd) - at(b.low_usd)))
         )
         h = float(b.height) * (height - 14)
         edges = fmt.usd_series([b.low_usd, b.high_usd])
@@ -563,7 +561,7 @@ def _rows(title: str, subtitle: str, groups: Sequence[Group], parts: Sequence[Pa
     x0 = PAD + label_w + 12
     x1 = canvas.width - PAD - (note_w + 16 if note_w else 0) - value_w - 8
     costs = [b.cost_usd for g in groups for b in g.bars if b.cost_usd is not None]
-    axis = ticks(max(costs + [v for v in budgets if v is not None], default=Decimal(0)))
+    axis = ticks(max([*costs, *(v for v in budgets if v is not None)], default=Decimal(0)))
     scale = (x1 - x0) / float(axis[-1])
     top = y + (30 if common is not None else 12)
     heights = [
