@@ -153,7 +153,10 @@ def test_ids_wrap_between_separators_never_mid_word_at_60_columns(tmp_path: Path
         "20250929-v1:0",
     ]
     chart = render_text(report, Format.table, width=60, chart=True)
-    assert f"\n{BEDROCK}\n" in chart and "…" not in chart  # the whole id above its bar, never cut
+    # the whole id, wrapped after a separator (the chart's own wrapping), never cut
+    assert (
+        "…" not in chart and "\nus.anthropic.claude- " in chart and "\nsonnet-4-5-20250929-\nv1:0\n" in chart
+    )
     assert "grok-4" in chart and chart.count("unfit") >= 2
 
 

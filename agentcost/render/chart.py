@@ -20,9 +20,8 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
 from agentcost.infra.text import plain, rich
-from agentcost.render.fit import wrap_id
 from agentcost.report import fmt
-from agentcost.report.estimate import Report, RequestLine
+from agentcost.report.estimate import BudgetLine, Report, RequestLine
 
 if TYPE_CHECKING:
     from agentcost.report.batch import BatchReport
@@ -80,6 +79,7 @@ class Bar:
     cost_usd: Decimal | None
     text: str
     part: Part = COST
+    budget_usd: Decimal | None = None  # the budget this bar's cost is judged against, if any
 
 
 @dataclass(frozen=True)
@@ -145,19 +145,28 @@ def used_parts(rows: Sequence[Stack]) -> tuple[int, ...]:
     return tuple(i for i in range(len(PARTS)) if any(s.sizes[i] > 0 for s in rows)) or (0,)
 
 
+def _limit(budget: BudgetLine | None) -> Decimal | None:
+    return None if budget is None else budget.limit_usd
+
+
 def compare_groups(report: CompareReport) -> tuple[Group, ...]:
-    """A bar per model as typed, cheapest first (the report's order); then the models the scenario
-    cannot run on, without a bar, marked ``unfit``."""
+    """A bar per model as typed, cheapest first (the report's order), each with the budget it is
+    judged by; then the models the scenario cannot run on, without a bar, marked ``unfit``."""
     compared = tuple(
-        Group(row.model, (Bar(row.model, row.cost_usd, fmt.usd(row.cost_usd)),)) for row in report.rows
+        Group(
+            row.model,
+            (Bar(row.model, row.cost_usd, fmt.usd(row.cost_usd), budget_usd=_limit(row.report.budget)),),
+        )
+        for row in report.rows
     )
     return compared + tuple(Group(u.model, (Bar(u.model, None, "unfit"),)) for u in report.unfit)
 
 
 def batch_groups(report: BatchReport) -> tuple[Group, ...]:
-    """A bar per scenario, in the project's order."""
+    """A bar per scenario, in the project's order, each with its own budget."""
     return tuple(
-        Group(row.name, (Bar(row.name, row.cost_usd, fmt.usd(row.cost_usd)),)) for row in report.rows
+        Group(row.name, (Bar(row.name, row.cost_usd, fmt.usd(row.cost_usd), budget_usd=_limit(row.budget)),))
+        for row in report.rows
     )
 
 
@@ -175,7 +184,10 @@ def diff_groups(report: DiffReport) -> tuple[Group, ...]:
         before, after = fmt.usd(s.before_usd), fmt.usd(s.after_usd)
         if s.before_usd is not None and s.after_usd is not None:
             before, after = fmt.usd_pair(s.before_usd, s.after_usd)  # two amounts never read the same
-        bars = (Bar("base", s.before_usd, before, BASE), Bar("head", s.after_usd, after, HEAD))
+        bars = (
+            Bar("base", s.before_usd, before, BASE, _limit(s.base.budget if s.base else None)),
+            Bar("head", s.after_usd, after, HEAD, _limit(s.head.budget if s.head else None)),
+        )
         groups.append(Group(s.name or s.path, bars, change))
     return tuple(groups)
 
@@ -213,6 +225,8 @@ def batch_caption(report: BatchReport) -> str:
     text = f"Total {fmt.usd(t.cost_usd)} for one run of every scenario"
     if t.cost_per_month_usd is not None:
         text += f"; {fmt.usd(t.cost_per_month_usd)} per month"
+    if report.project is not None and report.project.budget is not None:
+        text += f"; the project's budget {fmt.usd(report.project.budget.limit_usd)} is for that total"
     return text + "."
 
 
@@ -273,12 +287,9 @@ class _Chart:
             yield line
         for row in self.rows:
             if row.heading:
-                yield self._heading(row, width)
-                continue
-            if not row.label.isdigit() and cell_len(plain(row.label)) > label_w:  # whole, above its bar
-                yield Text(wrap_id(plain(row.label), width))
-                row = replace(row, label="")
-            yield self._row(row, label_w, bar_w, numbers, scale)
+                yield from self._heading(row, width)
+            else:
+                yield from self._row(row, label_w, bar_w, numbers, scale)
         if len(self.legend) > 1:
             key = Text()
             for n, part in enumerate(self.legend):
@@ -289,17 +300,19 @@ class _Chart:
             yield rich(self.caption)
 
     @staticmethod
-    def _heading(row: _Row, width: int) -> Text:
+    def _heading(row: _Row, width: int) -> Iterator[Text]:
         note = " ".join(row.numbers)
         room = max(1, width - cell_len(note) - 2)
-        line = Text(_fit(row.label, room), style="bold")
+        *first, last = _wrap(row.label, room)
+        yield from (Text(part, style="bold") for part in first)
+        line = Text(last, style="bold")
         if note:
             line.append("  " + note)
-        return line
+        yield line
 
     @staticmethod
-    def _row(row: _Row, label_w: int, bar_w: int, numbers: Sequence[int], scale: float) -> Text:
-        label = _fit(row.label, label_w)
+    def _row(row: _Row, label_w: int, bar_w: int, numbers: Sequence[int], scale: float) -> Iterator[Text]:
+        label, *more = _wrap(row.label, label_w)  # a long label goes on under its bar, whole
         line = Text((label.rjust if row.label.isdigit() else label.ljust)(label_w) + " ")
         drawn = 0
         so_far = 0.0
@@ -311,7 +324,8 @@ class _Chart:
         line.append(" " * (bar_w - drawn))
         for text, n in zip(row.numbers, numbers, strict=False):
             line.append(" " + text.rjust(n))
-        return line
+        yield line
+        yield from (Text(part) for part in more)
 
 
 def _fit(label: str, width: int) -> str:
@@ -325,6 +339,25 @@ def _fit(label: str, width: int) -> str:
             break
         out += char
     return out + "…"
+
+
+def _wrap(label: str, width: int) -> list[str]:
+    """``label`` as plain text in lines of at most ``width`` cells: broken between words, a word too
+    long after ``/ - _ . :`` where it can, else between characters. Nothing is cut."""
+    lines: list[str] = []
+    for word in plain(label).split(" "):
+        if lines and cell_len(f"{lines[-1]} {word}") <= width:
+            lines[-1] += " " + word
+            continue
+        while len(word) > 1 and cell_len(word) > width:
+            fits = 1
+            while cell_len(word[: fits + 1]) <= width:
+                fits += 1
+            cut = max((n + 1 for n in range(fits) if word[n] in "/-_.:"), default=fits)
+            lines.append(word[:cut])
+            word = word[cut:]
+        lines.append(word)
+    return lines or [""]
 
 
 def _stack_rows(rows: Sequence[Stack]) -> Iterator[_Row]:

@@ -96,11 +96,12 @@ def with_section(
     csv: Callable[[Any], str] | None = None,
     total: Callable[[Any], Decimal] | None = None,
     kind: str = "estimate",
+    svg: Callable[[Any], str] | None = None,
 ) -> Renderers:
     """The renderers of a report that is another report (``inner(report)``) plus a section
     (``section(report)``: estimate --explain, --simulate): the inner report's output, then the
     section's; its JSON is the inner report's with the section under ``key``; CSV and ``--quiet``
-    the inner report's unless ``csv`` or ``total`` say otherwise."""
+    the inner report's unless ``csv``, ``total`` or ``svg`` (its chart) say otherwise."""
 
     def base(report: Any) -> Renderers:
         return renderers_for(inner(report))
@@ -115,7 +116,7 @@ def with_section(
         own = base(report).verbose or base(report).rich
         return Group(own(inner(report)), Text(""), as_rich(section(report)))
 
-    def svg(report: Any) -> str:
+    def inner_svg(report: Any) -> str:
         own = base(report).svg
         if own is None:
             raise TypeError(f"no SVG renderer for {type(inner(report)).__name__}")
@@ -129,7 +130,7 @@ def with_section(
         csv=csv if csv is not None else lambda r: base(r).csv(inner(r)),
         total=total if total is not None else lambda r: base(r).total(inner(r)),
         chart=chart,
-        svg=svg,
+        svg=svg if svg is not None else inner_svg,
         verbose=verbose,
     )
 

@@ -292,6 +292,13 @@ def _csv(r: SimulatedReport) -> str:
     return "\n".join(rows) + "\n"
 
 
+def _svg(r: SimulatedReport) -> str:
+    """``--format svg``: the histogram of the runs' cost with its percentiles, then the estimate's chart."""
+    from agentcost.render.svg import simulated_svg
+
+    return simulated_svg(r)
+
+
 RENDERERS = (
     SimulatedReport,
     with_section(
@@ -303,5 +310,6 @@ RENDERERS = (
         render_simulation_markdown,
         csv=_csv,
         total=lambda r: r.total_usd,
+        svg=_svg,
     ),
 )
