@@ -1,5 +1,6 @@
 """``agentcost estimate``: scenarios priced request by request, one report, the gates it trips."""
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -14,6 +15,7 @@ from agentcost.cli.options import (
     ChartOpt,
     CountOpt,
     EstimateModelOpt,
+    EstimateQuietOpt,
     ExplainOpt,
     FormatOpt,
     MaxInputBytesOpt,
@@ -21,7 +23,6 @@ from agentcost.cli.options import (
     Per,
     PerOpt,
     PricesOpt,
-    QuietOpt,
     SeedOpt,
     ServiceTierOpt,
     SetOpt,
@@ -68,7 +69,7 @@ def estimate(
     format_: FormatOpt = Format.table,
     output: OutputOpt = None,
     summary: SummaryOpt = False,
-    quiet: QuietOpt = False,
+    quiet: EstimateQuietOpt = False,
     chart: ChartOpt = False,
     set_: SetOpt = None,
     budget: BudgetOpt = None,
@@ -113,10 +114,8 @@ def estimate(
                 loaded, as_of=when, model=model, budget_usd=limit, service_tier=tier, user_prices=user_prices
             )
             report = build_report(est, overrun=simulate is None and at is None, per=per)  # --simulate says it
-            if all_:  # --all: the table shows every request
-                from dataclasses import replace
-
-                report = replace(report, show_all=True)
+            # --all: the table shows every request; a table's warnings go to stderr (write_report)
+            report = replace(report, show_all=all_, warnings_apart=format_ is Format.table)
             gates = estimate_gates(report)
             if simulate is not None or at is not None:  # with --explain: one report with both
                 report, gates = simulated(report, est, simulate, seed, at, quiet, explain)  # type: ignore[assignment]
@@ -151,6 +150,7 @@ def estimate(
                 user_prices=user_prices,
                 per=per,
             )
+            batch = replace(batch, warnings_apart=format_ is Format.table)  # on stderr (write_report)
             report, gates = batch, batch_gates(batch)  # type: ignore[assignment]
         emit(report, gates, out)
     except InputError as err:

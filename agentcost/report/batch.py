@@ -88,6 +88,7 @@ class BatchReport:
     price_label: str = ""  # every scenario's price source (and service tier), one line
     price_sources: str = ""  # the same without the data dates: the line people read
     per: str = "run"  # "task" (--per task): every cost is of a completed task, budgets too
+    warnings_apart: bool = False  # the CLI prints the warnings on stderr: the table leaves them out
 
     @property
     def unit_text(self) -> str:
