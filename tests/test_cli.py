@@ -266,7 +266,7 @@ def test_budget_option_exceeded(capsys: pytest.CaptureFixture[str], monkeypatch:
         == "agentcost: gate failed: scenarios/bugfix.yaml: over budget: estimated $0.0286 > $0.0100 (--budget)\n"
     )
     assert "total (9 requests)" in out  # the report is still printed
-    assert "Budget $0.0100 (--budget): OVER budget" in out
+    assert "Budget $0.0100 (--budget): over budget by $0.0186." in out  # $0.0286497 - $0.01
 
 
 def test_budget_option_exceeded_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -306,7 +306,7 @@ def test_scenario_budget_exceeded(capsys: pytest.CaptureFixture[str], tmp_path: 
         err
         == f"agentcost: gate failed: {path}: over budget: estimated $0.0023 > $0.0010 (limits.budget_usd)\n"
     )
-    assert "OVER budget" in out
+    assert "over budget by $0.0013." in out and "headroom" not in out  # $0.00225875 - $0.001
 
 
 def test_budget_option_overrides_the_scenario_limit(

@@ -130,15 +130,19 @@ def test_warnings_always_show_the_first_and_how_many_more(
     path = write(tmp_path, WARNED)
     report = build_report(estimate(path, as_of=datetime(2026, 11, 30, tzinfo=UTC)))
     assert len(report.warnings) == 3
-    code, out, _ = cli(capsys, "estimate", str(path), "--as-of", AS_OF)
+    code, out, err = cli(capsys, "estimate", str(path), "--as-of", AS_OF)
     assert code == 1  # the context window is also a gate
     lines = under_table(out)
     assert len(lines) <= 6, lines
-    assert sum(line.startswith("Warning: ") for line in lines) == 1  # the first one
-    assert "2 more warnings: --verbose." in lines
-    _, out, _ = cli(capsys, "estimate", str(path), "--as-of", AS_OF, "--verbose")
-    assert sum(line.startswith("Warning: ") for line in under_table(out)) == 3
-    assert "more warnings" not in out
+    # the table's warnings go to stderr, every one (issue 30): none on stdout
+    assert "Warning" not in out and "more warnings" not in out
+    assert [line for line in err.splitlines() if line.startswith("agentcost: warning: ")] == [
+        f"agentcost: warning: {w}" for w in report.warnings
+    ]
+    _, out, err = cli(capsys, "estimate", str(path), "--as-of", AS_OF, "--verbose")
+    assert "Warning" not in out and err.count("agentcost: warning: ") == 3
+    _, out, err = cli(capsys, "estimate", str(path), "--as-of", AS_OF, "-f", "markdown")
+    assert out.count("> [!WARNING]") == 3 and "agentcost: warning: " not in err  # in the document
 
 
 def test_short_notes_are_at_most_three_and_essential_first() -> None:
@@ -164,11 +168,11 @@ def test_budget_verdict_in_colour_and_approximate_counts_dim() -> None:
         return {str(s.style) for s in text.spans if s.start <= start < s.end}
 
     assert "green" in styles(within, "within budget")
-    assert "bold red" in styles(over, "OVER budget")
+    assert "bold red" in styles(over, "over budget")
     assert "dim" in styles(within, "Token counts marked * are approximate")
     console = Console(width=80, record=True, color_system=None)
     console.print(notes(over))
-    assert "Budget $0.0100 (--budget): OVER budget, headroom -$0.0186." in console.export_text()
+    assert "Budget $0.0100 (--budget): over budget by $0.0186." in console.export_text()
 
 
 def test_markdown_keeps_the_details_in_a_details_block() -> None:

@@ -535,7 +535,7 @@ def test_sensitivity_ranks_the_long_tailed_sizes_first(uncertain: Estimate) -> N
     assert ranked[0] == "rounds[0].result"
     assert set(ranked) == {i.where for i in sim.inputs} and len(ranked) == 8
     first = sim.sensitivity[0]
-    assert first.drop_usd == sim.cost.p90 - first.p90_usd > 0
+    assert sim.sensitivity_at == "p90" and first.drop_usd == sim.cost.p90 - first.cost_usd > 0
 
 
 # --- percentiles and the command line ---------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """``agentcost estimate``: scenarios priced request by request, one report, the gates it trips."""
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -14,6 +15,7 @@ from agentcost.cli.options import (
     ChartOpt,
     CountOpt,
     EstimateModelOpt,
+    EstimateQuietOpt,
     ExplainOpt,
     FormatOpt,
     MaxInputBytesOpt,
@@ -21,7 +23,6 @@ from agentcost.cli.options import (
     Per,
     PerOpt,
     PricesOpt,
-    QuietOpt,
     SeedOpt,
     ServiceTierOpt,
     SetOpt,
@@ -68,7 +69,7 @@ def estimate(
     format_: FormatOpt = Format.table,
     output: OutputOpt = None,
     summary: SummaryOpt = False,
-    quiet: QuietOpt = False,
+    quiet: EstimateQuietOpt = False,
     chart: ChartOpt = False,
     set_: SetOpt = None,
     budget: BudgetOpt = None,
@@ -119,10 +120,8 @@ def estimate(
                 at_time=has_time(as_of),
             )
             report = build_report(est, overrun=simulate is None and at is None, per=per)  # --simulate says it
-            if all_:  # --all: the table shows every request
-                from dataclasses import replace
-
-                report = replace(report, show_all=True)
+            # --all: the table shows every request; a table's warnings go to stderr (write_report)
+            report = replace(report, show_all=all_, warnings_apart=format_ is Format.table)
             gates = estimate_gates(report)
             if simulate is not None or at is not None:  # with --explain: one report with both
                 report, gates = simulated(report, est, simulate, seed, at, quiet, explain)  # type: ignore[assignment]
@@ -158,6 +157,7 @@ def estimate(
                 per=per,
                 at_time=has_time(as_of),
             )
+            batch = replace(batch, warnings_apart=format_ is Format.table)  # on stderr (write_report)
             report, gates = batch, batch_gates(batch)  # type: ignore[assignment]
         emit(report, gates, out)
     except InputError as err:

@@ -65,6 +65,18 @@ QuietOpt = Annotated[
         "--quiet", "-q", metavar="", help="Print only the total in dollars (one number), for scripts."
     ),
 ]
+EstimateQuietOpt = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        metavar="",
+        help="Print only the figure the budget gate uses, in dollars (one exact number), for scripts: the"
+        " total per run (of every scenario, for several or a project); per completed task with --per task"
+        " and a budget; with --at STAT, that statistic of the simulated runs (never the mean unless"
+        " --at mean).",
+    ),
+]
 ChartOpt = Annotated[
     bool,
     typer.Option("--chart", metavar="", help="Add a bar chart of the costs: per request, model or scenario."),

@@ -74,6 +74,9 @@ def write_report(report: object, gates: Sequence[Gate], out: Output) -> bool:
             ) from None
     elif text:
         sys.stdout.write(text)
+    if out.format is Format.table and not out.quiet:  # the table's warnings, on stderr
+        for warning in output.warning_lines(report):
+            echo_err(f"agentcost: warning: {one_line(warning)}")
     if out.summary:
         markdown = output.render_text(report, Format.markdown, gates=gates)
         try:
@@ -127,7 +130,7 @@ def simulated(
     ``--explain``, an Insights section follows, steps per task read off the simulation."""
     from agentcost.loop.simulate import parse_at, simulate
     from agentcost.report.gates import simulation_gates
-    from agentcost.report.sections import SimulatedReport
+    from agentcost.report.sections import SimulatedReport, judged_at
 
     label = None if at is None else parse_at(at)
     if label is not None and report.budget is None:
@@ -147,8 +150,10 @@ def simulated(
             budget_usd=None if report.budget is None else report.budget.limit_usd,
             at=() if label is None else (label,),
             progress=progress,
+            sensitivity_at="p90" if label is None else label,
         )
     gates = simulation_gates(report, sim, label)
+    report = judged_at(report, sim, label)  # the budget line says what the gate decided
     if not explain:
         return SimulatedReport(report, sim, label), gates
     from agentcost.loop.insights import explain as run_explain

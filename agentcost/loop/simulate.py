@@ -98,11 +98,12 @@ class Input:
 
 @dataclass(frozen=True)
 class Sensitivity:
-    """The p90 cost with one input held at its median, and how much lower that is."""
+    """The cost at the statistic the list reads (:attr:`Simulation.sensitivity_at`: p90, or the
+    ``--at`` statistic) with one input held at its median, and how much lower that is."""
 
     input: Input
-    p90_usd: Decimal
-    drop_usd: Decimal  # p90 of the simulation - p90 with this input fixed
+    cost_usd: Decimal  # the statistic with this input held at its median
+    drop_usd: Decimal  # the statistic of the simulation - the statistic with this input fixed
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,7 @@ class Simulation:
     deterministic_usd: Decimal  # the estimate at the medians
     percentile_usd: tuple[tuple[str, Decimal], ...] = ()  # further percentiles asked for (--at p95)
     tasks: Tasks | None = None  # the scenario's outcome: runs completed, cost per completed task
+    sensitivity_at: str = "p90"  # the statistic the sensitivity list reads: p90, or --at's
 
     def share(self, runs: int) -> Decimal:
         """``runs`` as a share of all the runs (the shares the report shows are these)."""
@@ -469,10 +471,13 @@ def simulate(
     sensitivity: bool = True,
     progress: Progress | None = None,
     per_run: bool = False,
+    sensitivity_at: str = "p90",
 ) -> Simulation:
     """``runs`` runs of the scenario of ``est``, priced as ``est`` was (``est.options``).
     ``budget_usd``: count runs over it; ``at``: further percentile labels (``p95``) to report;
-    ``per_run``: force the per-run engine."""
+    ``per_run``: force the per-run engine; ``sensitivity_at``: the statistic (``p90``, ``p99``,
+    ``mean``, ``max``: :func:`parse_at`'s labels) the sensitivity list ranks the inputs by, the one
+    the budget is judged at (``--at``)."""
     import numpy as np
 
     if not 1 <= runs <= MAX_RUNS:
@@ -490,13 +495,13 @@ def simulate(
     tasks = _tasks(est, main.units, seed, scale)  # reads the runs in order: before the sort
     ranked: list[Sensitivity] = []
     if sensitivity and len(found) > 1:
-        base_p90 = _p90(main.units[:sens_runs].copy(), scale)
+        base = _cost_at(main.units[:sens_runs].copy(), scale, sensitivity_at)
         done = runs
         for item in found:
             held = _simulate(est, engine, sens_runs, seed, slots, item.where, progress, done, work)
             done += sens_runs
-            p90 = _p90(held.units, scale)
-            ranked.append(Sensitivity(item, p90, base_p90 - p90))
+            value = _cost_at(held.units, scale, sensitivity_at)
+            ranked.append(Sensitivity(item, value, base - value))
         ranked.sort(key=lambda x: (-x.drop_usd, x.input.where))
     cost = _stat(main.units, units_total, runs, scale)  # main.units is sorted from here on
     extra: list[tuple[str, Decimal]] = []
@@ -528,6 +533,7 @@ def simulate(
         deterministic_usd=est.total_usd,
         percentile_usd=tuple(extra),
         tasks=tasks,
+        sensitivity_at=sensitivity_at,
     )
 
 
@@ -606,11 +612,16 @@ def _tasks(est: Estimate, units: Any, seed: int, scale: int) -> Tasks | None:
     return Tasks(len(done), mean, _stat(costs, _sum(costs), len(done), scale))
 
 
-def _p90(units: Any, scale: int) -> Decimal:
-    """The p90 of ``units``, which it sorts in place."""
+def _cost_at(units: Any, scale: int, label: str) -> Decimal:
+    """The statistic ``label`` of ``units`` in dollars (``mean``, ``max``, ``pNN``: as
+    :class:`Stat` and :meth:`Simulation.cost_at` read them), sorting ``units`` in place."""
+    if label == "mean":
+        return (Decimal(_sum(units)) / len(units) / scale).quantize(_MEAN_USD, rounding=ROUND_HALF_UP)
     units.sort()
     ordered = units
-    return Decimal(int(ordered[nearest_rank(ordered, Decimal(90))])) / scale
+    if label == "max":
+        return Decimal(int(ordered[-1])) / scale
+    return Decimal(int(ordered[nearest_rank(ordered, Decimal(label[1:]))])) / scale
 
 
 __all__ = [

@@ -25,6 +25,7 @@ from agentcost.report.batch import DAYS_PER_MONTH, BatchReport, BatchRow
 from agentcost.report.batch_json import PERS
 from agentcost.report.estimate import BudgetLine
 from agentcost.report.fmt import exact
+from agentcost.report.notes import OVER_BUDGET, budget_verdict
 from agentcost.report.schemagen import one_of
 
 if TYPE_CHECKING:  # the JSON's one definition (report/batch_json.py), also its JSON Schema
@@ -95,12 +96,13 @@ def _project_budget_sentence(report: BatchReport, *, markdown: bool = False) -> 
     if info is None or info.budget is None:
         return None
     b = info.budget
-    verdict = ("**over budget**" if markdown else "OVER budget") if b.over else "within budget"
+    verdict = budget_verdict(b)  # the one wording (agentcost.report.notes)
+    if markdown:
+        verdict = verdict.replace(OVER_BUDGET, f"**{OVER_BUDGET}**")
     path = escape_md(info.path) if markdown else info.path
     return (
         f"Project budget {_against(report.totals.cost_usd, b)[1]} for {report.one_text} of every scenario"
-        f" ({path}):"
-        f" {verdict}, headroom {fmt.usd(b.headroom_usd)}."
+        f" ({path}): {verdict}."
     )
 
 
@@ -202,7 +204,8 @@ def _assumptions(report: BatchReport) -> Text:
         lines.append(f"Token counts marked * are approximate ({models}); the others are exact.")
     lines.append("Each scenario's requests and assumptions: agentcost estimate PATH, or --format json.")
     lines.extend(report.notes)
-    lines.extend(f"Warning: {w}" for w in report.warnings)
+    if not report.warnings_apart:  # else the CLI prints them on stderr
+        lines.extend(f"Warning: {w}" for w in report.warnings)
     return Text("\n".join(map(plain, lines)))  # names from files in them: one line each, shown escaped
 
 
@@ -433,5 +436,6 @@ RENDERERS = (
         csv=render_batch_csv,
         total=lambda r: r.totals.cost_usd,
         chart=None,
+        warnings=lambda r: r.warnings if r.warnings_apart else (),
     ),
 )

@@ -145,6 +145,9 @@ def _report_body(report: Report) -> EstimateJson:
         }
         if report.budget.per == "task":
             budget["per"] = "task"
+        j = report.budget.judged
+        if j is not None:
+            budget["judged"] = {"stat": j.stat, "stat_usd": exact(j.stat_usd), "runs": j.runs}
     return {
         "scenario": {"path": report.scenario_path, "name": report.scenario_name},
         "model": report.model_id,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from agentcost.infra.text import display_name, markdown, markdown_code
 from agentcost.report import fmt
 from agentcost.report.estimate import Report
-from agentcost.report.notes import estimate_notes
+from agentcost.report.notes import OVER_BUDGET, estimate_notes
 
 
 def render_markdown(report: Report) -> str:
@@ -23,7 +23,10 @@ def render_markdown(report: Report) -> str:
     notes = estimate_notes(report)  # the table's essential / detail split (agentcost.report.notes)
     for n in notes:  # the total is the line above; the price source goes last, small
         if n.level == "essential" and n.kind not in ("total", "prices"):
-            lines.append(markdown(n.text).replace("OVER budget", "**OVER budget**"))
+            text = markdown(n.text)
+            if n.kind == "budget":
+                text = text.replace(OVER_BUDGET, f"**{OVER_BUDGET}**")
+            lines.append(text)
     for n in notes:
         if n.level == "warning":
             lines.append(f"> [!WARNING]\n> {markdown(n.text)}")

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from agentcost.infra.text import rich
 from agentcost.report.estimate import Report
-from agentcost.report.notes import MAX_SHORT_NOTES, Note, estimate_notes
+from agentcost.report.notes import MAX_SHORT_NOTES, OVER_BUDGET, Note, estimate_notes
 
 HEAD = ("total", "budget", "prices")
 MORE = "Details: --verbose."
@@ -23,10 +23,11 @@ def notes(report: Report, *, verbose: bool = False) -> Text:
     warnings (the first, then how many more)."""
     every = estimate_notes(report)
     if verbose:
-        return Text("\n").join(_styled(n) for n in every)
+        shown = [n for n in every if not (report.warnings_apart and n.level == "warning")]
+        return Text("\n").join(_styled(n) for n in shown)
     head = [n for n in every if n.level == "essential" and n.kind in HEAD]
     short = [n for n in every if n.level == "essential" and n.kind not in HEAD]
-    warnings = [n for n in every if n.level == "warning"]
+    warnings = [] if report.warnings_apart else [n for n in every if n.level == "warning"]
     more: str | None = None
     if len(warnings) > 1:
         others = len(warnings) - 1
@@ -40,6 +41,14 @@ def notes(report: Report, *, verbose: bool = False) -> Text:
     return Text("\n").join(lines)
 
 
+def warning_lines(report: Report) -> tuple[str, ...]:
+    """The warnings the table leaves out (``warnings_apart``), one line each: the CLI prints them on
+    stderr. None when the table shows them."""
+    if not report.warnings_apart:
+        return ()
+    return tuple(n.text for n in estimate_notes(report) if n.level == "warning")
+
+
 def _styled(note: Note, *, hint: bool = False) -> Text:
     """One line, shown escaped (names from input files are in it): a budget's verdict in colour,
     the approximate-count note dim, a warning with its label."""
@@ -47,7 +56,7 @@ def _styled(note: Note, *, hint: bool = False) -> Text:
         return rich(f"Warning: {note.text}")
     text = rich(f"{note.text} {MORE}" if hint else note.text)
     if note.kind == "budget":
-        text.highlight_words(["OVER budget"], "bold red")
+        text.highlight_words([OVER_BUDGET], "bold red")
         text.highlight_words(["within budget"], "green")
     elif note.kind == "approximate":
         text.stylize("dim")

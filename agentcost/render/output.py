@@ -36,10 +36,11 @@ class Renderers:
     rich: Callable[[Any], RenderableType]
     markdown: Callable[[Any], str]
     csv: Callable[[Any], str]
-    total: Callable[[Any], Decimal]  # what --quiet prints
+    total: Callable[[Any], Decimal]  # what --quiet prints: the figure the gate uses
     chart: Callable[[Any], RenderableType] | None = None  # --chart, in the terminal
     svg: Callable[[Any], str] | None = None  # --format svg: a chart as an SVG document
     verbose: Callable[[Any], RenderableType] | None = None  # --verbose: ``rich`` with every detail
+    warnings: Callable[[Any], Sequence[str]] | None = None  # the CLI prints them on stderr (table)
 
 
 _REGISTRY: dict[type, Renderers] = {}
@@ -132,6 +133,7 @@ def with_section(
         chart=chart,
         svg=svg if svg is not None else inner_svg,
         verbose=verbose,
+        warnings=lambda r: warning_lines(inner(r)),
     )
 
 
@@ -155,10 +157,11 @@ def _register_estimate(report_type: type) -> None:
             rich=_lazy("agentcost.render.table", "render_table"),
             markdown=_lazy("agentcost.render.markdown", "render_markdown"),
             csv=_lazy("agentcost.render.csvfmt", "render_csv"),
-            total=lambda r: r.totals.cost_usd,
+            total=lambda r: r.gate_usd,  # the figure the gate reads (per task with --per task)
             chart=_lazy("agentcost.render.chart", "render_chart"),
             svg=_lazy("agentcost.render.svg", "estimate_svg"),
             verbose=_lazy("agentcost.render.table", "render_table", verbose=True),
+            warnings=_lazy("agentcost.render.notes", "warning_lines"),
         ),
     )
 
@@ -265,8 +268,16 @@ def guard_styled(text: str) -> str:
     return text if safe == visible else safe
 
 
+def warning_lines(report: object) -> tuple[str, ...]:
+    """The report's warnings, one line each, for standard error (the table leaves out those of a
+    report whose ``warnings_apart`` is set); none for a kind without a ``warnings`` renderer."""
+    own = renderers_for(report).warnings
+    return () if own is None else tuple(own(report))
+
+
 def quiet_total(report: object) -> str:
-    """``--quiet``: the total in dollars as one exact decimal number, nothing else."""
+    """``--quiet``: the figure the gate uses, in dollars as one exact decimal number, nothing else
+    (each report kind's :attr:`Renderers.total`)."""
     from agentcost.report.fmt import exact
 
     return exact(renderers_for(report).total(report)) + "\n"

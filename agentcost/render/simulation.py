@@ -130,17 +130,21 @@ class _Histogram:
 
 def sensitivity_lines(s: Simulation) -> list[str]:
     out = []
+    at = s.sensitivity_at
     for n, x in enumerate(s.sensitivity, 1):
         line = f" (line {x.input.line})" if x.input.line else ""
         change = f"{MINUS}{fmt.usd(x.drop_usd)}" if x.drop_usd >= 0 else f"+{fmt.usd(abs(x.drop_usd))}"
         out.append(
-            f"{n}. {x.input.where}{line}, {x.input.text}: p90 {fmt.usd(x.p90_usd)} when held at "
+            f"{n}. {x.input.where}{line}, {x.input.text}: {at} {fmt.usd(x.cost_usd)} when held at "
             f"{x.input.median:,} ({change})"
         )
     return out
 
 
-_SENSITIVITY_TITLE = "Which input moves p90 cost most (each held at its median in turn)"
+def sensitivity_title(s: Simulation) -> str:
+    """``Which input moves p90 cost most (...)``: the statistic the list reads, ``--at``'s when given
+    (the one the budget is judged at)."""
+    return f"Which input moves {s.sensitivity_at} cost most (each held at its median in turn)"
 
 
 # --- renderers ---------------------------------------------------------------------------------------
@@ -175,7 +179,7 @@ def render_simulation_rich(s: Simulation) -> RenderableType:
     parts.append(Text("Cost per run", style="bold"))
     parts.append(_Histogram(s))
     if s.sensitivity:
-        parts.append(Text(_SENSITIVITY_TITLE, style="bold"))
+        parts.append(Text(sensitivity_title(s), style="bold"))
         parts.append(Text("\n".join(map(plain, sensitivity_lines(s)))))
     return Group(*parts)
 
@@ -196,7 +200,7 @@ def render_simulation_markdown(s: Simulation) -> str:
     ]
     lines += ["", "Cost per run:", "", "```text", *histogram_lines(s), "```"]
     if s.sensitivity:
-        lines += ["", _SENSITIVITY_TITLE + ":", "", *sensitivity_lines(s)]
+        lines += ["", sensitivity_title(s) + ":", "", *sensitivity_lines(s)]
     return "\n".join(lines) + "\n"
 
 
@@ -271,8 +275,9 @@ def simulation_dict(s: Simulation) -> SimulationJson:
             }
             for b in s.histogram
         ],
+        "sensitivity_at": s.sensitivity_at,
         "sensitivity": [
-            {"where": x.input.where, "p90_usd": fmt.exact(x.p90_usd), "drop_usd": fmt.exact(x.drop_usd)}
+            {"where": x.input.where, "cost_usd": fmt.exact(x.cost_usd), "drop_usd": fmt.exact(x.drop_usd)}
             for x in s.sensitivity
         ],
     }

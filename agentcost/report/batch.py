@@ -89,6 +89,7 @@ class BatchReport:
     price_sources: str = ""  # the same without the data dates: the line people read
     per: str = "run"  # "task" (--per task): every cost is of a completed task, budgets too
     notes: tuple[str, ...] = ()  # each scenario's caveats, "name: note" (agentcost.report.notes.caveats)
+    warnings_apart: bool = False  # the CLI prints the warnings on stderr: the table leaves them out
 
     @property
     def unit_text(self) -> str:

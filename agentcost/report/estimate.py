@@ -133,6 +133,16 @@ class Overrun:
 
 
 @dataclass(frozen=True)
+class Judged:
+    """``estimate --simulate N --at STAT``: the budget judged at a statistic of the simulated runs
+    (``p99``: the cost ``stat_usd`` that 99% of ``runs`` runs stay within), not at the medians."""
+
+    stat: str  # p99, p90, mean, max (agentcost.loop.simulate.parse_at's labels)
+    stat_usd: Decimal
+    runs: int
+
+
+@dataclass(frozen=True)
 class BudgetLine:
     limit_usd: Decimal
     source: str
@@ -140,6 +150,17 @@ class BudgetLine:
     headroom_usd: Decimal  # limit - total; negative when over
     overrun: Overrun | None = None  # a scenario with distributions: the quick simulation's share over
     per: str = "run"  # "task": checked against the expected cost per completed task (--per task)
+    judged: Judged | None = None  # --simulate --at: over and headroom are of that statistic
+
+    @property
+    def over_by_usd(self) -> Decimal:
+        """How far the cost judged is over the limit: ``-headroom_usd`` (> 0 when over)."""
+        return -self.headroom_usd
+
+    @property
+    def judged_usd(self) -> Decimal:
+        """The cost the verdict reads: the limit less the headroom (the ``--at`` statistic when judged)."""
+        return self.limit_usd - self.headroom_usd
 
 
 def unit_cost(report: Report, per: str) -> Decimal:
@@ -238,10 +259,18 @@ class Report:
     provider_name: str = ""  # the provider's display name ("DeepSeek"), where off_peak says it
     outcome: OutcomeLine | None = None  # the scenario's outcome: cost per completed task
     show_all: bool = False  # --all: the table shows every request (agentcost.report.ledger)
+    warnings_apart: bool = False  # the CLI prints the warnings on stderr: the table leaves them out
 
     @property
     def over_budget(self) -> bool:
         return self.budget is not None and self.budget.over
+
+    @property
+    def gate_usd(self) -> Decimal:
+        """The figure the budget gate reads, what ``--quiet`` prints: the total per run; the expected
+        cost per completed task with ``--per task`` and a budget; the ``--at`` statistic of the
+        simulated runs when ``--simulate --at`` judged the budget (:class:`Judged`)."""
+        return self.totals.cost_usd if self.budget is None else self.budget.judged_usd
 
     @property
     def exact(self) -> bool:

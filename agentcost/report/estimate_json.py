@@ -198,6 +198,12 @@ class OverrunJson(TypedDict):
     probability: Annotated[DECIMAL, "over_budget_runs / runs, rounded to 4 places"]
 
 
+class JudgedJson(TypedDict):
+    stat: Annotated[str, "the statistic of the simulated runs --at judged the budget at: p99, p90, mean, max"]
+    stat_usd: Annotated[USD, "that statistic's cost: over and headroom_usd are of it"]
+    runs: POSITIVE
+
+
 class BudgetJson(TypedDict):
     limit_usd: USD
     source: str
@@ -214,6 +220,13 @@ class BudgetJson(TypedDict):
             Literal["task"],
             "present with --per task: over and headroom_usd are of the expected cost per completed task "
             "(outcome.cost_per_completed_task_usd)",
+        ]
+    ]
+    judged: NotRequired[
+        Annotated[
+            JudgedJson,
+            "present with --simulate --at: over and headroom_usd are of that statistic of the runs, "
+            "the figure the budget gate read",
         ]
     ]
 

@@ -118,10 +118,11 @@ def estimate_gates(report: Report) -> tuple[Gate, ...]:
 
 def percentile_budget_gate(report: Report, simulation: Simulation, at: str) -> Gate:
     """The simulated cost at ``at`` (``p90``, ``mean``, ``max``) over the budget (there must be one)."""
-    b = report.budget
+    from agentcost.report.sections import judged_at  # the verdict the budget line prints
+
+    b = judged_at(report, simulation, at).budget
     assert b is not None, "a percentile gate needs a budget"
-    cost = simulation.cost_at(at)
-    over = cost > b.limit_usd
+    cost, over = b.judged_usd, b.over
     verdict, relation = ("over budget", ">") if over else ("within budget", "<=")
     share = simulation.over_budget_share
     runs = f"{simulation.runs:,} runs, seed {simulation.seed}" + (

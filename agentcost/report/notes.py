@@ -18,7 +18,7 @@ from typing import Literal, get_args
 
 from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
 from agentcost.report import fmt
-from agentcost.report.estimate import OffPeak, Overrun, Report, all_subagents, cheapest_ttl
+from agentcost.report.estimate import BudgetLine, OffPeak, Overrun, Report, all_subagents, cheapest_ttl
 from agentcost.report.outcome import OutcomeLine
 
 Level = Literal["essential", "detail", "warning"]
@@ -123,13 +123,30 @@ def total_line(report: Report) -> str:
 
 
 def budget_line(report: Report) -> str:
-    """``Budget $0.1000 (limits.budget_usd): within budget, headroom $0.0688.`` (empty: no budget)"""
+    """``Budget $0.1000 (limits.budget_usd): within budget, headroom $0.0688.`` (empty: no budget);
+    ``Budget $0.5000 (--budget): over budget at p99 by $0.0943 (p99 of 5,000 simulated runs:
+    $0.5943).`` when ``--simulate --at p99`` judged it (the verdict the exit code carries)."""
     b = report.budget
     if b is None:
         return ""
-    verdict = "OVER budget" if b.over else "within budget"
     unit = " per completed task" if b.per == "task" else ""
-    return f"Budget {fmt.usd(b.limit_usd)}{unit} ({b.source}): {verdict}, headroom {fmt.usd(b.headroom_usd)}."
+    j = b.judged
+    figure = "" if j is None else f" ({j.stat} of {j.runs:,} simulated runs: {fmt.usd(j.stat_usd)})"
+    return f"Budget {fmt.usd(b.limit_usd)}{unit} ({b.source}): {budget_verdict(b)}{figure}."
+
+
+OVER_BUDGET = "over budget"
+"""The words of a verdict over budget, the ones renderers emphasise (bold red, Markdown bold)."""
+
+
+def budget_verdict(b: BudgetLine) -> str:
+    """The one wording of a budget's verdict, everywhere (estimate, project, simulate, Markdown):
+    ``within budget, headroom $0.0688`` or ``over budget by $0.0220``, never a negative headroom;
+    ``over budget at p99 by $0.0943`` when judged at a statistic of simulated runs (``--at``)."""
+    at = "" if b.judged is None else f" at {b.judged.stat}"
+    if b.over:
+        return f"{OVER_BUDGET}{at} by {fmt.usd(b.over_by_usd)}"
+    return f"within budget{at}, headroom {fmt.usd(b.headroom_usd)}"
 
 
 def prices_line(report: Report) -> str:

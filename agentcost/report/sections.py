@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from agentcost.loop.footprint import Footprint, ToolFootprint
 from agentcost.loop.insights import Checks, Insights, Lever, Steps, StopRules
 from agentcost.loop.simulate import Simulation, Stat
-from agentcost.report.estimate import Report
+from agentcost.report.estimate import Judged, Report
 
 if TYPE_CHECKING:
     from agentcost.loop.estimate import Estimate
@@ -35,8 +35,24 @@ class SimulatedReport:
 
     @property
     def total_usd(self) -> Decimal:
-        """The run's cost the output's total reports: the ``--at`` statistic, else the mean."""
-        return self.simulation.cost_at(self.at) if self.at is not None else self.simulation.cost.mean
+        """The figure the budget gate reads (``--quiet`` prints it): the ``--at`` statistic of the
+        runs, else the estimate's (:attr:`Report.gate_usd`, at the medians), never the mean."""
+        return self.report.gate_usd
+
+
+def judged_at(report: Report, simulation: Simulation, at: str | None) -> Report:
+    """``report`` with its budget judged at ``at`` (``--at p99``) of ``simulation``'s runs: the
+    verdict, the headroom and the figure the budget line and the gate read (:class:`Judged`), so
+    that what is printed is what the exit code says. As it is without ``at`` or a budget."""
+    b = report.budget
+    if at is None or b is None:
+        return report
+    from dataclasses import replace
+
+    cost = simulation.cost_at(at)
+    judged = Judged(at, cost, simulation.runs)
+    budget = replace(b, over=cost > b.limit_usd, headroom_usd=b.limit_usd - cost, per="run", judged=judged)
+    return replace(report, budget=budget)
 
 
 @dataclass(frozen=True)
@@ -77,5 +93,6 @@ __all__ = [
     "Steps",
     "StopRules",
     "ToolFootprint",
+    "judged_at",
     "with_footprint",
 ]

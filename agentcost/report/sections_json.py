@@ -173,8 +173,8 @@ class BinJson(TypedDict):
 
 class SensitivityJson(TypedDict):
     where: str
-    p90_usd: USD
-    drop_usd: USD
+    cost_usd: Annotated[USD, "the sensitivity_at statistic with this input held at its median"]
+    drop_usd: Annotated[USD, "the simulation's sensitivity_at statistic minus cost_usd"]
 
 
 class SimulationJson(TypedDict):
@@ -198,4 +198,7 @@ class SimulationJson(TypedDict):
     histogram: Annotated[
         list[BinJson], "equal-width bins from the cheapest run to the p99 run, then the costlier runs"
     ]
-    sensitivity: Annotated[list[SensitivityJson], "largest p90 drop first"]
+    sensitivity_at: Annotated[
+        str, "the statistic the sensitivity list reads: p90, or the one --at judges the budget at"
+    ]
+    sensitivity: Annotated[list[SensitivityJson], "largest drop first"]
