@@ -71,7 +71,8 @@ WORDS = ("the", "order", "file", "total", "reject", "a", "test", "orders.py", "Ã
 
 
 def _examples(default: int) -> int:
-    """``default`` in the normal test run; ``AGENTCOST_FUZZ_EXAMPLES`` for a long local fuzz."""
+    """``default`` in the normal test run (a quick check: 6-14 scenarios a property, the suite's CPU
+    budget); ``AGENTCOST_FUZZ_EXAMPLES`` for a long local fuzz."""
     return int(os.environ.get("AGENTCOST_FUZZ_EXAMPLES") or default)
 
 
@@ -508,7 +509,7 @@ def check_estimate(est: Estimate) -> None:
         check_estimate(sub)
 
 
-@_settings(22)
+@_settings(14)
 @given(doc=scenario_docs())
 def test_every_random_scenario_estimates_and_adds_up(workdir: Path, doc: dict[str, Any]) -> None:
     """Always (no condition): a valid scenario estimates without an exception, with its baselines
@@ -534,7 +535,7 @@ def same_counts(a: TokenCounts, b: TokenCounts) -> bool:
     return replace(a, routes=()) == replace(b, routes=()) and routes[0] == routes[1]
 
 
-@_settings(12)
+@_settings(8)
 @given(doc=scenario_docs())
 def test_the_same_scenario_twice_gives_the_same_estimate(workdir: Path, doc: dict[str, Any]) -> None:
     """Always: loading and estimating the same file twice gives equal scenarios, ledgers (every
@@ -669,7 +670,7 @@ def monotone_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Slot, int]:
     return doc, draw(st.sampled_from(slots)), draw(BUMP)
 
 
-@_settings(13)
+@_settings(9)
 @given(case=monotone_cases())
 def test_a_larger_size_never_lowers_the_cost(workdir: Path, case: tuple[dict[str, Any], Slot, int]) -> None:
     """Growing any one token size written in the scenario (a result, call_tokens, thinking, a text
@@ -695,7 +696,7 @@ def test_a_larger_size_never_lowers_the_cost(workdir: Path, case: tuple[dict[str
         assert after.total_usd >= before.total_usd
 
 
-@_settings(12)
+@_settings(8)
 @given(doc=scenario_docs(), data=st.data())
 def test_setting_a_size_to_its_own_value_changes_nothing(
     workdir: Path, doc: dict[str, Any], data: st.DataObject
@@ -786,7 +787,7 @@ def why_not_more(est: Estimate, items: int, at: int, new: dict[str, Any]) -> str
     return why_not_monotone(est, 1) if at < items else None
 
 
-@_settings(13)
+@_settings(9)
 @given(case=insertion_cases())
 def test_another_round_never_lowers_the_cost(
     workdir: Path, case: tuple[dict[str, Any], int, dict[str, Any]]
@@ -883,7 +884,7 @@ def why_not_deferred(before: Estimate, after: Estimate) -> str | None:
     return None
 
 
-@_settings(9)
+@_settings(6)
 @given(case=deferral_cases())
 def test_deferring_a_tool_no_round_calls_never_raises_the_cost(
     workdir: Path, case: tuple[dict[str, Any], int]
