@@ -277,12 +277,30 @@ class StdoutFailed(Exception):
         return self.error is not None and self.error.errno in (errno.EPIPE, getattr(errno, "ESHUTDOWN", -1))
 
 
-class GuardedStdout:
-    """``sys.stdout`` while a command runs: writes go through to ``stream``; a failure raises
-    :class:`StdoutFailed`. Text only (no ``buffer``), so that bytes cannot go around it."""
+class _TextStream:
+    """A text stream standing in for ``stream`` (:class:`GuardedStdout`, :class:`QuietStderr`):
+    subclasses decide what a failed write does. Text only (no ``buffer``), so that bytes cannot go
+    around it; every other attribute (``fileno``, ``encoding``, ``errors``...) is the stream's."""
 
     def __init__(self, stream: Any) -> None:
         self._stream = stream
+
+    def write(self, text: str) -> int:
+        raise NotImplementedError
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "buffer" or self._stream is None:
+            raise AttributeError(name)
+        return getattr(self._stream, name)
+
+
+class GuardedStdout(_TextStream):
+    """``sys.stdout`` while a command runs: writes go through to ``stream``; a failure raises
+    :class:`StdoutFailed`."""
 
     def write(self, text: str) -> int:
         if self._stream is None:
@@ -291,10 +309,6 @@ class GuardedStdout:
             return int(self._stream.write(text))
         except OSError as err:
             raise StdoutFailed(err) from None
-
-    def writelines(self, lines: Any) -> None:
-        for line in lines:
-            self.write(line)
 
     def flush(self) -> None:
         if self._stream is None:
@@ -307,20 +321,15 @@ class GuardedStdout:
     def isatty(self) -> bool:
         return self._stream is not None and bool(self._stream.isatty())
 
-    def __getattr__(self, name: str) -> Any:  # fileno, encoding, errors, ...
-        if name == "buffer" or self._stream is None:
-            raise AttributeError(name)
-        return getattr(self._stream, name)
 
-
-class QuietStderr:
+class QuietStderr(_TextStream):
     """``sys.stderr`` for the console script: once a write or flush fails (a full disk, a closed
     descriptor) this message and every later one are dropped instead of raising, so the exit code
     stays the run's own (2 for bad input, 1 for a tripped gate): a run has nowhere else to say it.
     What is still buffered then goes to ``/dev/null``, so Python's flush at exit cannot fail (120)."""
 
     def __init__(self, stream: Any) -> None:
-        self._stream = stream
+        super().__init__(stream)
         self._failed = stream is None
 
     def write(self, text: str) -> int:
@@ -330,10 +339,6 @@ class QuietStderr:
             except OSError:
                 self._fail()
         return len(text)
-
-    def writelines(self, lines: Any) -> None:
-        for line in lines:
-            self.write(line)
 
     def flush(self) -> None:
         if not self._failed:
@@ -348,11 +353,6 @@ class QuietStderr:
     def _fail(self) -> None:
         self._failed = True
         _to_devnull(self._stream)
-
-    def __getattr__(self, name: str) -> Any:  # fileno, encoding, errors, ...
-        if name == "buffer" or self._stream is None:
-            raise AttributeError(name)
-        return getattr(self._stream, name)
 
 
 def tolerant_encoding(stream: Any) -> None:

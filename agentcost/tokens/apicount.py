@@ -1,7 +1,8 @@
 """Exact Claude and Gemini counts from the providers' free token-counting endpoints (``--count api``).
 
-Nothing here opens a socket unless the user asks: ``--count api`` (or ``AGENTCOST_COUNT=api``).
-Without it :func:`session_for` returns None and counting is the offline default.
+Nothing here opens a socket unless the user asks: ``--count api`` (or ``AGENTCOST_COUNT=api``);
+without it :func:`agentcost.tokens.count.count_tokens` does not import this module and counting is
+the offline default.
 
 Endpoints (request and response shapes as documented; read 2026-12-02)
     * Anthropic ``POST {ANTHROPIC_BASE_URL or https://api.anthropic.com}/v1/messages/count_tokens``,
@@ -66,7 +67,6 @@ from urllib.parse import quote
 from agentcost.errors import InputError
 from agentcost.tokens import apihttp
 from agentcost.tokens.apihttp import CountFailed, KeyRejected
-from agentcost.tokens.countmode import mode
 
 if TYPE_CHECKING:
     from agentcost.scenario.model import Content, Scenario, ToolChoice, ToolDef
@@ -540,9 +540,8 @@ class Session:
 
 
 def session_for(provider: str, model_id: str) -> Session | None:
-    """The API counting of a model under ``--count api``; None in the offline default."""
-    if mode() != "api":
-        return None
+    """The API counting of a model under ``--count api`` (the caller checks the mode:
+    :func:`agentcost.tokens.count.count_tokens`); None for a model no endpoint counts."""
     from agentcost.tokens.families import canonical_model_id, spec_of
 
     model = canonical_model_id(model_id)
