@@ -93,9 +93,15 @@ def test_the_scan_finds_a_process_that_stays() -> None:
     marker = f"agentcost-test-{uuid.uuid4().hex}"
     env = dict(os.environ, AGENTCOST_TEST_MARKER=marker)
     stay = subprocess.Popen(
-        [sys.executable, "-c", "import sys; sys.stdin.read()"], env=env, stdin=subprocess.PIPE
+        [sys.executable, "-c", "import sys; print('running', flush=True); sys.stdin.read()"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
     )
     try:
+        # Scan only once the child says it runs: on a busy machine the new process may not yet
+        # show its environment in /proc when Popen returns.
+        assert stay.stdout is not None and stay.stdout.readline() == b"running\n"
         assert carrying(f"AGENTCOST_TEST_MARKER={marker}".encode()) == [stay.pid]
     finally:
         stay.communicate(b"")
