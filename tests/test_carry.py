@@ -144,3 +144,21 @@ def test_json_acceptance(capsys: pytest.CaptureFixture[str], monkeypatch: pytest
     # 30 rounds, 31 requests: round 2's page (3,500 + 13 framing tokens) is sent in requests 3..31
     (page,) = [b for b in body["carry"] if b["block"] == "round 2 result (fetch_page)"]
     assert (page["tokens"], page["times_sent"]) == (3513, 29)
+
+
+def test_explain_names_the_heaviest_blocks(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("COLUMNS", "200")
+    code = run(["estimate", "scenarios/research.yaml", "--as-of", "2026-11-30", "--explain"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    # round 2's page: 3,513 tokens in requests 3..31, re-sent 28 times after the first; $0.0167 of
+    # $0.3236 is 5.2% (the exact figures: test_json_acceptance and the carry list)
+    assert (
+        "1. round 2 result (fetch_page): 3,513 tokens in 29 requests (re-sent 28 times), $0.0167, 5.2% of the"
+        " cost. Cut it: trim or summarise it (trim.max_tokens)" in out
+    )
+    # the split, each part over the cost: 0.002057875 / 0.323569 = 0.64%, 0.293341125 / 0.323569 = 90.66%
+    assert "fixed prefix $0.0021 (0.6%), re-sent history $0.2933 (90.7%), output $0.0282 (8.7%)" in out

@@ -61,6 +61,7 @@ MAX_SENDS = 400_000
 NOT_SPLIT = "history (not split)"
 
 Group = Literal["fixed", "history"]
+Kind = Literal["prefix", "call", "result", "subagent", "thinking", "server", "turn", "search"]
 ZERO = Decimal(0)
 
 
@@ -74,6 +75,7 @@ class Block:
     tokens: int  # its size when first sent (on the model of the request that first carried it)
     times_sent: int  # requests that carried it, continuations and retries included
     cost_usd: Decimal  # its share of those requests' input dollars, after caching
+    kind: Kind = "result"
 
     @property
     def resent(self) -> int:
@@ -103,6 +105,11 @@ class Split:
     @property
     def total_usd(self) -> Decimal:
         return self.fixed_usd + self.history_usd + self.output_usd + self.other_usd
+
+    def fraction(self, part: Decimal) -> Decimal | None:
+        """``part`` (one of the four) over the total; None when the run costs nothing."""
+        total = self.total_usd
+        return part / total if total else None
 
     def __add__(self, other: Split) -> Split:
         return Split(
@@ -173,6 +180,46 @@ class Carry:
         return tuple(resent[:n])
 
 
+TOP_CARRIED = 3
+"""Re-sent blocks ``--explain`` names, most dollars first (JSON ``carry``: every block)."""
+
+
+@dataclass(frozen=True)
+class Carried:
+    """A heavy re-sent block, as ``--explain`` names it: what it cost, and the change that cuts it."""
+
+    block: Block
+    share: Decimal | None  # of the task's cost (``Carry.share``)
+    lever: str  # the change that cuts it, in the scenario's words
+    lever_name: str | None = None  # the priced lever of --explain that makes it (Lever.name), if any
+
+
+def heaviest_carried(est: Estimate, n: int = TOP_CARRIED) -> tuple[Carried, ...]:
+    """The ``n`` history blocks of ``est``'s run that cost most to carry, each with its lever."""
+    carry = Carry(est)
+    return tuple(Carried(b, carry.share(b), *_lever(b, est)) for b in carry.heaviest(n))
+
+
+def _lever(b: Block, est: Estimate) -> tuple[str, str | None]:
+    """The change that cuts what carrying ``b`` costs, and the name of the lever that prices it."""
+    s = est.scenario
+    if b.kind == "subagent":
+        return "ask the subagent for a shorter answer (its final output is this result)", None
+    if b.kind == "result":
+        capped = s.trim is not None and s.trim.max_tokens is not None
+        clears = s.context_editing is not None or (s.trim is not None and s.trim.keep_last is not None)
+        trim = "trim or summarise it (trim.max_tokens)" if not capped else "summarise it before it is sent"
+        clear = "clear it sooner" if clears else "clear it once used"
+        return f"{trim}, or {clear} (context_editing, trim.keep_last)", None if capped else "trim_results"
+    if b.kind == "thinking":
+        return "drop thinking from earlier turns (thinking_retention: drop)", "thinking_drop"
+    if b.kind == "call":
+        return "shorter tool inputs (the call is echoed back in every later request)", None
+    if b.kind == "server":
+        return "fewer or shorter server-tool results", None
+    return "summarise older turns", None
+
+
 def _sends(est: Estimate) -> int:
     """Block-sends of the run, bounded above: requests × (fixed blocks + 2 per round before it)."""
     n = len(est.ledger.rows)
@@ -188,6 +235,7 @@ class _Piece:
     group: Group
     round: int | None
     tokens: int
+    kind: Kind = "prefix"
 
 
 def _round_numbers(counts: TokenCounts) -> list[int]:
@@ -249,6 +297,17 @@ def _what(est: Estimate, r: RoundTokens, index: int) -> str:
     return ", ".join(names) if names else "no tool"
 
 
+def _kinds(est: Estimate, r: RoundTokens, index: int) -> tuple[Kind, Kind]:
+    """The kinds of a counted round's two blocks: its call and its result."""
+    if r.search:
+        return "search", "search"
+    if r.reply:
+        return "turn", "turn"
+    rounds = est.scenario.rounds
+    calls = rounds[index].calls if 0 <= index < len(rounds) and not r.failed else ()
+    return "call", "subagent" if any(c.subagent is not None for c in calls) else "result"
+
+
 def _fixed(c: TokenCounts) -> list[_Piece]:
     return [
         _Piece("tool definitions", "fixed", None, c.tools),
@@ -261,6 +320,7 @@ def _layouts(est: Estimate, detail: bool) -> Iterator[tuple[LedgerRow, list[_Pie
     """Each ledger row with its prompt's pieces, in the order they are sent."""
     counts = est.counts
     names = _names(est)
+    kinds = [_kinds(est, r, n - 1) for r, n in zip(counts.rounds, _round_numbers(counts), strict=True)]
     numbers = _round_numbers(counts)
     routes = dict(counts.routes)
     editor = None if counts.context_editing is None else ContextEditor(counts.context_editing, counts)
@@ -278,15 +338,17 @@ def _layouts(est: Estimate, detail: bool) -> Iterator[tuple[LedgerRow, list[_Pie
             r = c.rounds[i]
             result = r.result - (saved[i] if saved is not None else 0)
             if detail:
-                pieces.append(_Piece(names[i][0], "history", numbers[i], r.echo))
-                pieces.append(_Piece(names[i][1], "history", numbers[i], result))
+                call, answer = kinds[i]
+                pieces.append(_Piece(names[i][0], "history", numbers[i], r.echo, call))
+                pieces.append(_Piece(names[i][1], "history", numbers[i], result, answer))
             history += r.echo + result
         if not detail:
             pieces.append(_Piece(NOT_SPLIT, "history", None, history))
         if k > 0 and k - 1 < len(c.rounds):
-            pieces.append(_Piece(names[k - 1][2], "history", numbers[k - 1], c.rounds[k - 1].transient))
+            thinking = c.rounds[k - 1].transient
+            pieces.append(_Piece(names[k - 1][2], "history", numbers[k - 1], thinking, "thinking"))
         if k < len(c.rounds) and row.kind != "final":
-            pieces.append(_Piece(names[k][3], "history", numbers[k], c.rounds[k].inline))
+            pieces.append(_Piece(names[k][3], "history", numbers[k], c.rounds[k].inline, "server"))
         pieces.append(_Piece("per-request framing", "fixed", None, c.per_request))
         if sum(p.tokens for p in pieces) != row.usage.input_tokens:
             # routing with context editing: the cleared sizes are not known per round on this model
@@ -342,6 +404,7 @@ class _Tally:
     group: Group
     round: int | None
     tokens: int
+    kind: Kind
     times_sent: int = 0
     cost_usd: Decimal = ZERO
 
@@ -360,11 +423,12 @@ def _account(est: Estimate, *, detail: bool) -> tuple[tuple[Block, ...], tuple[R
                 history += usd
             if not detail or piece.tokens <= 0:
                 continue
-            tally = blocks.setdefault(piece.name, _Tally(piece.group, piece.round, piece.tokens))
+            tally = blocks.setdefault(piece.name, _Tally(piece.group, piece.round, piece.tokens, piece.kind))
             tally.times_sent += 1
             tally.cost_usd += usd
         splits.append(RequestSplit(fixed, history, row.cost.output_usd, row.cost.fees_usd))
     listed = tuple(
-        Block(name, t.group, t.round, t.tokens, t.times_sent, t.cost_usd) for name, t in blocks.items()
+        Block(name, t.group, t.round, t.tokens, t.times_sent, t.cost_usd, t.kind)
+        for name, t in blocks.items()
     )
     return listed, tuple(splits)
