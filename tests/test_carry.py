@@ -162,3 +162,51 @@ def test_explain_names_the_heaviest_blocks(
     )
     # the split, each part over the cost: 0.002057875 / 0.323569 = 0.64%, 0.293341125 / 0.323569 = 90.66%
     assert "fixed prefix $0.0021 (0.6%), re-sent history $0.2933 (90.7%), output $0.0282 (8.7%)" in out
+
+
+def test_a_cleared_result_is_carried_at_its_placeholder_size(tmp_path: Path) -> None:
+    """trim.keep_last: 1 clears round 1's result before request 3: it is sent whole in request 2,
+    then as its framing and placeholder in requests 3 and 4 (no caching: all at the input price)."""
+    text = THREE_ROUNDS.format(model="gpt-4o", caching="none", task=100) + "trim: {keep_last: 1}\n"
+    est = _estimate(tmp_path, text)
+    rows = est.ledger.rows
+    saved = rows[2].cleared_tokens  # round 1's body less its placeholder, cleared before request 3
+    assert saved > 900 and rows[3].cleared_tokens > 1900  # then round 2's, before request 4
+    carry = Carry(est)
+    size = est.counts.rounds[0].result
+    rate = est.prices.input_mtok / M
+    assert _block(carry, "round 1 result (Read)") == (size, 3, (size + 2 * (size - saved)) * rate)
+    assert carry.split.total_usd == est.ledger.totals.cost_usd
+
+
+def test_the_split_alone_is_the_same_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_SENDS the blocks are not listed and the split is worked out per request in four
+    pieces: the shares at the pieces' ends are the same, so the same figures (context editing and
+    routing included)."""
+    from agentcost.loop import carry as module
+
+    for name in ("long-run-context.yaml", "routing.yaml", "subagent-research.yaml"):
+        est = estimate(ROOT / "scenarios" / name, as_of=AS_OF)
+        listed = Carry(est)
+        assert listed.complete and listed.blocks
+        monkeypatch.setattr(module, "MAX_SENDS", 0)
+        alone = Carry(est)
+        assert not alone.complete and alone.blocks == ()
+        assert alone.split == listed.split
+        assert alone.requests == listed.requests
+        monkeypatch.undo()
+
+
+def test_an_explicit_cache_is_other(tmp_path: Path) -> None:
+    """A Gemini explicit cache: its creation (4,000 prefix tokens x $1.25/MTok = $0.005) and an
+    hour's storage (4,000 x $4.50/MTok-hour = $0.018) are other_usd."""
+    text = THREE_ROUNDS.format(model="gemini-2.5-pro", caching="explicit", task=1000).replace(
+        "system: 10", "system: 3000"
+    )
+    est = _estimate(tmp_path, text)
+    storage = est.ledger.storage
+    assert storage is not None
+    assert (storage.creation_usd, storage.storage_usd) == (Decimal("0.005"), Decimal("0.018"))
+    split = Carry(est).split
+    assert split.other_usd == Decimal("0.023")
+    assert split.total_usd == est.ledger.totals.cost_usd
