@@ -57,7 +57,8 @@ if TYPE_CHECKING:
 QUANTUM = Decimal("1e-12")
 """A share of a part is cut to this (far below a cent); the shares of a part still sum to it exactly."""
 MAX_SENDS = 400_000
-"""Block-sends (a block carried in a request) past which the per-block list is not made: about 1.5 s."""
+"""Block-sends (a block carried in a request) past which the per-block list is not made: 390,000 took
+0.9 s of CPU (a 440-round Claude run, measured 2026-12-07)."""
 NOT_SPLIT = "history (not split)"
 
 Group = Literal["fixed", "history"]
