@@ -210,3 +210,25 @@ def test_an_explicit_cache_is_other(tmp_path: Path) -> None:
     split = Carry(est).split
     assert split.other_usd == Decimal("0.023")
     assert split.total_usd == est.ledger.totals.cost_usd
+
+
+def test_routing_with_context_editing_keeps_the_split_exact(tmp_path: Path) -> None:
+    """A routed request after a clearing: its blocks cannot be sized on the other model, so its
+    history is one block; every other request's blocks are named, and the split stays exact."""
+    text = (
+        "version: 1\nmodel: claude-sonnet-4-5\nsystem: 1500\ntask: 100\n"
+        "context_editing: {trigger: 3000, keep: 1}\nrounds:\n"
+        "  - {tool: Read, call_tokens: 20, result: 1000}\n"
+        "  - {tool: Read, call_tokens: 20, result: 2000, model: claude-haiku-4-5}\n"
+        "  - {tool: Read, call_tokens: 20, result: 3000}\n"
+        "  - {tool: Read, call_tokens: 20, result: 1000, model: claude-haiku-4-5}\nfinal: 50\n"
+    )
+    est = _estimate(tmp_path, text)
+    rows = est.ledger.rows
+    assert [r.model for r in rows][3] == "claude-haiku-4-5" and rows[3].cleared_tokens > 0
+    carry = Carry(est)
+    (alone,) = [b for b in carry.blocks if b.name == "history (not split)"]
+    assert alone.times_sent == 1  # request 4 only
+    # round 3's result: 3,000 + 14 framing tokens as written; sent once (request 4 holds it unsplit)
+    assert _block(carry, "round 3 result (Read)")[:2] == (est.counts.rounds[2].result, 1)
+    assert carry.split.total_usd == est.total_usd

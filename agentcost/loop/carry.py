@@ -73,7 +73,7 @@ class Block:
     name: str  # readable: "round 2 result (fetch_page)", "system prompt", "tool definitions"
     group: Group  # fixed: the prefix sent in every request; history: written by a round
     round: int | None  # the 1-based scenario round that wrote it (None: the fixed prefix)
-    tokens: int  # its size when first sent (on the model of the request that first carried it)
+    tokens: int  # its size as written, on the scenario's model (uncleared)
     times_sent: int  # requests that carried it, continuations and retries included
     cost_usd: Decimal  # its share of those requests' input dollars, after caching
     kind: Kind = "result"
@@ -235,8 +235,9 @@ class _Piece:
     name: str
     group: Group
     round: int | None
-    tokens: int
+    tokens: int  # in this request
     kind: Kind = "prefix"
+    size: int = 0  # as written, on the scenario's model (Block.tokens)
 
 
 def _round_numbers(counts: TokenCounts) -> list[int]:
@@ -309,11 +310,11 @@ def _kinds(est: Estimate, r: RoundTokens, index: int) -> tuple[Kind, Kind]:
     return "call", "subagent" if any(c.subagent is not None for c in calls) else "result"
 
 
-def _fixed(c: TokenCounts) -> list[_Piece]:
+def _fixed(c: TokenCounts, own: TokenCounts) -> list[_Piece]:
     return [
-        _Piece("tool definitions", "fixed", None, c.tools),
-        _Piece("system prompt", "fixed", None, c.system),
-        _Piece("task", "fixed", None, c.task),
+        _Piece("tool definitions", "fixed", None, c.tools, size=own.tools),
+        _Piece("system prompt", "fixed", None, c.system, size=own.system),
+        _Piece("task", "fixed", None, c.task, size=own.task),
     ]
 
 
@@ -326,35 +327,44 @@ def _layouts(est: Estimate, detail: bool) -> Iterator[tuple[LedgerRow, list[_Pie
     routes = dict(counts.routes)
     editor = None if counts.context_editing is None else ContextEditor(counts.context_editing, counts)
     k = -1
+    written = counts.prefix + counts.task  # the scenario model's prompt before the tail, uncleared
     for row in est.ledger.rows:
+        c = routes[row.model].counts if row.model in routes else counts
         if not row.continuation:
             k += 1
-            if editor is not None:  # the same clearings the accountant made, replayed
-                editor.before(k, row.usage.input_tokens + row.cleared_tokens)
-        c = routes[row.model].counts if row.model in routes else counts
+            if k > 0:
+                written += counts.rounds[k - 1].appended
+            if editor is not None:  # the same clearings the accountant made, replayed with its input
+                transient = c.rounds[k - 1].transient if k > 0 else 0
+                inline = c.rounds[k].inline if row.kind != "final" and k < len(c.rounds) else 0
+                wanted = written - sum(editor.saved_in_round) + transient + inline + counts.per_request
+                editor.before(k, wanted)
         saved = editor.saved_in_round if editor is not None and c is counts else None
-        pieces = _fixed(c)
+        pieces = _fixed(c, counts)
         history = 0
         for i in range(min(k, len(c.rounds))):
             r = c.rounds[i]
             result = r.result - (saved[i] if saved is not None else 0)
             if detail:
                 call, answer = kinds[i]
-                pieces.append(_Piece(names[i][0], "history", numbers[i], r.echo, call))
-                pieces.append(_Piece(names[i][1], "history", numbers[i], result, answer))
+                own = counts.rounds[i]
+                pieces.append(_Piece(names[i][0], "history", numbers[i], r.echo, call, own.echo))
+                pieces.append(_Piece(names[i][1], "history", numbers[i], result, answer, own.result))
             history += r.echo + result
         if not detail:
-            pieces.append(_Piece(NOT_SPLIT, "history", None, history))
+            pieces.append(_Piece(NOT_SPLIT, "history", None, history, "turn", history))
         if k > 0 and k - 1 < len(c.rounds):
             thinking = c.rounds[k - 1].transient
-            pieces.append(_Piece(names[k - 1][2], "history", numbers[k - 1], thinking, "thinking"))
+            size = counts.rounds[k - 1].transient
+            pieces.append(_Piece(names[k - 1][2], "history", numbers[k - 1], thinking, "thinking", size))
         if k < len(c.rounds) and row.kind != "final":
-            pieces.append(_Piece(names[k][3], "history", numbers[k], c.rounds[k].inline, "server"))
-        pieces.append(_Piece("per-request framing", "fixed", None, c.per_request))
+            size = counts.rounds[k].inline
+            pieces.append(_Piece(names[k][3], "history", numbers[k], c.rounds[k].inline, "server", size))
+        pieces.append(_Piece("per-request framing", "fixed", None, c.per_request, size=counts.per_request))
         if sum(p.tokens for p in pieces) != row.usage.input_tokens:
             # routing with context editing: the cleared sizes are not known per round on this model
             rest = row.usage.input_tokens - sum(p.tokens for p in pieces[:3]) - c.per_request
-            pieces = [*pieces[:3], _Piece(NOT_SPLIT, "history", None, rest), pieces[-1]]
+            pieces = [*pieces[:3], _Piece(NOT_SPLIT, "history", None, rest, "turn", rest), pieces[-1]]
         yield row, pieces
 
 
@@ -424,7 +434,7 @@ def _account(est: Estimate, *, detail: bool) -> tuple[tuple[Block, ...], tuple[R
                 history += usd
             if not detail or piece.tokens <= 0:
                 continue
-            tally = blocks.setdefault(piece.name, _Tally(piece.group, piece.round, piece.tokens, piece.kind))
+            tally = blocks.setdefault(piece.name, _Tally(piece.group, piece.round, piece.size, piece.kind))
             tally.times_sent += 1
             tally.cost_usd += usd
         splits.append(RequestSplit(fixed, history, row.cost.output_usd, row.cost.fees_usd))

@@ -187,7 +187,7 @@ class CarryBlockJson(TypedDict):
         CarryGroup, "fixed: the prefix every request carries; history: written by a round, re-sent after it"
     ]
     round: Annotated[int | None, Keywords(minimum=1), "the 1-based round that wrote it; null: the prefix"]
-    tokens: Annotated[COUNT, "its size when first sent"]
+    tokens: Annotated[COUNT, "its size as written, on the scenario's model, before any clearing"]
     times_sent: Annotated[COUNT, "requests that carried it"]
     cost_usd: Annotated[
         USD,
