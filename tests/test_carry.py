@@ -232,3 +232,12 @@ def test_routing_with_context_editing_keeps_the_split_exact(tmp_path: Path) -> N
     # round 3's result: 3,000 + 14 framing tokens as written; sent once (request 4 holds it unsplit)
     assert _block(carry, "round 3 result (Read)")[:2] == (est.counts.rounds[2].result, 1)
     assert carry.split.total_usd == est.total_usd
+
+
+def test_the_svg_caption_gives_the_split() -> None:
+    from agentcost.render.output import Format, render_text
+    from agentcost.report.estimate import build_report
+
+    report = build_report(estimate(ROOT / "scenarios/research.yaml", as_of=AS_OF))
+    svg = render_text(report, Format.svg)
+    assert "Split: fixed prefix $0.0021 (0.6%), re-sent history $0.2933 (90.7%)," in svg

@@ -402,6 +402,15 @@ def split_bars(report: Report) -> tuple[tuple[Part, Decimal, Decimal | None], ..
     return tuple((part, usd, s.fraction(usd)) for part, usd in parts)
 
 
+def split_caption(report: Report) -> str:
+    """The cost split in one sentence, for the SVG's caption: ``Split: fixed prefix $0.0021 (0.6%), ...``."""
+    bars = split_bars(report)
+    if not bars:
+        return ""
+    parts = [f"{p.label} {fmt.usd(usd)} ({fmt.percent(share)})" for p, usd, share in bars]
+    return "Split: " + ", ".join(parts) + "."
+
+
 def split_chart(report: Report) -> _Chart | None:
     """A bar per part of the run's cost: the fixed prefix, the history re-sent, output (and fees)."""
     bars = split_bars(report)
