@@ -212,7 +212,9 @@ def test_an_explicit_cache_is_other(tmp_path: Path) -> None:
     assert split.total_usd == est.ledger.totals.cost_usd
 
 
-def test_routing_with_context_editing_keeps_the_split_exact(tmp_path: Path) -> None:
+def test_routing_with_context_editing_keeps_the_split_exact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A routed request after a clearing: its blocks cannot be sized on the other model, so its
     history is one block; every other request's blocks are named, and the split stays exact."""
     text = (
@@ -232,6 +234,10 @@ def test_routing_with_context_editing_keeps_the_split_exact(tmp_path: Path) -> N
     # round 3's result: 3,000 + 14 framing tokens as written; sent once (request 4 holds it unsplit)
     assert _block(carry, "round 3 result (Read)")[:2] == (est.counts.rounds[2].result, 1)
     assert carry.split.total_usd == est.total_usd
+    from agentcost.loop import carry as module
+
+    monkeypatch.setattr(module, "MAX_SENDS", 0)  # the split alone, from running sums: the same
+    assert Carry(est).requests == carry.requests
 
 
 def test_the_svg_caption_gives_the_split() -> None:

@@ -36,7 +36,8 @@ Where a request's blocks do not add up to its input (routing together with conte
 history is carried as one block, ``history (not split)``.
 
 Cost: the block list is ``requests × blocks`` steps. Past :data:`MAX_SENDS` block-sends it is not
-made (``Carry.complete`` is False) and only the split is worked out, one step per request.
+made (``Carry.complete`` is False) and only the split is worked out, a few steps per request (the
+history's size a running sum).
 """
 
 from __future__ import annotations
@@ -326,32 +327,35 @@ def _layouts(est: Estimate, detail: bool) -> Iterator[tuple[LedgerRow, list[_Pie
     numbers = _round_numbers(counts)
     routes = dict(counts.routes)
     editor = None if counts.context_editing is None else ContextEditor(counts.context_editing, counts)
+    models = [(None, counts), *((name, route.counts) for name, route in routes.items())]
+    grown: dict[str | None, int] = {name: 0 for name, _ in models}  # each model's history, uncleared
+    cleared = 0  # tokens the clearings so far removed (on the scenario's model)
     k = -1
-    written = counts.prefix + counts.task  # the scenario model's prompt before the tail, uncleared
     for row in est.ledger.rows:
-        c = routes[row.model].counts if row.model in routes else counts
+        key = row.model if row.model in routes else None
+        c = routes[key].counts if key is not None else counts
         if not row.continuation:
             k += 1
             if k > 0:
-                written += counts.rounds[k - 1].appended
+                for name, cc in models:
+                    grown[name] += cc.rounds[k - 1].appended
             if editor is not None:  # the same clearings the accountant made, replayed with its input
                 transient = c.rounds[k - 1].transient if k > 0 else 0
                 inline = c.rounds[k].inline if row.kind != "final" and k < len(c.rounds) else 0
-                wanted = written - sum(editor.saved_in_round) + transient + inline + counts.per_request
-                editor.before(k, wanted)
-        saved = editor.saved_in_round if editor is not None and c is counts else None
+                written = counts.prefix + counts.task + grown[None] - cleared
+                edit = editor.before(k, written + transient + inline + counts.per_request)
+                cleared += 0 if edit is None else edit.saved
         pieces = _fixed(c, counts)
-        history = 0
-        for i in range(min(k, len(c.rounds))):
-            r = c.rounds[i]
-            result = r.result - (saved[i] if saved is not None else 0)
-            if detail:
+        if detail:
+            saved = editor.saved_in_round if editor is not None and c is counts else None
+            for i in range(min(k, len(c.rounds))):
+                r, own = c.rounds[i], counts.rounds[i]
+                result = r.result - (saved[i] if saved is not None else 0)
                 call, answer = kinds[i]
-                own = counts.rounds[i]
                 pieces.append(_Piece(names[i][0], "history", numbers[i], r.echo, call, own.echo))
                 pieces.append(_Piece(names[i][1], "history", numbers[i], result, answer, own.result))
-            history += r.echo + result
-        if not detail:
+        else:  # the history as one piece, from running sums: one step per request
+            history = grown[key] - (cleared if key is None else 0)
             pieces.append(_Piece(NOT_SPLIT, "history", None, history, "turn", history))
         if k > 0 and k - 1 < len(c.rounds):
             thinking = c.rounds[k - 1].transient
