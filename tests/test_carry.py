@@ -247,3 +247,18 @@ def test_the_svg_caption_gives_the_split() -> None:
     report = build_report(estimate(ROOT / "scenarios/research.yaml", as_of=AS_OF))
     svg = render_text(report, Format.svg)
     assert "Split: fixed prefix $0.0021 (0.6%), re-sent history $0.2933 (90.7%)," in svg
+
+
+def test_block_names_are_escaped_for_their_medium() -> None:
+    """A block's name holds tool names from the user's files: literal in Markdown, no terminal escapes."""
+    from agentcost.infra.text import markdown, plain
+    from agentcost.loop.carry import Block, Carried
+    from agentcost.render.insights import carried_text
+
+    block = Block("round 1 result (a|b*[x](y)\x1b[31m)", "history", 1, 100, 3, Decimal("0.001"))
+    c = Carried(block, Decimal("0.25"), "trim or summarise it (trim.max_tokens)")
+    md = carried_text(c, (), markdown)
+    # the escape shown as text (\x1b, its backslash escaped for Markdown), markup characters escaped
+    assert md.startswith("round 1 result (a\\|b\\*\\[x\\](y)\\\\x1b\\[31m): 100 tokens in 3 requests (re-sent 2")
+    assert "\x1b" not in carried_text(c, (), plain)
+    assert "$0.0010, 25.0% of the cost" in md
