@@ -313,6 +313,8 @@ class VectorEngine:
                 fin,
                 fin_th,
             )
+            # counted uncapped (the counts stay affine in the sizes): limits.max_tokens is applied per run
+            scn = replace(scn, limits=replace(scn.limits, max_tokens=None))
             return count_tokens(scn, provider=p.provider, model_id=p.rules_id)
 
         fin0 = None if s.final_dist is None else median(s.final_dist)
@@ -429,6 +431,7 @@ class VectorEngine:
 
         s, ref, policy = self.est.scenario, self.ref, self.policy
         cap = s.limits.max_rounds
+        out_cap = s.limits.max_tokens  # each response's output, thinking included (cap_output)
         prefix = ref.prefix
         stable = prefix + ref.task
         mode, style, minimum = policy.mode, policy.style, policy.min_tokens
@@ -453,6 +456,8 @@ class VectorEngine:
 
         def request(sent: npt.NDArray[np.bool_], out: Ints, inline: Ints | int, fee: int) -> None:
             nonlocal cached, prev, cost, requests, tokens
+            if out_cap is not None:
+                out = np.minimum(out, out_cap)
             inp = cacheable + pending + inline + ref.per_request
             if mode == "none":
                 read = write = write_1h = zeros

@@ -74,7 +74,8 @@ class Lever:
 
 @dataclass(frozen=True)
 class StopRules:
-    """The stop rules a scenario lacks (``limits.max_rounds``, ``limits.max_budget_usd``), and, when
+    """The stop rules a scenario lacks (``limits.max_rounds``, ``limits.max_budget_usd``, and
+    ``limits.max_tokens`` when an output size has no upper bound: :func:`unbounded_output`), and, when
     it has no ``max_rounds`` and an uncertain round count, what a run that does not converge costs:
     ``runs`` seeded runs (:data:`STOP_RUNS`, :data:`STOP_SEED`) as written (``uncapped``) and with
     ``max_rounds`` set to the 99th percentile of their rounds (``cap_rounds``; ``capped``)."""
@@ -254,6 +255,8 @@ def stop_rules(est: Estimate, rerun: Rerun) -> StopRules | None:
     limits = s.limits
     keys = (("limits.max_rounds", limits.max_rounds), ("limits.max_budget_usd", limits.max_budget_usd))
     missing = tuple(key for key, value in keys if value is None)
+    if limits.max_tokens is None and unbounded_output(s):  # a response may run on: max_tokens stops it
+        missing += ("limits.max_tokens",)
     if not missing:
         return None
     if limits.max_rounds is not None or not any(sp.repeat is not None for sp in s.spreads):
@@ -271,6 +274,16 @@ def stop_rules(est: Estimate, rerun: Rerun) -> StopRules | None:
     capped = rerun(dataclasses.replace(s, limits=dataclasses.replace(limits, max_rounds=cap)))
     bounded = simulate(capped, STOP_RUNS, seed=STOP_SEED, sensitivity=False)
     return StopRules(missing, STOP_RUNS, STOP_SEED, uncapped.cost, cap, bounded.cost)
+
+
+def unbounded_output(scenario: Scenario) -> bool:
+    """Whether a response's output is drawn from a distribution with no upper bound (a call's
+    arguments, text or thinking, the final answer or its thinking): only ``limits.max_tokens`` bounds it."""
+    from agentcost.scenario.dists import upper
+
+    sizes = [d for sp in scenario.spreads for f, _, d in sp.sizes if f in ("call", "text", "thinking")]
+    sizes += [d for d in (scenario.final_dist, scenario.final_thinking_dist) if d is not None]
+    return any(upper(d) is None for d in sizes)
 
 
 def rounds_per_run(scenario: Scenario, runs: int, seed: int) -> list[int]:

@@ -159,6 +159,9 @@ class Limits:
     max_budget_line: int | None = None
     # subagents one response starts run in waves of at most this many (None: subagent time not paced)
     max_concurrent_subagents: int | None = None
+    # each response's output (thinking included) is cut at this many tokens (None: no cap)
+    max_tokens: int | None = None
+    max_tokens_line: int | None = None
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,7 @@ from agentcost.scenario.model import Round, Scenario
 from agentcost.tokens.context import call_results, defer_tools, deferral_note
 from agentcost.tokens.counts import RoundTokens, TokenCounts
 from agentcost.tokens.dynamics import (
+    cap_output,
     cap_results,
     container_seconds,
     insert_retries,
@@ -196,6 +197,8 @@ def _count_tokens(
         model_id=model_id,
     )
     rounds = route_inserted(rounds)
+    final_output = rules.final(scenario.final) + scenario.final_thinking
+    rounds, final_output, final_cut = cap_output(rounds, final_output, scenario.limits.max_tokens)
     if deferral is not None:
         mechanics.add(deferral_note(deferral))
     from agentcost.infra import diskcache
@@ -207,7 +210,8 @@ def _count_tokens(
         task=rules.user(scenario.task),
         per_request=rules.per_request,
         rounds=tuple(rounds),
-        final_output=rules.final(scenario.final) + scenario.final_thinking,
+        final_output=final_output,
+        final_output_cut=final_cut,
         encoding=rules.encoding,
         approximate=rules.approximate,
         method=rules.method,

@@ -14,6 +14,8 @@
   first replaced result is written again).
 * Container time: :func:`container_seconds` is what a round's code-execution container is billed
   for (``RoundTokens.container_seconds``), priced by :func:`agentcost.loop.caching.pricer_for`.
+* Output cap: :func:`cap_output` cuts every response's output (thinking included) at
+  ``limits.max_tokens``, keeping what it cut (``RoundTokens.output_cut``) for the report's warning.
 * Routing: ``RoundTokens.model`` is the round's ``model``; inserted requests (tool search, failed
   attempts) run on the model of the round they precede (:func:`route_inserted`).
 
@@ -177,6 +179,30 @@ def trim_editing(trim: ResultTrim | None) -> ContextEditing | None:
     return ContextEditing(
         trigger=0, keep=trim.keep_last, clear_at_least=0, placeholder=TRIM_PLACEHOLDER_TOKENS
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Output cap
+
+
+def cap_output(
+    rounds: Sequence[RoundTokens], final_output: int, cap: int | None
+) -> tuple[list[RoundTokens], int, int]:
+    """``limits.max_tokens``: every response's output cut at ``cap`` tokens -> (the rounds, the final
+    answer's output, what was cut from it). The cap counts the whole output, thinking included: the
+    providers bound the response's generated tokens with it, reasoning and all (Anthropic:
+    ``budget_tokens`` must be less than ``max_tokens``,
+    https://platform.claude.com/docs/en/build-with-claude/extended-thinking; OpenAI:
+    ``max_output_tokens`` is "an upper bound for the number of tokens that can be generated for a
+    response, including visible output tokens and reasoning tokens",
+    https://platform.openai.com/docs/api-reference/responses/create; Gemini: thought tokens count
+    against ``maxOutputTokens`` as observed in https://github.com/googleapis/python-genai/issues/2062;
+    all read 2026-12-07). What is re-sent later (``echo``) is left as written: a real run would be
+    truncated there, which the report's warning says."""
+    if cap is None:
+        return list(rounds), final_output, 0
+    out = [r if r.output <= cap else replace(r, output=cap, output_cut=r.output - cap) for r in rounds]
+    return out, min(final_output, cap), max(final_output - cap, 0)
 
 
 # ---------------------------------------------------------------------------------------------
