@@ -97,3 +97,19 @@ def test_the_vectorized_engine_caps_each_run_as_the_accountant_does(tmp_path: Pa
     uncapped = [Decimal(int(u)) / whole.scale for u in whole.run(draws, 20).cost_units]
     assert all(c <= u for c, u in zip(costs, uncapped, strict=True))
     assert sum(c < u for c, u in zip(costs, uncapped, strict=True)) >= 15 and len(set(costs)) > 10
+
+
+def test_explain_names_the_missing_output_cap_only_for_an_unbounded_output(tmp_path: Path) -> None:
+    from agentcost.loop.insights import stop_rules
+
+    def missing(thinking: str, limits: str) -> tuple[str, ...]:
+        path = tmp_path / "s.yaml"
+        path.write_text(SCENARIO.replace("thinking: 150", f"thinking: {thinking}") + f"limits: {limits}\n")
+        est = estimate_scenario(read_scenario(path), as_of=AS_OF)
+        stops = stop_rules(est, lambda s: estimate_scenario(s, as_of=AS_OF))
+        return () if stops is None else stops.missing
+
+    lognormal = "{lognormal: {median: 100, p90: 400}}"  # no upper bound: only max_tokens stops it
+    assert missing(lognormal, "{max_rounds: 9}") == ("limits.max_budget_usd", "limits.max_tokens")
+    assert missing(lognormal, "{max_rounds: 9, max_tokens: 500}") == ("limits.max_budget_usd",)
+    assert missing("{uniform: [0, 400]}", "{max_rounds: 9}") == ("limits.max_budget_usd",)  # bounded
