@@ -60,6 +60,7 @@ class ToolDef:
     input_schema: dict[str, Any]
     line: int | None = None
     defer_loading: bool = False  # only a short stub is sent until a round loads it (tool search)
+    strict: bool = False  # strict tool use / structured outputs: its calls always match the schema
 
 
 @dataclass(frozen=True)

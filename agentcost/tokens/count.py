@@ -85,6 +85,7 @@ from agentcost.tokens.dynamics import (
     container_seconds,
     insert_retries,
     route_inserted,
+    strict_failures,
     trim_editing,
 )
 from agentcost.tokens.mechanics import (
@@ -188,6 +189,12 @@ def _count_tokens(
         rounds = apply_free_quota(rounds, scenario, provider, model_id, mechanics)
     mechanics_notes(scenario, rounds, retention, why, server, mechanics)
     rounds = insert_retries(scenario, rounds, count)  # before deferral: a search loads a tool first
+    dropped, strict = strict_failures(scenario)
+    if dropped:  # strict tools' calls cannot fail validation (agentcost.tokens.dynamics.strict_round)
+        mechanics.add(
+            f"retries: {dropped:,} failing call(s) of retries fall on rounds calling only strict tools"
+            f" ({', '.join(strict)}) and are dropped: strict tool use makes every call match its schema"
+        )
     tools, rounds, deferral = defer_tools(
         scenario,
         rules,
