@@ -303,7 +303,7 @@ def rounds_per_run(scenario: Scenario, runs: int, seed: int) -> list[int]:
 def _candidates(est: Estimate) -> list[_Candidate]:
     """Every one-change variant of the scenario worth pricing (most will be filtered out)."""
     found: list[_Candidate] = []
-    for make in (_caching, _explicit_cache, _ttl, _defer, _trim, _route, _thinking, _strict):
+    for make in (_caching, _explicit_cache, _ttl, _defer, _trim, _keep_last, _route, _thinking, _strict):
         candidate = make(est)
         if candidate is not None:
             found.append(candidate)
@@ -494,6 +494,44 @@ def _strict(est: Estimate) -> _Candidate | None:
         "no_retries",
         "strict tool schemas: no failed calls to repeat",
         dataclasses.replace(s, retries=Retries()),
+    )
+
+
+HISTORY_SHARE = Decimal("0.5")
+"""Re-sent history dominates a run when more than half of its input tokens are the history (what the
+earlier rounds appended: calls, results, thinking kept), not the prefix, the task and the framing
+every request carries: then clearing old tool results is worth pricing (:func:`_keep_last`)."""
+KEEP_LAST = 3  # tool results kept in full: Anthropic's clear_tool_uses default (ContextEditing.keep)
+
+
+def history_share(est: Estimate) -> Decimal | None:
+    """The re-sent history's share of the run's input tokens: every request's input less what each
+    request carries anyway (tools, system, task, per-request framing), over all input (None: none)."""
+    c, t = est.counts, est.ledger.totals
+    if not t.input_tokens:
+        return None
+    base = c.prefix + c.task + c.per_request
+    history = sum(max(row.usage.input_tokens - base, 0) for row in est.ledger.rows)
+    return Decimal(history) / Decimal(t.input_tokens)
+
+
+def _keep_last(est: Estimate) -> _Candidate | None:
+    """Re-sent history over :data:`HISTORY_SHARE` of the input, no clearing yet and more tool results
+    than :data:`KEEP_LAST`: keep only the last 3 in full (``trim.keep_last``, the harness-side form
+    of context editing, on every provider), re-estimated like every lever."""
+    s = est.scenario
+    if s.context_editing is not None or (s.trim is not None and s.trim.keep_last is not None):
+        return None
+    share = history_share(est)
+    results = sum(len(r.calls) for r in s.rounds if r.calls)
+    if share is None or share <= HISTORY_SHARE or results <= KEEP_LAST:
+        return None
+    trim = ResultTrim(max_tokens=None if s.trim is None else s.trim.max_tokens, keep_last=KEEP_LAST)
+    return _Candidate(
+        "keep_last_results",
+        f"keep only the last {KEEP_LAST} tool results (trim.keep_last: {KEEP_LAST}): re-sent history"
+        f" is {share * 100:.0f}% of input",
+        dataclasses.replace(s, trim=trim),
     )
 
 
