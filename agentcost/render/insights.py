@@ -85,7 +85,11 @@ def steps_text(steps: Steps) -> str:
     return f"{spread} requests per run ({steps.runs:,} runs)"
 
 
-_NAMES = {"limits.max_rounds": "no step limit", "limits.max_budget_usd": "no spend cap"}
+_NAMES = {
+    "limits.max_rounds": "no step limit",
+    "limits.max_budget_usd": "no spend cap",
+    "limits.max_tokens": "no output cap on responses of unbounded size",
+}
 
 
 def stops_text(stops: StopRules, show: Callable[[str], str] = plain) -> str:

@@ -14,7 +14,7 @@ from agentcost.report.schemagen import COUNT, DECIMAL, POSITIVE, USD
 
 Share = Annotated[DECIMAL | None, "a share, an exact decimal rounded to 4 places; null when unknown"]
 Engine = Literal["vectorized", "per run"]
-StopRule = Literal["limits.max_rounds", "limits.max_budget_usd"]
+StopRule = Literal["limits.max_rounds", "limits.max_budget_usd", "limits.max_tokens"]
 ENGINES: tuple[Engine, ...] = get_args(Engine)
 STOP_RULES: tuple[StopRule, ...] = get_args(StopRule)
 
