@@ -92,7 +92,6 @@ def _notes(r: McpFootprint) -> list[str]:
     for m in r.models:
         if m.run is not None and r.scenario is not None:
             lines.append(_run_line(m, m.run, r.scenario))
-    lines += [_unknown_line(s) for s in r.unknown]
     lines.append(
         f"Prices: {r.prices_label}. Per request: the definitions as input of one request, uncached"
         " and read from the cache; total: every listed tool, with the provider's one-off framing."
@@ -213,7 +212,7 @@ def render_mcp_markdown(r: McpFootprint) -> str:
             f" | {usd(m.request_usd)} | {usd(m.cached_request_usd)} |"
         )
         out.append("")
-    for line in _notes(r):
+    for line in [*_notes(r), *(_unknown_line(s) for s in r.unknown)]:
         out.append(markdown(line) + "  ")
     for message, tripped in _verdicts(r):
         out.append(("**" + markdown(message) + "**" if tripped else markdown(message)) + "  ")
@@ -317,5 +316,6 @@ RENDERERS = (
         csv=render_mcp_csv,
         total=lambda r: max(m.gate_usd for m in r.models),
         chart=None,
+        warnings=lambda r: [_unknown_line(s) for s in r.unknown],
     ),
 )

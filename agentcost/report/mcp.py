@@ -123,6 +123,8 @@ def footprint_gates(report: McpFootprint) -> tuple[Gate, ...]:
     """``--max-tokens`` on the largest tool prefix of the models, ``--budget`` on every model's
     :attr:`ModelFootprint.gate_usd`: each trips (exit 1) when over."""
     gates = []
+    unknown = len(report.unknown)
+    uncounted = f" ({unknown} server{'s' * (unknown != 1)} not counted: tools unknown)" if unknown else ""
     largest = report.largest
     if report.max_tokens is not None and largest is not None:
         over = largest.prefix_tokens > report.max_tokens
@@ -134,7 +136,7 @@ def footprint_gates(report: McpFootprint) -> tuple[Gate, ...]:
                 message=(
                     f"{report.config}: {verdict} --max-tokens: the tool definitions are"
                     f" {tokens(largest.prefix_tokens)} {relation} {tokens(report.max_tokens)} tokens"
-                    f" per request on {largest.model}"
+                    f" per request on {largest.model}{uncounted}"
                 ),
                 file=report.config,
             )
@@ -151,7 +153,7 @@ def footprint_gates(report: McpFootprint) -> tuple[Gate, ...]:
                 tripped=over,
                 message=(
                     f"{report.config}: {verdict}: {shown} {relation} {limit} {what}"
-                    f" on {worst.model} (--budget)"
+                    f" on {worst.model} (--budget){uncounted}"
                 ),
                 file=report.config,
             )
