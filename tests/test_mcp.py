@@ -18,6 +18,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from agentcost.cli import run
@@ -45,6 +46,12 @@ def _processes_running(marker: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def _valid(report: dict[str, Any]) -> None:
+    """``report`` against the published JSON Schema (docs/report.schema.json)."""
+    schema = json.loads((ROOT / "docs" / "report.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(report)
 
 
 def _run(*argv: str) -> tuple[int, str, str]:
@@ -92,6 +99,7 @@ def test_launch_lists_the_servers_tools_with_their_tokens(launched: dict[str, An
     assert (launched["code"], launched["err"]) == (0, "")
     report = launched["report"]
     assert report["kind"] == "mcp_footprint"
+    _valid(report)
     files, docs = report["servers"]
     assert (files["name"], files["source"], files["tool_count"]) == ("files", "launch", 3)
     (on_sonnet,) = files["models"]
@@ -355,7 +363,9 @@ def test_with_a_scenario_the_run_is_priced_with_the_tools_loaded_and_deferred(gi
         "json",
     )
     assert (code, err) == (0, "")
-    run_ = json.loads(out)["models"][0]["run"]
+    data = json.loads(out)
+    _valid(data)  # every run field, against the published schema
+    run_ = data["models"][0]["run"]
     assert run_["scenario_usd"] == "0.0286497"  # the scenario as written: README's bugfix total
     assert Decimal(run_["scenario_usd"]) < Decimal(run_["deferred_usd"]) < Decimal(run_["with_tools_usd"])
     assert Decimal(run_["added_usd"]) == Decimal(run_["with_tools_usd"]) - Decimal("0.0286497")
