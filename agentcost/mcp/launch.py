@@ -58,6 +58,8 @@ def list_tools(server: Server, *, timeout: float, cwd: Path | None = None) -> di
         ) from None
     except _Refused as e:
         raise InputError(f"{where}: {e}", key="--launch") from None
+    except _Signalled as e:  # the server is ended already; end as a process killed by it would
+        raise SystemExit(128 + e.signum) from None
     except Exception as e:  # the server died, wrote something that is not MCP, answered an error
         raise InputError(
             f"{where} did not list its tools ({_cause(e)})",
@@ -71,7 +73,41 @@ class _Refused(Exception):
     """A tools/list answer beyond agentcost's bounds."""
 
 
+class _Signalled(Exception):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 async def _list(server: Server, timeout: float, cwd: Path | None) -> list[dict[str, Any]]:
+    """:func:`_ask`, ended cleanly by SIGTERM or SIGHUP as by Ctrl-C: the asking is cancelled, so
+    the SDK's shielded shutdown ends the server before agentcost ends (a CI job cancelled, a
+    terminal closed). Without this, Python would die at once and leave the server running."""
+    import signal
+
+    import anyio
+
+    wanted = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
+    received: list[int] = []
+    tools: list[dict[str, Any]] = []
+    async with anyio.create_task_group() as group:
+
+        async def watch() -> None:
+            with anyio.open_signal_receiver(*wanted) as signals:
+                async for signum in signals:
+                    received.append(signum)
+                    group.cancel_scope.cancel()
+                    return
+
+        group.start_soon(watch)
+        tools = await _ask(server, timeout, cwd)
+        group.cancel_scope.cancel()
+    if received:
+        raise _Signalled(received[0])
+    return tools
+
+
+async def _ask(server: Server, timeout: float, cwd: Path | None) -> list[dict[str, Any]]:
     import anyio
     from mcp import ClientSession, StdioServerParameters, stdio_client
     from mcp.types import PaginatedRequestParams
