@@ -426,3 +426,17 @@ def test_a_server_that_never_answers_times_out_and_is_ended(tmp_path: Path) -> N
         " (raise --timeout, or run its command by hand to see why it hangs)\n"
     )
     assert _processes_running(marker) == []
+
+
+def test_a_server_that_cannot_start_is_one_line(tmp_path: Path) -> None:
+    config = _write(
+        tmp_path / ".mcp.json", {"mcpServers": {"gone": {"command": str(tmp_path / "no-such-server")}}}
+    )
+    code, out, err = _run(
+        "mcp", "footprint", str(config), "--launch", "-m", "gpt-5", "--cache-dir", str(tmp_path)
+    )
+    assert (code, out) == (2, "")
+    assert err == (
+        "agentcost: error: --launch: cannot start MCP server 'gone': No such file or directory"
+        " (is its command installed and on PATH?)\n"
+    )

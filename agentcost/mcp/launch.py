@@ -43,7 +43,10 @@ def list_tools(server: Server, *, timeout: float, cwd: Path | None = None) -> di
 
     where = f"MCP server {server.name!r}"
     try:
-        tools = anyio.run(_list, server, timeout, cwd)
+        try:
+            tools = anyio.run(_list, server, timeout, cwd)
+        except BaseExceptionGroup as group:  # the task groups' wrapping: what went wrong is inside
+            raise _leaf(group) from None
     except TimeoutError:
         raise InputError(
             f"{where} did not list its tools within {timeout:g} s",
@@ -141,10 +144,16 @@ async def _ask(server: Server, timeout: float, cwd: Path | None) -> list[dict[st
     return tools  # not reached: the loop returns or raises
 
 
-def _cause(error: BaseException) -> str:
-    """What went wrong, in a few words (an exception group's first leaf)."""
+def _leaf(error: BaseException) -> BaseException:
+    """An exception group's first exception that is not a group (the error itself otherwise)."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
+    return error
+
+
+def _cause(error: BaseException) -> str:
+    """What went wrong, in a few words."""
+    error = _leaf(error)
     text = str(error).strip()
     name = type(error).__name__
     return f"{name}: {text[:200]}" if text else name
