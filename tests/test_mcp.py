@@ -440,3 +440,16 @@ def test_a_server_that_cannot_start_is_one_line(tmp_path: Path) -> None:
         "agentcost: error: --launch: cannot start MCP server 'gone': No such file or directory"
         " (is its command installed and on PATH?)\n"
     )
+
+
+def test_variables_are_expanded_from_the_environment_as_the_clients_do(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentcost.mcp.launch import expand
+
+    monkeypatch.setenv("AGENTCOST_TEST_TOKEN", "t0k")
+    monkeypatch.delenv("AGENTCOST_TEST_UNSET", raising=False)
+    assert expand("Bearer ${AGENTCOST_TEST_TOKEN}") == "Bearer t0k"  # Claude Code
+    assert expand("${env:AGENTCOST_TEST_TOKEN}") == "t0k"  # Cursor, VS Code
+    assert expand("${AGENTCOST_TEST_UNSET:-fallback}") == "fallback"
+    assert expand("${AGENTCOST_TEST_UNSET}/${input:token}") == "${AGENTCOST_TEST_UNSET}/${input:token}"

@@ -145,7 +145,9 @@ def _server(doc: Doc, path: KeyPath, spec: Any) -> Server:
         raise doc.error((*path, "args"), f"expected a list of texts, got {_kind(args)}")
     if len(args) > MAX_ARGS:
         raise doc.error((*path, "args"), f"{len(args)} arguments, more than {MAX_ARGS}")
-    texts = tuple(_text(doc, (*path, "args", i), a, required=True) or "" for i, a in enumerate(args))
+    texts = tuple(
+        _text(doc, (*path, "args", i), a, required=True, empty=True) or "" for i, a in enumerate(args)
+    )
     env = spec.get("env", {})
     if env is None:
         env = {}
@@ -162,7 +164,7 @@ def _server(doc: Doc, path: KeyPath, spec: Any) -> Server:
     return Server(name, "stdio", command=command, args=texts, env=values, cwd=cwd, line=line)
 
 
-def _text(doc: Doc, path: KeyPath, value: Any, *, required: bool) -> str | None:
+def _text(doc: Doc, path: KeyPath, value: Any, *, required: bool, empty: bool = False) -> str | None:
     """A text field; its value is never shown in an error (a config may hold secrets anywhere)."""
     if value is None and not required:
         return None
@@ -170,7 +172,7 @@ def _text(doc: Doc, path: KeyPath, value: Any, *, required: bool) -> str | None:
         raise doc.error(path, "missing", "a stdio server needs a command; a remote one a url")
     if not isinstance(value, str):
         raise doc.error(path, f"expected a text, got {_kind(value)}")
-    if not value.strip():
+    if not value.strip() and not empty:
         raise doc.error(path, "empty")
     if len(value) > MAX_TEXT:
         raise doc.error(path, f"longer than {MAX_TEXT:,} characters")

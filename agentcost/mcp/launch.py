@@ -13,6 +13,7 @@ then terminates and kills its process tree, each wait bounded (``stdio_client``'
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,26 @@ INSTALL_HINT = "pip install 'agentcost-estimate[mcp]'"
 MAX_PAGES = 100
 """A server that pages its tools/list more than this is refused (a loop, or a hostile server)."""
 MAX_TOOLS = 5_000
+
+
+_VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def expand(text: str) -> str:
+    """``${VAR}``, ``${VAR:-default}`` (Claude Code's expansion in .mcp.json,
+    https://code.claude.com/docs/en/mcp, read 2026-12-07) and ``${env:VAR}`` (Cursor's and VS
+    Code's) replaced from agentcost's environment, as the client would before starting the server;
+    a variable that is not set, without a default, is left as written. Other client variables
+    (``${workspaceFolder}``, ``${input:...}``) are left as written."""
+
+    def value(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        found = os.environ.get(name)
+        if found is not None:
+            return found
+        return default if default is not None else match.group(0)
+
+    return _VARIABLE.sub(value, text)
 
 
 def sdk_missing() -> InputError | None:
@@ -116,9 +137,9 @@ async def _ask(server: Server, timeout: float, cwd: Path | None) -> list[dict[st
     from mcp.types import PaginatedRequestParams
 
     params = StdioServerParameters(
-        command=server.command or "",
-        args=list(server.args),
-        env=dict(server.env) or None,
+        command=expand(server.command or ""),
+        args=[expand(a) for a in server.args],
+        env={k: expand(v) for k, v in server.env.items()} or None,
         cwd=server.cwd if server.cwd is not None else cwd,
     )
     tools: list[dict[str, Any]] = []
