@@ -19,6 +19,13 @@ hypothesis_settings.register_profile("ci", derandomize=True, database=None)
 hypothesis_settings.register_profile("explore", derandomize=False)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+
+def fuzz_examples(default: int) -> int:
+    """How many examples a costly property test draws: ``default`` in the normal run (a quick
+    check within the suite's CPU budget), ``AGENTCOST_FUZZ_EXAMPLES`` for a long local fuzz."""
+    return int(os.environ.get("AGENTCOST_FUZZ_EXAMPLES") or default)
+
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "golden"
 

@@ -24,7 +24,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("agentcost.report",),
     ("agentcost.commands",),
     ("agentcost.render",),
-    ("agentcost.api", "agentcost.cli", "agentcost.__main__", "agentcost"),
+    # entry points; agentcost.mcp (MCP config reading, footprint, the MCP server) serves both
+    ("agentcost.api", "agentcost.cli", "agentcost.mcp", "agentcost.__main__", "agentcost"),
 ]
 
 

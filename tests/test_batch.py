@@ -252,7 +252,7 @@ def test_an_error_in_an_entry_override_points_at_the_project_file(
         batch_report_for_paths(["p.yml"], as_of=AS_OF)
     assert str(caught.value) == (
         "p.yml:5: scenarios[0].set[0]: limits.max_rnds=3: unknown key 'max_rnds' in limits (allowed:"
-        " max_rounds, budget_usd, max_budget_usd, max_concurrent_subagents; did you mean 'max_rounds'?; set: applies to s.yaml)"
+        " max_rounds, budget_usd, max_budget_usd, max_concurrent_subagents, max_tokens; did you mean 'max_rounds'?; set: applies to s.yaml)"
     )
     # the same mistake in a --set option names the option, as for a single scenario
     write(tmp_path, "version: 1\nscenarios:\n  - path: s.yaml\n", "p.yml")

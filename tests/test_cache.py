@@ -685,15 +685,22 @@ def test_the_dependency_list_covers_every_distribution_a_run_imports(tmp_path: P
         return {m.split(".")[0] for m in imported(done.stderr)}
 
     start_up = top_level(["-c", "pass"])
-    used: set[str] = set()
-    # two runs import every distribution agentcost uses (checked against five kinds of command: the
-    # markdown, CSV and diff renderers and project files import no distribution of their own): a
-    # simulation (numpy) and a comparison that counts for OpenAI, Google and Anthropic (ctok)
-    for args in (
-        ("estimate", "scenarios/uncertain-steps.yaml", "--simulate", "200", "-f", "json"),
-        ("compare", "scenarios/bugfix.yaml", "-m", "gpt-5", "-m", "gemini-2.5-pro", "-m", "claude-opus-4-1"),
-    ):
-        used |= top_level(["-m", "agentcost", *args]) - start_up
+    # two commands import every distribution agentcost uses (checked against five kinds of command:
+    # the markdown, CSV and diff renderers and project files import no distribution of their own): a
+    # simulation (numpy) and a comparison that counts for OpenAI, Google and Anthropic (ctok); one
+    # process runs both, as the console script would one after the other
+    commands = (
+        ["estimate", "scenarios/uncertain-steps.yaml", "--simulate", "200", "-f", "json"],
+        ["compare", "scenarios/bugfix.yaml", "-m", "gpt-5", "-m", "gemini-2.5-pro", "-m", "claude-opus-4-1"],
+    )
+    both = (
+        "import sys\nfrom agentcost.cli import main\n"
+        f"for args in {commands!r}:\n"
+        "    sys.argv = ['agentcost', *args]\n"
+        "    try:\n        main()\n    except SystemExit as done:\n"
+        "        assert done.code in (0, 1, None), done.code\n"
+    )
+    used = top_level(["-c", both]) - start_up
     owners = packages_distributions()
     distributions = {diskcache_name(d) for m in used for d in owners.get(m, ())}
     assert "numpy" in distributions and "pyyaml" in distributions  # the check itself works

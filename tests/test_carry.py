@@ -259,6 +259,8 @@ def test_block_names_are_escaped_for_their_medium() -> None:
     c = Carried(block, Decimal("0.25"), "trim or summarise it (trim.max_tokens)")
     md = carried_text(c, (), markdown)
     # the escape shown as text (\x1b, its backslash escaped for Markdown), markup characters escaped
-    assert md.startswith("round 1 result (a\\|b\\*\\[x\\](y)\\\\x1b\\[31m): 100 tokens in 3 requests (re-sent 2")
+    assert md.startswith(
+        "round 1 result (a\\|b\\*\\[x\\](y)\\\\x1b\\[31m): 100 tokens in 3 requests (re-sent 2"
+    )
     assert "\x1b" not in carried_text(c, (), plain)
     assert "$0.0010, 25.0% of the cost" in md

@@ -160,7 +160,7 @@ CATALOGUE = [
         "estimate s.yaml --set limits.max_round=40",
         (
             "s.yaml: --set limits.max_round=40: unknown key 'max_round' in limits (allowed: max_rounds, "
-            "budget_usd, max_budget_usd, max_concurrent_subagents; did you mean 'max_rounds'?)"
+            "budget_usd, max_budget_usd, max_concurrent_subagents, max_tokens; did you mean 'max_rounds'?)"
         ),
     ),
     case(
@@ -453,6 +453,18 @@ CATALOGUE = [
         {"s.yaml": OK + "limits: {budget_usd: -1}\n"},
         "estimate s.yaml",
         "s.yaml:5: limits.budget_usd: must be > 0, got -1",
+    ),
+    case(
+        "output cap of zero",
+        {"s.yaml": OK + "limits: {max_tokens: 0}\n"},
+        "estimate s.yaml",
+        "s.yaml:5: limits.max_tokens: must be >= 1, got 0",
+    ),
+    case(
+        "output cap as a fraction",
+        {"s.yaml": OK + "limits: {max_tokens: 1.5}\n"},
+        "estimate s.yaml",
+        "s.yaml:5: limits.max_tokens: expected an integer, got 1.5",
     ),
     case(
         "unknown model",

@@ -126,6 +126,10 @@ def apply(name: str, est: Estimate, lever: Lever) -> Scenario:
         sizes = sorted(r.result for r in est.counts.rounds if not (r.reply or r.inserted) and r.result > 0)
         cap = sizes[-(-len(sizes) * 3 // 4) - 1]  # nearest rank: ceil(0.75 n)-th smallest
         return replace(s, trim=ResultTrim(max_tokens=cap))
+    if name == "keep_last_results":  # the last 3 results kept in full, any result cap kept
+        return replace(
+            s, trim=ResultTrim(max_tokens=None if s.trim is None else s.trim.max_tokens, keep_last=3)
+        )
     if name == "route_small_rounds":
         small = SIBLINGS[est.prices.model_id]
         own = [r for r in est.counts.rounds if not r.inserted]  # one per scenario round
@@ -246,6 +250,7 @@ def test_every_candidate_is_one_change(tmp_path: Path) -> None:
         "cache_ttl_1h",
         "defer_unused_tools",
         "trim_results",
+        "keep_last_results",  # 4 results, history over half of the input
         "route_small_rounds",
         "thinking_drop",
     }
@@ -255,6 +260,7 @@ def test_every_candidate_is_one_change(tmp_path: Path) -> None:
         "cache_ttl_1h": ["cache_ttl"],
         "defer_unused_tools": ["tools"],
         "trim_results": ["trim"],
+        "keep_last_results": ["trim"],
         "route_small_rounds": ["rounds"],
         "thinking_drop": ["thinking_retention"],
     }

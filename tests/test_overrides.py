@@ -259,7 +259,7 @@ BAD: list[tuple[str, list[str], str | None, str]] = [
      "context_editing, tool_search_stub, outcome; did you mean 'model'?)"),
     ("unknown-limits-key", ["limits.max_round=40"], "limits.max_round",
      "--set limits.max_round=40: unknown key 'max_round' in limits (allowed: max_rounds, budget_usd, "
-     "max_budget_usd, max_concurrent_subagents; did you mean 'max_rounds'?)"),
+     "max_budget_usd, max_concurrent_subagents, max_tokens; did you mean 'max_rounds'?)"),
     ("unknown-round-key", ["rounds[*].reslt.tokens=2000"], "rounds[*].reslt",
      "--set rounds[*].reslt.tokens=2000: unknown key 'reslt' in rounds[*] (allowed: tool, input, "
      "call_tokens, result, calls, subagent, model, repeat, thinking, text, seconds, container_seconds, "

@@ -19,7 +19,6 @@ examples of every property instead (a long local fuzz).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from copy import deepcopy
 from dataclasses import replace
@@ -45,6 +44,7 @@ from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Scenario
 from agentcost.tokens.counts import TokenCounts
 from agentcost.tokens.request import CachePolicy
+from tests.conftest import fuzz_examples
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 
@@ -71,9 +71,8 @@ WORDS = ("the", "order", "file", "total", "reject", "a", "test", "orders.py", "Ã
 
 
 def _examples(default: int) -> int:
-    """``default`` in the normal test run (a quick check: 6-14 scenarios a property, the suite's CPU
-    budget); ``AGENTCOST_FUZZ_EXAMPLES`` for a long local fuzz."""
-    return int(os.environ.get("AGENTCOST_FUZZ_EXAMPLES") or default)
+    """6-14 scenarios a property in the normal run (see ``fuzz_examples``)."""
+    return fuzz_examples(default)
 
 
 def _settings(default: int) -> settings:

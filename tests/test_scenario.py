@@ -168,7 +168,8 @@ def scenario_with_tools(tools: list[Any]) -> str:
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_each_inline_tool_format_normalises_to_the_same_tooldef(fmt: str, tmp_path: Path) -> None:
     s = load_text(tmp_path, scenario_with_tools([tool_in(fmt)]))
-    assert s.tools == (ToolDef("read", "Read a file", SCHEMA, line=6),)
+    # the Responses form says strict: true, which the ToolDef keeps (retries spare its calls)
+    assert s.tools == (ToolDef("read", "Read a file", SCHEMA, line=6, strict=fmt == "openai-responses"),)
 
 
 def four_tools() -> list[dict[str, Any]]:
@@ -189,7 +190,10 @@ def test_tool_files_in_every_shape(file_name: str, tmp_path: Path) -> None:
     dump = json.dumps(content, indent=2) if file_name.endswith(".json") else yaml.safe_dump(content)
     write(tmp_path, dump, f"tools/{file_name}")
     s = load_text(tmp_path, scenario_with_tools([{"file": f"tools/{file_name}"}]))
-    assert s.tools == tuple(ToolDef(f"read_{i}", "Read a file", SCHEMA, line=6) for i in range(4))
+    strict = [fmt == "openai-responses" for fmt in FORMATS]  # the Responses form is strict
+    assert s.tools == tuple(
+        ToolDef(f"read_{i}", "Read a file", SCHEMA, line=6, strict=strict[i]) for i in range(4)
+    )
 
 
 def test_a_tool_file_may_hold_one_tool_and_defaults_apply(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ from agentcost.report.estimate import build_report
 from agentcost.scenario.dists import describe, median, normal_ppf, normal_ppf_fast, sample, upper
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Dist
-from tests.conftest import validate_json
+from tests.conftest import fuzz_examples, validate_json
 
 pytestmark = pytest.mark.usefixtures("no_ctok")
 
@@ -717,7 +717,9 @@ def random_scenario(draw: st.DrawFn) -> str:
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=fuzz_examples(12), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(text=random_scenario(), seed=st.integers(0, 2**32))
 def test_engines_agree_on_random_scenarios(tmp_path: Path, text: str, seed: int) -> None:
     est = estimate_file(write(tmp_path, text))

@@ -29,6 +29,7 @@ from agentcost.cli import run
 from agentcost.errors import InputError
 from agentcost.render.output import Format, annotation, render_text
 from agentcost.report.gates import Gate
+from tests.conftest import fuzz_examples
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 FORMATS = (Format.table, Format.svg, Format.markdown, Format.csv, Format.json)
@@ -473,7 +474,7 @@ def _reports(
 
 
 @settings(
-    max_examples=25,
+    max_examples=fuzz_examples(10),  # 5 reports x 4 formats each
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

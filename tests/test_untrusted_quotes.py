@@ -89,7 +89,7 @@ NAMED = [
         {"s.yaml": SUB, "sub.yaml": OK + f"limits: {{{SECRET}: 1}}\n"},
         "estimate s.yaml",
         "sub.yaml:5: limits.<key>: unknown key (allowed: max_rounds, budget_usd, max_budget_usd, "
-        f"max_concurrent_subagents; {NAMED_SUB})",
+        f"max_concurrent_subagents, max_tokens; {NAMED_SUB})",
         id="subagent nested unknown key",
     ),
     pytest.param(
@@ -267,7 +267,7 @@ ECHOED = [  # the workflow's own words: the top scenario, -m, --set
         {"s.yaml": OK + "limits: {max_rund: 1}\n"},
         "estimate s.yaml",
         "s.yaml:5: limits.max_rund: unknown key (allowed: max_rounds, budget_usd, max_budget_usd, "
-        "max_concurrent_subagents; did you mean 'max_rounds'?)",
+        "max_concurrent_subagents, max_tokens; did you mean 'max_rounds'?)",
         id="top scenario key",
     ),
     pytest.param(

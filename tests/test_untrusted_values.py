@@ -203,7 +203,7 @@ ECHOED = [
     pytest.param(
         OK + "limits: {" + "k" * 100 + ": 1}\n",
         "s.yaml:5: limits.kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk... (100 characters): unknown key (allowed: "
-        "max_rounds, budget_usd, max_budget_usd, max_concurrent_subagents)",
+        "max_rounds, budget_usd, max_budget_usd, max_concurrent_subagents, max_tokens)",
         id="long key",
     ),
     pytest.param(

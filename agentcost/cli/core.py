@@ -58,6 +58,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "agentcost.cli.calibrate",
         "Write a scenario that reproduces a recorded run; re-estimating it lands on the replayed total.",
     ),
+    "mcp": (
+        "agentcost.cli.mcp",
+        "Count and price the tool definitions of MCP servers (footprint), or serve agentcost over MCP.",
+    ),
     "schema": (
         "agentcost.cli.schema",
         "Print the JSON Schema of scenario files (for editors: yaml-language-server, VS Code).",
@@ -88,6 +92,10 @@ class _Commands(MutableMapping[str, Any]):
             module = importlib.import_module(COMMANDS[name][0])
             one = typer.Typer(add_completion=False, **_SETTINGS)
             module.register(one)
+            group = next((g for g in one.registered_groups if g.name == name), None)
+            if group is not None and group.typer_instance is not None:  # a group: agentcost mcp
+                self._built[name] = typer.main.get_group(group.typer_instance)
+                return self._built[name]
             one.registered_commands = [c for c in one.registered_commands if c.name == name]
             self._built[name] = typer.main.get_command(one)
         return self._built[name]

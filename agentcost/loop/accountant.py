@@ -83,6 +83,7 @@ class LedgerRow:
     cleared_tokens: int = 0
     failed: bool = False  # a failed attempt (retries): an invalid call answered by an error result
     model: str | None = None  # routing: the model this request ran on (None: the scenario's)
+    output_cut: int = 0  # limits.max_tokens: output tokens cut from this response
 
     @property
     def cache_write_total(self) -> int:
@@ -431,6 +432,7 @@ def run_accountant(
                         cleared_tokens=edit.saved if edit is not None and first else 0,
                         failed=failed,
                         model=model,
+                        output_cut=(this.output_cut if this else counts.final_output_cut) if first else 0,
                     )
                 )
             if first and round_ is not None:

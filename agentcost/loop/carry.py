@@ -193,7 +193,7 @@ class Carried:
     block: Block
     share: Decimal | None  # of the task's cost (``Carry.share``)
     lever: str  # the change that cuts it, in the scenario's words
-    lever_name: str | None = None  # the priced lever of --explain that makes it (Lever.name), if any
+    lever_names: tuple[str, ...] = ()  # the priced levers of --explain that make it (Lever.name)
 
 
 def heaviest_carried(est: Estimate, n: int = TOP_CARRIED) -> tuple[Carried, ...]:
@@ -202,24 +202,26 @@ def heaviest_carried(est: Estimate, n: int = TOP_CARRIED) -> tuple[Carried, ...]
     return tuple(Carried(b, carry.share(b), *_lever(b, est)) for b in carry.heaviest(n))
 
 
-def _lever(b: Block, est: Estimate) -> tuple[str, str | None]:
-    """The change that cuts what carrying ``b`` costs, and the name of the lever that prices it."""
+def _lever(b: Block, est: Estimate) -> tuple[str, tuple[str, ...]]:
+    """The change that cuts what carrying ``b`` costs, and the names of the levers that price it
+    (:mod:`agentcost.loop.insights`: ``trim_results``, ``keep_last_results``, ``thinking_drop``)."""
     s = est.scenario
     if b.kind == "subagent":
-        return "ask the subagent for a shorter answer (its final output is this result)", None
+        return "ask the subagent for a shorter answer (its final output is this result)", ()
     if b.kind == "result":
         capped = s.trim is not None and s.trim.max_tokens is not None
         clears = s.context_editing is not None or (s.trim is not None and s.trim.keep_last is not None)
         trim = "trim or summarise it (trim.max_tokens)" if not capped else "summarise it before it is sent"
         clear = "clear it sooner" if clears else "clear it once used"
-        return f"{trim}, or {clear} (context_editing, trim.keep_last)", None if capped else "trim_results"
+        names = (() if capped else ("trim_results",)) + (() if clears else ("keep_last_results",))
+        return f"{trim}, or {clear} (context_editing, trim.keep_last)", names
     if b.kind == "thinking":
-        return "drop thinking from earlier turns (thinking_retention: drop)", "thinking_drop"
+        return "drop thinking from earlier turns (thinking_retention: drop)", ("thinking_drop",)
     if b.kind == "call":
-        return "shorter tool inputs (the call is echoed back in every later request)", None
+        return "shorter tool inputs (the call is echoed back in every later request)", ()
     if b.kind == "server":
-        return "fewer or shorter server-tool results", None
-    return "summarise older turns", None
+        return "fewer or shorter server-tool results", ()
+    return "summarise older turns", ()
 
 
 def _sends(est: Estimate) -> int:

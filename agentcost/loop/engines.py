@@ -57,6 +57,7 @@ class Draws:
     sizes: list[dict[tuple[SizeField, int], Ints]]
     final: Ints | None
     final_thinking: Ints | None
+    subagents: Ints | None = None  # per run, the seed its subagents' own distributions are drawn from
 
 
 def _sized(r: Round, values: dict[tuple[SizeField, int], int]) -> Round:
@@ -124,11 +125,15 @@ class PerRunEngine:
 
     name = "per run"
 
-    def __init__(self, est: Estimate) -> None:
+    def __init__(self, est: Estimate, draw: Callable[[Scenario, int], Scenario] | None = None) -> None:
         from agentcost.loop.caching import cache_policy, pricer_for
         from agentcost.loop.estimate import PricedModel
 
         self.est = est
+        # draw(run, seed): the run with each uncertain subagent replaced by one run of it, drawn from
+        # seed (agentcost.loop.simulate.drawn_subagents); None: subagents at their medians
+        self.draw = draw
+        self.original = _subagent_ids(est.scenario)  # the loaded subagents: estimates cached by id
         policy, _ = cache_policy(est.scenario, est.prices)
         self.own = PricedModel(est.prices, pricer_for(est.prices), policy)
         self.subs: dict[int, tuple[Decimal, int, int]] = {}
@@ -140,6 +145,8 @@ class PerRunEngine:
             from agentcost.loop.estimate import estimate_scenario
 
             est = estimate_scenario(sub, options=self.est.options.for_subagent(), compare=False)
+            if id(sub) not in self.original:  # drawn for one run: never cached (its id may be reused)
+                return task_totals(est)
             self.subs[id(sub)] = task_totals(est)
         return self.subs[id(sub)]
 
@@ -182,7 +189,7 @@ class PerRunEngine:
             scenario,
             lambda sub, left: estimate_scenario(sub, options=options, compare=False, budget_left=left),
             lambda e: e.ledger.spent_usd,
-            self.whole,
+            self.whole if _subagent_ids(scenario) <= self.original else {},  # drawn ones: not shared
         )
         ledger = run_ledger(scenario, counts, self.own, subagents=runs.by_round())
         t = ledger.totals
@@ -209,6 +216,8 @@ class PerRunEngine:
                 None if draws.final is None else int(draws.final[r]),
                 None if draws.final_thinking is None else int(draws.final_thinking[r]),
             )
+            if draws.subagents is not None and self.draw is not None:
+                run = self.draw(run, int(draws.subagents[r]))
             cost, requests, tokens, cut, stopped = self.one(run)
             units = cost * self.scale
             if units != units.to_integral_value():
@@ -216,6 +225,17 @@ class PerRunEngine:
             out[:, r] = (int(units), requests, tokens)
             flags[:, r] = (cut, stopped)
         return Chunk(out[0], out[1], out[2], flags[0], flags[1])
+
+
+def _subagent_ids(scenario: Scenario) -> set[int]:
+    """The ids of every subagent scenario ``scenario`` starts, at every depth."""
+    out: set[int] = set()
+    for r in scenario.rounds:
+        for c in r.calls:
+            if c.subagent is not None and id(c.subagent) not in out:
+                out.add(id(c.subagent))
+                out |= _subagent_ids(c.subagent)
+    return out
 
 
 class NotVectorizable(Exception):
@@ -313,6 +333,8 @@ class VectorEngine:
                 fin,
                 fin_th,
             )
+            # counted uncapped (the counts stay affine in the sizes): limits.max_tokens is applied per run
+            scn = replace(scn, limits=replace(scn.limits, max_tokens=None))
             return count_tokens(scn, provider=p.provider, model_id=p.rules_id)
 
         fin0 = None if s.final_dist is None else median(s.final_dist)
@@ -429,6 +451,7 @@ class VectorEngine:
 
         s, ref, policy = self.est.scenario, self.ref, self.policy
         cap = s.limits.max_rounds
+        out_cap = s.limits.max_tokens  # each response's output, thinking included (cap_output)
         prefix = ref.prefix
         stable = prefix + ref.task
         mode, style, minimum = policy.mode, policy.style, policy.min_tokens
@@ -453,6 +476,8 @@ class VectorEngine:
 
         def request(sent: npt.NDArray[np.bool_], out: Ints, inline: Ints | int, fee: int) -> None:
             nonlocal cached, prev, cost, requests, tokens
+            if out_cap is not None:
+                out = np.minimum(out, out_cap)
             inp = cacheable + pending + inline + ref.per_request
             if mode == "none":
                 read = write = write_1h = zeros

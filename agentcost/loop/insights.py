@@ -75,7 +75,8 @@ class Lever:
 
 @dataclass(frozen=True)
 class StopRules:
-    """The stop rules a scenario lacks (``limits.max_rounds``, ``limits.max_budget_usd``), and, when
+    """The stop rules a scenario lacks (``limits.max_rounds``, ``limits.max_budget_usd``, and
+    ``limits.max_tokens`` when an output size has no upper bound: :func:`unbounded_output`), and, when
     it has no ``max_rounds`` and an uncertain round count, what a run that does not converge costs:
     ``runs`` seeded runs (:data:`STOP_RUNS`, :data:`STOP_SEED`) as written (``uncapped``) and with
     ``max_rounds`` set to the 99th percentile of their rounds (``cap_rounds``; ``capped``)."""
@@ -258,6 +259,8 @@ def stop_rules(est: Estimate, rerun: Rerun) -> StopRules | None:
     limits = s.limits
     keys = (("limits.max_rounds", limits.max_rounds), ("limits.max_budget_usd", limits.max_budget_usd))
     missing = tuple(key for key, value in keys if value is None)
+    if limits.max_tokens is None and unbounded_output(s):  # a response may run on: max_tokens stops it
+        missing += ("limits.max_tokens",)
     if not missing:
         return None
     if limits.max_rounds is not None or not any(sp.repeat is not None for sp in s.spreads):
@@ -277,6 +280,16 @@ def stop_rules(est: Estimate, rerun: Rerun) -> StopRules | None:
     return StopRules(missing, STOP_RUNS, STOP_SEED, uncapped.cost, cap, bounded.cost)
 
 
+def unbounded_output(scenario: Scenario) -> bool:
+    """Whether a response's output is drawn from a distribution with no upper bound (a call's
+    arguments, text or thinking, the final answer or its thinking): only ``limits.max_tokens`` bounds it."""
+    from agentcost.scenario.dists import upper
+
+    sizes = [d for sp in scenario.spreads for f, _, d in sp.sizes if f in ("call", "text", "thinking")]
+    sizes += [d for d in (scenario.final_dist, scenario.final_thinking_dist) if d is not None]
+    return any(upper(d) is None for d in sizes)
+
+
 def rounds_per_run(scenario: Scenario, runs: int, seed: int) -> list[int]:
     """The rounds each of the first ``runs`` runs of ``agentcost estimate --simulate`` (seed
     ``seed``) draws: the fixed rounds plus each uncertain item's drawn count."""
@@ -294,7 +307,7 @@ def rounds_per_run(scenario: Scenario, runs: int, seed: int) -> list[int]:
 def _candidates(est: Estimate) -> list[_Candidate]:
     """Every one-change variant of the scenario worth pricing (most will be filtered out)."""
     found: list[_Candidate] = []
-    for make in (_caching, _explicit_cache, _ttl, _defer, _trim, _route, _thinking, _strict):
+    for make in (_caching, _explicit_cache, _ttl, _defer, _trim, _keep_last, _route, _thinking, _strict):
         candidate = make(est)
         if candidate is not None:
             found.append(candidate)
@@ -485,6 +498,44 @@ def _strict(est: Estimate) -> _Candidate | None:
         "no_retries",
         "strict tool schemas: no failed calls to repeat",
         dataclasses.replace(s, retries=Retries()),
+    )
+
+
+HISTORY_SHARE = Decimal("0.5")
+"""Re-sent history dominates a run when more than half of its input tokens are the history (what the
+earlier rounds appended: calls, results, thinking kept), not the prefix, the task and the framing
+every request carries: then clearing old tool results is worth pricing (:func:`_keep_last`)."""
+KEEP_LAST = 3  # tool results kept in full: Anthropic's clear_tool_uses default (ContextEditing.keep)
+
+
+def history_share(est: Estimate) -> Decimal | None:
+    """The re-sent history's share of the run's input tokens: every request's input less what each
+    request carries anyway (tools, system, task, per-request framing), over all input (None: none)."""
+    c, t = est.counts, est.ledger.totals
+    if not t.input_tokens:
+        return None
+    base = c.prefix + c.task + c.per_request
+    history = sum(max(row.usage.input_tokens - base, 0) for row in est.ledger.rows)
+    return Decimal(history) / Decimal(t.input_tokens)
+
+
+def _keep_last(est: Estimate) -> _Candidate | None:
+    """Re-sent history over :data:`HISTORY_SHARE` of the input, no clearing yet and more tool results
+    than :data:`KEEP_LAST`: keep only the last 3 in full (``trim.keep_last``, the harness-side form
+    of context editing, on every provider), re-estimated like every lever."""
+    s = est.scenario
+    if s.context_editing is not None or (s.trim is not None and s.trim.keep_last is not None):
+        return None
+    share = history_share(est)
+    results = sum(len(r.calls) for r in s.rounds if r.calls)
+    if share is None or share <= HISTORY_SHARE or results <= KEEP_LAST:
+        return None
+    trim = ResultTrim(max_tokens=None if s.trim is None else s.trim.max_tokens, keep_last=KEEP_LAST)
+    return _Candidate(
+        "keep_last_results",
+        f"keep only the last {KEEP_LAST} tool results (trim.keep_last: {KEEP_LAST}): re-sent history"
+        f" is {share * 100:.0f}% of input",
+        dataclasses.replace(s, trim=trim),
     )
 
 

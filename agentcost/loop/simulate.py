@@ -4,7 +4,10 @@ Each run draws every uncertain count and size (:mod:`agentcost.scenario.dists`):
 ``repeat``, and for every round it yields, each of its uncertain sizes afresh. Draws come from one
 PCG64 stream per (item, size, call), seeded from ``(seed, item, size, call)``, so a run's numbers do
 not depend on how many runs there are, on the chunk size, or on which other inputs are uncertain;
-holding one input at its median (for the sensitivity list) leaves every other draw unchanged.
+holding one input at its median (for the sensitivity list) leaves every other draw unchanged. A
+subagent with distributions of its own is drawn afresh for every call that starts it, from one seed
+per run (:func:`agentcost.loop.subagents.drawn_subagents`, on the per-run engine, which every
+scenario with subagents runs on).
 
 Two engines give the same numbers (:mod:`agentcost.loop.engines`): the **vectorized** one runs a
 chunk of runs at once with numpy; the **per run** one estimates each run's scenario with the
@@ -25,7 +28,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
-from agentcost.loop.engines import Chunk, Draws, NotVectorizable, PerRunEngine, VectorEngine
+from agentcost.loop.engines import Chunk, Draws, NotVectorizable, PerRunEngine, VectorEngine, realize
+from agentcost.loop.subagents import drawn_subagents, uncertain_subagents
 from agentcost.scenario.dists import describe, median, upper
 from agentcost.scenario.model import Dist, Scenario, SizeField
 
@@ -215,6 +219,8 @@ class _Streams:
         ]
         self.final = stream(1 << 20, 1, 0)
         self.final_thinking = stream(1 << 20, 2, 0)
+        # one seed per run for its subagents' own distributions (none: every subagent is certain)
+        self.subagents = stream(1 << 21, 0, 0) if uncertain_subagents(scenario) else None
 
     def _draw(self, dist: Dist, gen: np.random.Generator, shape: tuple[int, ...]) -> Ints:
         import numpy as np
@@ -246,7 +252,25 @@ class _Streams:
             if s.final_thinking_dist is None
             else self._draw(s.final_thinking_dist, self.final_thinking, (n,))
         )
-        return Draws(counts, sizes, final, thinking)
+        seeds = (
+            None if self.subagents is None else self.subagents.integers(0, 2**63 - 1, size=n, dtype=np.int64)
+        )
+        return Draws(counts, sizes, final, thinking, seeds)
+
+
+def _one_run(sub: Scenario, seed: int) -> Scenario:
+    """One run of ``sub`` drawn from ``seed``, as ``--simulate`` of ``sub`` alone draws its runs
+    (:func:`agentcost.loop.subagents.drawn_subagents` draws its own subagents)."""
+    if not sub.uncertain:
+        return sub
+    d = _Streams(sub, seed, slot_counts(sub), None).next(1)
+    return realize(
+        sub,
+        [int(c[0]) for c in d.counts],
+        [{key: v[0] for key, v in sz.items()} for sz in d.sizes],
+        None if d.final is None else int(d.final[0]),
+        None if d.final_thinking is None else int(d.final_thinking[0]),
+    )
 
 
 def inputs(scenario: Scenario) -> tuple[Input, ...]:
@@ -390,7 +414,7 @@ def _engine(est: Estimate, slots: Sequence[int]) -> tuple[VectorEngine | PerRunE
     try:
         return VectorEngine(est, slots), None
     except NotVectorizable as why:
-        return PerRunEngine(est), str(why)
+        return PerRunEngine(est, lambda run, seed: drawn_subagents(run, seed, _one_run)), str(why)
 
 
 def _simulate(

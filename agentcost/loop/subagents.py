@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from decimal import Decimal
 from typing import Generic, TypeVar
 
 from agentcost.errors import InputError
 from agentcost.loop.accountant import SubagentRun
-from agentcost.scenario.model import Scenario
+from agentcost.scenario.model import Scenario, ToolUse
 from agentcost.tokens.request import CachePolicy
 
 E = TypeVar("E")
@@ -144,3 +145,44 @@ def _label(parent: Scenario, sub: Scenario) -> str:
     if sub.path != parent.path:
         return os.path.relpath(sub.path, parent.path.parent)
     return f"inline {sub.name!r}" if sub.name else "inline"
+
+
+# --- --simulate: subagents drawn per run ------------------------------------------------------------
+
+
+def uncertain_subagents(scenario: Scenario) -> bool:
+    """Whether a subagent the scenario starts (at any depth) has a distribution of its own."""
+    return any(
+        c.subagent is not None and (c.subagent.uncertain or uncertain_subagents(c.subagent))
+        for r in scenario.rounds
+        for c in r.calls
+    )
+
+
+def drawn_subagents(
+    scenario: Scenario, seed: int, one_run: Callable[[Scenario, int], Scenario], nested: bool = False
+) -> Scenario:
+    """One run's scenario with every uncertain subagent its calls start replaced by one run of that
+    subagent, drawn afresh for each call (``one_run(sub, seed)``: its round counts, sizes and final
+    answer, as ``--simulate`` draws them; its own subagents the same way, here), all from ``seed``;
+    the call's result is the drawn run's final answer. ``nested``: the subagents of a drawn subagent
+    (their stream is told apart from the one ``one_run`` drew that subagent with)."""
+    import numpy as np
+
+    gen = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 1] if nested else [seed])))
+    rounds = []
+    for r in scenario.rounds:
+        calls = tuple(
+            c
+            if c.subagent is None or not (c.subagent.uncertain or uncertain_subagents(c.subagent))
+            else _with_run(c, one_run, int(gen.integers(0, 2**63 - 1)))
+            for c in r.calls
+        )
+        rounds.append(r if calls == r.calls else replace(r, calls=calls))
+    return replace(scenario, rounds=tuple(rounds))
+
+
+def _with_run(call: ToolUse, one_run: Callable[[Scenario, int], Scenario], seed: int) -> ToolUse:
+    assert call.subagent is not None
+    sub = drawn_subagents(one_run(call.subagent, seed), seed, one_run, nested=True)
+    return replace(call, subagent=sub, result=sub.final if sub.final is not None else call.result)

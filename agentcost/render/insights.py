@@ -113,9 +113,13 @@ def carried_text(c: Carried, levers: tuple[Lever, ...], show: Callable[[str], st
         f"{show(b.name)}: {fmt.tokens(b.tokens)} tokens in {b.times_sent} requests (re-sent {b.resent}"
         f" {times}), {fmt.usd(b.cost_usd)}, {fmt.percent(c.share)} of the cost. Cut it: {c.lever}"
     )
-    for n, lever in enumerate(levers, 1):
-        if lever.name == c.lever_name:  # priced over the whole run, not this block alone
-            text += f" (lever {n} above, over the whole run: {MINUS}{fmt.usd(lever.saved_usd)} per task)"
+    priced = [  # priced over the whole run, not this block alone
+        f"lever {n} above, {MINUS}{fmt.usd(lever.saved_usd)}"
+        for n, lever in enumerate(levers, 1)
+        if lever.name in c.lever_names
+    ]
+    if priced:
+        text += f" ({'; '.join(priced)} per task over the whole run)"
     return text
 
 
@@ -129,7 +133,11 @@ def steps_text(steps: Steps) -> str:
     return f"{spread} requests per run ({steps.runs:,} runs)"
 
 
-_NAMES = {"limits.max_rounds": "no step limit", "limits.max_budget_usd": "no spend cap"}
+_NAMES = {
+    "limits.max_rounds": "no step limit",
+    "limits.max_budget_usd": "no spend cap",
+    "limits.max_tokens": "no output cap on responses of unbounded size",
+}
 
 
 def stops_text(stops: StopRules, show: Callable[[str], str] = plain) -> str:
@@ -291,7 +299,7 @@ def _carried_dict(c: Carried) -> CarriedJson:
         "cost_usd": fmt.exact(b.cost_usd),
         "share": _fraction(c.share),
         "lever": c.lever,
-        "lever_name": c.lever_name,
+        "lever_names": list(c.lever_names),
     }
 
 

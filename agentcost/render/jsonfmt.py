@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from agentcost.render.dynamics import agent_dict, editing_dict, tool_search_dict
-from agentcost.report.estimate import Block, Carry, Overrun, Report, RequestLine, Totals, cheapest_ttl
+from agentcost.report.estimate import Carry, Overrun, Report, RequestLine, Totals, cheapest_ttl
 from agentcost.report.estimate_json import (
     CACHE_TTLS,
     CACHING_KINDS,
@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the JSON's one definition (report/estimate_json.py), also i
         TotalsJson,
     )
     from agentcost.report.gates import Gate
+    from agentcost.report.sections import Block
 
 JSON_VERSION = 1
 

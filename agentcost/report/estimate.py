@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 
 # the context effects a Report carries, re-exported as the renderers' names for them
-from agentcost.loop.carry import Block as Block
 from agentcost.loop.carry import Carry as Carry
 from agentcost.loop.context import ContextEditingEffect as ContextEditingEffect
 from agentcost.loop.context import ToolSearchEffect as ToolSearchEffect
@@ -20,6 +19,7 @@ from agentcost.loop.estimate import DynamicsEffect, Estimate
 from agentcost.prices.daytime import OffPeak as OffPeak
 from agentcost.prices.genai import PRICE_SOURCE_NAME
 from agentcost.report.outcome import PER_TASK_NOTE, OutcomeLine, outcome_line
+from agentcost.report.outputcap import output_cap_warning
 from agentcost.report.split import CostParts, split_cost
 
 REPORT_VERSION = 1
@@ -432,6 +432,7 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True, p
             f"run truncated by limits.max_rounds: {ledger.rounds_run} of {ledger.rounds_planned} rounds,"
             " no final answer"
         )
+    warnings += output_cap_warning(ledger, est.scenario.limits.max_tokens)  # limits.max_tokens
     if per == "task" and outcome and line is None:  # several reports (compare, batch) say it once
         warnings.append(PER_TASK_NOTE)
     if est.scenario.cache_ttl == "1h" and (ledger.policy.ttl != "1h" or ledger.policy.mode == "none"):

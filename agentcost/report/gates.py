@@ -20,7 +20,13 @@ if TYPE_CHECKING:
     from agentcost.loop.simulate import Simulation
 
 GateName = Literal[
-    "budget", "context_window", "max_increase", "max_increase_usd", "warn_increase", "warn_increase_usd"
+    "budget",
+    "context_window",
+    "max_increase",
+    "max_increase_usd",
+    "warn_increase",
+    "warn_increase_usd",
+    "max_tokens",  # agentcost mcp footprint --max-tokens
 ]
 
 

@@ -14,7 +14,7 @@ from agentcost.report.schemagen import COUNT, DECIMAL, POSITIVE, USD
 
 Share = Annotated[DECIMAL | None, "a share, an exact decimal rounded to 4 places; null when unknown"]
 Engine = Literal["vectorized", "per run"]
-StopRule = Literal["limits.max_rounds", "limits.max_budget_usd"]
+StopRule = Literal["limits.max_rounds", "limits.max_budget_usd", "limits.max_tokens"]
 ENGINES: tuple[Engine, ...] = get_args(Engine)
 STOP_RULES: tuple[StopRule, ...] = get_args(StopRule)
 
@@ -105,7 +105,7 @@ class CarriedJson(TypedDict):
     cost_usd: Annotated[USD, "its share of those requests' input dollars, after caching"]
     share: Annotated[Share, "cost_usd over the task's cost"]
     lever: Annotated[str, "the change that cuts it, in the scenario's keys"]
-    lever_name: Annotated[str | None, "the name of the priced lever that makes that change, if one exists"]
+    lever_names: Annotated[list[str], "the names of the priced levers that make that change (levers[].name)"]
 
 
 class InsightsJson(TypedDict):

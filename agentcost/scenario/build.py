@@ -157,6 +157,8 @@ class ScenarioBuilder:
                 max_budget_usd=limits.max_budget_usd,
                 max_budget_line=doc.own_line(("limits", "max_budget_usd")),
                 max_concurrent_subagents=limits.max_concurrent_subagents,
+                max_tokens=limits.max_tokens,
+                max_tokens_line=doc.own_line(("limits", "max_tokens")),
             ),
             name=spec.name,
             description=spec.description,

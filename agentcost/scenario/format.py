@@ -292,6 +292,12 @@ class LimitsSpec(Spec):
         "(each wave as long as its slowest) is added to the parent's pacing.",
         default=None,
     )
+    max_tokens: int | None = field(
+        _POSITIVE,
+        "Cap each response's output at this many tokens, thinking included (the API's max_tokens / "
+        "max_output_tokens): a response estimated longer is billed at the cap, with a warning.",
+        default=None,
+    )
 
 
 SHARE = amount(ge=0, le=1)

@@ -60,6 +60,7 @@ class ToolDef:
     input_schema: dict[str, Any]
     line: int | None = None
     defer_loading: bool = False  # only a short stub is sent until a round loads it (tool search)
+    strict: bool = False  # strict tool use / structured outputs: its calls always match the schema
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,9 @@ class Limits:
     max_budget_line: int | None = None
     # subagents one response starts run in waves of at most this many (None: subagent time not paced)
     max_concurrent_subagents: int | None = None
+    # each response's output (thinking included) is cut at this many tokens (None: no cap)
+    max_tokens: int | None = None
+    max_tokens_line: int | None = None
 
 
 @dataclass(frozen=True)

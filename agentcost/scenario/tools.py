@@ -61,11 +61,16 @@ def tool_def(model: ClientToolModel, line: int | None, defer: bool | None = None
         own = model.function.defer_loading
     deferred = bool(own if own is not None else defer)
     if isinstance(model, AnthropicTool):
-        return ToolDef(model.name, model.description or "", model.input_schema, line, deferred)
+        return ToolDef(
+            model.name, model.description or "", model.input_schema, line, deferred, bool(model.strict)
+        )
     if isinstance(model, OpenAIChatTool):
         function = model.function
         schema = _parameters(function.parameters)
-        return ToolDef(function.name, function.description or "", schema, line, deferred)
+        return ToolDef(
+            function.name, function.description or "", schema, line, deferred, bool(function.strict)
+        )
     if isinstance(model, OpenAIResponsesTool):
-        return ToolDef(model.name, model.description or "", _parameters(model.parameters), line, deferred)
+        schema = _parameters(model.parameters)
+        return ToolDef(model.name, model.description or "", schema, line, deferred, bool(model.strict))
     return ToolDef(model.name, model.description or "", model.inputSchema, line, deferred)

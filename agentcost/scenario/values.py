@@ -264,7 +264,11 @@ class AnthropicTool(Spec):
     cache_control: dict[str, Any] | None = field(
         _OBJECT, "Anthropic cache breakpoint (ignored: caching is set by `caching`).", default=None
     )
-    strict: bool | None = field(_FLAG, "Strict tool use (does not change the count).", default=None)
+    strict: bool | None = field(
+        _FLAG,
+        "Strict tool use: calls always match the schema, so retries.share/count spare them.",
+        default=None,
+    )
     defer_loading: bool | None = field(_FLAG, _DEFER, default=None)
 
 
@@ -277,7 +281,11 @@ class OpenAIFunction(Spec):
     name: str = field(NAME, "The function's name, as the model calls it.")
     description: str | None = field(_TEXT, "What the function does, as the model reads it.", default="")
     parameters: dict[str, Any] | None = field(_OBJECT, _PARAMETERS, default=None)
-    strict: bool | None = field(_FLAG, "Structured outputs for the arguments.", default=None)
+    strict: bool | None = field(
+        _FLAG,
+        "Structured outputs: calls always match the schema, so retries.share/count spare them.",
+        default=None,
+    )
     defer_loading: bool | None = field(_FLAG, _DEFER, default=None)
 
 
@@ -296,7 +304,11 @@ class OpenAIResponsesTool(Spec):
     name: str = field(NAME, "The function's name, as the model calls it.")
     description: str | None = field(_TEXT, "What the function does, as the model reads it.", default="")
     parameters: dict[str, Any] | None = field(_OBJECT, _PARAMETERS, default=None)
-    strict: bool | None = field(_FLAG, "Structured outputs for the arguments.", default=None)
+    strict: bool | None = field(
+        _FLAG,
+        "Structured outputs: calls always match the schema, so retries.share/count spare them.",
+        default=None,
+    )
     defer_loading: bool | None = field(_FLAG, _DEFER, default=None)
 
 

@@ -80,10 +80,12 @@ from agentcost.scenario.model import Round, Scenario
 from agentcost.tokens.context import call_results, defer_tools, deferral_note
 from agentcost.tokens.counts import RoundTokens, TokenCounts
 from agentcost.tokens.dynamics import (
+    cap_output,
     cap_results,
     container_seconds,
     insert_retries,
     route_inserted,
+    strict_failures,
     trim_editing,
 )
 from agentcost.tokens.mechanics import (
@@ -187,6 +189,12 @@ def _count_tokens(
         rounds = apply_free_quota(rounds, scenario, provider, model_id, mechanics)
     mechanics_notes(scenario, rounds, retention, why, server, mechanics)
     rounds = insert_retries(scenario, rounds, count)  # before deferral: a search loads a tool first
+    dropped, strict = strict_failures(scenario)
+    if dropped:  # strict tools' calls cannot fail validation (agentcost.tokens.dynamics.strict_round)
+        mechanics.add(
+            f"retries: {dropped:,} failing call(s) of retries fall on rounds calling only strict tools"
+            f" ({', '.join(strict)}) and are dropped: strict tool use makes every call match its schema"
+        )
     tools, rounds, deferral = defer_tools(
         scenario,
         rules,
@@ -196,6 +204,8 @@ def _count_tokens(
         model_id=model_id,
     )
     rounds = route_inserted(rounds)
+    final_output = rules.final(scenario.final) + scenario.final_thinking
+    rounds, final_output, final_cut = cap_output(rounds, final_output, scenario.limits.max_tokens)
     if deferral is not None:
         mechanics.add(deferral_note(deferral))
     from agentcost.infra import diskcache
@@ -207,7 +217,8 @@ def _count_tokens(
         task=rules.user(scenario.task),
         per_request=rules.per_request,
         rounds=tuple(rounds),
-        final_output=rules.final(scenario.final) + scenario.final_thinking,
+        final_output=final_output,
+        final_output_cut=final_cut,
         encoding=rules.encoding,
         approximate=rules.approximate,
         method=rules.method,

@@ -45,6 +45,7 @@ class RoundTokens:
     model: str | None = None  # routing: the model this round's request runs on (None: the scenario's)
     container_seconds: Decimal | None = None  # code-execution container time billed with this response
     # (agentcost.tokens.dynamics.container_seconds; None: it runs no container)
+    output_cut: int = 0  # limits.max_tokens: output tokens cut from this response (``output`` is after it)
 
     @property
     def inserted(self) -> bool:
@@ -85,6 +86,7 @@ class TokenCounts:
     tool_search_prefix: int = 0  # deferred tools: their stubs + the tool-search tool, in ``tools``
     # --count api: (what the provider's counting endpoint counted, what stayed offline); None offline
     api_split: tuple[str, str] | None = None
+    final_output_cut: int = 0  # limits.max_tokens: output tokens cut from the final answer
 
     @property
     def prefix(self) -> int:

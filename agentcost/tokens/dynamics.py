@@ -4,8 +4,9 @@
   response with N tool calls and one set of N results (:func:`agentcost.tokens.count.count_tokens`);
   :func:`sequential_equivalent` makes the same calls one per round, for the comparison.
 * Retries: :func:`failures_per_round` spreads the failing calls of ``Scenario.retries`` evenly over
-  the tool rounds; :func:`insert_retries` puts ``retries.attempts - 1`` failed attempts
-  (``RoundTokens.failed``) before each round per failing call: the round's response written again
+  the tool rounds, and drops those of rounds that call only strict tools (:func:`strict_round`);
+  :func:`insert_retries` puts ``retries.attempts - 1`` failed attempts (``RoundTokens.failed``)
+  before each round per failing call: the round's response written again
   (output), every call answered by the error result; each stays in the conversation like any other
   turn, so the next attempt carries it.
 * Result trimming: :func:`cap_results` caps every result body at ``trim.max_tokens``;
@@ -14,6 +15,8 @@
   first replaced result is written again).
 * Container time: :func:`container_seconds` is what a round's code-execution container is billed
   for (``RoundTokens.container_seconds``), priced by :func:`agentcost.loop.caching.pricer_for`.
+* Output cap: :func:`cap_output` cuts every response's output (thinking included) at
+  ``limits.max_tokens``, keeping what it cut (``RoundTokens.output_cut``) for the report's warning.
 * Routing: ``RoundTokens.model`` is the round's ``model``; inserted requests (tool search, failed
   attempts) run on the model of the round they precede (:func:`route_inserted`).
 
@@ -94,7 +97,36 @@ def failures(scenario: Scenario) -> int:
 
 def failures_per_round(scenario: Scenario) -> tuple[int, ...]:
     """How many failed attempts precede each round: ``f`` failures spread evenly over the ``n`` tool
-    rounds (tool round ``j`` gets ``floor((j+1)f/n) - floor(jf/n)``); chat turns never fail."""
+    rounds (tool round ``j`` gets ``floor((j+1)f/n) - floor(jf/n)``); chat turns never fail, nor
+    does a round whose every call is to a strict tool (:func:`strict_round`): its share is dropped."""
+    return tuple(
+        0 if strict_round(scenario, r) else n for r, n in zip(scenario.rounds, _spread(scenario), strict=True)
+    )
+
+
+def strict_failures(scenario: Scenario) -> tuple[int, tuple[str, ...]]:
+    """The failures spread onto rounds that call only strict tools (dropped), and those tools."""
+    dropped = [
+        (r, n)
+        for r, n in zip(scenario.rounds, _spread(scenario), strict=True)
+        if n and strict_round(scenario, r)
+    ]
+    tools = dict.fromkeys(c.tool for r, _ in dropped for c in r.calls)
+    return sum(n for _, n in dropped), tuple(tools)
+
+
+def strict_round(scenario: Scenario, round_: Round) -> bool:
+    """Whether every call of the round is to a tool defined with ``strict: true``: its arguments then
+    always match the schema, so it cannot fail validation. Anthropic: strict tool use "guarantees
+    Claude's tool inputs match your JSON Schema" (no "need to validate and retry tool calls"),
+    https://platform.claude.com/docs/en/agents-and-tools/tool-use/strict-tool-use; OpenAI: with
+    ``strict: true`` the arguments exactly match the function's JSON Schema (structured outputs),
+    https://platform.openai.com/docs/guides/function-calling; both read 2026-12-07."""
+    strict = {t.name for t in scenario.tools if t.strict}
+    return bool(round_.calls) and all(c.tool in strict for c in round_.calls)
+
+
+def _spread(scenario: Scenario) -> list[int]:
     f = failures(scenario)
     n = sum(1 for r in scenario.rounds if r.calls)
     out: list[int] = []
@@ -105,7 +137,7 @@ def failures_per_round(scenario: Scenario) -> tuple[int, ...]:
             continue
         out.append((j + 1) * f // n - j * f // n)
         j += 1
-    return tuple(out)
+    return out
 
 
 def failed_round(round_: Round, error: Content | None) -> Round:
@@ -177,6 +209,30 @@ def trim_editing(trim: ResultTrim | None) -> ContextEditing | None:
     return ContextEditing(
         trigger=0, keep=trim.keep_last, clear_at_least=0, placeholder=TRIM_PLACEHOLDER_TOKENS
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Output cap
+
+
+def cap_output(
+    rounds: Sequence[RoundTokens], final_output: int, cap: int | None
+) -> tuple[list[RoundTokens], int, int]:
+    """``limits.max_tokens``: every response's output cut at ``cap`` tokens -> (the rounds, the final
+    answer's output, what was cut from it). The cap counts the whole output, thinking included: the
+    providers bound the response's generated tokens with it, reasoning and all (Anthropic:
+    ``budget_tokens`` must be less than ``max_tokens``,
+    https://platform.claude.com/docs/en/build-with-claude/extended-thinking; OpenAI:
+    ``max_output_tokens`` is "an upper bound for the number of tokens that can be generated for a
+    response, including visible output tokens and reasoning tokens",
+    https://platform.openai.com/docs/api-reference/responses/create; Gemini: thought tokens count
+    against ``maxOutputTokens`` as observed in https://github.com/googleapis/python-genai/issues/2062;
+    all read 2026-12-07). What is re-sent later (``echo``) is left as written: a real run would be
+    truncated there, which the report's warning says."""
+    if cap is None:
+        return list(rounds), final_output, 0
+    out = [r if r.output <= cap else replace(r, output=cap, output_cut=r.output - cap) for r in rounds]
+    return out, min(final_output, cap), max(final_output - cap, 0)
 
 
 # ---------------------------------------------------------------------------------------------
