@@ -116,6 +116,7 @@ class Chunk:
     input_tokens: Ints
     truncated: npt.NDArray[np.bool_]
     budget_stopped: npt.NDArray[np.bool_]
+    largest_output: Ints | None = None  # per run, the output tokens of its largest request (caps)
 
 
 class PerRunEngine:
@@ -134,6 +135,7 @@ class PerRunEngine:
         self.subs: dict[int, tuple[Decimal, int, int]] = {}
         self.whole: dict[int, Estimate] = {}  # uncapped subagent estimates (SubagentRuns)
         self.scale = 10**18  # Decimal dollars of the accountant, as whole units
+        self.largest = 0  # the output tokens of the largest request of the run :meth:`one` priced last
 
     def _sub(self, sub: Scenario) -> tuple[Decimal, int, int]:
         if id(sub) not in self.subs:
@@ -154,6 +156,7 @@ class PerRunEngine:
         if subagents and scenario.limits.max_budget_usd is not None:
             return self._capped(scenario, counts)
         ledger = run_ledger(scenario, counts, self.own)
+        self.largest = max((row.usage.output_tokens for row in ledger.rows), default=0)
         t = ledger.totals
         cost, requests, tokens = t.cost_usd, t.requests, t.input_tokens
         for row in ledger.rows:
@@ -185,6 +188,7 @@ class PerRunEngine:
             self.whole,
         )
         ledger = run_ledger(scenario, counts, self.own, subagents=runs.by_round())
+        self.largest = max((row.usage.output_tokens for row in ledger.rows), default=0)
         t = ledger.totals
         parts = [task_totals(sub) for sub in runs.started.values()]
         return (
@@ -199,7 +203,7 @@ class PerRunEngine:
         import numpy as np
 
         s = self.est.scenario
-        out = np.zeros((3, n), dtype=object)
+        out = np.zeros((4, n), dtype=object)
         flags = np.zeros((2, n), dtype=bool)
         for r in range(n):
             run = realize(
@@ -213,9 +217,9 @@ class PerRunEngine:
             units = cost * self.scale
             if units != units.to_integral_value():
                 raise ArithmeticError(f"a run's cost {cost} is finer than 1/{self.scale} dollars")
-            out[:, r] = (int(units), requests, tokens)
+            out[:, r] = (int(units), requests, tokens, self.largest)
             flags[:, r] = (cut, stopped)
-        return Chunk(out[0], out[1], out[2], flags[0], flags[1])
+        return Chunk(out[0], out[1], out[2], flags[0], flags[1], out[3])
 
 
 class NotVectorizable(Exception):
@@ -449,10 +453,11 @@ class VectorEngine:
         requests = zeros.copy()
         tokens = zeros.copy()
         active_total = zeros.copy()
+        largest = zeros.copy()  # the output tokens of each run's largest request
         price = self.price
 
         def request(sent: npt.NDArray[np.bool_], out: Ints, inline: Ints | int, fee: int) -> None:
-            nonlocal cached, prev, cost, requests, tokens
+            nonlocal cached, prev, cost, requests, tokens, largest
             inp = cacheable + pending + inline + ref.per_request
             if mode == "none":
                 read = write = write_1h = zeros
@@ -485,6 +490,7 @@ class VectorEngine:
                 + fee
             )
             cost += np.where(sent, units, 0)
+            largest = np.maximum(largest, np.where(sent, out, 0))
             requests += sent
             tokens += np.where(sent, inp, 0)
             prev = np.where(sent, cacheable, prev)
@@ -522,7 +528,7 @@ class VectorEngine:
         if draws.final_thinking is not None:
             final = final + self.final_slope[1] * (draws.final_thinking - self.final_centre[1])
         request(~truncated, final, 0, 0)
-        return Chunk(cost, requests, tokens, truncated, np.zeros(n, dtype=bool))
+        return Chunk(cost, requests, tokens, truncated, np.zeros(n, dtype=bool), largest)
 
 
 def task_totals(est: Estimate) -> tuple[Decimal, int, int]:

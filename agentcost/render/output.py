@@ -61,6 +61,7 @@ _MODULES = {
     "FootprintReport": "agentcost.render.footprint",  # estimate --explain, with tool definitions
     "SimulatedReport": "agentcost.render.simulation",  # estimate --simulate
     "ReplayReport": "agentcost.render.replay",
+    "CapsReport": "agentcost.render.caps",
 }
 
 # The charts of those kinds (agentcost.render.chart for --chart, agentcost.render.svg for --format

@@ -33,5 +33,6 @@ KINDS: dict[str, str] = {  # kind -> "module:TypedDict" of its body, in the sche
     "reconcile": "agentcost.report.reconcile_json:ReconcileJson",
     "replay": "agentcost.report.replay_json:ReplayJson",
     "replay_many": "agentcost.report.replay_many_json:ReplayManyJson",  # replay DIR... (many runs)
+    "caps": "agentcost.report.caps_json:CapsJson",
 }
 """Each kind's body: ``module:TypedDict``."""
