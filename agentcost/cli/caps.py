@@ -13,7 +13,6 @@ from agentcost.cli.options import (
     MaxInputBytesOpt,
     OutputOpt,
     PricesOpt,
-    QuietOpt,
     SeedOpt,
     ServiceTierOpt,
     SetOpt,
@@ -59,7 +58,12 @@ def caps(
     format_: FormatOpt = Format.table,
     output: OutputOpt = None,
     summary: SummaryOpt = False,
-    quiet: QuietOpt = False,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet", "-q", metavar="", help="Print only max_budget_usd (one number), for scripts."
+        ),
+    ] = False,
     set_: SetOpt = None,
     as_of: AsOfOpt = None,
     model: EstimateModelOpt = None,
