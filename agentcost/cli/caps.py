@@ -79,7 +79,7 @@ def caps(
     """
     from agentcost.commands.caps import DEFAULT_RUNS
     from agentcost.commands.caps import caps as build_caps
-    from agentcost.loop.options import parse_as_of
+    from agentcost.loop.options import has_time, parse_as_of
 
     out = Output(format_, output, summary, quiet, chart=False)
     try:
@@ -97,7 +97,7 @@ def caps(
             overrides=tuple(set_ or ()),
             service_tier=tier_name(service_tier),
             user_prices=read_user_prices(prices),
-            at_time=None if as_of is None else "T" in as_of,
+            at_time=has_time(as_of),
         )
         emit(report, (), out)
     except InputError as err:

@@ -85,7 +85,7 @@ def render_caps_table(report: CapsReport) -> RenderableType:
         parts.append(Text(where, style="bold"))
         parts += [Text(f"  {line}") for line in lines]
     parts.append(Text(""))
-    parts += [Text(line) for line in details(report)]
+    parts += [rich(line) for line in details(report)]  # a price file's label is the user's text
     return Group(*parts)
 
 
