@@ -139,6 +139,17 @@ def test_a_scenario_without_distributions_gets_its_one_runs_figures(
     )  # 13.5 -> 14; 0.04297455 -> 0.05; 273 -> 512
     assert (margin["max_turns"], margin["max_budget_usd"], margin["max_tokens"]) == (14, "0.05", 512)
     assert margin["margin_percent"] == "50"
+    assert run(["caps", BUGFIX, *DAY, "--format", "markdown"]) == 0
+    md = capsys.readouterr().out
+    assert (
+        "**Caps at the scenario's one run (no distribution): max_turns 9, max_budget_usd $0.03, max_tokens 256.**"
+        in md
+    )
+    assert "```\nmax_turns=9\nmax_budget_usd=0.03\n```" in md
+    assert (
+        "- Its one run makes 9 requests, costs $0.0286 and writes 182 output tokens in its largest request."
+        in md
+    )
 
 
 @pytest.mark.parametrize(

@@ -57,9 +57,9 @@ def settings(report: CapsReport) -> list[tuple[str, list[str]]]:
 def details(report: CapsReport) -> list[str]:
     """The runs' figures at the statistic, the runs beyond the caps, what the caps rest on."""
     r = report.runs
-    at = r.label if r.simulated else "its one run"
+    who = f"At {r.label} a run makes" if r.simulated else "Its one run makes"
     lines = [
-        f"At {at} a run makes {r.requests:,} requests, costs {fmt.usd(r.cost_usd)} and writes "
+        f"{who} {r.requests:,} requests, costs {fmt.usd(r.cost_usd)} and writes "
         f"{r.largest_output:,} output tokens in its largest request."
     ]
     if r.simulated:
