@@ -3,6 +3,7 @@ and ``agentcost replay DIR --caps FILE`` holding recorded runs against them. In-
 
 from __future__ import annotations
 
+import functools
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 from agentcost.cli import run
 from agentcost.loop.caps import cap_values
-from agentcost.render.schema import kind_schema
+from agentcost.render.schema import kind_schema as schema_of_kind
 from agentcost.report.caps import recursion_limit
 from tests.conftest import ROOT, validate_json
 
@@ -21,6 +22,12 @@ UNCERTAIN = str(ROOT / "scenarios" / "uncertain-steps.yaml")
 BUGFIX = str(ROOT / "scenarios" / "bugfix.yaml")
 CACHING_LOG = str(ROOT / "tests" / "data" / "api-logs" / "anthropic-prompt-caching.jsonl")
 DAY = ["--as-of", "2026-11-30"]
+
+
+@functools.cache
+def kind_schema(kind: str) -> dict[str, Any]:
+    """The published schema of one kind, generated once for these tests."""
+    return schema_of_kind(kind)
 
 
 def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
@@ -77,8 +84,12 @@ def test_p99_caps_are_the_estimates_p99_of_the_same_simulation(capsys: pytest.Ca
     assert max(beyond["turns"], beyond["budget"], beyond["max_tokens"]) <= beyond["any"] <= 15
     assert Decimal(beyond["any_share"]) == Decimal(beyond["any"]) / 500
     assert caps["sources_read"] == "2026-12-07" and len(caps["sources"]) == 6
-    with pytest.raises(jsonschema.ValidationError):
-        validate_json({**caps, "undefined": 1}, kind_schema("caps"))
+    schema = kind_schema("caps")
+    for place in (caps, caps["at"], caps["sdk"]["langgraph"], caps["beyond"], caps["sources"][0]):
+        place["undefined"] = 1  # every object is closed: a field without its definition is refused
+        with pytest.raises(jsonschema.ValidationError):
+            validate_json(caps, schema)
+        del place["undefined"]
 
 
 @pytest.mark.usefixtures("no_ctok")
@@ -203,6 +214,12 @@ def test_replay_says_which_cap_stops_a_run_where_and_what_it_spent_past_it(
         "over_max_tokens": 234,
     }
     assert both["caps"]["stopped"] == 1 and both["caps"]["by_max_budget_usd"] == 1
+    schema = kind_schema("replay_many")
+    for place in (both["caps"], both["caps"]["caps"], both["runs"][0]["caps"]):
+        place["undefined"] = 1  # closed objects, as every kind's (tests/test_schemagen.py)
+        with pytest.raises(jsonschema.ValidationError):
+            validate_json(both, schema)
+        del place["undefined"]
     assert both["caps"]["beyond_usd"] == "0.1819299" and both["caps"]["stopped_share"] == "1"
     turns = _replay(capsys, _caps_file(tmp_path, max_turns=3))["runs"][0]["caps"]
     # the fourth request is never sent: its $0.06170895 is what the run spent past the cap
