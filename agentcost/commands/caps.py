@@ -26,7 +26,7 @@ DEFAULT_SEED = 0  # estimate --simulate's default seed: the same runs, the same 
 
 
 def caps(
-    scenario: Path,
+    scenario: Path | str,
     *,
     at: str = DEFAULT_AT,
     runs: int = DEFAULT_RUNS,
@@ -55,7 +55,7 @@ def caps(
     extra = parse_margin(margin)
     if not 0 <= seed < 2**63:
         raise InputError(f"must be a whole number from 0 to 2**63 - 1, got {seed}", key="--seed")
-    loaded = read_scenario(scenario, overrides=tuple(overrides))
+    loaded = read_scenario(Path(scenario), overrides=tuple(overrides))
     est = estimate_scenario(
         loaded,
         as_of=as_of_datetime(as_of),
