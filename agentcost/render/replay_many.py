@@ -29,7 +29,14 @@ from agentcost.report.schemagen import one_of
 from agentcost.report.sections import Stat
 
 if TYPE_CHECKING:  # the JSON's one definition (report/replay_many_json.py), also its JSON Schema
-    from agentcost.report.replay_many_json import ReplayManyJson, RunJson, StatDecimalJson
+    from agentcost.report.replay_caps import CapCheck, CapsOutcome
+    from agentcost.report.replay_many_json import (
+        ManyCapsJson,
+        ReplayManyJson,
+        RunCapsJson,
+        RunJson,
+        StatDecimalJson,
+    )
     from agentcost.report.sections_json import StatUsdJson
 
 STATS = ("mean", "p50", "p90", "p99", "min", "max")
@@ -138,6 +145,8 @@ def render_many_table(report: ReplayManyReport) -> RenderableType:
     for k, v in _summary(report):
         summary.add_row(k, rich(v))
     parts: list[RenderableType] = [dists, summary]
+    if report.caps is not None:  # --caps: the verdict first
+        parts[:0] = [*(rich(line) for line in caps_lines(report)), Text("")]
     if report.tools:
         parts.append(
             FitTable(
@@ -168,8 +177,48 @@ def render_many_table(report: ReplayManyReport) -> RenderableType:
     return Group(*parts) if parts else Text("")
 
 
+def _caps_given(o: CapsOutcome) -> str:
+    c = o.caps
+    given = [
+        f"max_turns {c.max_turns:,}" if c.max_turns is not None else None,
+        f"max_budget_usd ${exact(c.max_budget_usd)}" if c.max_budget_usd is not None else None,
+        f"max_tokens {c.max_tokens:,}" if c.max_tokens is not None else None,
+    ]
+    return ", ".join(g for g in given if g is not None)
+
+
+def caps_lines(report: ReplayManyReport, show: Callable[[str], str] = plain) -> list[str]:
+    """--caps: the verdict over the runs first, then each run a cap would have stopped or cut."""
+    o = report.caps
+    if o is None:
+        return []
+    lines = [
+        f"Caps ({_caps_given(o)}, from {show(o.caps.path)}) would have stopped {o.stopped:,} of "
+        f"{o.runs:,} runs ({_share(o.stopped_share)}): {o.by_turns:,} at max_turns, {o.by_budget:,} at "
+        f"max_budget_usd; they spent {fmt.usd(o.beyond_usd)} past the stops. {o.over_tokens:,} runs had "
+        "a request over max_tokens."
+    ]
+    for r in report.runs:
+        c = r.caps
+        if c is None or (c.stopped_by is None and c.over_tokens_request is None):
+            continue
+        what = []
+        if c.stopped_by is not None:
+            what.append(
+                f"{c.stopped_by} stops it after request {c.stopped_after:,}, "
+                f"{fmt.usd(c.beyond_usd)} spent past it"
+            )
+        if c.over_tokens_request is not None and c.over_tokens is not None:
+            what.append(f"request {c.over_tokens_request:,} wrote {c.over_tokens:,} output tokens")
+        lines.append(f"  {show(r.path)}: {'; '.join(what)}")
+    return lines
+
+
 def render_many_markdown(report: ReplayManyReport) -> str:
     out = [f"### Replay of {len(report.runs)} runs", ""]
+    if report.caps is not None:  # --caps: the verdict first
+        head, *runs = caps_lines(report, escape_md)
+        out += [head, "", *(f"- {line.strip()}" for line in runs), *([""] if runs else [])]
     out.append("| per run | " + " | ".join(STATS) + " |")
     out.append("|---|" + "---:|" * len(STATS))
     out += [f"| {name} | " + " | ".join(cells) + " |" for name, cells in _dists(report)]
@@ -228,7 +277,46 @@ def _stat_usd(s: Stat) -> StatUsdJson:
     return _stat(s)  # the same fields; the two definitions differ only in what the schema says
 
 
+def _run_caps(c: CapCheck) -> RunCapsJson:
+    return {
+        "turns": c.turns,
+        "stopped_by": c.stopped_by,
+        "stopped_after": c.stopped_after,
+        "beyond_usd": exact(c.beyond_usd),
+        "max_turns_stop": c.turns_stop,
+        "max_budget_usd_stop": c.budget_stop,
+        "over_max_tokens_request": c.over_tokens_request,
+        "over_max_tokens": c.over_tokens,
+    }
+
+
+def _many_caps(o: CapsOutcome) -> ManyCapsJson:
+    c = o.caps
+    return {
+        "caps": {
+            "file": c.path,
+            "max_turns": c.max_turns,
+            "max_budget_usd": None if c.max_budget_usd is None else exact(c.max_budget_usd),
+            "max_tokens": c.max_tokens,
+        },
+        "runs": o.runs,
+        "stopped": o.stopped,
+        "stopped_share": fmt.exact_places(o.stopped_share, 6),
+        "by_max_turns": o.by_turns,
+        "by_max_budget_usd": o.by_budget,
+        "over_max_tokens": o.over_tokens,
+        "beyond_usd": exact(o.beyond_usd),
+    }
+
+
 def _run_dict(index: int, r: RunRow) -> RunJson:
+    out = _run_row(index, r)
+    if r.caps is not None:
+        out["caps"] = _run_caps(r.caps)
+    return out
+
+
+def _run_row(index: int, r: RunRow) -> RunJson:
     return {
         "index": index,
         "path": r.path,
@@ -248,6 +336,13 @@ def _run_dict(index: int, r: RunRow) -> RunJson:
 
 
 def many_dict(report: ReplayManyReport) -> ReplayManyJson:
+    out = _many_dict(report)
+    if report.caps is not None:
+        out["caps"] = _many_caps(report.caps)
+    return out
+
+
+def _many_dict(report: ReplayManyReport) -> ReplayManyJson:
     def share(d: Decimal | None) -> str | None:
         return None if d is None else exact(d)
 

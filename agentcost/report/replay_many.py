@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agentcost.loop.simulate import Stat
+    from agentcost.report.replay_caps import CapCheck, CapsOutcome
 
 
 SUFFIXES = (".traj", ".json", ".jsonl")  # the files a directory walk takes
@@ -34,6 +35,7 @@ class RunRow:
     truncated: bool
     warnings: int
     model_id: str = ""  # the price row's id (genai-prices' canonical id): aliases of one model merge
+    caps: CapCheck | None = None  # --caps: the run held against the caps
 
 
 @dataclass(frozen=True)
@@ -90,3 +92,4 @@ class ReplayManyReport:
     model_names: tuple[
         tuple[str, tuple[str, ...]], ...
     ] = ()  # id -> the names the logs use, when not just the id
+    caps: CapsOutcome | None = None  # --caps: the runs held against the caps

@@ -7,7 +7,7 @@ from the same types (:mod:`agentcost.report.schemagen`).
 
 from __future__ import annotations
 
-from typing import Annotated, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict
 
 from agentcost.report.replay_json import ReportedKind
 from agentcost.report.schemagen import COUNT, POSITIVE, SIGNED_DECIMAL, USD, Keywords
@@ -82,6 +82,41 @@ class SummaryJson(TypedDict):
     totals: ManyTotalsJson
 
 
+class CapsGivenJson(TypedDict):
+    """The caps of --caps FILE (null: that cap is not set)."""
+
+    file: str
+    max_turns: Annotated[int | None, Keywords(minimum=1)]
+    max_budget_usd: USD | None
+    max_tokens: Annotated[int | None, Keywords(minimum=1)]
+
+
+class ManyCapsJson(TypedDict):
+    """--caps: the runs held against the caps."""
+
+    caps: CapsGivenJson
+    runs: COUNT
+    stopped: Annotated[COUNT, "runs a cap would have stopped"]
+    stopped_share: SIGNED_DECIMAL
+    by_max_turns: COUNT
+    by_max_budget_usd: COUNT
+    over_max_tokens: Annotated[COUNT, "runs with a request whose output was over max_tokens"]
+    beyond_usd: Annotated[USD, "what the stopped runs spent past their stop, in all"]
+
+
+class RunCapsJson(TypedDict):
+    """--caps: one run held against the caps."""
+
+    turns: Annotated[COUNT, "the requests of the run's own agent"]
+    stopped_by: Literal["max_turns", "max_budget_usd"] | None
+    stopped_after: Annotated[int | None, Keywords(minimum=1), "the last request it would have sent"]
+    beyond_usd: Annotated[USD, "what it spent after that request"]
+    max_turns_stop: Annotated[int | None, Keywords(minimum=1)]
+    max_budget_usd_stop: Annotated[int | None, Keywords(minimum=1)]
+    over_max_tokens_request: Annotated[int | None, Keywords(minimum=1)]
+    over_max_tokens: Annotated[int | None, Keywords(minimum=0), "that request's output tokens"]
+
+
 class RunJson(TypedDict):
     index: POSITIVE
     path: str
@@ -97,6 +132,7 @@ class RunJson(TypedDict):
     priced_from: str
     truncated: bool
     warnings: COUNT
+    caps: NotRequired[RunCapsJson]
 
 
 class ReplayManyJson(TypedDict):
@@ -104,3 +140,4 @@ class ReplayManyJson(TypedDict):
 
     summary: SummaryJson
     runs: list[RunJson]
+    caps: NotRequired[ManyCapsJson]
