@@ -724,6 +724,27 @@ CATALOGUE = [
         "estimate agentcost.yml",
         "agentcost.yml:3: scenarios[0]: expected a mapping, got text 's.yaml'",
     ),
+    case(
+        "project runs_per_day distribution out of order",
+        {
+            "agentcost.yml": "version: 1\nscenarios:\n  - path: s.yaml\n    runs_per_day: {pert: [3, 2, 4]}\n",
+            "s.yaml": OK,
+        },
+        "estimate agentcost.yml",
+        (
+            "agentcost.yml:4: scenarios[0].runs_per_day.pert: min 3, most likely 2, max 4 are not in order"
+            " (write [min, most likely, max] with min <= most likely <= max)"
+        ),
+    ),
+    case(
+        "project monthly budget without runs per day",
+        {"agentcost.yml": "version: 1\nmonthly_budget_usd: 5\nscenarios:\n  - path: s.yaml\n", "s.yaml": OK},
+        "estimate agentcost.yml",
+        (
+            "agentcost.yml:2: monthly_budget_usd: monthly_budget_usd needs runs_per_day for every scenario"
+            " (add runs_per_day to each scenario, or remove monthly_budget_usd)"
+        ),
+    ),
 ]
 
 
