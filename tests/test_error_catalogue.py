@@ -708,6 +708,15 @@ CATALOGUE = [
         "calibrate run.jsonl -o s.yaml",
         "s.yaml: --output: the file exists (pass --force to overwrite it)",
     ),
+    case(
+        "--outcomes value not true or false",
+        {"runs/a.traj": "{}", "o.csv": "run,success\na.traj,maybe\n"},
+        "replay runs --outcomes o.csv",
+        (
+            "o.csv:2: success: expected true or false (a CSV file with a header row 'run,success', then rows"
+            " such as 'a/run1.traj,true' (docs/replay.md))"
+        ),
+    ),
     # -- --models files and project files -----------------------------------------------------------
     case(
         "--models entry not a name",

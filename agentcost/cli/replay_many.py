@@ -37,8 +37,10 @@ def replay_many(
     user_prices: UserPrices | None,
     given: Given,
     limits: tuple[int, int | None, int | None],
+    outcomes: Path | None = None,
 ) -> None:
-    """Replay every run ``traces`` names and write the summary as ``out`` asks."""
+    """Replay every run ``traces`` names and write the summary as ``out`` asks; ``outcomes``
+    (``--outcomes FILE``): which runs succeeded (:mod:`agentcost.commands.outcomes`)."""
     from agentcost.cli import progress as cli_progress
     from agentcost.cli.output import write_report
     from agentcost.commands import replay_many as many
@@ -49,6 +51,11 @@ def replay_many(
 
     if out.format is Format.svg:
         raise InputError("--format svg shows one run", key="--format", hint="table, json, markdown or csv")
+    labels = None
+    if outcomes is not None:  # read before the runs: a mistake in it is found at once
+        from agentcost.commands.outcomes import read_outcomes
+
+        labels = read_outcomes(outcomes)
     format_in, model, config, tools, system = given
     jobs, max_files, max_bytes = limits
     options = many.Options(
@@ -73,5 +80,9 @@ def replay_many(
         max_bytes=many.MAX_BYTES if max_bytes is None else max_bytes,
         progress=progress,
     )
+    if labels is not None:
+        from agentcost.commands.outcomes import with_outcomes
+
+        report = with_outcomes(report, labels)
     output.register(*RENDERERS)
     write_report(report, (), out)

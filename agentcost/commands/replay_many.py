@@ -194,6 +194,8 @@ def replay_path(path: Path, options: Options) -> Result:
         truncated=report.truncated,
         warnings=len(report.warnings),
         model_id=report.prices.model_id,
+        succeeded=trace.succeeded,
+        outcome_from=None if trace.succeeded is None else "log",
     )
     sizes: dict[str, list[int]] = {}
     for r in report.requests:
@@ -288,6 +290,8 @@ class Summary:
             self.first_skipped.append(skipped)
 
     def report(self, inputs: Sequence[str], found: Found) -> ReplayManyReport:
+        from agentcost.commands.outcomes import run_outcomes
+
         rows = tuple(self.rows)
         shares = [Decimal(r.cached_share) for r in rows if r.cached_share is not None]
         return ReplayManyReport(
@@ -316,6 +320,7 @@ class Summary:
             formats=_counted(r.format for r in rows),
             models=_counted(r.model_id or r.model for r in rows),
             model_names=_aliases(rows),
+            outcomes=run_outcomes(rows, self.total_usd),
         )
 
     def _tools(self) -> Iterator[ToolSizes]:
