@@ -717,6 +717,19 @@ CATALOGUE = [
             " such as 'a/run1.traj,true' (docs/replay.md))"
         ),
     ),
+    case(
+        "Google billing export cost not a number",
+        {
+            "e.csv": "sku.description,usage_start_time,cost,currency,usage.amount,usage.unit\n"
+            "Gemini 2.5 Flash GA Text Input - Predictions,2026-11-02 07:00:00 UTC,lots,USD,1,count\n"
+        },
+        "reconcile e.csv",
+        (
+            "e.csv:2: cost: expected a number: dollars, e.g. 0.1234 (give a Cloud Billing export: CSV with"
+            " the columns sku.description, usage_start_time, cost, currency, usage.amount, usage.unit"
+            " (docs/reconcile.md#google-cloud-billing))"
+        ),
+    ),
     # -- --models files and project files -----------------------------------------------------------
     case(
         "--models entry not a name",
