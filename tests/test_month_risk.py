@@ -18,7 +18,9 @@ import pytest
 from agentcost.cli import run
 from agentcost.commands.batch import batch_gates, batch_report_for_paths
 from agentcost.errors import InputError
+from agentcost.render.schema import report_schema
 from agentcost.scenario.project import load_project
+from tests.conftest import validate_json
 
 pytestmark = pytest.mark.usefixtures("no_ctok", "fixed_terminal")
 
@@ -138,8 +140,13 @@ def test_the_cli_prints_the_months_and_exits_with_the_gate(
     assert code == 1 and "over budget" in err  # the printed verdict is the exit code's
     assert body["month"]["months"] == 200 and body["month"]["over_budget_months"] == 200
     assert body["project"]["monthly_budget"]["over"] is True
+    validate_json(body, report_schema())  # the published schema knows month and monthly_budget
     code = run(["estimate", str(path), "--simulate", "200", "--as-of", "2026-11-30"])
     out, _ = capsys.readouterr()
     assert code == 1
     assert "Simulated 200 months (seed 0):" in out
     assert "Months over the monthly budget $0.0100: 100.0% (200 of 200)." in out
+    code = run(["estimate", str(path), "--simulate", "200", "--as-of", "2026-11-30", "--format", "markdown"])
+    out, _ = capsys.readouterr()
+    assert code == 1
+    assert "): **over budget** by $" in out and "Simulated 200 months (seed 0):" in out

@@ -20,7 +20,9 @@ from agentcost.commands.reconcile import reconcile
 from agentcost.commands.reconcile_google import model_of, token_kind
 from agentcost.commands.reconcile_read import parse_export, read_export
 from agentcost.errors import InputError
+from agentcost.render.schema import report_schema
 from agentcost.report.reconcile import Reconciliation
+from tests.conftest import validate_json
 
 DATA = Path(__file__).parent / "data" / "usage-exports"
 CSV = DATA / "google-billing.csv"
@@ -141,3 +143,7 @@ def test_cli_table_fits_60_columns(
     out = capsys.readouterr().out
     assert out.startswith("Reconciled difference: +$0.1700 (export minus agentcost)")
     assert max(len(line) for line in out.splitlines()) <= 60
+    assert run(["reconcile", str(JSON), "--format", "json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    validate_json(body, report_schema())  # kind google-billing and provider google are published
+    assert body["sources"][0]["kind"] == "google-billing" and body["difference_usd"] == "0.17"

@@ -22,7 +22,9 @@ import pytest
 from agentcost.cli import run
 from agentcost.commands.outcomes import read_outcomes
 from agentcost.errors import InputError
+from agentcost.render.schema import report_schema
 from agentcost.replay.swe_agent import exit_status
+from tests.conftest import validate_json
 
 SWE = Path(__file__).parent / "data" / "swe-agent"
 I1, V1 = "swe-agent__test-repo-i1.traj", "swe-agent-1x__marshmallow-1867.traj"
@@ -97,6 +99,7 @@ def test_an_outcomes_file_labels_runs_over_their_logs(
     # all three runs' cost, the failed one's too: 1.179075 / 2 succeeded = 0.5895375
     assert Decimal(o["cost_per_completed_task_usd"]) == Decimal("0.5895375")
     assert (o["unmatched"], o["first_unmatched"]) == (1, ["gone.traj"])
+    validate_json(doc, report_schema())
     code = run(["replay", str(folder), "--outcomes", str(folder / "outcomes.csv"), "--as-of", "2026-11-30"])
     out = capsys.readouterr().out
     assert code == 0
