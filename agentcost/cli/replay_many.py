@@ -38,9 +38,11 @@ def replay_many(
     given: Given,
     limits: tuple[int, int | None, int | None],
     caps: Path | None = None,
+    outcomes: Path | None = None,
 ) -> None:
     """Replay every run ``traces`` names and write the summary as ``out`` asks; with ``caps`` (a
-    caps file, :mod:`agentcost.commands.replay_caps`) each run held against them."""
+    caps file, :mod:`agentcost.commands.replay_caps`) each run held against them; ``outcomes``
+    (``--outcomes FILE``): which runs succeeded (:mod:`agentcost.commands.outcomes`)."""
     from agentcost.cli import progress as cli_progress
     from agentcost.cli.output import write_report
     from agentcost.commands import replay_many as many
@@ -53,6 +55,11 @@ def replay_many(
         raise InputError("--format svg shows one run", key="--format", hint="table, json, markdown or csv")
     from agentcost.commands.replay_caps import read_caps
 
+    labels = None
+    if outcomes is not None:  # read before the runs: a mistake in it is found at once
+        from agentcost.commands.outcomes import read_outcomes
+
+        labels = read_outcomes(outcomes)
     format_in, model, config, tools, system = given
     jobs, max_files, max_bytes = limits
     options = many.Options(
@@ -78,5 +85,9 @@ def replay_many(
         max_bytes=many.MAX_BYTES if max_bytes is None else max_bytes,
         progress=progress,
     )
+    if labels is not None:
+        from agentcost.commands.outcomes import with_outcomes
+
+        report = with_outcomes(report, labels)
     output.register(*RENDERERS)
     write_report(report, (), out)

@@ -198,6 +198,8 @@ def replay_path(path: Path, options: Options) -> Result:
         warnings=len(report.warnings),
         model_id=report.prices.model_id,
         caps=None if options.caps is None else _check_caps(report, options.caps),
+        succeeded=trace.succeeded,
+        outcome_from=None if trace.succeeded is None else "log",
     )
     sizes: dict[str, list[int]] = {}
     for r in report.requests:
@@ -298,6 +300,8 @@ class Summary:
             self.first_skipped.append(skipped)
 
     def report(self, inputs: Sequence[str], found: Found, caps: Caps | None = None) -> ReplayManyReport:
+        from agentcost.commands.outcomes import run_outcomes
+
         rows = tuple(self.rows)
         shares = [Decimal(r.cached_share) for r in rows if r.cached_share is not None]
         return ReplayManyReport(
@@ -327,6 +331,7 @@ class Summary:
             models=_counted(r.model_id or r.model for r in rows),
             model_names=_aliases(rows),
             caps=None if caps is None else _caps_outcome(caps, rows),
+            outcomes=run_outcomes(rows, self.total_usd),
         )
 
     def _tools(self) -> Iterator[ToolSizes]:

@@ -570,6 +570,19 @@ def simulate(
     )
 
 
+def run_units(est: Estimate, runs: int, *, seed: int = 0) -> tuple[Any, int]:
+    """The costs of ``runs`` runs of ``est``'s scenario in run order, as whole units of ``1/scale``
+    dollars: ``(units, scale)``, the very runs :func:`simulate` draws with this seed (what a
+    project's simulated month draws its runs from, :mod:`agentcost.loop.month`)."""
+    if not 1 <= runs <= MAX_RUNS:
+        raise InputError(f"must be from 1 to {MAX_RUNS:,} runs, got {runs:,}", key="runs")
+    slots = slot_counts(est.scenario)
+    engine, _ = _engine(est, slots)
+    _check_work(est, engine, runs, slots)
+    out = _simulate(est, engine, runs, seed, slots)
+    return out.units, out.scale
+
+
 _TASK_STREAM = 1 << 21  # the seed key of the outcome's streams (apart from every input's)
 
 
@@ -666,6 +679,7 @@ __all__ = [
     "failure_usd",
     "inputs",
     "parse_at",
+    "run_units",
     "simulate",
     "slot_counts",
 ]

@@ -24,7 +24,8 @@ from agentcost.render.output import Renderers
 from agentcost.report import fmt
 from agentcost.report.fmt import exact
 from agentcost.report.replay_json import REPORTED_KINDS
-from agentcost.report.replay_many import SUFFIXES, ReplayManyReport, RunRow
+from agentcost.report.replay_many import SUFFIXES, ReplayManyReport, RunOutcomes, RunRow
+from agentcost.report.replay_many_json import OUTCOME_FROM
 from agentcost.report.schemagen import one_of
 from agentcost.report.sections import Stat
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:  # the JSON's one definition (report/replay_many_json.py), als
     from agentcost.report.replay_caps import CapCheck, CapsOutcome
     from agentcost.report.replay_many_json import (
         ManyCapsJson,
+        OutcomesJson,
         ReplayManyJson,
         RunCapsJson,
         RunJson,
@@ -55,6 +57,8 @@ CSV_HEADERS = (
     "priced_from",
     "truncated",
     "warnings",
+    "succeeded",
+    "outcome_from",
 )
 
 
@@ -118,11 +122,45 @@ def _summary(report: ReplayManyReport, show: Callable[[str], str] = plain) -> li
         ("output tokens", f"{report.output_tokens:,}"),
         ("failed / retried", _failed(report)),
         ("total cost", fmt.usd(report.total_usd)),
+        *_outcome_lines(report, show),
     ]
     for r in report.reasons:
         lines.append(("skipped", f"{r.files} × {show(r.reason)}"))
     for s in report.first_skipped:
         lines.append(("  e.g.", show(s.detail)))
+    return lines
+
+
+def _outcome_lines(report: ReplayManyReport, show: Callable[[str], str]) -> list[tuple[str, str]]:
+    """Runs succeeded, failed and unknown, what says so, and the cost per completed task."""
+    o = report.outcomes
+    if o is None:
+        return []
+    sources = []
+    if o.from_logs:
+        sources.append(f"{o.from_logs:,} by their logs")
+    if o.outcomes_file is not None:
+        sources.append(f"{o.from_outcomes:,} by {show(o.outcomes_file)}")
+    lines = [
+        (
+            "outcomes",
+            f"{o.succeeded:,} succeeded, {o.failed:,} failed, {o.unknown:,} unknown"
+            + (f" (labelled {', '.join(sources)})" if sources else ""),
+        )
+    ]
+    per = o.cost_per_completed_usd
+    lines.append(
+        (
+            "per completed task",
+            "- (no run succeeded)"
+            if per is None
+            else f"{fmt.usd(per)} = total cost {fmt.usd(report.total_usd)} / {o.succeeded:,} succeeded"
+            + (f" (the {o.unknown:,} unknown runs count as spend)" if o.unknown else ""),
+        )
+    )
+    if o.unmatched:
+        named = ", ".join(show(u) for u in o.first_unmatched)
+        lines.append(("not read", f"{o.unmatched:,} runs of the outcomes file, e.g. {named}"))
     return lines
 
 
@@ -250,6 +288,8 @@ def _row_cells(index: int, r: RunRow) -> tuple[object, ...]:
         r.priced_from,
         fmt.csv_bool(r.truncated),
         r.warnings,
+        fmt.csv_bool(r.succeeded),
+        r.outcome_from,
     )
 
 
@@ -332,6 +372,27 @@ def _run_row(index: int, r: RunRow) -> RunJson:
         "priced_from": r.priced_from,
         "truncated": r.truncated,
         "warnings": r.warnings,
+        "succeeded": r.succeeded,
+        "outcome_from": None
+        if r.outcome_from is None
+        else one_of(OUTCOME_FROM, r.outcome_from, "outcome source"),
+    }
+
+
+def _outcomes_dict(o: RunOutcomes | None) -> OutcomesJson | None:
+    if o is None:
+        return None
+    per = o.cost_per_completed_usd
+    return {
+        "succeeded": o.succeeded,
+        "failed": o.failed,
+        "unknown": o.unknown,
+        "from_outcomes": o.from_outcomes,
+        "from_logs": o.from_logs,
+        "cost_per_completed_task_usd": None if per is None else exact(per),
+        "outcomes_file": o.outcomes_file,
+        "unmatched": o.unmatched,
+        "first_unmatched": list(o.first_unmatched),
     }
 
 
@@ -385,6 +446,7 @@ def _many_dict(report: ReplayManyReport) -> ReplayManyJson:
                 "output_tokens": report.output_tokens,
                 "cost_usd": exact(report.total_usd),
             },
+            "outcomes": _outcomes_dict(report.outcomes),
         },
         "runs": [_run_dict(i, r) for i, r in enumerate(report.runs, start=1)],
     }

@@ -7,11 +7,14 @@ from the same types (:mod:`agentcost.report.schemagen`).
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict, get_args
 
 from agentcost.report.replay_json import ReportedKind
 from agentcost.report.schemagen import COUNT, POSITIVE, SIGNED_DECIMAL, USD, Keywords
 from agentcost.report.sections_json import StatUsdJson
+
+OutcomeFrom = Literal["outcomes", "log"]
+OUTCOME_FROM: tuple[OutcomeFrom, ...] = get_args(OutcomeFrom)
 
 
 class StatDecimalJson(TypedDict):
@@ -61,6 +64,22 @@ class ManyTotalsJson(TypedDict):
     cost_usd: USD
 
 
+class OutcomesJson(TypedDict):
+    """Which runs completed their task: from --outcomes FILE, else each log's exit status."""
+
+    succeeded: COUNT
+    failed: COUNT
+    unknown: COUNT
+    from_outcomes: Annotated[COUNT, "runs labelled by the --outcomes file"]
+    from_logs: Annotated[COUNT, "runs labelled by their own log (SWE-agent's info.exit_status)"]
+    cost_per_completed_task_usd: Annotated[
+        USD | None, "total cost of all runs / runs succeeded (exact); null when none succeeded"
+    ]
+    outcomes_file: str | None
+    unmatched: Annotated[COUNT, "rows of the outcomes file that name no run read"]
+    first_unmatched: list[str]
+
+
 class SummaryJson(TypedDict):
     inputs: list[str]
     files: Annotated[COUNT, "log files found"]
@@ -80,6 +99,7 @@ class SummaryJson(TypedDict):
     formats: list[FormatRunsJson]
     models: list[ModelRunsJson]
     totals: ManyTotalsJson
+    outcomes: Annotated[OutcomesJson | None, "null when no run is labelled and no --outcomes file"]
 
 
 class CapsGivenJson(TypedDict):
@@ -133,6 +153,8 @@ class RunJson(TypedDict):
     truncated: bool
     warnings: COUNT
     caps: NotRequired[RunCapsJson]
+    succeeded: Annotated[bool | None, "completed its task; null: unknown"]
+    outcome_from: Annotated[OutcomeFrom | None, "what says so"]
 
 
 class ReplayManyJson(TypedDict):
