@@ -9,7 +9,7 @@ import pytest
 
 from agentcost.cli import run
 
-COMMANDS = ["estimate", "compare", "diff", "models", "prices", "replay", "calibrate", "schema"]
+COMMANDS = ["estimate", "compare", "diff", "models", "prices", "replay", "calibrate", "schema", "caps"]
 
 
 @pytest.fixture(autouse=True)

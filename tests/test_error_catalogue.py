@@ -720,6 +720,28 @@ CATALOGUE = [
         "calibrate run.jsonl -o s.yaml",
         "s.yaml: --output: the file exists (pass --force to overwrite it)",
     ),
+    case(
+        "--outcomes value not true or false",
+        {"runs/a.traj": "{}", "o.csv": "run,success\na.traj,maybe\n"},
+        "replay runs --outcomes o.csv",
+        (
+            "o.csv:2: success: expected true or false (a CSV file with a header row 'run,success', then rows"
+            " such as 'a/run1.traj,true' (docs/replay.md))"
+        ),
+    ),
+    case(
+        "Google billing export cost not a number",
+        {
+            "e.csv": "sku.description,usage_start_time,cost,currency,usage.amount,usage.unit\n"
+            "Gemini 2.5 Flash GA Text Input - Predictions,2026-11-02 07:00:00 UTC,lots,USD,1,count\n"
+        },
+        "reconcile e.csv",
+        (
+            "e.csv:2: cost: expected a number: dollars, e.g. 0.1234 (give a Cloud Billing export: CSV with"
+            " the columns sku.description, usage_start_time, cost, currency, usage.amount, usage.unit"
+            " (docs/reconcile.md#google-cloud-billing))"
+        ),
+    ),
     # -- --models files and project files -----------------------------------------------------------
     case(
         "--models entry not a name",
@@ -735,6 +757,27 @@ CATALOGUE = [
         {"agentcost.yml": "version: 1\nscenarios:\n  - s.yaml\n", "s.yaml": OK},
         "estimate agentcost.yml",
         "agentcost.yml:3: scenarios[0]: expected a mapping, got text 's.yaml'",
+    ),
+    case(
+        "project runs_per_day distribution out of order",
+        {
+            "agentcost.yml": "version: 1\nscenarios:\n  - path: s.yaml\n    runs_per_day: {pert: [3, 2, 4]}\n",
+            "s.yaml": OK,
+        },
+        "estimate agentcost.yml",
+        (
+            "agentcost.yml:4: scenarios[0].runs_per_day.pert: min 3, most likely 2, max 4 are not in order"
+            " (write [min, most likely, max] with min <= most likely <= max)"
+        ),
+    ),
+    case(
+        "project monthly budget without runs per day",
+        {"agentcost.yml": "version: 1\nmonthly_budget_usd: 5\nscenarios:\n  - path: s.yaml\n", "s.yaml": OK},
+        "estimate agentcost.yml",
+        (
+            "agentcost.yml:2: monthly_budget_usd: monthly_budget_usd needs runs_per_day for every scenario"
+            " (add runs_per_day to each scenario, or remove monthly_budget_usd)"
+        ),
     ),
 ]
 

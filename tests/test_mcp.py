@@ -189,7 +189,7 @@ def served() -> dict[str, Any]:
 
 
 def test_serve_lists_its_tools(served: dict[str, Any]) -> None:
-    assert served["tools"] == ["estimate", "compare", "prices", "footprint"]
+    assert served["tools"] == ["estimate", "compare", "prices", "footprint", "caps"]
 
 
 def test_serve_estimate_is_the_clis_json(served: dict[str, Any]) -> None:
@@ -453,3 +453,24 @@ def test_variables_are_expanded_from_the_environment_as_the_clients_do(
     assert expand("${env:AGENTCOST_TEST_TOKEN}") == "t0k"  # Cursor, VS Code
     assert expand("${AGENTCOST_TEST_UNSET:-fallback}") == "fallback"
     assert expand("${AGENTCOST_TEST_UNSET}/${input:token}") == "${AGENTCOST_TEST_UNSET}/${input:token}"
+
+
+def test_serve_caps_is_the_clis_json() -> None:
+    """The caps tool (called in-process, as the server calls it) prints what `agentcost caps` does,
+    on the same simulated runs: 500 runs, seed 0, at p99 (tests/test_caps.py checks the figures)."""
+    from agentcost.mcp import serve
+
+    text = serve.caps("scenarios/uncertain-steps.yaml", runs=500, as_of=AS_OF)
+    args = (
+        "caps",
+        "scenarios/uncertain-steps.yaml",
+        "--simulate",
+        "500",
+        "--as-of",
+        AS_OF,
+        "--format",
+        "json",
+    )
+    code, out, err = _run(*args)
+    assert (code, err) == (0, "") and text == out
+    assert json.loads(text)["max_turns"] == 24  # tests/test_caps.py: p99 of these runs, 24 requests

@@ -137,7 +137,7 @@ ENTRY = "version: 1\nscenarios:\n  - path: s.yaml\n"  # add entry keys at line 4
 # (id, project text, extra files, expected line, expected key, fragment of the message)
 BAD: list[tuple[str, str | bytes, dict[str, str], int | None, str | None, str]] = [
     ("unknown-top-key", BASE + "budget: 5\n", {}, 4, "budget",
-     "unknown key (allowed: version, name, description, budget_usd, scenarios; did you mean 'budget_usd'?)"),
+     "unknown key (allowed: version, name, description, budget_usd, monthly_budget_usd, scenarios; did you mean 'budget_usd'?)"),
     ("unknown-entry-key", ENTRY + "    runs_per_dya: 3\n", {}, 4, "scenarios[0].runs_per_dya",
      "unknown key (allowed: path, name, runs_per_day, budget_usd, set; did you mean 'runs_per_day'?)"),
     ("missing-scenario-file", BASE.replace("s.yaml", "nope.yaml"), {}, 3, "scenarios[0].path",

@@ -54,6 +54,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "agentcost.cli.replay",
         "Replay a recorded run: our count of every request beside the reported usage, and its cost.",
     ),
+    "caps": (
+        "agentcost.cli.caps",
+        "Recommend runtime caps (max_turns, max_budget_usd, max_tokens) from the simulated runs' tail.",
+    ),
     "calibrate": (
         "agentcost.cli.calibrate",
         "Write a scenario that reproduces a recorded run; re-estimating it lands on the replayed total.",

@@ -131,6 +131,26 @@ def estimate(
 
                 working("explaining")
                 report = with_footprint(ExplainedReport(report, run_explain(est)), est)
+        elif simulate is not None and at is None and not explain and len(scenarios) == 1:
+            from agentcost.cli.output import check_seed
+            from agentcost.commands.batch import batch_gates, batch_report_for_paths
+
+            check_seed(seed)
+            batch = batch_report_for_paths(  # a project's months (docs/project.md#monthly-risk)
+                scenarios,
+                as_of=when,
+                model=model,
+                budget_usd=limit,
+                overrides=overrides,
+                service_tier=tier,
+                user_prices=user_prices,
+                per=per,
+                at_time=has_time(as_of),
+                months=simulate,
+                seed=seed,
+            )
+            batch = replace(batch, warnings_apart=format_ is Format.table)
+            report, gates = batch, batch_gates(batch)  # type: ignore[assignment]
         elif simulate is not None or at is not None:
             raise InputError(
                 "simulates one scenario file at a time",

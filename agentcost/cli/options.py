@@ -138,7 +138,8 @@ SimulateOpt = Annotated[
         metavar="N",
         help="Monte Carlo: N runs drawing the scenario's distributions; percentiles, a histogram"
         " and the inputs that move p90 most (one scenario, its counts or sizes written as distributions,"
-        " e.g. repeat: {triangular: [4, 6, 12]}).",
+        " e.g. repeat: {triangular: [4, 6, 12]}); of a project file: N 30-day months, p50/p90/p99 and"
+        " the share over monthly_budget_usd.",
     ),
 ]
 

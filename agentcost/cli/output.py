@@ -139,8 +139,7 @@ def simulated(
             key="--at",
             hint="give --budget DOLLARS or limits.budget_usd in the scenario",
         )
-    if not 0 <= seed < 2**63:
-        raise InputError(f"must be a whole number from 0 to 2**63 - 1, got {seed}", key="--seed")
+    check_seed(seed)
     n = runs if runs is not None else DEFAULT_SIMULATION_RUNS
     with progress_bar(enabled=not quiet) as progress:
         sim = simulate(
@@ -161,6 +160,12 @@ def simulated(
 
     explained = ExplainedReport(SimulatedReport(report, sim, label), run_explain(est, sim))
     return with_footprint(explained, est), gates
+
+
+def check_seed(seed: int) -> None:
+    """``--seed``: a whole number from 0 to 2**63 - 1."""
+    if not 0 <= seed < 2**63:
+        raise InputError(f"must be a whole number from 0 to 2**63 - 1, got {seed}", key="--seed")
 
 
 @contextmanager

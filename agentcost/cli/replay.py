@@ -77,6 +77,26 @@ def replay(
     jobs: JobsOpt = 1,
     max_files: MaxFilesOpt = None,
     max_total_bytes: MaxTotalBytesOpt = None,
+    caps: Annotated[
+        Path | None,
+        typer.Option(
+            "--caps",
+            metavar="FILE",
+            help="Hold each run against the caps of agentcost caps --format json: which would have"
+            " stopped it, where, and what it spent past them (the runs summarised, one file too).",
+            parser=path_arg,
+        ),
+    ] = None,
+    outcomes: Annotated[
+        Path | None,
+        typer.Option(
+            "--outcomes",
+            metavar="FILE",
+            help="With many runs: a CSV of run,success (the log file relative to FILE's folder,"
+            " true/false), over what the logs record; gives the cost per completed task.",
+            parser=path_arg,
+        ),
+    ] = None,
 ) -> None:
     """Replay a recorded run: our count of every request beside the reported usage, and its cost."""
     from agentcost.loop.options import parse_as_of
@@ -90,10 +110,16 @@ def replay(
         user_prices = read_user_prices(prices)
         from agentcost.cli.replay_many import is_many, replay_many
 
-        if is_many(traces):  # several files, a directory or a glob: many runs, summarised
+        if is_many(traces) or caps is not None:  # several files, a directory or a glob: many runs
             limits = (jobs, max_files, max_total_bytes)
             given = (format_in, model, config, tools, system)
-            return replay_many(traces, out, when, user_prices, given, limits)
+            return replay_many(traces, out, when, user_prices, given, limits, caps, outcomes)
+        if outcomes is not None:
+            raise InputError(
+                "labels many runs: one run has no cost per completed task",
+                key="--outcomes",
+                hint="give the directory of the runs: agentcost replay DIR --outcomes FILE",
+            )
         loaded = load_trace(
             traces[0],
             format_in=format_in,

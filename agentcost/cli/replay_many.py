@@ -37,8 +37,12 @@ def replay_many(
     user_prices: UserPrices | None,
     given: Given,
     limits: tuple[int, int | None, int | None],
+    caps: Path | None = None,
+    outcomes: Path | None = None,
 ) -> None:
-    """Replay every run ``traces`` names and write the summary as ``out`` asks."""
+    """Replay every run ``traces`` names and write the summary as ``out`` asks; with ``caps`` (a
+    caps file, :mod:`agentcost.commands.replay_caps`) each run held against them; ``outcomes``
+    (``--outcomes FILE``): which runs succeeded (:mod:`agentcost.commands.outcomes`)."""
     from agentcost.cli import progress as cli_progress
     from agentcost.cli.output import write_report
     from agentcost.commands import replay_many as many
@@ -49,6 +53,13 @@ def replay_many(
 
     if out.format is Format.svg:
         raise InputError("--format svg shows one run", key="--format", hint="table, json, markdown or csv")
+    from agentcost.commands.replay_caps import read_caps
+
+    labels = None
+    if outcomes is not None:  # read before the runs: a mistake in it is found at once
+        from agentcost.commands.outcomes import read_outcomes
+
+        labels = read_outcomes(outcomes)
     format_in, model, config, tools, system = given
     jobs, max_files, max_bytes = limits
     options = many.Options(
@@ -60,6 +71,7 @@ def replay_many(
         tools=tools,
         system=system,
         policy=current_policy(),
+        caps=None if caps is None else read_caps(caps),
     )
 
     def progress(done: int, total: int) -> None:
@@ -73,5 +85,9 @@ def replay_many(
         max_bytes=many.MAX_BYTES if max_bytes is None else max_bytes,
         progress=progress,
     )
+    if labels is not None:
+        from agentcost.commands.outcomes import with_outcomes
+
+        report = with_outcomes(report, labels)
     output.register(*RENDERERS)
     write_report(report, (), out)

@@ -224,7 +224,14 @@ def build_batch_report(batch: Batch, *, per: str = "run") -> BatchReport:
                 over=cost > project.budget_usd,
                 headroom_usd=project.budget_usd - cost,
             )
-        info = ProjectInfo(str(project.path), project.name, budget, project.budget_line)
+        info = ProjectInfo(
+            str(project.path),
+            project.name,
+            budget,
+            project.budget_line,
+            _monthly_budget(project, totals.cost_per_month_usd),
+            project.monthly_budget_line,
+        )
     warnings: list[str] = []
     missing = [r for r in rows if r.runs_per_day is None]
     if missing and len(missing) < len(rows):
@@ -252,6 +259,41 @@ def build_batch_report(batch: Batch, *, per: str = "run") -> BatchReport:
     )
 
 
+def _monthly_budget(project: Project, per_month: Decimal | None) -> BudgetLine | None:
+    """The project's ``monthly_budget_usd`` against its cost per 30-day month."""
+    limit = project.monthly_budget_usd
+    if limit is None:
+        return None
+    if per_month is None:
+        raise InputError(
+            "monthly_budget_usd needs runs_per_day for every scenario",
+            file=project.path,
+            line=project.monthly_budget_line,
+            key="monthly_budget_usd",
+            hint="add runs_per_day to each scenario, or remove monthly_budget_usd",
+        )
+    return BudgetLine(limit, "monthly_budget_usd", per_month > limit, limit - per_month)
+
+
+def with_months(report: BatchReport, batch: Batch, months: int, *, seed: int = 0) -> BatchReport:
+    """The report with ``months`` simulated months (``--simulate N``, :mod:`agentcost.loop.month`):
+    each scenario as its row names it, its runs per day drawn day by day, its runs' costs drawn
+    from its own simulated runs; the share of months over the project's ``monthly_budget_usd``."""
+    from agentcost.loop.month import simulate_months
+
+    if batch.project.path is None:
+        raise InputError(
+            "simulates a project's months: give a project file, or one scenario file",
+            key="--simulate",
+            hint="list the scenarios with runs_per_day in a project file (docs/project.md)",
+        )
+    items = [
+        (row.name, item.entry, item.estimate) for row, item in zip(report.rows, batch.items, strict=True)
+    ]
+    month = simulate_months(items, months, seed=seed, budget_usd=batch.project.monthly_budget_usd)
+    return replace(report, month=month)
+
+
 def batch_report_for_paths(
     paths: Sequence[Path | str],
     *,
@@ -264,9 +306,12 @@ def batch_report_for_paths(
     user_prices: UserPrices | None = None,
     per: str = "run",
     at_time: bool | None = None,
+    months: int | None = None,
+    seed: int = 0,
 ) -> BatchReport:
     """``agentcost estimate PATH...``: a project file or scenario files -> the batch report
-    (``per``: :func:`build_batch_report`)."""
+    (``per``: :func:`build_batch_report`); ``months`` (``--simulate N`` of a project): with N
+    simulated months (:func:`with_months`, ``seed``: ``--seed``)."""
     from agentcost.scenario.project import load_targets
 
     project = load_targets(paths, reader=reader)
@@ -281,7 +326,8 @@ def batch_report_for_paths(
         user_prices=user_prices,
         at_time=at_time,
     )
-    return build_batch_report(batch, per=per)
+    report = build_batch_report(batch, per=per)
+    return report if months is None else with_months(report, batch, months, seed=seed)
 
 
 # --------------------------------------------------------------------------------------------
@@ -309,8 +355,27 @@ def project_budget_gate(report: BatchReport) -> Gate | None:
     )
 
 
+def monthly_budget_gate(report: BatchReport) -> Gate | None:
+    """The project's cost per 30-day month against its ``monthly_budget_usd``."""
+    info = report.project
+    if info is None or info.monthly_budget is None or report.totals.cost_per_month_usd is None:
+        return None
+    b, total = info.monthly_budget, report.totals.cost_per_month_usd
+    verdict, relation = ("over budget", ">") if b.over else ("within budget", "<=")
+    shown, limit = fmt.usd_pair(total, b.limit_usd)
+    return Gate(
+        name="budget",
+        tripped=b.over,
+        message=f"{info.path}: {verdict}: estimated {shown} per {DAYS_PER_MONTH}-day month {relation} {limit}"
+        " (project monthly_budget_usd)",
+        file=info.path,
+        line=info.monthly_budget_line,
+    )
+
+
 def batch_gates(report: BatchReport) -> tuple[Gate, ...]:
-    """Every scenario's budget and context-window gates, then the project's total budget gate."""
+    """Every scenario's budget and context-window gates, then the project's total and monthly
+    budget gates."""
     gates: list[Gate] = []
     for row in report.rows:
         budget = budget_gate(row.report)
@@ -322,4 +387,7 @@ def batch_gates(report: BatchReport) -> tuple[Gate, ...]:
     total = project_budget_gate(report)
     if total is not None:
         gates.append(total)
+    monthly = monthly_budget_gate(report)
+    if monthly is not None:
+        gates.append(monthly)
     return tuple(gates)

@@ -168,6 +168,7 @@ def reconcile(exports: Sequence[Export], rates_of: RateFinder = unit_rates) -> R
         for e in exports
         if e.more_pages
     ]
+    notes += [n for e in exports for n in e.notes]
     notes += _provider_mismatch(exports)
     return Reconciliation(tuple((e.path, e.kind) for e in exports), tuple(rows), days, tuple(notes))
 

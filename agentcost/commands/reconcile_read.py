@@ -30,15 +30,18 @@ Every problem is one :class:`~agentcost.errors.InputError` naming the file, the 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcost.errors import InputError
 from agentcost.prices.billing import anthropic_server_tools, search_preview_calls
+
+if TYPE_CHECKING:
+    from agentcost.commands.reconcile_google import GoogleRow
 
 T = TypeVar("T")
 
@@ -88,6 +91,7 @@ class Export:
     usage: tuple[UsageLine, ...] = ()
     costs: tuple[CostLine, ...] = ()
     more_pages: bool = False
+    notes: tuple[str, ...] = ()  # what the reading left out (a Google export's other SKUs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,12 +220,66 @@ def read_export(path: Path, *, limit: int = MAX_EXPORT_BYTES) -> Export:
         raise InputError(
             e.reason, file=shown, line=e.line, hint="give a usage or cost export (JSON)"
         ) from None
+    from agentcost.commands import reconcile_google as google
+
+    if google.looks_like_csv(text):  # a Google Cloud Billing export as CSV
+        return google_export(shown, google.read_csv(text, shown))
     try:
         data = json.loads(text, parse_float=Decimal, parse_constant=_no_constant)
     except (ValueError, RecursionError) as e:
+        rows = google.jsonl_rows(text, shown)  # or its rows as JSON Lines
+        if rows is not None:
+            return google_export(shown, google.read_rows(rows, shown))
         where = f" (line {e.lineno})" if isinstance(e, json.JSONDecodeError) else ""
         raise InputError(f"not JSON{where}", file=shown, hint=HINT) from None
     return parse_export(data, shown)
+
+
+def google_export(path: str, rows: Sequence[GoogleRow]) -> Export:
+    """A Google Cloud Billing export's rows (:mod:`agentcost.commands.reconcile_google`) as usage
+    and costs: a Gemini token SKU's tokens and cost under its model, another Gemini SKU's cost under
+    its day only, and a note for the rows of other SKUs, left out."""
+    from agentcost.commands.reconcile_google import KIND, PROVIDER
+
+    usage: list[UsageLine] = []
+    costs: list[CostLine] = []
+    others, other_usd, money, money_usd = 0, Decimal(0), 0, Decimal(0)
+    for r in rows:
+        if r.model is None:
+            others, other_usd = others + 1, other_usd + r.usd
+            continue
+        if r.kind is None:
+            money, money_usd = money + 1, money_usd + r.usd
+            costs.append(CostLine(PROVIDER, r.day, None, r.usd))
+            continue
+        usage.append(
+            UsageLine(
+                PROVIDER,
+                r.day,
+                r.model,
+                r.tier,
+                uncached_input=r.tokens if r.kind == "uncached_input" else 0,
+                cache_read=r.tokens if r.kind == "cache_read" else 0,
+                output=r.tokens if r.kind == "output" else 0,
+                long_context=r.long_context,
+            )
+        )
+        costs.append(CostLine(PROVIDER, r.day, r.model, r.usd))
+    from agentcost.report.fmt import usd
+
+    notes: list[str] = []
+    if money:
+        notes.append(
+            f"{path}: {_rows(money)} of Gemini SKUs not billed in tokens (caching storage, other"
+            f" modalities, tax, adjustments: {usd(money_usd)}) are in the days' costs, not in a model's"
+        )
+    if others:
+        notes.append(f"{path}: {_rows(others)} of SKUs that name no Gemini model left out ({usd(other_usd)})")
+    return Export(path, KIND, tuple(usage), tuple(costs), notes=tuple(notes))
+
+
+def _rows(n: int) -> str:
+    return f"{n:,} row" + ("" if n == 1 else "s")
 
 
 def _no_constant(name: str) -> None:
@@ -230,6 +288,11 @@ def _no_constant(name: str) -> None:
 
 def parse_export(data: object, path: str) -> Export:
     """An export's parsed JSON -> :class:`Export` (which of the four it is, by its documented shape)."""
+    from agentcost.commands import reconcile_google as google
+
+    if google.is_rows(data):  # a Google Cloud Billing export's rows as JSON
+        assert isinstance(data, list)
+        return google_export(path, google.read_rows(data, path))
     top = _obj(data, _Place(path))
     place = _Place(path, "data")
     buckets = _list(top.get("data"), place)

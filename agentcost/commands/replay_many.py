@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from agentcost.infra.policy import InputPolicy
     from agentcost.loop.simulate import Stat
     from agentcost.prices.user import UserPrices
+    from agentcost.replay.trace import ReplayReport
+    from agentcost.report.replay_caps import CapCheck, Caps, CapsOutcome
 
 MAX_FILES = 10_000  # logs read at most (--max-files)
 MAX_BYTES = 10_000_000_000  # bytes of logs read at most, in all (--max-total-bytes)
@@ -146,6 +148,7 @@ class Options:
     tools: Path | None = None
     system: Path | None = None
     policy: InputPolicy | None = None
+    caps: Caps | None = None  # --caps: each run held against them (agentcost.commands.replay_caps)
 
 
 Result = tuple[RunRow, tuple[tuple[str, tuple[int, ...]], ...]] | Skipped
@@ -194,12 +197,21 @@ def replay_path(path: Path, options: Options) -> Result:
         truncated=report.truncated,
         warnings=len(report.warnings),
         model_id=report.prices.model_id,
+        caps=None if options.caps is None else _check_caps(report, options.caps),
+        succeeded=trace.succeeded,
+        outcome_from=None if trace.succeeded is None else "log",
     )
     sizes: dict[str, list[int]] = {}
     for r in report.requests:
         if r.tool is not None and r.result_tokens is not None:
             sizes.setdefault(r.tool, []).append(r.result_tokens)
     return row, tuple((tool, tuple(v)) for tool, v in sorted(sizes.items()))
+
+
+def _check_caps(report: ReplayReport, caps: Caps) -> CapCheck:
+    from agentcost.commands.replay_caps import check_run
+
+    return check_run(report, caps)
 
 
 def _bound_memo() -> None:
@@ -287,7 +299,9 @@ class Summary:
         if len(self.first_skipped) < NAMED_SKIPS:
             self.first_skipped.append(skipped)
 
-    def report(self, inputs: Sequence[str], found: Found) -> ReplayManyReport:
+    def report(self, inputs: Sequence[str], found: Found, caps: Caps | None = None) -> ReplayManyReport:
+        from agentcost.commands.outcomes import run_outcomes
+
         rows = tuple(self.rows)
         shares = [Decimal(r.cached_share) for r in rows if r.cached_share is not None]
         return ReplayManyReport(
@@ -316,6 +330,8 @@ class Summary:
             formats=_counted(r.format for r in rows),
             models=_counted(r.model_id or r.model for r in rows),
             model_names=_aliases(rows),
+            caps=None if caps is None else _caps_outcome(caps, rows),
+            outcomes=run_outcomes(rows, self.total_usd),
         )
 
     def _tools(self) -> Iterator[ToolSizes]:
@@ -331,6 +347,12 @@ class Summary:
                 mean=(Decimal(total) / calls).quantize(_MEAN_COUNT, ROUND_HALF_UP),
                 max=max(sizes),
             )
+
+
+def _caps_outcome(caps: Caps, rows: Sequence[RunRow]) -> CapsOutcome:
+    from agentcost.commands.replay_caps import outcome
+
+    return outcome(caps, [r.caps for r in rows if r.caps is not None])
 
 
 def _aliases(rows: Sequence[RunRow]) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -406,4 +428,4 @@ def replay_many(
             + (f"; first: {first}" if first else ""),
             hint=f"a directory is searched for {suffixes} files",
         )
-    return summary.report(args, found)
+    return summary.report(args, found, options.caps)

@@ -117,6 +117,7 @@ class Chunk:
     input_tokens: Ints
     truncated: npt.NDArray[np.bool_]
     budget_stopped: npt.NDArray[np.bool_]
+    largest_output: Ints | None = None  # per run, the output tokens of its largest request (caps)
 
 
 class PerRunEngine:
@@ -139,6 +140,7 @@ class PerRunEngine:
         self.subs: dict[int, tuple[Decimal, int, int]] = {}
         self.whole: dict[int, Estimate] = {}  # uncapped subagent estimates (SubagentRuns)
         self.scale = 10**18  # Decimal dollars of the accountant, as whole units
+        self.largest = 0  # the output tokens of the largest request of the run :meth:`one` priced last
 
     def _sub(self, sub: Scenario) -> tuple[Decimal, int, int]:
         if id(sub) not in self.subs:
@@ -161,6 +163,7 @@ class PerRunEngine:
         if subagents and scenario.limits.max_budget_usd is not None:
             return self._capped(scenario, counts)
         ledger = run_ledger(scenario, counts, self.own)
+        self.largest = max((row.usage.output_tokens for row in ledger.rows), default=0)
         t = ledger.totals
         cost, requests, tokens = t.cost_usd, t.requests, t.input_tokens
         for row in ledger.rows:
@@ -192,6 +195,7 @@ class PerRunEngine:
             self.whole if _subagent_ids(scenario) <= self.original else {},  # drawn ones: not shared
         )
         ledger = run_ledger(scenario, counts, self.own, subagents=runs.by_round())
+        self.largest = max((row.usage.output_tokens for row in ledger.rows), default=0)
         t = ledger.totals
         parts = [task_totals(sub) for sub in runs.started.values()]
         return (
@@ -206,7 +210,7 @@ class PerRunEngine:
         import numpy as np
 
         s = self.est.scenario
-        out = np.zeros((3, n), dtype=object)
+        out = np.zeros((4, n), dtype=object)
         flags = np.zeros((2, n), dtype=bool)
         for r in range(n):
             run = realize(
@@ -222,9 +226,9 @@ class PerRunEngine:
             units = cost * self.scale
             if units != units.to_integral_value():
                 raise ArithmeticError(f"a run's cost {cost} is finer than 1/{self.scale} dollars")
-            out[:, r] = (int(units), requests, tokens)
+            out[:, r] = (int(units), requests, tokens, self.largest)
             flags[:, r] = (cut, stopped)
-        return Chunk(out[0], out[1], out[2], flags[0], flags[1])
+        return Chunk(out[0], out[1], out[2], flags[0], flags[1], out[3])
 
 
 def _subagent_ids(scenario: Scenario) -> set[int]:
@@ -472,10 +476,11 @@ class VectorEngine:
         requests = zeros.copy()
         tokens = zeros.copy()
         active_total = zeros.copy()
+        largest = zeros.copy()  # the output tokens of each run's largest request
         price = self.price
 
         def request(sent: npt.NDArray[np.bool_], out: Ints, inline: Ints | int, fee: int) -> None:
-            nonlocal cached, prev, cost, requests, tokens
+            nonlocal cached, prev, cost, requests, tokens, largest
             if out_cap is not None:
                 out = np.minimum(out, out_cap)
             inp = cacheable + pending + inline + ref.per_request
@@ -510,6 +515,7 @@ class VectorEngine:
                 + fee
             )
             cost += np.where(sent, units, 0)
+            largest = np.maximum(largest, np.where(sent, out, 0))
             requests += sent
             tokens += np.where(sent, inp, 0)
             prev = np.where(sent, cacheable, prev)
@@ -547,7 +553,7 @@ class VectorEngine:
         if draws.final_thinking is not None:
             final = final + self.final_slope[1] * (draws.final_thinking - self.final_centre[1])
         request(~truncated, final, 0, 0)
-        return Chunk(cost, requests, tokens, truncated, np.zeros(n, dtype=bool))
+        return Chunk(cost, requests, tokens, truncated, np.zeros(n, dtype=bool), largest)
 
 
 def task_totals(est: Estimate) -> tuple[Decimal, int, int]:

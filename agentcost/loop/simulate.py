@@ -408,6 +408,7 @@ class _Totals:
     truncated: Any
     stopped: Any
     scale: int
+    largest: Any = None  # per run, the output tokens of its largest request (agentcost.loop.caps)
 
 
 def _engine(est: Estimate, slots: Sequence[int]) -> tuple[VectorEngine | PerRunEngine, str | None]:
@@ -436,7 +437,13 @@ def _simulate(
     kind = np.int64 if vector else object  # the per-run engine's exact Python ints
     units, requests, tokens = (np.zeros(runs, dtype=kind) for _ in range(3))
     out = _Totals(
-        units, requests, tokens, np.zeros(runs, dtype=bool), np.zeros(runs, dtype=bool), engine.scale
+        units,
+        requests,
+        tokens,
+        np.zeros(runs, dtype=bool),
+        np.zeros(runs, dtype=bool),
+        engine.scale,
+        np.zeros(runs, dtype=kind),
     )
     start = 0
     while start < runs:
@@ -448,6 +455,8 @@ def _simulate(
         out.tokens[start:end] = part.input_tokens
         out.truncated[start:end] = part.truncated
         out.stopped[start:end] = part.budget_stopped
+        if part.largest_output is not None:
+            out.largest[start:end] = part.largest_output
         start = end
         if progress is not None:
             progress(done + start, total if total is not None else runs)
@@ -561,6 +570,19 @@ def simulate(
     )
 
 
+def run_units(est: Estimate, runs: int, *, seed: int = 0) -> tuple[Any, int]:
+    """The costs of ``runs`` runs of ``est``'s scenario in run order, as whole units of ``1/scale``
+    dollars: ``(units, scale)``, the very runs :func:`simulate` draws with this seed (what a
+    project's simulated month draws its runs from, :mod:`agentcost.loop.month`)."""
+    if not 1 <= runs <= MAX_RUNS:
+        raise InputError(f"must be from 1 to {MAX_RUNS:,} runs, got {runs:,}", key="runs")
+    slots = slot_counts(est.scenario)
+    engine, _ = _engine(est, slots)
+    _check_work(est, engine, runs, slots)
+    out = _simulate(est, engine, runs, seed, slots)
+    return out.units, out.scale
+
+
 _TASK_STREAM = 1 << 21  # the seed key of the outcome's streams (apart from every input's)
 
 
@@ -657,6 +679,7 @@ __all__ = [
     "failure_usd",
     "inputs",
     "parse_at",
+    "run_units",
     "simulate",
     "slot_counts",
 ]

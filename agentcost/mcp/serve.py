@@ -8,11 +8,11 @@ byte for byte. Bad input is an MCP tool error (``isError``) whose text is the CL
 is the SDK's generic tool error (its traceback goes to the server's standard error, the client's
 log, never into the result). Paths are relative to the server's working directory and read within
 the CLI's default bounds (:mod:`agentcost.infra.policy`; every call a fresh run, as one CLI
-command is). ``footprint`` never launches a server: it reads the tools/list files and the cache.
+command is). ``footprint`` never launches a server: it reads the tools/list files and the cache; ``caps``
+simulates as ``agentcost caps`` does (same default runs and seed, so the same figures).
 
 A tool is one entry of :data:`TOOLS` (name -> function): the function's signature and docstring are
-its input schema and description. The ``caps`` command's library entry point, once merged, is one
-more function and one more entry.
+its input schema and description.
 """
 
 from __future__ import annotations
@@ -118,11 +118,48 @@ def footprint(
         return render_text(report, Format.json, gates=footprint_gates(report))
 
 
+def caps(
+    scenario: str,
+    at: str = "p99",
+    runs: int | None = None,
+    seed: int | None = None,
+    margin: str | None = None,
+    as_of: str | None = None,
+    model: str | None = None,
+) -> str:
+    """Runtime caps (max_turns, max_budget_usd, max_tokens) from the simulated runs' tail, with the
+    settings for the Claude Agent SDK, the OpenAI Agents SDK and LangGraph: `agentcost caps SCENARIO
+    --at p99 --format json`.
+
+    at: the percentile (p50-p99.9) or max; runs: simulated runs (default 10,000); seed: the draws'
+    seed (default 0); margin: percent added before rounding up ("20"); as_of: the price date (ISO);
+    model: replaces the scenario's model.
+    """
+    from agentcost.commands.caps import DEFAULT_RUNS, DEFAULT_SEED
+    from agentcost.commands.caps import caps as build_caps
+    from agentcost.loop.options import has_time, parse_as_of
+    from agentcost.render.output import Format, render_text
+
+    with _one_run():
+        report = build_caps(
+            scenario,
+            at=at,
+            runs=DEFAULT_RUNS if runs is None else runs,
+            seed=DEFAULT_SEED if seed is None else seed,
+            margin=margin,
+            as_of=parse_as_of(as_of),
+            model=model,
+            at_time=has_time(as_of),
+        )
+        return render_text(report, Format.json)
+
+
 TOOLS: dict[str, Callable[..., str]] = {
     "estimate": estimate,
     "compare": compare,
     "prices": prices,
     "footprint": footprint,
+    "caps": caps,
 }
 """The server's tools, by name (their order in tools/list)."""
 

@@ -29,7 +29,8 @@ from agentcost.report.notes import OVER_BUDGET, budget_verdict
 from agentcost.report.schemagen import one_of
 
 if TYPE_CHECKING:  # the JSON's one definition (report/batch_json.py), also its JSON Schema
-    from agentcost.report.batch_json import BatchJson, BudgetCheckJson
+    from agentcost.report.batch import MonthRisk
+    from agentcost.report.batch_json import BatchJson, BudgetCheckJson, MonthJson
 
 # --------------------------------------------------------------------------------------------
 # Shared bits
@@ -104,6 +105,39 @@ def _project_budget_sentence(report: BatchReport, *, markdown: bool = False) -> 
         f"Project budget {_against(report.totals.cost_usd, b)[1]} for {report.one_text} of every scenario"
         f" ({path}): {verdict}."
     )
+
+
+def _month_sentences(report: BatchReport, *, markdown: bool = False) -> list[str]:
+    """The monthly budget's verdict (the ``monthly_budget`` gate's), then the simulated months."""
+    lines: list[str] = []
+    info, per_month = report.project, report.totals.cost_per_month_usd
+    if info is not None and info.monthly_budget is not None and per_month is not None:
+        b = info.monthly_budget
+        verdict = budget_verdict(b)
+        if markdown:
+            verdict = verdict.replace(OVER_BUDGET, f"**{OVER_BUDGET}**")
+        path = escape_md(info.path) if markdown else info.path
+        limit = fmt.usd_pair(per_month, b.limit_usd)[1]
+        lines.append(f"Monthly budget {limit} for a {DAYS_PER_MONTH}-day month ({path}): {verdict}.")
+    m = report.month
+    if m is not None:
+        c = m.cost
+        p50, p90, p99 = fmt.usd_series((c.p50, c.p90, c.p99))
+        lines.append(
+            f"Simulated {m.months:,} months (seed {m.seed}): {p50} p50, {p90} p90, {p99} p99 per"
+            f" {DAYS_PER_MONTH}-day month; mean {fmt.usd(c.mean)}."
+        )
+        share = m.over_budget_share
+        if share is not None and m.budget_usd is not None:
+            lines.append(
+                f"Months over the monthly budget {fmt.usd(m.budget_usd)}: {fmt.percent(share)}"
+                f" ({m.over_budget:,} of {m.months:,})."
+            )
+        lines.append(
+            "A month: each day's runs drawn from runs_per_day, each run's cost from the scenario's"
+            f" {m.runs_per_scenario:,} simulated runs (docs/project.md#monthly-risk)."
+        )
+    return lines
 
 
 # --------------------------------------------------------------------------------------------
@@ -195,6 +229,7 @@ def _assumptions(report: BatchReport) -> Text:
     project = _project_budget_sentence(report)
     if project is not None:
         lines.append(project)
+    lines.extend(_month_sentences(report))
     if t.over_budget:
         lines.append(f"{t.over_budget} of {t.scenarios} scenarios over their own budget.")
     lines.append(f"Prices: {report.price_sources}, in force on {report.as_of[:10]}. {_counters(report)}.")
@@ -220,6 +255,7 @@ def render_batch_markdown(report: BatchReport) -> str:
     project = _project_budget_sentence(report, markdown=True)
     if project is not None:
         lines.append(project)
+    lines.extend(_month_sentences(report, markdown=True))
     if t.over_budget:
         lines.append(f"**{t.over_budget} of {t.scenarios} scenarios over their own budget.**")
     lines += [
@@ -364,10 +400,34 @@ def _budget_dict(b: BudgetLine | None) -> BudgetCheckJson | None:
     }
 
 
+def _month_dict(m: MonthRisk) -> MonthJson:
+    from agentcost.render.simulation import stat_count_dict, stat_usd_dict
+
+    return {
+        "months": m.months,
+        "days": m.days,
+        "seed": m.seed,
+        "runs_per_scenario": m.runs_per_scenario,
+        "cost_usd": stat_usd_dict(m.cost),
+        "monthly_budget_usd": _dec(m.budget_usd),
+        "over_budget_months": m.over_budget,
+        "over_budget_share": _dec(m.over_budget_share),
+        "scenarios": [
+            {
+                "name": s.name,
+                "runs_per_day": s.runs_per_day,
+                "runs": stat_count_dict(s.runs),
+                "cost_usd": stat_usd_dict(s.cost),
+            }
+            for s in m.scenarios
+        ],
+    }
+
+
 def batch_dict(report: BatchReport) -> BatchJson:
     """The JSON fields of kind ``batch`` (the envelope adds version, kind and gates)."""
     t, info = report.totals, report.project
-    return {
+    body: BatchJson = {
         "project": None
         if info is None
         else {"path": info.path, "name": info.name, "budget": _budget_dict(info.budget)},
@@ -424,6 +484,11 @@ def batch_dict(report: BatchReport) -> BatchJson:
         "warnings": list(report.warnings),
         "estimates": [report_dict(r.report) for r in report.rows],
     }
+    if info is not None and info.monthly_budget is not None and body["project"] is not None:
+        body["project"]["monthly_budget"] = _budget_dict(info.monthly_budget)  # type: ignore[typeddict-item]
+    if report.month is not None:
+        body["month"] = _month_dict(report.month)
+    return body
 
 
 RENDERERS = (

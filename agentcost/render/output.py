@@ -62,6 +62,7 @@ _MODULES = {
     "SimulatedReport": "agentcost.render.simulation",  # estimate --simulate
     "ReplayReport": "agentcost.render.replay",
     "McpFootprint": "agentcost.render.mcp",  # agentcost mcp footprint
+    "CapsReport": "agentcost.render.caps",
 }
 
 # The charts of those kinds (agentcost.render.chart for --chart, agentcost.render.svg for --format

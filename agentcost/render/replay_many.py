@@ -24,12 +24,21 @@ from agentcost.render.output import Renderers
 from agentcost.report import fmt
 from agentcost.report.fmt import exact
 from agentcost.report.replay_json import REPORTED_KINDS
-from agentcost.report.replay_many import SUFFIXES, ReplayManyReport, RunRow
+from agentcost.report.replay_many import SUFFIXES, ReplayManyReport, RunOutcomes, RunRow
+from agentcost.report.replay_many_json import OUTCOME_FROM
 from agentcost.report.schemagen import one_of
 from agentcost.report.sections import Stat
 
 if TYPE_CHECKING:  # the JSON's one definition (report/replay_many_json.py), also its JSON Schema
-    from agentcost.report.replay_many_json import ReplayManyJson, RunJson, StatDecimalJson
+    from agentcost.report.replay_caps import CapCheck, CapsOutcome
+    from agentcost.report.replay_many_json import (
+        ManyCapsJson,
+        OutcomesJson,
+        ReplayManyJson,
+        RunCapsJson,
+        RunJson,
+        StatDecimalJson,
+    )
     from agentcost.report.sections_json import StatUsdJson
 
 STATS = ("mean", "p50", "p90", "p99", "min", "max")
@@ -48,6 +57,8 @@ CSV_HEADERS = (
     "priced_from",
     "truncated",
     "warnings",
+    "succeeded",
+    "outcome_from",
 )
 
 
@@ -111,11 +122,45 @@ def _summary(report: ReplayManyReport, show: Callable[[str], str] = plain) -> li
         ("output tokens", f"{report.output_tokens:,}"),
         ("failed / retried", _failed(report)),
         ("total cost", fmt.usd(report.total_usd)),
+        *_outcome_lines(report, show),
     ]
     for r in report.reasons:
         lines.append(("skipped", f"{r.files} × {show(r.reason)}"))
     for s in report.first_skipped:
         lines.append(("  e.g.", show(s.detail)))
+    return lines
+
+
+def _outcome_lines(report: ReplayManyReport, show: Callable[[str], str]) -> list[tuple[str, str]]:
+    """Runs succeeded, failed and unknown, what says so, and the cost per completed task."""
+    o = report.outcomes
+    if o is None:
+        return []
+    sources = []
+    if o.from_logs:
+        sources.append(f"{o.from_logs:,} by their logs")
+    if o.outcomes_file is not None:
+        sources.append(f"{o.from_outcomes:,} by {show(o.outcomes_file)}")
+    lines = [
+        (
+            "outcomes",
+            f"{o.succeeded:,} succeeded, {o.failed:,} failed, {o.unknown:,} unknown"
+            + (f" (labelled {', '.join(sources)})" if sources else ""),
+        )
+    ]
+    per = o.cost_per_completed_usd
+    lines.append(
+        (
+            "per completed task",
+            "- (no run succeeded)"
+            if per is None
+            else f"{fmt.usd(per)} = total cost {fmt.usd(report.total_usd)} / {o.succeeded:,} succeeded"
+            + (f" (the {o.unknown:,} unknown runs count as spend)" if o.unknown else ""),
+        )
+    )
+    if o.unmatched:
+        named = ", ".join(show(u) for u in o.first_unmatched)
+        lines.append(("not read", f"{o.unmatched:,} runs of the outcomes file, e.g. {named}"))
     return lines
 
 
@@ -138,6 +183,8 @@ def render_many_table(report: ReplayManyReport) -> RenderableType:
     for k, v in _summary(report):
         summary.add_row(k, rich(v))
     parts: list[RenderableType] = [dists, summary]
+    if report.caps is not None:  # --caps: the verdict first
+        parts[:0] = [*(rich(line) for line in caps_lines(report)), Text("")]
     if report.tools:
         parts.append(
             FitTable(
@@ -168,8 +215,48 @@ def render_many_table(report: ReplayManyReport) -> RenderableType:
     return Group(*parts) if parts else Text("")
 
 
+def _caps_given(o: CapsOutcome) -> str:
+    c = o.caps
+    given = [
+        f"max_turns {c.max_turns:,}" if c.max_turns is not None else None,
+        f"max_budget_usd ${exact(c.max_budget_usd)}" if c.max_budget_usd is not None else None,
+        f"max_tokens {c.max_tokens:,}" if c.max_tokens is not None else None,
+    ]
+    return ", ".join(g for g in given if g is not None)
+
+
+def caps_lines(report: ReplayManyReport, show: Callable[[str], str] = plain) -> list[str]:
+    """--caps: the verdict over the runs first, then each run a cap would have stopped or cut."""
+    o = report.caps
+    if o is None:
+        return []
+    lines = [
+        f"Caps ({_caps_given(o)}, from {show(o.caps.path)}) would have stopped {o.stopped:,} of "
+        f"{o.runs:,} runs ({_share(o.stopped_share)}): {o.by_turns:,} at max_turns, {o.by_budget:,} at "
+        f"max_budget_usd; they spent {fmt.usd(o.beyond_usd)} past the stops. {o.over_tokens:,} runs had "
+        "a request over max_tokens."
+    ]
+    for r in report.runs:
+        c = r.caps
+        if c is None or (c.stopped_by is None and c.over_tokens_request is None):
+            continue
+        what = []
+        if c.stopped_by is not None:
+            what.append(
+                f"{c.stopped_by} stops it after request {c.stopped_after:,}, "
+                f"{fmt.usd(c.beyond_usd)} spent past it"
+            )
+        if c.over_tokens_request is not None and c.over_tokens is not None:
+            what.append(f"request {c.over_tokens_request:,} wrote {c.over_tokens:,} output tokens")
+        lines.append(f"  {show(r.path)}: {'; '.join(what)}")
+    return lines
+
+
 def render_many_markdown(report: ReplayManyReport) -> str:
     out = [f"### Replay of {len(report.runs)} runs", ""]
+    if report.caps is not None:  # --caps: the verdict first
+        head, *runs = caps_lines(report, escape_md)
+        out += [head, "", *(f"- {line.strip()}" for line in runs), *([""] if runs else [])]
     out.append("| per run | " + " | ".join(STATS) + " |")
     out.append("|---|" + "---:|" * len(STATS))
     out += [f"| {name} | " + " | ".join(cells) + " |" for name, cells in _dists(report)]
@@ -201,6 +288,8 @@ def _row_cells(index: int, r: RunRow) -> tuple[object, ...]:
         r.priced_from,
         fmt.csv_bool(r.truncated),
         r.warnings,
+        fmt.csv_bool(r.succeeded),
+        r.outcome_from,
     )
 
 
@@ -228,7 +317,46 @@ def _stat_usd(s: Stat) -> StatUsdJson:
     return _stat(s)  # the same fields; the two definitions differ only in what the schema says
 
 
+def _run_caps(c: CapCheck) -> RunCapsJson:
+    return {
+        "turns": c.turns,
+        "stopped_by": c.stopped_by,
+        "stopped_after": c.stopped_after,
+        "beyond_usd": exact(c.beyond_usd),
+        "max_turns_stop": c.turns_stop,
+        "max_budget_usd_stop": c.budget_stop,
+        "over_max_tokens_request": c.over_tokens_request,
+        "over_max_tokens": c.over_tokens,
+    }
+
+
+def _many_caps(o: CapsOutcome) -> ManyCapsJson:
+    c = o.caps
+    return {
+        "caps": {
+            "file": c.path,
+            "max_turns": c.max_turns,
+            "max_budget_usd": None if c.max_budget_usd is None else exact(c.max_budget_usd),
+            "max_tokens": c.max_tokens,
+        },
+        "runs": o.runs,
+        "stopped": o.stopped,
+        "stopped_share": fmt.exact_places(o.stopped_share, 6),
+        "by_max_turns": o.by_turns,
+        "by_max_budget_usd": o.by_budget,
+        "over_max_tokens": o.over_tokens,
+        "beyond_usd": exact(o.beyond_usd),
+    }
+
+
 def _run_dict(index: int, r: RunRow) -> RunJson:
+    out = _run_row(index, r)
+    if r.caps is not None:
+        out["caps"] = _run_caps(r.caps)
+    return out
+
+
+def _run_row(index: int, r: RunRow) -> RunJson:
     return {
         "index": index,
         "path": r.path,
@@ -244,10 +372,38 @@ def _run_dict(index: int, r: RunRow) -> RunJson:
         "priced_from": r.priced_from,
         "truncated": r.truncated,
         "warnings": r.warnings,
+        "succeeded": r.succeeded,
+        "outcome_from": None
+        if r.outcome_from is None
+        else one_of(OUTCOME_FROM, r.outcome_from, "outcome source"),
+    }
+
+
+def _outcomes_dict(o: RunOutcomes | None) -> OutcomesJson | None:
+    if o is None:
+        return None
+    per = o.cost_per_completed_usd
+    return {
+        "succeeded": o.succeeded,
+        "failed": o.failed,
+        "unknown": o.unknown,
+        "from_outcomes": o.from_outcomes,
+        "from_logs": o.from_logs,
+        "cost_per_completed_task_usd": None if per is None else exact(per),
+        "outcomes_file": o.outcomes_file,
+        "unmatched": o.unmatched,
+        "first_unmatched": list(o.first_unmatched),
     }
 
 
 def many_dict(report: ReplayManyReport) -> ReplayManyJson:
+    out = _many_dict(report)
+    if report.caps is not None:
+        out["caps"] = _many_caps(report.caps)
+    return out
+
+
+def _many_dict(report: ReplayManyReport) -> ReplayManyJson:
     def share(d: Decimal | None) -> str | None:
         return None if d is None else exact(d)
 
@@ -290,6 +446,7 @@ def many_dict(report: ReplayManyReport) -> ReplayManyJson:
                 "output_tokens": report.output_tokens,
                 "cost_usd": exact(report.total_usd),
             },
+            "outcomes": _outcomes_dict(report.outcomes),
         },
         "runs": [_run_dict(i, r) for i, r in enumerate(report.runs, start=1)],
     }

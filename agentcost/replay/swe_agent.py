@@ -481,6 +481,7 @@ def _read_1x(
         reported_cost_usd=cost if local else None,
         notes=tuple(notes),
         reported_kind="local_count" if local else "none",
+        **exit_status(data),
     )
 
 
@@ -581,4 +582,27 @@ def read(
         reported_cost_usd=reported_cost,
         notes=tuple(notes),
         reported_kind="api" if reported is not None else "none",
+        **exit_status(data),
     )
+
+
+MAX_EXIT_STATUS = 200  # characters of info.exit_status kept; a longer one is not a status
+
+
+def exit_status(data: dict[str, Any]) -> dict[str, Any]:
+    """``info.exit_status`` and whether the run completed its task: ``exit_status`` and
+    ``succeeded`` for :class:`Trace`.
+
+    SWE-agent's agent loop (sweagent/agent/agents.py, https://github.com/SWE-agent/SWE-agent/blob/
+    main/sweagent/agent/agents.py, read 2026-12-07) sets ``submitted`` when the agent ran its submit
+    command, ``submitted (X)`` when a run stopped by X (``exit_cost``, ``exit_context``,
+    ``exit_format``, ``exit_error``, ``exit_api``, ...) was autosubmitted from the repository's diff,
+    and X alone when nothing was submitted (``exit_command`` for the agent's own ``exit``). So
+    ``submitted`` is a completed task (True: the agent finished it; whether the patch is right is for
+    an evaluation to say, ``--outcomes``), any other status a run that stopped short (False), and a
+    missing or malformed one unknown (None)."""
+    info = data.get("info")
+    status = info.get("exit_status") if isinstance(info, dict) else None
+    if not isinstance(status, str) or not status or len(status) > MAX_EXIT_STATUS:
+        return {"exit_status": None, "succeeded": None}
+    return {"exit_status": status, "succeeded": status == "submitted"}

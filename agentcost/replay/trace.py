@@ -130,6 +130,10 @@ class Trace:
     # them itself, e.g. SWE-agent 1.x with litellm), None: "api" when anything is reported
     reported_kind: ReportedKind | None = None
     per_call_models: bool = False  # price each call at its own ``model`` (Claude Code sessions)
+    # how the run ended, as the log records it (SWE-agent's ``info.exit_status``), and whether that
+    # means it completed its task (True), did not (False) or cannot say (None): replay DIR's outcomes
+    exit_status: str | None = None
+    succeeded: bool | None = None
 
 
 # ---------------------------------------------------------------------------------------------

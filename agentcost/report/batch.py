@@ -8,12 +8,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from agentcost.loop.month import DAYS_PER_MONTH, MonthRisk, MonthScenario
 from agentcost.report.estimate import (
     BudgetLine,
     Report,
 )
 
-DAYS_PER_MONTH = 30
+__all__ = [
+    "DAYS_PER_MONTH",
+    "BatchReport",
+    "BatchRow",
+    "BatchTotals",
+    "MonthRisk",
+    "MonthScenario",
+    "ProjectInfo",
+]
 
 
 @dataclass(frozen=True)
@@ -72,6 +81,8 @@ class ProjectInfo:
     name: str | None
     budget: BudgetLine | None  # the project's budget_usd against totals.cost_usd
     budget_line: int | None
+    monthly_budget: BudgetLine | None = None  # monthly_budget_usd against totals.cost_per_month_usd
+    monthly_budget_line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -90,6 +101,7 @@ class BatchReport:
     per: str = "run"  # "task" (--per task): every cost is of a completed task, budgets too
     notes: tuple[str, ...] = ()  # each scenario's caveats, "name: note" (agentcost.report.notes.caveats)
     warnings_apart: bool = False  # the CLI prints the warnings on stderr: the table leaves them out
+    month: MonthRisk | None = None  # --simulate N: N simulated months (agentcost.loop.month)
 
     @property
     def unit_text(self) -> str:

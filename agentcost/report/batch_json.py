@@ -7,11 +7,12 @@ same types (:mod:`agentcost.report.schemagen`).
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypedDict, get_args
+from typing import Annotated, Literal, NotRequired, TypedDict, get_args
 
 from agentcost.report.estimate_json import EstimateJson
 from agentcost.report.prices_json import DateTime
 from agentcost.report.schemagen import COUNT, DECIMAL, POSITIVE, USD, Keywords
+from agentcost.report.sections_json import StatCountJson, StatUsdJson
 
 Per = Literal["run", "task"]
 PERS: tuple[Per, ...] = get_args(Per)
@@ -30,6 +31,34 @@ class ProjectJson(TypedDict):
     path: str
     name: str | None
     budget: BudgetCheckJson | None
+    monthly_budget: NotRequired[
+        Annotated[BudgetCheckJson, "monthly_budget_usd against totals.cost_per_month_usd, when set"]
+    ]
+
+
+class MonthScenarioJson(TypedDict):
+    name: str
+    runs_per_day: Annotated[str, "the number, or the distribution described"]
+    runs: Annotated[StatCountJson, "runs in a month"]
+    cost_usd: Annotated[StatUsdJson, "the scenario's cost in a month"]
+
+
+class MonthJson(TypedDict):
+    """``--simulate N`` of a project: N simulated months (docs/project.md#monthly-risk)."""
+
+    months: POSITIVE
+    days: Annotated[POSITIVE, "days in a month"]
+    seed: int
+    runs_per_scenario: Annotated[
+        POSITIVE, "each scenario's simulated runs, the costs its runs are drawn from"
+    ]
+    cost_usd: Annotated[
+        StatUsdJson, "the month's total: nearest-rank percentiles; the mean rounded to 10 places"
+    ]
+    monthly_budget_usd: USD | None
+    over_budget_months: COUNT | None
+    over_budget_share: Annotated[Number | None, "months over monthly_budget_usd / months, exact"]
+    scenarios: list[MonthScenarioJson]
 
 
 class ScenarioRowJson(TypedDict):
@@ -93,3 +122,4 @@ class BatchJson(TypedDict):
     notes: Annotated[list[str], "each scenario's notes that change what its figure means, as 'name: note'"]
     warnings: list[str]
     estimates: list[EstimateJson]
+    month: NotRequired[Annotated[MonthJson, "only with --simulate N"]]

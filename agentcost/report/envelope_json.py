@@ -34,5 +34,6 @@ KINDS: dict[str, str] = {  # kind -> "module:TypedDict" of its body, in the sche
     "replay": "agentcost.report.replay_json:ReplayJson",
     "replay_many": "agentcost.report.replay_many_json:ReplayManyJson",  # replay DIR... (many runs)
     "mcp_footprint": "agentcost.report.mcp_json:McpFootprintJson",  # agentcost mcp footprint
+    "caps": "agentcost.report.caps_json:CapsJson",
 }
 """Each kind's body: ``module:TypedDict``."""

@@ -13,8 +13,10 @@ from typing import Annotated, Literal, TypedDict, get_args
 from agentcost.report.prices_json import Date
 from agentcost.report.schemagen import COUNT, DECIMAL, USD
 
-ExportKind = Literal["anthropic-usage", "anthropic-cost", "openai-usage", "openai-cost", "empty"]
-ExportProvider = Literal["anthropic", "openai"]
+ExportKind = Literal[
+    "anthropic-usage", "anthropic-cost", "openai-usage", "openai-cost", "google-billing", "empty"
+]
+ExportProvider = Literal["anthropic", "openai", "google"]
 RowStatus = Literal["match", "differs", "unknown", "no-usage", "no-costs", "per-day"]
 DayStatus = Literal["match", "differs", "no-costs"]
 ActualSource = Literal["export", "agentcost", "mixed"]

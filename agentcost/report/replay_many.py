@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from agentcost.loop.simulate import Stat
+    from agentcost.report.replay_caps import CapCheck, CapsOutcome
 
 
 SUFFIXES = (".traj", ".json", ".jsonl")  # the files a directory walk takes
@@ -34,6 +35,9 @@ class RunRow:
     truncated: bool
     warnings: int
     model_id: str = ""  # the price row's id (genai-prices' canonical id): aliases of one model merge
+    caps: CapCheck | None = None  # --caps: the run held against the caps
+    succeeded: bool | None = None  # completed its task (None: unknown), from outcome_from
+    outcome_from: str | None = None  # "outcomes" (--outcomes FILE), "log" (its exit status), None
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,27 @@ class ToolSizes:
 class SkipReason:
     reason: str
     files: int
+
+
+@dataclass(frozen=True)
+class RunOutcomes:
+    """Which runs completed their task, and the cost per completed task: the total cost of all the
+    runs read (succeeded, failed and unknown) / the runs that succeeded, as an estimate's is total
+    spend / completed tasks (:class:`agentcost.loop.simulate.Tasks`). None when none succeeded."""
+
+    succeeded: int
+    failed: int
+    unknown: int
+    from_outcomes: int  # runs labelled by the --outcomes file
+    from_logs: int  # runs labelled by their own log (SWE-agent's info.exit_status)
+    cost_per_completed_usd: Decimal | None
+    outcomes_file: str | None = None
+    unmatched: int = 0  # the file's rows that name no run read
+    first_unmatched: tuple[str, ...] = ()  # the first few of them, as written
+
+    @property
+    def labelled(self) -> int:
+        return self.succeeded + self.failed
 
 
 @dataclass(frozen=True)
@@ -90,3 +115,5 @@ class ReplayManyReport:
     model_names: tuple[
         tuple[str, tuple[str, ...]], ...
     ] = ()  # id -> the names the logs use, when not just the id
+    caps: CapsOutcome | None = None  # --caps: the runs held against the caps
+    outcomes: RunOutcomes | None = None  # None: no run is labelled (by its log or --outcomes)

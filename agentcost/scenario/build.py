@@ -73,18 +73,13 @@ from agentcost.scenario.values import (
     MAX_EMPIRICAL_VALUES,
     AnyDist,
     AnyToolModel,
-    EmpiricalDist,
     FileContent,
-    FixedDist,
-    LognormalDist,
-    PertDist,
     ProviderTool,
     ServerToolModel,
     TextContent,
     TokensContent,
     ToolFile,
-    TriangularDist,
-    UniformDist,
+    build_dist,
     select_tools,
 )
 
@@ -294,46 +289,7 @@ class ScenarioBuilder:
         return self.dists[path]
 
     def dist(self, value: AnyDist, path: KeyPath, minimum: int) -> Dist:
-        where, line = key_text(path, quotes=self.doc.quotes), self.doc.line(path)
-        kind = value.fields[0].name
-        assert kind is not None
-        if isinstance(value, FixedDist):
-            params = [value.fixed]
-        elif isinstance(value, UniformDist):
-            params = list(value.uniform)
-        elif isinstance(value, TriangularDist | PertDist):
-            params = list(value.triangular if isinstance(value, TriangularDist) else value.pert)
-            if not params[0] <= params[1] <= params[2]:
-                raise self.doc.error(
-                    (*path, kind),
-                    f"min {params[0]:,}, most likely {params[1]:,}, max {params[2]:,} are not in order",
-                    "write [min, most likely, max] with min <= most likely <= max",
-                )
-        elif isinstance(value, LognormalDist):
-            ln = value.lognormal
-            if ln.p90 <= ln.median:
-                raise self.doc.error(
-                    (*path, "lognormal", "p90"),
-                    f"p90 ({ln.p90}) must be above the median ({ln.median})",
-                    "nine runs in ten are below p90; half are below the median",
-                )
-            return Dist("lognormal", (ln.median, ln.p90), where, line, minimum)
-        else:
-            assert isinstance(value, EmpiricalDist)
-            given = value.empirical
-            params = (
-                given if isinstance(given, list) else self.empirical_file(given.file, (*path, "empirical"))
-            )
-            params = sorted(params)
-        if isinstance(value, UniformDist) and params[0] > params[1]:
-            raise self.doc.error(
-                (*path, kind), f"min {params[0]:,} is above max {params[1]:,}", "write [min, max]"
-            )
-        if minimum and max(params) < minimum:
-            raise self.doc.error(
-                (*path, kind), f"every value is below {minimum}", f"a draw is at least {minimum}"
-            )
-        return Dist(kind, tuple(Decimal(p) for p in params), where, line, minimum)  # type: ignore[arg-type]
+        return build_dist(self.doc, value, path, minimum, self.empirical_file)
 
     def empirical_file(self, name: str, path: KeyPath) -> list[int]:
         """The whole numbers of a file of observed values: one or more per line (commas or spaces

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -48,12 +48,14 @@ from agentcost.infra.spec import (
     Nullable,
     Schema,
     Str,
+    Tagged,
     field,
 )
 from agentcost.infra.spec import json_schema as spec_json_schema
 from agentcost.infra.validate import int_to_decimal
 from agentcost.infra.yamlread import (
     Doc,
+    KeyPath,
     OverrideError,
     Reader,
     Spec,
@@ -65,7 +67,9 @@ from agentcost.infra.yamlread import (
     text_reader,
     validate,
 )
-from agentcost.scenario.values import MONEY, NAME
+from agentcost.scenario.dists import median
+from agentcost.scenario.model import Dist
+from agentcost.scenario.values import DIST, MONEY, NAME, AnyDist, build_dist
 
 __all__ = [
     "DEFAULT_PROJECT_FILE",
@@ -101,6 +105,16 @@ RUNS_PER_DAY = Schema(
 )
 
 
+def _runs_kind(value: Any) -> str:
+    """A mapping is a distribution of the day's runs; anything else is checked as a number."""
+    return "dist" if isinstance(value, dict) else "~number"
+
+
+RUNS_PER_DAY_VALUE = Tagged(_runs_kind, {"~number": RUNS_PER_DAY, "dist": DIST})
+"""Runs a day: a number >= 0 (decimals allowed), or a distribution of each day's whole runs
+(:mod:`agentcost.scenario.dists`, the scenarios' syntax), drawn day by day under ``--simulate``."""
+
+
 class ProjectScenarioSpec(Spec):
     """One scenario of the project."""
 
@@ -108,9 +122,10 @@ class ProjectScenarioSpec(Spec):
     name: str | None = field(
         Nullable(Str()), "A label for the report (default: the scenario's name).", default=None
     )
-    runs_per_day: Decimal | None = field(
-        Nullable(RUNS_PER_DAY),
-        "How many times a day the scenario runs (a decimal number is allowed).",
+    runs_per_day: Decimal | AnyDist | None = field(
+        Nullable(RUNS_PER_DAY_VALUE),
+        "How many times a day the scenario runs: a number (decimals allowed), or a distribution of each"
+        " day's runs (its median without --simulate; drawn day by day with it).",
         default=None,
     )
     budget_usd: Decimal | None = field(
@@ -135,6 +150,11 @@ class ProjectFile(Spec, title="agentcost project"):
     budget_usd: Decimal | None = field(
         Nullable(MONEY), "Budget in US dollars for the total of one run of every scenario.", default=None
     )
+    monthly_budget_usd: Decimal | None = field(
+        Nullable(MONEY),
+        "Budget in US dollars for a 30-day month of every scenario at its runs_per_day.",
+        default=None,
+    )
     scenarios: list[ProjectScenarioSpec] = field(
         ListOf(Model(ProjectScenarioSpec)), "The scenario files, in report order."
     )
@@ -156,12 +176,13 @@ class ProjectEntry:
 
     path: Path  # the scenario file (the project file's folder joined with what was written)
     name: str | None = None
-    runs_per_day: Decimal | None = None
+    runs_per_day: Decimal | None = None  # a distribution's median (agentcost.scenario.dists.median)
     budget_usd: Decimal | None = None
     overrides: tuple[str, ...] = ()  # the entry's set: texts, applied before --set
     line: int | None = None
     budget_line: int | None = None
     override_lines: tuple[int | None, ...] = ()  # the line of each of ``overrides``
+    runs_dist: Dist | None = None  # runs_per_day written as a distribution of each day's runs
 
 
 @dataclass(frozen=True)
@@ -176,6 +197,8 @@ class Project:
     budget_usd: Decimal | None = None
     budget_line: int | None = None
     version: int = PROJECT_VERSION
+    monthly_budget_usd: Decimal | None = None  # for 30 days of every scenario at its runs_per_day
+    monthly_budget_line: int | None = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -247,6 +270,8 @@ def load_project(path: Path | str, *, reader: Reader | None = None) -> Project:
         description=spec.description,
         budget_usd=spec.budget_usd,
         budget_line=doc.lines.get(("budget_usd",)),
+        monthly_budget_usd=spec.monthly_budget_usd,
+        monthly_budget_line=doc.lines.get(("monthly_budget_usd",)),
     )
 
 
@@ -344,16 +369,32 @@ def _entry(doc: Doc, i: int, item: ProjectScenarioSpec, reader: Reader | None) -
             parse_override(override, j, scenario_path)  # its syntax; its effect is checked on loading
         except OverrideError as e:
             raise doc.error((*at, "set", j), e.message, e.hint) from None
+    runs, dist = item.runs_per_day, None
+    if isinstance(runs, AnyDist):
+        dist = build_dist(doc, runs, (*at, "runs_per_day"), 0, _no_file(doc, at))
+        runs = Decimal(median(dist))
     return ProjectEntry(
         path=scenario_path,
         name=item.name,
-        runs_per_day=item.runs_per_day,
+        runs_per_day=runs,
+        runs_dist=dist,
         budget_usd=item.budget_usd,
         overrides=overrides,
         line=doc.line(at),
         budget_line=doc.lines.get((*at, "budget_usd")),
         override_lines=tuple(doc.line((*at, "set", j)) for j in range(len(overrides))),
     )
+
+
+def _no_file(doc: Doc, at: tuple[str | int, ...]) -> Callable[[str, KeyPath], list[int]]:
+    """``empirical: {file: ...}`` in a project: refused (the values are written inline)."""
+
+    def refuse(_name: str, path: KeyPath) -> list[int]:
+        raise doc.error(
+            (*path, "file"), "a project file lists the values inline", "e.g. empirical: [150, 200, 260]"
+        )
+
+    return refuse
 
 
 if __name__ == "__main__":  # python -m agentcost.scenario.project > docs/project.schema.json

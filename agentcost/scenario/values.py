@@ -15,6 +15,7 @@ number (``"1500"``, ``1e3``, ``9k``) is refused with both spellings.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any, Literal, TypeVar
 
@@ -40,8 +41,8 @@ from agentcost.infra.spec import (
     field,
 )
 from agentcost.infra.validate import amount
-from agentcost.infra.yamlread import Doc, KeyPath, closest, numeral, whole_number
-from agentcost.scenario.model import MAX_BUDGET_USD, ServerToolName
+from agentcost.infra.yamlread import Doc, KeyPath, closest, key_text, numeral, whole_number
+from agentcost.scenario.model import MAX_BUDGET_USD, Dist, ServerToolName
 
 MAX_COUNT = 1_000_000_000
 """Largest count a scenario may state (tokens, sizes, repeats): 500 times the largest context window,
@@ -576,3 +577,48 @@ def _client_name(model: object) -> str | None:
     if isinstance(model, AnthropicTool | OpenAIResponsesTool | MCPTool):
         return model.name
     return None
+
+
+def build_dist(
+    doc: Doc,
+    value: AnyDist,
+    path: KeyPath,
+    minimum: int,
+    empirical_file: Callable[[str, KeyPath], list[int]],
+) -> Dist:
+    """The :class:`Dist` of a validated distribution written at ``path`` of ``doc`` (scenario and
+    project files alike); ``empirical_file`` reads the values of ``empirical: {file: ...}``."""
+    where, line = key_text(path, quotes=doc.quotes), doc.line(path)
+    kind = value.fields[0].name
+    assert kind is not None
+    if isinstance(value, FixedDist):
+        params = [value.fixed]
+    elif isinstance(value, UniformDist):
+        params = list(value.uniform)
+    elif isinstance(value, TriangularDist | PertDist):
+        params = list(value.triangular if isinstance(value, TriangularDist) else value.pert)
+        if not params[0] <= params[1] <= params[2]:
+            raise doc.error(
+                (*path, kind),
+                f"min {params[0]:,}, most likely {params[1]:,}, max {params[2]:,} are not in order",
+                "write [min, most likely, max] with min <= most likely <= max",
+            )
+    elif isinstance(value, LognormalDist):
+        ln = value.lognormal
+        if ln.p90 <= ln.median:
+            raise doc.error(
+                (*path, "lognormal", "p90"),
+                f"p90 ({ln.p90}) must be above the median ({ln.median})",
+                "nine runs in ten are below p90; half are below the median",
+            )
+        return Dist("lognormal", (ln.median, ln.p90), where, line, minimum)
+    else:
+        assert isinstance(value, EmpiricalDist)
+        given = value.empirical
+        params = given if isinstance(given, list) else empirical_file(given.file, (*path, "empirical"))
+        params = sorted(params)
+    if isinstance(value, UniformDist) and params[0] > params[1]:
+        raise doc.error((*path, kind), f"min {params[0]:,} is above max {params[1]:,}", "write [min, max]")
+    if minimum and max(params) < minimum:
+        raise doc.error((*path, kind), f"every value is below {minimum}", f"a draw is at least {minimum}")
+    return Dist(kind, tuple(Decimal(p) for p in params), where, line, minimum)  # type: ignore[arg-type]
