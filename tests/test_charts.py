@@ -82,9 +82,11 @@ def report(kind: str) -> Any:
 KINDS = ("estimate", "compare", "project", "diff", "replay")
 
 
-def expected_bars(kind: str) -> int:
+def expected_bars(kind: str, terminal: bool = False) -> int:
     r = report(kind)
-    if kind in ("estimate", "replay"):
+    if kind == "estimate" and terminal:  # a bar per request, then one per part of the cost split
+        return len(r.requests) + len(charts.split_bars(r))
+    if kind in ("estimate", "replay"):  # the SVG draws the requests only
         return len(r.requests)
     if kind == "diff":
         return sum((s.base is not None) + (s.head is not None) for s in r.scenarios)
@@ -378,7 +380,8 @@ def shown(kind: str) -> list[str]:
     """The dollar figures a terminal chart shows, from the report."""
     r = report(kind)
     if kind == "estimate":
-        return [fmt.usd(x) for line in r.requests for x in (line.cost_usd, line.running_usd)]
+        split = [fmt.usd(usd) for _, usd, _ in charts.split_bars(r)]
+        return [fmt.usd(x) for line in r.requests for x in (line.cost_usd, line.running_usd)] + split
     if kind == "diff":
         return [t for s in r.scenarios for t in fmt.usd_pair(s.before_usd, s.after_usd)]
     return [fmt.usd(row.cost_usd) for row in r.rows]
@@ -393,7 +396,7 @@ def test_terminal_charts_fit_the_width_and_show_every_figure_whole(kind: str, wi
     for figure in shown(kind):
         assert figure in figures
     rows = [line for line in lines if re.search(r"[█▓▒░▞]", line) and "$" in line]
-    assert len(rows) == expected_bars(kind)
+    assert len(rows) == expected_bars(kind, terminal=True)
     longest = max(sum(line.count(c) for c in "█▓▒░▞") for line in rows)
     assert longest >= width // 3  # the bars take the room the console leaves
 

@@ -21,6 +21,7 @@ from decimal import Decimal
 from agentcost.errors import InputError
 from agentcost.facts import host_mechanics, tool_search
 from agentcost.loop.accountant import LedgerRow
+from agentcost.loop.carry import Carried, Carry, Split, heaviest_carried
 from agentcost.loop.estimate import Estimate, estimate_scenario
 from agentcost.loop.simulate import Simulation, Stat
 from agentcost.scenario.model import ResultTrim, Retries, Round, Scenario, ToolDef
@@ -106,6 +107,8 @@ class Insights:
     levers: tuple[Lever, ...]  # biggest saving first, a different-product lever (batch) included
     stops: StopRules | None = None  # None: max_rounds and max_budget_usd are both set
     steps: Steps | None = None  # with --simulate
+    carried: tuple[Carried, ...] = ()  # the heaviest re-sent blocks (agentcost.loop.carry)
+    split: Split | None = None  # the task's cost: fixed prefix, re-sent history, output, other
 
 
 @dataclass(frozen=True)
@@ -144,7 +147,8 @@ def explain(est: Estimate, simulation: Simulation | None = None) -> Insights:
                 shown.append(priced)
                 shown.sort(key=lambda lv: (-lv.saved_usd, lv.name))  # biggest saving first, batch too
     steps = None if simulation is None else Steps(simulation.runs, simulation.seed, simulation.requests)
-    return Insights(base, checks(est), tuple(shown), stop_rules(est, rerun), steps)
+    carried, split = heaviest_carried(est), Carry(est).split
+    return Insights(base, checks(est), tuple(shown), stop_rules(est, rerun), steps, carried, split)
 
 
 def _price(candidate: _Candidate, base: Decimal, rerun: Rerun) -> Lever | None:

@@ -16,7 +16,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.console import Group as RichGroup
 from rich.text import Text
 
 from agentcost.infra.text import plain, rich
@@ -48,6 +49,12 @@ PARTS = (
     Part("server-tool fees", "▞", "red", "#D55E00"),
 )
 FEES = 4  # the index of server-tool fees in PARTS
+SPLIT = (  # an estimate's cost split (agentcost.loop.carry): what the run's dollars paid for
+    Part("fixed prefix", "█", "blue", "#0072B2"),
+    Part("re-sent history", "▓", "yellow", "#E69F00"),
+    Part("output", "░", "magenta", "#CC79A7"),
+    Part("fees and cache storage", "▞", "red", "#D55E00"),
+)
 COST = Part("cost", "█", "blue", "#0072B2")  # an unsplit bar: a model, a scenario, a replayed request
 BASE = Part("base", "▒", "bright_black", "#8C8C8C")  # diff: before the change
 HEAD = Part("head", "█", "blue", "#0072B2")  # diff: after it
@@ -366,16 +373,59 @@ def _stack_rows(rows: Sequence[Stack]) -> Iterator[_Row]:
         yield _Row(str(s.index), sizes, (fmt.usd(s.cost_usd), fmt.usd(s.running_usd)))
 
 
-def render_chart(report: Report) -> _Chart:
-    """An estimate: each request's cost stacked by what it paid for, and the running total."""
+def render_chart(report: Report) -> RenderableType:
+    """An estimate: each request's cost stacked by what it paid for, and the running total; then the
+    run's cost split into the fixed prefix, the re-sent history and output (:func:`split_chart`)."""
     rows = stacks(report)
     legend = [PARTS[i] for i in used_parts(rows)]
-    return _Chart(
+    chart = _Chart(
         f"Cost per request · {estimate_title(report)}",
         list(_stack_rows(rows)),
         legend,
         estimate_caption(report),
         header=("#", "cost", "running"),
+    )
+    split = split_chart(report)
+    return chart if split is None else RichGroup(chart, split)
+
+
+def split_bars(report: Report) -> tuple[tuple[Part, Decimal, Decimal | None], ...]:
+    """The run's cost split (the report's ``carry``, subagents included): each part with its dollars
+    and its share of the cost; fees and cache storage only when the run pays any."""
+    carry = report.carry
+    if carry is None:
+        return ()
+    s = carry.split
+    parts = [(SPLIT[0], s.fixed_usd), (SPLIT[1], s.history_usd), (SPLIT[2], s.output_usd)]
+    if s.other_usd:
+        parts.append((SPLIT[3], s.other_usd))
+    return tuple((part, usd, s.fraction(usd)) for part, usd in parts)
+
+
+def split_caption(report: Report) -> str:
+    """The cost split in one sentence, for the SVG's caption: ``Split: fixed prefix $0.0021 (0.6%), ...``."""
+    bars = split_bars(report)
+    if not bars:
+        return ""
+    parts = [f"{p.label} {fmt.usd(usd)} ({fmt.percent(share)})" for p, usd, share in bars]
+    return "Split: " + ", ".join(parts) + "."
+
+
+def split_chart(report: Report) -> _Chart | None:
+    """A bar per part of the run's cost: the fixed prefix, the history re-sent, output (and fees)."""
+    bars = split_bars(report)
+    if not bars:
+        return None
+    rows = [
+        _Row(part.label, ((float(usd), part),), (fmt.usd(usd), fmt.percent(share)))
+        for part, usd, share in bars
+    ]
+    return _Chart(
+        "Cost split · what the run's dollars carried",
+        rows,
+        [],
+        "Fixed prefix: tools, system, task; history: every round's call and result, re-sent in each"
+        " later request (the blocks: --format json carry, --explain).",
     )
 
 

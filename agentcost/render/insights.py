@@ -23,11 +23,21 @@ from agentcost.render.output import with_section
 from agentcost.render.simulation import stat_count_dict, stat_usd_dict
 from agentcost.report import fmt
 from agentcost.report.schemagen import one_of
-from agentcost.report.sections import Checks, ExplainedReport, Insights, Lever, Stat, Steps, StopRules
+from agentcost.report.sections import (
+    Carried,
+    Checks,
+    ExplainedReport,
+    Insights,
+    Lever,
+    Split,
+    Stat,
+    Steps,
+    StopRules,
+)
 from agentcost.report.sections_json import STOP_RULES
 
 if TYPE_CHECKING:  # the JSON's one definition (report/sections_json.py), also its JSON Schema
-    from agentcost.report.sections_json import InsightsJson, StatUsdJson, StopRulesJson
+    from agentcost.report.sections_json import CarriedJson, InsightsJson, StatUsdJson, StopRulesJson
 
 MINUS = "\N{MINUS SIGN}"
 SHARE_PLACES = 4  # decimals of a share in JSON
@@ -73,9 +83,47 @@ def insight_lines(insights: Insights, show: Callable[[str], str] = plain) -> lis
     lines = check_lines(insights.checks, show)
     if insights.steps is not None:
         lines[0] = ("steps per task", f"{steps_text(insights.steps)}; at the medians: {lines[0][1]}")
+    if insights.split is not None:  # the run's cost by what it paid for: prefix, history, output
+        lines.append(("cost split", split_text(insights.split)))
     if insights.stops is not None:
         lines.append(("stop rules", stops_text(insights.stops, show)))
     return lines
+
+
+def split_text(split: Split) -> str:
+    """``fixed prefix $0.0021 (0.6%), re-sent history $0.2933 (90.7%), output $0.0282 (8.7%)``, and
+    other charges when there are any."""
+    parts = [
+        ("fixed prefix", split.fixed_usd),
+        ("re-sent history", split.history_usd),
+        ("output", split.output_usd),
+    ]
+    if split.other_usd:
+        parts.append(("fees and cache storage", split.other_usd))
+    return ", ".join(f"{name} {fmt.usd(usd)} ({fmt.percent(split.fraction(usd))})" for name, usd in parts)
+
+
+def carried_text(c: Carried, levers: tuple[Lever, ...], show: Callable[[str], str] = plain) -> str:
+    """``round 2 result (fetch_page): 3,513 tokens in 29 requests (re-sent 28 times), $0.0167, 5.2% of
+    the cost. Cut it: ...``, with the saving of the priced lever that makes that change when
+    ``levers`` has it."""
+    b = c.block
+    times = "time" if b.resent == 1 else "times"
+    text = (
+        f"{show(b.name)}: {fmt.tokens(b.tokens)} tokens in {b.times_sent} requests (re-sent {b.resent}"
+        f" {times}), {fmt.usd(b.cost_usd)}, {fmt.percent(c.share)} of the cost. Cut it: {c.lever}"
+    )
+    priced = [  # priced over the whole run, not this block alone
+        f"lever {n} above, {MINUS}{fmt.usd(lever.saved_usd)}"
+        for n, lever in enumerate(levers, 1)
+        if lever.name in c.lever_names
+    ]
+    if priced:
+        text += f" ({'; '.join(priced)} per task over the whole run)"
+    return text
+
+
+_CARRIED_TITLE = "Heaviest re-sent blocks, most $ first"
 
 
 def steps_text(steps: Steps) -> str:
@@ -139,8 +187,9 @@ def render_insights_rich(insights: Insights) -> RenderableType:
         [[name, rich(value)] for name, value in insight_lines(insights)],
         title=Text("Insights", style="table.title"),
     )
+    carried = _carried_rich(insights)
     if not insights.levers:
-        return Group(checks, Text(_NO_LEVERS))
+        return Group(checks, Text(_NO_LEVERS), *carried)
     rows: list[list[Cell]] = []
     for n, lever in enumerate(insights.levers, 1):
         change = lever.description + (f" [{lever.tradeoff}]" if lever.tradeoff else "")
@@ -164,7 +213,15 @@ def render_insights_rich(insights: Insights) -> RenderableType:
         rows,
         title=Text("Levers (each re-estimated with one change), most saved first", style="table.title"),
     )
-    return Group(checks, levers)
+    return Group(checks, levers, *carried)
+
+
+def _carried_rich(insights: Insights) -> list[RenderableType]:
+    if not insights.carried:
+        return []
+    lines: list[RenderableType] = [Text(_CARRIED_TITLE, style="table.title")]
+    lines += [rich(f"{n}. {carried_text(c, insights.levers)}") for n, c in enumerate(insights.carried, 1)]
+    return lines
 
 
 def render_insights_markdown(insights: Insights) -> str:
@@ -179,6 +236,11 @@ def render_insights_markdown(insights: Insights) -> str:
         lines += [
             f"{n}. {lever_text(lever, insights.base_usd, markdown)}"
             for n, lever in enumerate(insights.levers, 1)
+        ]
+    if insights.carried:
+        lines += ["", f"{_CARRIED_TITLE}:", ""]
+        lines += [
+            f"{n}. {carried_text(c, insights.levers, markdown)}" for n, c in enumerate(insights.carried, 1)
         ]
     return "\n".join(lines) + "\n"
 
@@ -223,6 +285,21 @@ def insights_dict(insights: Insights) -> InsightsJson:
             }
             for lever in insights.levers
         ],
+        "carried": [_carried_dict(c) for c in insights.carried],
+    }
+
+
+def _carried_dict(c: Carried) -> CarriedJson:
+    b = c.block
+    return {
+        "block": b.name,
+        "tokens": b.tokens,
+        "times_sent": b.times_sent,
+        "resent": b.resent,
+        "cost_usd": fmt.exact(b.cost_usd),
+        "share": _fraction(c.share),
+        "lever": c.lever,
+        "lever_names": list(c.lever_names),
     }
 
 

@@ -11,16 +11,17 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from agentcost.render.dynamics import agent_dict, editing_dict, tool_search_dict
-from agentcost.report.estimate import Overrun, Report, RequestLine, Totals, cheapest_ttl
+from agentcost.report.estimate import Carry, Overrun, Report, RequestLine, Totals, cheapest_ttl
 from agentcost.report.estimate_json import (
     CACHE_TTLS,
     CACHING_KINDS,
     CACHING_MODES,
+    CARRY_GROUPS,
     ON_FAILURE,
     REQUEST_KINDS,
     TTL_CHOICES,
 )
-from agentcost.report.fmt import exact
+from agentcost.report.fmt import exact, exact_places
 from agentcost.report.notes import estimate_notes
 from agentcost.report.outcome import OutcomeLine
 from agentcost.report.prices_json import service_tier
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # the JSON's one definition (report/estimate_json.py), also i
     from agentcost.report.envelope_json import GateJson
     from agentcost.report.estimate_json import (
         BudgetJson,
+        CarryBlockJson,
         ContainerJson,
         EstimateJson,
         OutcomeJson,
@@ -38,6 +40,7 @@ if TYPE_CHECKING:  # the JSON's one definition (report/estimate_json.py), also i
         TotalsJson,
     )
     from agentcost.report.gates import Gate
+    from agentcost.report.sections import Block
 
 JSON_VERSION = 1
 
@@ -118,6 +121,10 @@ def _request_dict(r: RequestLine) -> RequestJson:
 
 def _report_body(report: Report) -> EstimateJson:
     t = report.totals
+    carry = report.carry
+    if carry is None:  # every estimate's report has one (build_report)
+        raise ValueError("the report has no carry cost")
+    split = carry.split
     totals: TotalsJson = {
         "requests": t.requests,
         "input_tokens": t.input_tokens,
@@ -131,6 +138,9 @@ def _report_body(report: Report) -> EstimateJson:
         "cache_creation_usd": exact(t.cache_creation_usd),
         "subagents_usd": exact(t.subagents_usd),
         "subagent_requests": t.subagent_requests,
+        "fixed_usd": exact(split.fixed_usd),
+        "history_usd": exact(split.history_usd),
+        "other_usd": exact(split.other_usd),
     }
     if t.container_seconds is not None:
         totals["container"] = _container_dict(t)
@@ -236,6 +246,21 @@ def _report_body(report: Report) -> EstimateJson:
         "context_editing": editing_dict(report.context_editing),
         "tool_search": tool_search_dict(report.tool_search),
         "agent_dynamics": agent_dict(report),
+        "carry": [_carry_dict(carry, b) for b in carry.blocks],
+        "carry_complete": carry.complete,
+    }
+
+
+def _carry_dict(carry: Carry, b: Block) -> CarryBlockJson:
+    share = carry.share(b)
+    return {
+        "block": b.name,
+        "group": one_of(CARRY_GROUPS, b.group, "carry group"),
+        "round": b.round,
+        "tokens": b.tokens,
+        "times_sent": b.times_sent,
+        "cost_usd": exact(b.cost_usd),
+        "share": None if share is None else exact_places(share, 4),
     }
 
 

@@ -36,6 +36,7 @@ from agentcost.render.chart import (
     estimate_caption,
     estimate_title,
     replay_stacks,
+    split_caption,
     stacks,
     used_parts,
 )
@@ -410,7 +411,8 @@ def estimate_svg(report: Report) -> str:
     canvas = Canvas(_width(len(rows)), estimate_title(report))
     y = canvas.heading(estimate_title(report), SUBTITLE)
     y = _columns(canvas, y, rows, [PARTS[i] for i in used_parts(rows)], _limit(report))
-    return canvas.document(canvas.caption(y, estimate_caption(report)) + 4)
+    caption = " ".join(filter(None, (estimate_caption(report), split_caption(report))))
+    return canvas.document(canvas.caption(y, caption) + 4)
 
 
 def replay_svg(report: ReplayReport) -> str:

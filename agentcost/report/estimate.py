@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 
 # the context effects a Report carries, re-exported as the renderers' names for them
+from agentcost.loop.carry import Carry as Carry
 from agentcost.loop.context import ContextEditingEffect as ContextEditingEffect
 from agentcost.loop.context import ToolSearchEffect as ToolSearchEffect
 from agentcost.loop.estimate import DynamicsEffect, Estimate
@@ -261,6 +262,7 @@ class Report:
     outcome: OutcomeLine | None = None  # the scenario's outcome: cost per completed task
     show_all: bool = False  # --all: the table shows every request (agentcost.report.ledger)
     warnings_apart: bool = False  # the CLI prints the warnings on stderr: the table leaves them out
+    carry: Carry | None = field(default=None, compare=False, repr=False)  # carry cost (loop.carry)
 
     @property
     def over_budget(self) -> bool:
@@ -542,6 +544,7 @@ def build_report(est: Estimate, *, overrun: bool = True, outcome: bool = True, p
         at_time=prices.at_time,
         provider_name=_provider_name(prices.provider) if prices.off_peak else "",
         outcome=line,
+        carry=Carry(est),
     )
 
 

@@ -23,6 +23,7 @@ CachingKind = Literal["automatic-prefix", "explicit", "implicit", "none", "unkno
 CacheTtl = Literal["5m", "1h", "1h+5m"]
 TtlChoice = Literal["none", "5m", "1h", "1h+5m"]
 OnFailure = Literal["retry", "abandon"]
+CarryGroup = Literal["fixed", "history"]
 
 CACHING_MODES: tuple[CachingMode, ...] = get_args(CachingMode)
 CACHING_KINDS: tuple[CachingKind, ...] = get_args(CachingKind)
@@ -30,6 +31,7 @@ CACHE_TTLS: tuple[CacheTtl, ...] = get_args(CacheTtl)
 TTL_CHOICES: tuple[TtlChoice, ...] = get_args(TtlChoice)
 REQUEST_KINDS: tuple[RequestKind, ...] = get_args(RequestKind)
 ON_FAILURE: tuple[OnFailure, ...] = get_args(OnFailure)
+CARRY_GROUPS: tuple[CarryGroup, ...] = get_args(CarryGroup)
 
 SignedUsd = Annotated[USD, "US dollars, an exact decimal; negative: a loss"]
 
@@ -173,6 +175,28 @@ class ContainerJson(TypedDict):
     usd: Annotated[USD | None, "its price, part of the server-tool fees; null: rate unknown"]
 
 
+class CarryBlockJson(TypedDict):
+    """One block of the context over the run: written once, then sent in every later request."""
+
+    block: Annotated[
+        str,
+        "a readable name: tool definitions (one block), system prompt, task, per-request framing, "
+        "round N call (TOOL), round N result (TOOL), round N thinking (kept one turn)...",
+    ]
+    group: Annotated[
+        CarryGroup, "fixed: the prefix every request carries; history: written by a round, re-sent after it"
+    ]
+    round: Annotated[int | None, Keywords(minimum=1), "the 1-based round that wrote it; null: the prefix"]
+    tokens: Annotated[COUNT, "its size as written, on the scenario's model, before any clearing"]
+    times_sent: Annotated[COUNT, "requests that carried it"]
+    cost_usd: Annotated[
+        USD,
+        "its share of those requests' input dollars after caching: cache reads at the cache-read "
+        "price, writes at the write price, the rest at the input price (docs/insights.md#carry-cost)",
+    ]
+    share: Annotated[DECIMAL | None, "cost_usd / totals.cost_usd, 4 places; null when the run costs nothing"]
+
+
 class TotalsJson(TypedDict):
     requests: COUNT
     input_tokens: COUNT
@@ -188,6 +212,15 @@ class TotalsJson(TypedDict):
     subagent_requests: Annotated[COUNT, "requests made by subagents, part of requests"]
     container: NotRequired[
         Annotated[ContainerJson, "only when code runs in a container (code_execution or container_seconds)"]
+    ]
+    fixed_usd: Annotated[
+        USD, "input dollars of the fixed prefix: tool definitions, system, task, per-request framing"
+    ]
+    history_usd: Annotated[USD, "input dollars of everything the rounds wrote and later requests re-sent"]
+    other_usd: Annotated[
+        USD,
+        "server-tool fees and an explicit cache's creation and storage: fixed_usd + history_usd + "
+        "output_usd + other_usd == cost_usd (subagents' included in each)",
     ]
 
 
@@ -373,6 +406,14 @@ class EstimateJson(TypedDict):
     agent_dynamics: Annotated[
         AgentDynamicsJson | None,
         "parallel calls, retries, routing and max_budget_usd; null when none is in play",
+    ]
+    carry: Annotated[
+        list[CarryBlockJson],
+        "each block of this run's context in the order it is sent, with what re-sending it cost "
+        "(subagents' blocks are in their own estimates); empty when carry_complete is false",
+    ]
+    carry_complete: Annotated[
+        bool, "false: the run is too long to list its blocks (the totals' split is still exact)"
     ]
     insights: NotRequired[Annotated[InsightsJson, "estimate --explain (docs/insights.md)"]]
     simulation: NotRequired[Annotated[SimulationJson, "estimate --simulate (docs/uncertainty.md)"]]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from agentcost.loop.carry import Block, Carried, Split
 from agentcost.loop.footprint import Footprint, ToolFootprint
 from agentcost.loop.insights import Checks, Insights, Lever, Steps, StopRules
 from agentcost.loop.simulate import Simulation, Stat
@@ -81,6 +82,8 @@ def with_footprint(report: Any, est: Estimate) -> Any:
 
 
 __all__ = [
+    "Block",
+    "Carried",
     "Checks",
     "ExplainedReport",
     "Footprint",
@@ -89,6 +92,7 @@ __all__ = [
     "Lever",
     "SimulatedReport",
     "Simulation",
+    "Split",
     "Stat",
     "Steps",
     "StopRules",

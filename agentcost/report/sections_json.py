@@ -95,12 +95,28 @@ class StepsJson(TypedDict):
     requests: StatCountJson
 
 
+class CarriedJson(TypedDict):
+    """A block of the context that costs much to re-send (docs/insights.md#carry-cost)."""
+
+    block: Annotated[str, "as named in the estimate's carry list"]
+    tokens: COUNT
+    times_sent: Annotated[COUNT, "requests that carried it"]
+    resent: Annotated[COUNT, "times_sent - 1: the sends after the first"]
+    cost_usd: Annotated[USD, "its share of those requests' input dollars, after caching"]
+    share: Annotated[Share, "cost_usd over the task's cost"]
+    lever: Annotated[str, "the change that cuts it, in the scenario's keys"]
+    lever_names: Annotated[list[str], "the names of the priced levers that make that change (levers[].name)"]
+
+
 class InsightsJson(TypedDict):
     base_usd: USD
     checks: ChecksJson
     levers: Annotated[list[LeverJson], "biggest saving first, a lever with a tradeoff (batch) among them"]
     stop_rules: Annotated[StopRulesJson | None, "null: no stop rule is missing"]
     steps: StepsJson | None
+    carried: Annotated[
+        list[CarriedJson], "the re-sent blocks that cost most, most dollars first (every block: carry)"
+    ]
 
 
 class Request1Json(TypedDict):
