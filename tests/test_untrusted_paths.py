@@ -99,10 +99,17 @@ def cli(*argv: str | Path) -> tuple[int, str, str]:
 
 
 def agentcost_process(
-    *argv: str | Path, cwd: Path, stdin: bytes | None = None, pass_fds: tuple[int, ...] = ()
+    *argv: str | Path,
+    cwd: Path,
+    stdin: bytes | None = None,
+    pass_fds: tuple[int, ...] = (),
+    cache: bool = False,
 ) -> subprocess.CompletedProcess[bytes]:
-    """The console script in a process of its own, killed after TIMEOUT seconds."""
-    env = {**os.environ, "AGENTCOST_CACHE": "off", "PYTHONPATH": str(ROOT)}
+    """The console script in a process of its own, killed after TIMEOUT seconds; ``cache``: with the
+    test's own disk cache (``XDG_CACHE_HOME``) rather than none."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if not cache:
+        env["AGENTCOST_CACHE"] = "off"
     return subprocess.run(
         [sys.executable, "-m", "agentcost", *map(str, argv)],
         cwd=cwd,
@@ -431,6 +438,7 @@ def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
 
 
+@pytest.mark.disk_cache  # the first, in-process run leaves its counts and price row to the process
 def test_a_scenario_from_standard_input(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Group 9: ``cat s.yaml | agentcost estimate -`` gives the file's total; files it names are read
     relative to the current directory; ``compare -`` too; the same byte limit applies."""
@@ -446,7 +454,7 @@ def test_a_scenario_from_standard_input(tree: Path, monkeypatch: pytest.MonkeyPa
     code, total, err = cli("estimate", "s.yaml", *args)
     assert (code, err) == (0, "") and float(total) > 0
     # the real standard input of a process of its own
-    from_stdin = agentcost_process("estimate", "-", *args, cwd=proj, stdin=text.encode())
+    from_stdin = agentcost_process("estimate", "-", *args, cwd=proj, stdin=text.encode(), cache=True)
     assert (from_stdin.returncode, from_stdin.stderr, from_stdin.stdout) == (0, b"", total.encode())
     _stdin(monkeypatch, text.encode())
     assert cli("compare", "-", "-m", "gpt-5", *args) == (0, total, "")
