@@ -131,12 +131,21 @@ def estimate(
 
                 working("explaining")
                 report = with_footprint(ExplainedReport(report, run_explain(est)), est)
-        elif simulate is not None and at is None and not explain and len(scenarios) == 1:
+        elif at is not None or explain or (simulate is not None and len(scenarios) > 1):
+            option = "--simulate" if simulate is not None else "--at" if at is not None else "--explain"
+            raise InputError(
+                f"{'explains' if option == '--explain' else 'simulates'} one scenario file at a time",
+                key=option,
+                hint=f"run it once per scenario: agentcost estimate SCENARIO {option}"
+                + (" N" if option == "--simulate" else ""),
+            )
+        else:  # several scenarios or a project; a project's months under --simulate (docs/project.md)
             from agentcost.cli.output import check_seed
             from agentcost.commands.batch import batch_gates, batch_report_for_paths
 
-            check_seed(seed)
-            batch = batch_report_for_paths(  # a project's months (docs/project.md#monthly-risk)
+            if simulate is not None:
+                check_seed(seed)
+            batch = batch_report_for_paths(
                 scenarios,
                 as_of=when,
                 model=model,
@@ -148,34 +157,6 @@ def estimate(
                 at_time=has_time(as_of),
                 months=simulate,
                 seed=seed,
-            )
-            batch = replace(batch, warnings_apart=format_ is Format.table)
-            report, gates = batch, batch_gates(batch)  # type: ignore[assignment]
-        elif simulate is not None or at is not None:
-            raise InputError(
-                "simulates one scenario file at a time",
-                key="--simulate" if simulate is not None else "--at",
-                hint="run it once per scenario: agentcost estimate SCENARIO --simulate N",
-            )
-        elif explain:
-            raise InputError(
-                "explains one scenario file at a time",
-                key="--explain",
-                hint="run it once per scenario: agentcost estimate SCENARIO --explain",
-            )
-        else:
-            from agentcost.commands.batch import batch_gates, batch_report_for_paths
-
-            batch = batch_report_for_paths(
-                scenarios,
-                as_of=when,
-                model=model,
-                budget_usd=limit,
-                overrides=overrides,
-                service_tier=tier,
-                user_prices=user_prices,
-                per=per,
-                at_time=has_time(as_of),
             )
             batch = replace(batch, warnings_apart=format_ is Format.table)  # on stderr (write_report)
             report, gates = batch, batch_gates(batch)  # type: ignore[assignment]
