@@ -1,4 +1,8 @@
-"""MCP client configuration files -> the servers they declare (:class:`Server`), validated.
+"""MCP client configuration files -> the servers they declare (:class:`Server`), validated; and a
+server's tools/list file -> its tool definitions.
+
+The one definition of both formats: ``agentcost mcp footprint`` (:mod:`agentcost.mcp`) and a
+scenario's ``tools: - mcp: .mcp.json`` entry (:mod:`agentcost.scenario.build`) read them here.
 
 The formats (their documented shapes, read 2026-12-07; docs/mcp.md):
 
@@ -16,7 +20,8 @@ A config file is untrusted input: read within a size bound, every field checked,
 :class:`~agentcost.errors.InputError` naming the file, line and key. Keys other than the ones read
 here are left alone (each client has its own: ``disabled``, ``alwaysAllow``, ``headers``...). The
 values of ``env`` are secrets: they are kept to start the server and never shown (:class:`Server`
-holds them out of its ``repr``); a report names the variables, never their values.
+holds them out of its ``repr``); a report names the variables, never their values. A scenario reads
+a config without them (``parse_config(doc, env=False)``): it never launches a server.
 """
 
 from __future__ import annotations
@@ -29,9 +34,12 @@ from typing import Any, Literal
 
 from agentcost.errors import InputError
 from agentcost.infra.doc import Doc, KeyPath
-from agentcost.infra.files import Unreadable, read_text
+from agentcost.infra.files import MAX_FILE_BYTES, Unreadable, read_text
 from agentcost.infra.text import plain
 from agentcost.infra.yamlread import parse
+from agentcost.scenario.model import ToolDef
+from agentcost.scenario.tools import tool_def, tool_file_models
+from agentcost.scenario.values import ClientToolModel, ServerToolModel
 
 MAX_CONFIG_BYTES = 1_000_000
 """A client config larger than this is refused (the largest real one is a few kilobytes)."""
@@ -92,8 +100,9 @@ def read_config(path: Path) -> McpConfig:
     return parse_config(parse(Doc(path), text))  # JSON, or YAML (of which JSON is a part)
 
 
-def parse_config(doc: Doc) -> McpConfig:
-    """The servers of a parsed config document."""
+def parse_config(doc: Doc, *, env: bool = True) -> McpConfig:
+    """The servers of a parsed config document; without ``env`` (a scenario's reading), the values
+    of each server's ``env`` are neither read nor kept."""
     value = doc.value
     if not isinstance(value, dict):
         raise doc.error((), f"expected a JSON object, got {_kind(value)}", _LAYOUT_HINT)
@@ -109,7 +118,7 @@ def parse_config(doc: Doc) -> McpConfig:
     if len(servers) > MAX_SERVERS:
         raise doc.error((layout,), f"{len(servers)} servers, more than the {MAX_SERVERS} agentcost reads")
     return McpConfig(
-        doc.path, layout, tuple(_server(doc, (layout, name), spec) for name, spec in servers.items())
+        doc.path, layout, tuple(_server(doc, (layout, name), spec, env) for name, spec in servers.items())
     )
 
 
@@ -119,7 +128,7 @@ _LAYOUT_HINT = (
 )
 
 
-def _server(doc: Doc, path: KeyPath, spec: Any) -> Server:
+def _server(doc: Doc, path: KeyPath, spec: Any, with_env: bool) -> Server:
     name = str(path[-1])
     if not name or len(name) > 200:
         raise doc.error(path, "a server name is 1 to 200 characters")
@@ -148,7 +157,7 @@ def _server(doc: Doc, path: KeyPath, spec: Any) -> Server:
     texts = tuple(
         _text(doc, (*path, "args", i), a, required=True, empty=True) or "" for i, a in enumerate(args)
     )
-    env = spec.get("env", {})
+    env = spec.get("env", {}) if with_env else {}
     if env is None:
         env = {}
     if not isinstance(env, dict):
@@ -177,6 +186,35 @@ def _text(doc: Doc, path: KeyPath, value: Any, *, required: bool, empty: bool = 
     if len(value) > MAX_TEXT:
         raise doc.error(path, f"longer than {MAX_TEXT:,} characters")
     return value
+
+
+def listed_tools(doc: Doc) -> list[tuple[ClientToolModel, KeyPath]]:
+    """The tools of a parsed tools/list file (any shape a scenario's tool file takes), each with its
+    key path; a provider's server tool is refused (no MCP server lists one)."""
+    out: list[tuple[ClientToolModel, KeyPath]] = []
+    for model, where in tool_file_models(doc):
+        if isinstance(model, ServerToolModel):
+            raise doc.error(where, "a provider's server tool, not a tool an MCP server lists")
+        out.append((model, where))
+    return out
+
+
+def read_tool_file(path: Path, server: str) -> tuple[ToolDef, ...]:
+    """The tool definitions of a tools/list file (any shape a scenario's tool file takes)."""
+    try:
+        text = read_text(path, limit=MAX_FILE_BYTES)
+    except Unreadable as e:
+        raise InputError(f"cannot read the tools/list of server {server!r}: {e.reason}", file=path) from None
+    doc = parse(Doc(path, hint=f"the tools/list of MCP server {server!r}", quotes=False), text)
+    tools = []
+    seen: set[str] = set()
+    for model, where in listed_tools(doc):
+        tool = tool_def(model, doc.line(where))
+        if tool.name in seen:
+            raise doc.error((*where, "name"), "duplicate tool name")
+        seen.add(tool.name)
+        tools.append(tool)
+    return tuple(tools)
 
 
 def _shown_type(value: Any) -> str:
