@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -36,10 +37,11 @@ from agentcost.errors import InputError
 from agentcost.infra.doc import Doc, KeyPath
 from agentcost.infra.files import MAX_FILE_BYTES, Unreadable, read_text
 from agentcost.infra.text import plain
+from agentcost.infra.validate import quoted
 from agentcost.infra.yamlread import parse
 from agentcost.scenario.model import ToolDef
 from agentcost.scenario.tools import tool_def, tool_file_models
-from agentcost.scenario.values import ClientToolModel, ServerToolModel
+from agentcost.scenario.values import ClientToolModel, McpTools, ServerToolModel
 
 MAX_CONFIG_BYTES = 1_000_000
 """A client config larger than this is refused (the largest real one is a few kilobytes)."""
@@ -215,6 +217,72 @@ def read_tool_file(path: Path, server: str) -> tuple[ToolDef, ...]:
         seen.add(tool.name)
         tools.append(tool)
     return tuple(tools)
+
+
+_NO_LIST_HINT = (
+    "give its tools/list in tools_lists: {NAME: FILE}, a file committed with the scenario: "
+    "`agentcost mcp footprint CONFIG --launch --cache-dir DIR` saves each server's list in DIR"
+)
+
+
+def scenario_tools(
+    entry: McpTools, doc: Doc, path: KeyPath, read: Callable[[str, KeyPath], str]
+) -> list[tuple[ClientToolModel, Doc, KeyPath]]:
+    """The tools of a scenario's ``{mcp: CONFIG}`` entry at ``path`` of ``doc``: those of each server
+    it picks (``servers``, default every server of the config, in order), read from its
+    ``tools_lists`` file; each tool with the document and key path it was defined at. ``read`` reads
+    a file the scenario names, relative to it (confined, bounded, each file once); nothing is started,
+    no cache is read, and the config's ``env`` values are not read."""
+    where = doc.where(path)
+    base = doc.path.parent
+    config_doc = parse(
+        Doc(base / entry.mcp, hint=f"MCP config named at {where}", quotes=False),
+        read(entry.mcp, (*path, "mcp")),
+    )
+    config = parse_config(config_doc, env=False)
+    by_name = {server.name: server for server in config.servers}
+    lists = entry.tools_lists or {}
+
+    def named(name: str) -> str:
+        return f" {quoted(name)}" if doc.quotes else ""
+
+    def not_in_config(at: KeyPath, name: str) -> InputError:
+        return doc.error(
+            at,
+            f"no MCP server{named(name)} in the config",
+            f"name one of the {len(by_name)} servers under {config.layout!r} in the config",
+        )
+
+    for name in lists:
+        if name not in by_name:
+            raise not_in_config((*path, "tools_lists", name), name)
+    picked: list[tuple[str, KeyPath | None]]
+    if entry.servers is None:
+        picked = [(server.name, None) for server in config.servers]
+    else:
+        picked = []
+        for j, name in enumerate(entry.servers):
+            at = (*path, "servers", j)
+            if name not in by_name:
+                raise not_in_config(at, name)
+            if name in entry.servers[:j]:
+                raise doc.error(at, f"MCP server{named(name)} listed twice")
+            picked.append((name, at))
+    out: list[tuple[ClientToolModel, Doc, KeyPath]] = []
+    for name, given_at in picked:
+        if name not in lists:
+            if given_at is None:  # a server of the config: located there, its name not quoted
+                server = config_doc.where((config.layout, name))
+                message = f"no tools list for the MCP server at {server}"
+                raise doc.error((*path, "mcp"), message, _NO_LIST_HINT)
+            raise doc.error(given_at, f"no tools list for MCP server{named(name)}", _NO_LIST_HINT)
+        key = (*path, "tools_lists", name)
+        list_doc = parse(
+            Doc(base / lists[name], hint=f"tools/list named at {doc.where(key)}", quotes=False),
+            read(lists[name], key),
+        )
+        out.extend((model, list_doc, w) for model, w in listed_tools(list_doc))
+    return out
 
 
 def _shown_type(value: Any) -> str:
