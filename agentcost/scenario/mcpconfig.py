@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentcost.errors import InputError
-from agentcost.infra.doc import Doc, KeyPath
+from agentcost.infra.doc import Doc, KeyPath, bounded
 from agentcost.infra.files import MAX_FILE_BYTES, Unreadable, read_text
 from agentcost.infra.text import plain
 from agentcost.infra.validate import quoted
@@ -219,10 +219,11 @@ def read_tool_file(path: Path, server: str) -> tuple[ToolDef, ...]:
     return tuple(tools)
 
 
-_NO_LIST_HINT = (
-    "give its tools/list in tools_lists: {NAME: FILE}, a file committed with the scenario: "
-    "`agentcost mcp footprint CONFIG --launch --cache-dir DIR` saves each server's list in DIR"
-)
+def _no_list_hint(name: str, config: str) -> str:
+    return (
+        f"give its tools/list in tools_lists: {{{name}: FILE}}, a file committed with the scenario: "
+        f"`agentcost mcp footprint {config} --launch --cache-dir DIR` saves each server's list in DIR"
+    )
 
 
 def scenario_tools(
@@ -240,6 +241,7 @@ def scenario_tools(
         read(entry.mcp, (*path, "mcp")),
     )
     config = parse_config(config_doc, env=False)
+    shown_config = bounded(str(config_doc.path)) if doc.quotes else "CONFIG"
     by_name = {server.name: server for server in config.servers}
     lists = entry.tools_lists or {}
 
@@ -274,8 +276,9 @@ def scenario_tools(
             if given_at is None:  # a server of the config: located there, its name not quoted
                 server = config_doc.where((config.layout, name))
                 message = f"no tools list for the MCP server at {server}"
-                raise doc.error((*path, "mcp"), message, _NO_LIST_HINT)
-            raise doc.error(given_at, f"no tools list for MCP server{named(name)}", _NO_LIST_HINT)
+                raise doc.error((*path, "mcp"), message, _no_list_hint("NAME", shown_config))
+            hint = _no_list_hint(bounded(name) if doc.quotes else "NAME", shown_config)
+            raise doc.error(given_at, f"no tools list for MCP server{named(name)}", hint)
         key = (*path, "tools_lists", name)
         list_doc = parse(
             Doc(base / lists[name], hint=f"tools/list named at {doc.where(key)}", quotes=False),
