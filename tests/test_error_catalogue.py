@@ -37,6 +37,12 @@ ANTHROPIC = (  # one call of the Anthropic Messages API, as a JSONL log line; {}
     '"user", "content": "hi"}}]}}, "response": {{"model": "claude-sonnet-4-5", "content": [{{"type": '
     '"text", "text": "hello"}}], "usage": {{"input_tokens": 8, "output_tokens": 2}}}}}}\n'
 )
+MCP_CONFIG = (  # a Claude Code .mcp.json: a stdio server (line 2) and a remote one (line 3)
+    '{"mcpServers": {\n  "github": {"command": "github-mcp-server"},\n'
+    '  "docs": {"type": "http", "url": "https://mcp.example.com/mcp"}\n}}\n'
+)
+MCP_LIST = '{"tools": [{"name": "list_issues", "inputSchema": {"type": "object"}}]}\n'
+MCP = OK + "tools:\n  - mcp: .mcp.json\n"  # the entry at line 6; {"tools_lists": ...} at line 7
 TRAJ = '{"history": [{"role": "user", "content": "fix it"}], "info": {"model_stats": {}}}'
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01"
 
@@ -367,6 +373,108 @@ CATALOGUE = [
             "tools.json:1: the file is nested too deeply: more than 100 levels of mappings and lists "
             "(flatten it; real files stay far below it; tool file named at s.yaml:5)"
         ),
+    ),
+    case(
+        "mcp: a server without a tools list",
+        {
+            "s.yaml": MCP + "    tools_lists: {github: gh.json}\n",
+            ".mcp.json": MCP_CONFIG,
+            "gh.json": MCP_LIST,
+        },
+        "estimate s.yaml",
+        (
+            "s.yaml:6: tools[0].mcp: no tools list for the MCP server at .mcp.json:3 (give its tools/list"
+            " in tools_lists: {NAME: FILE}, a file committed with the scenario: `agentcost mcp footprint "
+            ".mcp.json --launch --cache-dir DIR` saves each server's list in DIR)"
+        ),
+    ),
+    case(
+        "mcp: a named server without a tools list",
+        {
+            "s.yaml": MCP + "    servers: [github, docs]\n    tools_lists: {github: gh.json}\n",
+            ".mcp.json": MCP_CONFIG,
+            "gh.json": MCP_LIST,
+        },
+        "estimate s.yaml",
+        (
+            "s.yaml:7: tools[0].servers[1]: no tools list for MCP server 'docs' (give its tools/list in "
+            "tools_lists: {docs: FILE}, a file committed with the scenario: `agentcost mcp footprint "
+            ".mcp.json --launch --cache-dir DIR` saves each server's list in DIR)"
+        ),
+    ),
+    case(
+        "mcp: an unknown server",
+        {"s.yaml": MCP + "    servers: [github, gitlab]\n", ".mcp.json": MCP_CONFIG},
+        "estimate s.yaml",
+        (
+            "s.yaml:7: tools[0].servers[1]: no MCP server 'gitlab' in the config (name one of the 2 "
+            "servers under 'mcpServers' in the config)"
+        ),
+    ),
+    case(
+        "mcp: a tools list of an unknown server",
+        {"s.yaml": MCP + "    tools_lists: {gh: gh.json}\n", ".mcp.json": MCP_CONFIG, "gh.json": MCP_LIST},
+        "estimate s.yaml",
+        (
+            "s.yaml:7: tools[0].tools_lists.gh: no MCP server 'gh' in the config (name one of the 2 "
+            "servers under 'mcpServers' in the config)"
+        ),
+    ),
+    case(
+        "mcp: a bad config",
+        {
+            "s.yaml": MCP + "    tools_lists: {github: gh.json}\n",
+            ".mcp.json": MCP_CONFIG.replace('"command"', '"comand"'),
+            "gh.json": MCP_LIST,
+        },
+        "estimate s.yaml",
+        (
+            ".mcp.json:2: <key>.<key>.<key>: missing (a stdio server needs a command; a remote one a url;"
+            " MCP config named at s.yaml:6)"
+        ),
+    ),
+    case(
+        "mcp: a config that is not one",
+        {"s.yaml": MCP, ".mcp.json": '{"tools": []}\n'},
+        "estimate s.yaml",
+        (
+            ".mcp.json:1: no MCP servers: neither 'mcpServers' nor 'servers' is a key (an MCP client "
+            'config: {"mcpServers": {...}} (Claude Code, Claude Desktop, Cursor) or {"servers": {...}} '
+            "(VS Code); MCP config named at s.yaml:6)"
+        ),
+    ),
+    case(
+        "mcp: a bad tools list",
+        {
+            "s.yaml": MCP + "    tools_lists: {github: gh.json}\n",
+            ".mcp.json": MCP_CONFIG,
+            "gh.json": '{"tools": [{"name": "x", "input": {}}]}',
+        },
+        "estimate s.yaml",
+        (
+            "gh.json:1: tools[0].input: unknown key (allowed: name, title, description, inputSchema, "
+            "outputSchema, annotations, _meta, icons, defer_loading; did you mean 'inputSchema'?; "
+            "tools/list named at s.yaml:7)"
+        ),
+    ),
+    case(
+        "mcp: a server tool in a tools list",
+        {
+            "s.yaml": MCP + "    tools_lists: {github: gh.json}\n",
+            ".mcp.json": MCP_CONFIG,
+            "gh.json": '[{"type": "web_search_20250305", "name": "web_search"}]',
+        },
+        "estimate s.yaml",
+        (
+            "gh.json:1: [0]: a provider's server tool, not a tool an MCP server lists (tools/list named "
+            "at s.yaml:7)"
+        ),
+    ),
+    case(
+        "mcp: a config not found",
+        {"s.yaml": MCP.replace(".mcp.json", "nope.json")},
+        "estimate s.yaml",
+        "s.yaml:6: tools[0].mcp: cannot read nope.json: file not found",
     ),
     case(
         "a 5,000-digit number",

@@ -22,7 +22,7 @@ import jsonschema
 import pytest
 
 from agentcost.cli import run
-from agentcost.mcp.config import MAX_CONFIG_BYTES, read_config
+from agentcost.scenario.mcpconfig import MAX_CONFIG_BYTES, read_config
 from tests.conftest import ROOT
 
 pytest.importorskip("mcp")

@@ -27,7 +27,6 @@ from agentcost import facts
 from agentcost.errors import InputError
 from agentcost.loop.estimate import estimate_scenario
 from agentcost.loop.options import PricingOptions
-from agentcost.mcp.config import read_config
 from agentcost.mcp.tools import ServerTools, server_tools
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.pricing import ModelPrices
@@ -39,6 +38,7 @@ from agentcost.report.mcp import (
     ServerOnModel,
     ToolTokens,
 )
+from agentcost.scenario.mcpconfig import read_config
 from agentcost.scenario.model import Scenario, ToolChoice, ToolDef
 from agentcost.tokens.request import RequestUsage
 from agentcost.tokens.rules import Rules, rules_for

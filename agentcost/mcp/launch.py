@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
-from agentcost.mcp.config import Server
+from agentcost.scenario.mcpconfig import Server
 
 INSTALL_HINT = "pip install 'agentcost-estimate[mcp]'"
 MAX_PAGES = 100

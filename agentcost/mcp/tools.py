@@ -9,7 +9,7 @@ In this order, for each server of the config:
    cached one are read by the same code;
 3. the cache directory: ``NAME-KEY.json`` written by an earlier ``--launch``, where ``KEY`` is a
    digest of the server's command, arguments and working directory (or URL), so that a changed
-   command is launched afresh (:attr:`agentcost.mcp.config.Server.key`). The directory is
+   command is launched afresh (:attr:`agentcost.scenario.mcpconfig.Server.key`). The directory is
    ``--cache-dir``, else ``mcp/`` in agentcost's cache (``~/.cache/agentcost/mcp``; none when
    ``AGENTCOST_CACHE=off``).
 
@@ -17,7 +17,7 @@ Otherwise the server's tools are unknown, and the report says why (a remote serv
 contacted; a stdio server is started only with ``--launch``).
 
 A tool file is read as a scenario's tool file is: bounded, validated, each problem located
-(:func:`agentcost.scenario.tools.tool_file_models`), its text never quoted in an error.
+(:func:`agentcost.scenario.mcpconfig.read_tool_file`), its text never quoted in an error.
 """
 
 from __future__ import annotations
@@ -29,13 +29,8 @@ from pathlib import Path
 from typing import Literal
 
 from agentcost.errors import InputError
-from agentcost.infra.doc import Doc
-from agentcost.infra.files import MAX_FILE_BYTES, Unreadable, read_text
-from agentcost.infra.yamlread import parse
-from agentcost.mcp.config import McpConfig, Server
+from agentcost.scenario.mcpconfig import McpConfig, Server, read_tool_file
 from agentcost.scenario.model import ToolDef
-from agentcost.scenario.tools import tool_def, tool_file_models
-from agentcost.scenario.values import ServerToolModel
 
 Source = Literal["file", "launch", "cache"]
 
@@ -135,23 +130,3 @@ def _write(path: Path, text: str) -> None:
 
 def _read(server: Server, source: Source, path: Path) -> ServerTools:
     return ServerTools(server, source, path, read_tool_file(path, server.name), "listed")
-
-
-def read_tool_file(path: Path, server: str) -> tuple[ToolDef, ...]:
-    """The tool definitions of a tools/list file (any shape a scenario's tool file takes)."""
-    try:
-        text = read_text(path, limit=MAX_FILE_BYTES)
-    except Unreadable as e:
-        raise InputError(f"cannot read the tools/list of server {server!r}: {e.reason}", file=path) from None
-    doc = parse(Doc(path, hint=f"the tools/list of MCP server {server!r}", quotes=False), text)
-    tools = []
-    seen: set[str] = set()
-    for model, where in tool_file_models(doc):
-        if isinstance(model, ServerToolModel):
-            raise doc.error(where, "a provider's server tool, not a tool an MCP server lists")
-        tool = tool_def(model, doc.line(where))
-        if tool.name in seen:
-            raise doc.error((*where, "name"), "duplicate tool name")
-        seen.add(tool.name)
-        tools.append(tool)
-    return tuple(tools)

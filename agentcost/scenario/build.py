@@ -38,6 +38,7 @@ from agentcost.scenario.format import (
     TrimSpec,
     success_dist,
 )
+from agentcost.scenario.mcpconfig import scenario_tools
 from agentcost.scenario.model import (
     MAX_ROUNDS,
     CacheTTL,
@@ -74,6 +75,7 @@ from agentcost.scenario.values import (
     AnyDist,
     AnyToolModel,
     FileContent,
+    McpTools,
     ProviderTool,
     ServerToolModel,
     TextContent,
@@ -379,7 +381,7 @@ class ScenarioBuilder:
         seen: dict[str, _Origin] = {}
         for i, item in enumerate(items):
             line = self.doc.line(("tools", i))
-            defer = item.defer_loading if isinstance(item, ToolFile) else None
+            defer = item.defer_loading if isinstance(item, ToolFile | McpTools) else None
             found = self.tool_models(item, ("tools", i))
             for model, origin in select_tools(item, found, self.doc, ("tools", i)):  # include/exclude
                 if isinstance(model, ServerToolModel):  # a server tool: the rounds' server_tools
@@ -403,6 +405,8 @@ class ScenarioBuilder:
         seen[name] = origin
 
     def tool_models(self, item: Any, path: KeyPath) -> list[tuple[AnyToolModel, _Origin]]:
+        if isinstance(item, McpTools):  # an MCP config's servers, each from its committed tools/list
+            return [(m, _Origin(d, w)) for m, d, w in scenario_tools(item, self.doc, path, self.read)]
         if not isinstance(item, ToolFile):
             return [(item, _Origin(self.doc, path))]
         file = self.file_path(item.file)

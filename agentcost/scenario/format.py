@@ -58,6 +58,7 @@ from agentcost.scenario.values import (
     TOOL_ITEM,
     AnyToolModel,
     ContentValue,
+    McpTools,
     ToolFile,
 )
 
@@ -506,10 +507,11 @@ class ScenarioFile(Spec, title="agentcost scenario"):
         default=None,
     )
     system: ContentValue | None = field(_CONTENT, "System prompt: " + CONTENT_FORMS + ".", default=None)
-    tools: list[AnyToolModel | ToolFile] | None = field(
+    tools: list[AnyToolModel | ToolFile | McpTools] | None = field(
         Nullable(ListOf(TOOL_ITEM)),
         "Tool definitions (Anthropic, OpenAI Chat Completions, OpenAI Responses or "
-        "MCP format), or {file: path} to a JSON/YAML file of them. Server tools in their provider's "
+        "MCP format), {file: path} to a JSON/YAML file of them, or {mcp: path} to an MCP client "
+        "config with a tools/list file per server (tools_lists). Server tools in their provider's "
         "format ({type: web_search_20250305, name: web_search}, {type: web_search}, {google_search: "
         "{}}) declare the server tools rounds' server_tools use.",
         default=None,

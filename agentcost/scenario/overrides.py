@@ -46,6 +46,7 @@ from agentcost.scenario.values import (
     FileContent,
     GeminiTool,
     MCPTool,
+    McpTools,
     OpenAIChatTool,
     OpenAIFunction,
     OpenAIResponsesTool,
@@ -110,6 +111,7 @@ _TOOL_MODELS: dict[str | None, type[Spec]] = {
     "~openai-responses": OpenAIResponsesTool,
     "~mcp": MCPTool,
     "~file": ToolFile,
+    "~mcp-config": McpTools,
     "~provider": ProviderTool,
     "~gemini": GeminiTool,  # Gemini's tool keys, and a provider's other tools: refused when built
     "~other": OtherProviderTool,

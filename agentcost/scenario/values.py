@@ -25,6 +25,7 @@ from agentcost.infra.spec import (
     Bool,
     Bounds,
     Check,
+    DictOf,
     Int,
     Invalid,
     JsonObject,
@@ -361,6 +362,32 @@ class ToolFile(Spec):
     )
 
 
+class McpTools(Spec):
+    """The tools of the MCP servers a client config declares, each server's from a tools/list file."""
+
+    mcp: str = field(
+        NAME,
+        "Path, relative to the scenario file, of an MCP client config: .mcp.json (Claude Code), "
+        "claude_desktop_config.json, .cursor/mcp.json or .vscode/mcp.json (docs/mcp.md). Nothing in it "
+        "is started or contacted.",
+    )
+    servers: list[str] | None = field(
+        Nullable(ListOf(NAME, 1)),
+        "The config's servers whose tools are sent, in this order (default: every server of the config).",
+        default=None,
+    )
+    tools_lists: dict[str, str] | None = field(
+        Nullable(DictOf(NAME, NAME)),
+        "Each server's tools/list, committed with the scenario: server name -> path, relative to the "
+        "scenario file, of a JSON or YAML file ({tools: [...]} or any shape a {file: path} entry takes), "
+        "e.g. the file `agentcost mcp footprint CONFIG --launch --cache-dir DIR` writes in DIR.",
+        default=None,
+    )
+    defer_loading: bool | None = field(
+        _FLAG, "Defer every tool of these servers (a tool's own defer_loading wins): " + _DEFER, default=None
+    )
+
+
 # --- the providers' own tool entries: server tools (agentcost.scenario.servers reads them)
 
 ANTHROPIC_SERVER_TYPE = r"(web_search|web_fetch|code_execution)_[0-9]{8}"
@@ -494,6 +521,8 @@ def _looks_like_mcp(tool: dict[str, Any]) -> bool:
 def tool_item_kind(value: Any) -> str | None:
     if isinstance(value, dict) and "file" in value:
         return "~file"
+    if isinstance(value, dict) and "mcp" in value:
+        return "~mcp-config"
     return _tool_kind(value)
 
 
@@ -511,9 +540,12 @@ _TOOL_ERROR = ("tool", "bad tool")
 TOOL = Tagged(_tool_kind, _TOOL_MEMBERS, _TOOL_ERROR, _IN_SCHEMA)
 """One tool definition, in any format (a tools file's item)."""
 TOOL_ITEM = Tagged(
-    tool_item_kind, {**_TOOL_MEMBERS, "~file": Model(ToolFile)}, _TOOL_ERROR, [*_IN_SCHEMA, "~file"]
+    tool_item_kind,
+    {**_TOOL_MEMBERS, "~file": Model(ToolFile), "~mcp-config": Model(McpTools)},
+    _TOOL_ERROR,
+    [*_IN_SCHEMA, "~file", "~mcp-config"],
 )
-"""An item of a scenario's ``tools``: a tool definition or ``{file: path}`` of them."""
+"""An item of a scenario's ``tools``: a tool definition, ``{file: path}`` of them or ``{mcp: config}``."""
 ServerToolModel = ProviderTool | GeminiTool | OtherProviderTool
 AnyToolModel = AnthropicTool | OpenAIChatTool | OpenAIResponsesTool | MCPTool | ServerToolModel
 ClientToolModel = AnthropicTool | OpenAIChatTool | OpenAIResponsesTool | MCPTool
