@@ -180,9 +180,9 @@ def test_a_cleared_result_is_carried_at_its_placeholder_size(tmp_path: Path) -> 
 
 
 def test_the_split_alone_is_the_same_split(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past MAX_SENDS the blocks are not listed and the split is worked out per request in four
-    pieces: the shares at the pieces' ends are the same, so the same figures (context editing and
-    routing included)."""
+    """Past MAX_SENDS the blocks are not listed and the split is worked out per request in three
+    pieces (the fixed head, the history, the framing): the shares at the pieces' ends are the same,
+    so the same figures (context editing and routing included)."""
     from agentcost.loop import carry as module
 
     for name in ("long-run-context.yaml", "routing.yaml", "subagent-research.yaml"):
@@ -236,7 +236,7 @@ def test_routing_with_context_editing_keeps_the_split_exact(
     assert carry.split.total_usd == est.total_usd
     from agentcost.loop import carry as module
 
-    monkeypatch.setattr(module, "MAX_SENDS", 0)  # the split alone, from running sums: the same
+    monkeypatch.setattr(module, "MAX_SENDS", 0)  # the split alone, from the prompt's two ends: the same
     assert Carry(est).requests == carry.requests
 
 

@@ -36,8 +36,8 @@ Where a request's blocks do not add up to its input (routing together with conte
 history is carried as one block, ``history (not split)``.
 
 Cost: the block list is ``requests × blocks`` steps. Past :data:`MAX_SENDS` block-sends it is not
-made (``Carry.complete`` is False) and only the split is worked out, a few steps per request (the
-history's size a running sum).
+made (``Carry.complete`` is False) and only the split is worked out, a few steps per request: the
+fixed pieces are the prompt's two ends (tools, system and task first, the framing last).
 """
 
 from __future__ import annotations
@@ -321,7 +321,7 @@ def _fixed(c: TokenCounts, own: TokenCounts) -> list[_Piece]:
     ]
 
 
-def _layouts(est: Estimate, detail: bool) -> Iterator[tuple[LedgerRow, list[_Piece]]]:
+def _layouts(est: Estimate) -> Iterator[tuple[LedgerRow, list[_Piece]]]:
     """Each ledger row with its prompt's pieces, in the order they are sent."""
     counts = est.counts
     names = _names(est)
@@ -348,17 +348,13 @@ def _layouts(est: Estimate, detail: bool) -> Iterator[tuple[LedgerRow, list[_Pie
                 edit = editor.before(k, written + transient + inline + counts.per_request)
                 cleared += 0 if edit is None else edit.saved
         pieces = _fixed(c, counts)
-        if detail:
-            saved = editor.saved_in_round if editor is not None and c is counts else None
-            for i in range(min(k, len(c.rounds))):
-                r, own = c.rounds[i], counts.rounds[i]
-                result = r.result - (saved[i] if saved is not None else 0)
-                call, answer = kinds[i]
-                pieces.append(_Piece(names[i][0], "history", numbers[i], r.echo, call, own.echo))
-                pieces.append(_Piece(names[i][1], "history", numbers[i], result, answer, own.result))
-        else:  # the history as one piece, from running sums: one step per request
-            history = grown[key] - (cleared if key is None else 0)
-            pieces.append(_Piece(NOT_SPLIT, "history", None, history, "turn", history))
+        saved = editor.saved_in_round if editor is not None and c is counts else None
+        for i in range(min(k, len(c.rounds))):
+            r, own = c.rounds[i], counts.rounds[i]
+            result = r.result - (saved[i] if saved is not None else 0)
+            call, answer = kinds[i]
+            pieces.append(_Piece(names[i][0], "history", numbers[i], r.echo, call, own.echo))
+            pieces.append(_Piece(names[i][1], "history", numbers[i], result, answer, own.result))
         if k > 0 and k - 1 < len(c.rounds):
             thinking = c.rounds[k - 1].transient
             size = counts.rounds[k - 1].transient
@@ -388,6 +384,18 @@ def _parts(row: LedgerRow) -> list[tuple[int, Decimal]]:
     ]
 
 
+def _upto(x: int, start: int, tokens: int, usd: Decimal) -> Decimal:
+    """The dollars of the first ``x`` tokens of the prompt that fall in a part of ``tokens`` tokens
+    from ``start`` costing ``usd``: ``usd × taken / tokens`` cut to :data:`QUANTUM` (0 and ``usd`` at
+    its two ends)."""
+    taken = x - start
+    if taken <= 0:
+        return ZERO
+    if taken >= tokens:
+        return usd
+    return (usd * taken / tokens).quantize(QUANTUM)
+
+
 def shares(parts: Sequence[tuple[int, Decimal]], sizes: Sequence[int]) -> list[Decimal]:
     """The dollars of ``parts`` (consecutive token ranges, each (tokens, dollars)) that fall to each of
     ``sizes`` (consecutive token ranges over the same tokens): within a part of ``t`` tokens and ``U``
@@ -399,16 +407,11 @@ def shares(parts: Sequence[tuple[int, Decimal]], sizes: Sequence[int]) -> list[D
         if tokens <= 0:
             continue
         end = start + tokens
-
-        def upto(x: int, start: int = start, tokens: int = tokens, usd: Decimal = usd) -> Decimal:
-            taken = min(max(x - start, 0), tokens)
-            return usd if taken == tokens else (usd * taken / tokens).quantize(QUANTUM)
-
         lo = 0
         for j, size in enumerate(sizes):
             hi = lo + size
             if hi > start and lo < end:
-                out[j] += upto(hi) - upto(lo)
+                out[j] += _upto(hi, start, tokens, usd) - _upto(lo, start, tokens, usd)
             lo = hi
             if lo >= end:
                 break
@@ -426,11 +429,37 @@ class _Tally:
     cost_usd: Decimal = ZERO
 
 
+def _splits(est: Estimate) -> tuple[RequestSplit, ...]:
+    """Each request's split without the block list, in a few steps a request: the fixed pieces are
+    the prompt's first tokens (tools, system, task) and its last (the per-request framing), so their
+    dollars are the shares of those two ranges (:func:`shares`' steps telescope: the same figures as
+    the block list's), and the history has the rest."""
+    counts = est.counts
+    routes = dict(counts.routes)
+    out: list[RequestSplit] = []
+    for row in est.ledger.rows:
+        c = routes[row.model].counts if row.model in routes else counts
+        head = c.tools + c.system + c.task
+        framing = max(head, row.usage.input_tokens - c.per_request)  # where the framing starts
+        fixed = whole = ZERO
+        start = 0
+        for tokens, usd in _parts(row):
+            if tokens <= 0:
+                continue
+            whole += usd
+            fixed += _upto(head, start, tokens, usd) + usd - _upto(framing, start, tokens, usd)
+            start += tokens
+        out.append(RequestSplit(fixed, whole - fixed, row.cost.output_usd, row.cost.fees_usd))
+    return tuple(out)
+
+
 def _account(est: Estimate, *, detail: bool) -> tuple[tuple[Block, ...], tuple[RequestSplit, ...]]:
     """The blocks of ``est``'s run (when ``detail``) and each request's split."""
+    if not detail:
+        return (), _splits(est)
     blocks: dict[str, _Tally] = {}
     splits: list[RequestSplit] = []
-    for row, pieces in _layouts(est, detail):
+    for row, pieces in _layouts(est):
         dollars = shares(_parts(row), [p.tokens for p in pieces])
         fixed = history = ZERO
         for piece, usd in zip(pieces, dollars, strict=True):
@@ -438,7 +467,7 @@ def _account(est: Estimate, *, detail: bool) -> tuple[tuple[Block, ...], tuple[R
                 fixed += usd
             else:
                 history += usd
-            if not detail or piece.tokens <= 0:
+            if piece.tokens <= 0:
                 continue
             tally = blocks.setdefault(piece.name, _Tally(piece.group, piece.round, piece.size, piece.kind))
             tally.times_sent += 1
