@@ -122,32 +122,30 @@ _SEED_RUNS = [  # one file a run
 @pytest.fixture(scope="session")
 def _seed_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import contextlib
-    import io
+    import json
     import sqlite3
 
-    from agentcost.cli import run
     from agentcost.infra import diskcache
 
     home = tmp_path_factory.mktemp("seed-cache")
-    names = ("XDG_CACHE_HOME", "AGENTCOST_CACHE", "AGENTCOST_CACHE_DIR", "AGENTCOST_CACHE_MAX_MB")
-    saved = {name: os.environ.pop(name, None) for name in names}
-    cwd = Path.cwd()
-    os.environ["XDG_CACHE_HOME"] = str(home)
-    try:
-        os.chdir(ROOT)
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            for args in _SEED_RUNS:
-                if args[1] == "smallest.yaml":
-                    (home / "smallest.yaml").write_text(SMALLEST, encoding="utf-8")
-                    args = [args[0], str(home / "smallest.yaml"), *args[2:]]
-                assert run(list(args)) == 0, args
-        diskcache.flush()
-    finally:
-        os.chdir(cwd)
-        for name, value in saved.items():
-            os.environ.pop(name, None)
-            if value is not None:
-                os.environ[name] = value
+    (home / "smallest.yaml").write_text(SMALLEST, encoding="utf-8")
+    runs = [
+        [a, str(home / "smallest.yaml"), *r] if p == "smallest.yaml" else [a, p, *r]
+        for a, p, *r in _SEED_RUNS
+    ]
+    # A process of its own: this one may already hold counts and encoding names that earlier tests
+    # made with the disk cache off, which it would then never write to the seed.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCOST_CACHE")}
+    env.update(XDG_CACHE_HOME=str(home), PYTHONPATH=str(ROOT))
+    code = (
+        "import contextlib, io, json, sys\nfrom agentcost.cli import run\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+        "    codes = [run(args) for args in json.loads(sys.argv[1])]\n"
+        "from agentcost.infra import diskcache\ndiskcache.flush()\n"
+        "sys.exit(0 if codes == [0] * len(codes) else 1)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(runs)], cwd=ROOT, env=env, check=False)
+    assert done.returncode == 0, "a seed run failed"
     seed = home / "seed.sqlite3"
     source = contextlib.closing(sqlite3.connect(home / "agentcost" / diskcache.DB_NAME))
     with source as database, contextlib.closing(sqlite3.connect(seed)) as copy:

@@ -283,11 +283,11 @@ def test_a_warm_estimate_imports_neither_tiktoken_nor_genai_prices(
     again = ("estimate", str(project), "--as-of", "2026-11-30", "-f", "json")
     again += ("--allow-path", str(ROOT / "scenarios"))
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
-    seed_cache(tmp_path)  # the shipped scenarios' counts: the first run need not be cold
-    first, second = run_cli(*again, env=env), run_cli(*again, env=env, importtime=True)
-    assert first.returncode == second.returncode == 0 and first.stdout == second.stdout, first.stderr
-    assert all(f'"path": "{ROOT / "scenarios" / o}"' in first.stdout for o in others)
-    assert not {m for m in imported(second.stderr) if m.split(".")[0] in ("tiktoken", "genai_prices")}
+    seed_cache(tmp_path)  # what one -q estimate of each shipped scenario left: all a project of them needs
+    done = run_cli(*again, env=env, importtime=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert all(f'"path": "{ROOT / "scenarios" / o}"' in done.stdout for o in others)
+    assert not {m for m in imported(done.stderr) if m.split(".")[0] in ("tiktoken", "genai_prices")}
 
 
 def test_a_warm_compare_imports_no_genai_prices(tmp_path: Path, seed_cache: Callable[[Path], None]) -> None:
