@@ -314,8 +314,8 @@ def test_monthly_figures_are_totals_and_changes_each_labelled(
 
 
 @pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a POSIX pseudo-terminal")
-@pytest.mark.parametrize("width", (60,))  # a subprocess each: the narrowest width, where layout matters most
-@pytest.mark.parametrize("name", ["project", "diff-project"])
+@pytest.mark.parametrize("width", (60,))  # a subprocess: the narrowest width, where layout matters most
+@pytest.mark.parametrize("name", ["project"])  # the terminal's width is read in one place for every report
 @pytest.mark.usefixtures("seeded_cache")
 def test_a_real_terminal_gets_the_same_table(
     name: str, width: int, golden: GoldenCheck, reports: dict[str, dict[str, Any]], tmp_path: Path
