@@ -43,9 +43,12 @@ def headline(r: McpFootprint) -> str:
         f"{tokens(m.prefix_tokens)}{'*' if m.approximate else ''}{' tokens' * (i == 0)} on {m.model}"
         for i, m in enumerate(r.models)
     )
-    return (
+    lead = (
         f"MCP tools of {display_name(r.config)}: {r.tool_count} tools on {known}, in every request: {sizes}."
     )
+    # a gate's verdict first, the one the exit code carries: "Over --max-tokens: ..." / "Within budget: ..."
+    verdicts = [g.message.removeprefix(f"{r.config}: ") for g in footprint_gates(r)]
+    return " ".join([*(v[:1].upper() + v[1:] + "." for v in verdicts), lead])
 
 
 def _run_line(m: ModelFootprint, run: RunCost, scenario: str) -> str:
@@ -81,10 +84,6 @@ def _largest(r: McpFootprint, m: ModelFootprint) -> str | None:
 
 def _unknown_line(s: ServerFootprint) -> str:
     return f"{display_name(s.name, 40)}: {s.status}; its tools are not counted."
-
-
-def _verdicts(r: McpFootprint) -> list[tuple[str, bool]]:
-    return [(g.message, g.tripped) for g in footprint_gates(r)]
 
 
 def _notes(r: McpFootprint) -> list[str]:
@@ -153,8 +152,6 @@ def render_mcp_table(r: McpFootprint, *, verbose: bool = False) -> RenderableTyp
                 parts.append(rich(largest))
     for line in _notes(r):
         parts.append(rich(line))
-    for message, tripped in _verdicts(r):
-        parts.append(rich(message, "bold red" if tripped else ""))
     if verbose:
         for s in r.servers:
             env = ", ".join(s.env_names) if s.env_names else "none"
@@ -214,8 +211,6 @@ def render_mcp_markdown(r: McpFootprint) -> str:
         out.append("")
     for line in [*_notes(r), *(_unknown_line(s) for s in r.unknown)]:
         out.append(markdown(line) + "  ")
-    for message, tripped in _verdicts(r):
-        out.append(("**" + markdown(message) + "**" if tripped else markdown(message)) + "  ")
     return "\n".join(out) + "\n"
 
 
