@@ -212,22 +212,35 @@ def fixed_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 _VALIDATORS: dict[str, Any] = {}
+_BY_ID: dict[
+    int, tuple[dict[str, Any], Any]
+] = {}  # id -> (the schema, kept alive so its id is not reused; validator)
 
 
-def validate_json(instance: Any, schema: dict[str, Any]) -> None:
-    """``jsonschema.validate``, with the schema checked against its meta-schema once per distinct
-    schema instead of on every call (that check is ~0.3 s a call for the report schema)."""
+def json_validator(schema: dict[str, Any]) -> Any:
+    """A validator of ``schema``, the schema checked against its meta-schema once per distinct
+    schema instead of on every call (that check is ~0.3 s a call for the report schema); the same
+    schema object again is found without serialising it."""
     import json
 
     import jsonschema
 
+    known = _BY_ID.get(id(schema))
+    if known is not None and known[0] is schema:
+        return known[1]
     key = json.dumps(schema, sort_keys=True, default=str)
     validator = _VALIDATORS.get(key)
     if validator is None:
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
         validator = _VALIDATORS[key] = cls(schema)
-    validator.validate(instance)
+    _BY_ID[id(schema)] = (schema, validator)
+    return validator
+
+
+def validate_json(instance: Any, schema: dict[str, Any]) -> None:
+    """``jsonschema.validate`` through :func:`json_validator`."""
+    json_validator(schema).validate(instance)
 
 
 TERMINAL_ENV: dict[str, str | None] = {  # what a terminal (or CI) may set that would change Rich's output
