@@ -212,6 +212,7 @@ def fixed_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 _VALIDATORS: dict[str, Any] = {}
+_CHECKED_DEFS: set[str] = set()  # the $defs already checked against the meta-schema
 _BY_ID: dict[
     int, tuple[dict[str, Any], Any]
 ] = {}  # id -> (the schema, kept alive so its id is not reused; validator)
@@ -232,7 +233,16 @@ def json_validator(schema: dict[str, Any]) -> Any:
     validator = _VALIDATORS.get(key)
     if validator is None:
         cls = jsonschema.validators.validator_for(schema)
-        cls.check_schema(schema)
+        # one kind's schema carries every kind's $defs: check those once, then the rest of each
+        defs = schema.get("$defs")
+        if isinstance(defs, dict):
+            defs_key = json.dumps(defs, sort_keys=True, default=str)
+            if defs_key not in _CHECKED_DEFS:
+                cls.check_schema({k: v for k, v in schema.items() if k in ("$schema", "$defs")})
+                _CHECKED_DEFS.add(defs_key)
+            cls.check_schema({k: v for k, v in schema.items() if k != "$defs"})
+        else:
+            cls.check_schema(schema)
         validator = _VALIDATORS[key] = cls(schema)
     _BY_ID[id(schema)] = (schema, validator)
     return validator

@@ -347,7 +347,10 @@ def load_and_run(workdir: Path, doc: dict[str, Any], *, compare: bool = False) -
 
 
 def dump(doc: dict[str, Any]) -> str:
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
+    """The scenario as YAML text (libyaml's emitter where PyYAML has it: ten times the pure-Python one's
+    speed, the same document)."""
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    return yaml.dump(doc, Dumper=dumper, sort_keys=False, allow_unicode=True)
 
 
 # ---------------------------------------------------------------------------------------------

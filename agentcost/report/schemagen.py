@@ -21,6 +21,7 @@ Only :mod:`typing` is used: building the JSON imports nothing of this module, an
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
 from collections.abc import Iterator
@@ -93,7 +94,9 @@ def _typeddicts(tp: Any) -> Iterator[type]:
             yield from _typeddicts(arg)
 
 
+@functools.cache
 def _hints(td: type) -> dict[str, Any]:
+    """A TypedDict's resolved annotations, once per type (a schema resolves each many times)."""
     return typing.get_type_hints(td, include_extras=True)
 
 
