@@ -1,7 +1,8 @@
 """agentcost: estimate what an LLM tool-using agent loop will cost before it runs.
 
-The library API (``agentcost.estimate``, ``agentcost.load_scenario``, ``agentcost.compare``) lives in
-:mod:`agentcost.api`; its names are imported on first use, so ``import agentcost`` stays instant.
+The library API (``agentcost.estimate``, ``agentcost.load_scenario``, ``agentcost.compare``,
+``agentcost.caps``) lives in :mod:`agentcost.api`; its names are imported on first use, so
+``import agentcost`` stays instant.
 """
 
 from __future__ import annotations
@@ -11,22 +12,34 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 __all__ = [
+    "CapsResult",
     "CompareResult",
     "EstimateResult",
     "InputError",
     "Scenario",
     "__version__",
+    "caps",
     "compare",
     "estimate",
     "load_scenario",
 ]
 
 if TYPE_CHECKING:
-    from agentcost.api import CompareResult, EstimateResult, compare, estimate, load_scenario
+    from agentcost.api import (
+        CapsResult,
+        CompareResult,
+        EstimateResult,
+        caps,
+        compare,
+        estimate,
+        load_scenario,
+    )
     from agentcost.errors import InputError
     from agentcost.scenario.model import Scenario
 
 _HOMES = {
+    "CapsResult": "agentcost.api",
+    "caps": "agentcost.api",
     "CompareResult": "agentcost.api",
     "EstimateResult": "agentcost.api",
     "compare": "agentcost.api",

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from agentcost.report.gates import Gate as ReportGate
 
 __all__ = [
+    "CapsResult",
     "CompareResult",
     "DateInput",
     "EstimateResult",
@@ -60,6 +61,7 @@ __all__ = [
     "Request",
     "ScenarioInput",
     "Totals",
+    "caps",
     "compare",
     "estimate",
     "load_scenario",
@@ -210,6 +212,34 @@ class CompareResult:
         return parsed
 
 
+@dataclass(frozen=True)
+class CapsResult:
+    """Runtime caps from the tail of the scenario's simulated runs: what ``agentcost caps`` prints."""
+
+    max_turns: int
+    """Model requests a run may make (Claude Agent SDK and OpenAI Agents SDK ``max_turns``)."""
+    max_budget_usd: Decimal
+    """Dollars a run may spend, rounded up to the cent (Claude Agent SDK ``max_budget_usd``)."""
+    max_tokens: int
+    """Output tokens of one request, thinking included, rounded up to a multiple of 256."""
+    recursion_limit: int
+    """LangGraph's ``recursion_limit`` for a ReAct agent making ``max_turns`` requests."""
+    at: str
+    """The statistic of the runs the caps are read at (``"p99"``, ``"max"``)."""
+    runs: int
+    """Runs simulated (1 when the scenario has no distribution)."""
+    _report: Any = field(repr=False, compare=False)  # internal: agentcost.report.caps.CapsReport
+
+    def to_json(self) -> str:
+        """The JSON report, byte for byte what ``agentcost caps --format json`` prints."""
+        return _json(self._report, ())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON report, parsed."""
+        parsed: dict[str, Any] = json.loads(self.to_json(), parse_float=Decimal)
+        return parsed
+
+
 # ---------------------------------------------------------------------------------------------
 # The API
 
@@ -312,6 +342,56 @@ def compare(
             at_time=has_time(as_of),
         )
     return _compare_result(report, tuple(compare_gates(report)))
+
+
+def caps(
+    scenario: ScenarioInput,
+    *,
+    at: str = "p99",
+    runs: int = 10_000,
+    seed: int = 0,
+    margin: Decimal | int | str | None = None,
+    as_of: DateInput = None,
+    model: str | None = None,
+    overrides: Sequence[str] = (),
+    service_tier: str | None = None,
+    prices: PathLike | None = None,
+    base_dir: PathLike | None = None,
+    allow_paths: Sequence[PathLike] = (),
+    max_input_bytes: int | None = None,
+) -> CapsResult:
+    """Runtime caps for one scenario: what ``agentcost caps SCENARIO`` computes.
+
+    ``at``: the statistic of the simulated runs (``"p99"``, ``"p95"``, ``"max"``); ``runs`` and
+    ``seed`` as ``--simulate`` and ``--seed`` (the same draws as ``estimate --simulate``);
+    ``margin``: percent added before rounding up (``20`` or ``"20%"``); the rest as for
+    :func:`estimate`.
+    """
+    from agentcost.commands.caps import caps as build_caps
+
+    with _policy(allow_paths, max_input_bytes):
+        loaded = _scenario(scenario, overrides, base_dir)
+        report = build_caps(
+            loaded,
+            at=at,
+            runs=runs,
+            seed=seed,
+            margin=None if margin is None else str(margin),
+            as_of=as_of_datetime(as_of),
+            model=model,
+            service_tier=service_tier,
+            user_prices=_user_prices(prices),
+            at_time=has_time(as_of),
+        )
+    return CapsResult(
+        max_turns=report.max_turns,
+        max_budget_usd=_money(report.max_budget_usd),
+        max_tokens=report.max_tokens,
+        recursion_limit=report.langgraph_recursion_limit,
+        at=report.runs.label,
+        runs=report.runs.runs,
+        _report=report,
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ def python_blocks(text: str) -> list[str]:
 
 def test_the_examples_run_and_their_figures_hold(monkeypatch: pytest.MonkeyPatch) -> None:
     blocks = python_blocks(DOC.read_text(encoding="utf-8"))
-    assert len(blocks) == 8
+    assert len(blocks) == 9
     assert all("assert " in block for block in blocks)  # each checks its figures, not just shows them
     monkeypatch.chdir(ROOT)
     namespace: dict[str, Any] = {"__name__": "docs_api"}
@@ -41,7 +41,8 @@ def test_a_failing_example_fails_the_test(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 @pytest.mark.parametrize(
-    "kind", [api.EstimateResult, api.Request, api.Totals, api.Gate, api.CompareResult, api.ModelCost]
+    "kind",
+    [api.EstimateResult, api.Request, api.Totals, api.Gate, api.CompareResult, api.ModelCost, api.CapsResult],
 )
 def test_every_public_field_is_described(kind: type) -> None:
     section = DOC.read_text(encoding="utf-8").partition("## The result types")[2]

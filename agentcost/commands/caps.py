@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
+from agentcost.scenario.model import Scenario  # dataclasses only: light
 
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices
@@ -26,7 +27,7 @@ DEFAULT_SEED = 0  # estimate --simulate's default seed: the same runs, the same 
 
 
 def caps(
-    scenario: Path | str,
+    scenario: Path | str | Scenario,
     *,
     at: str = DEFAULT_AT,
     runs: int = DEFAULT_RUNS,
@@ -39,7 +40,8 @@ def caps(
     user_prices: UserPrices | None = None,
     at_time: bool | None = None,
 ) -> CapsReport:
-    """Caps for ``scenario`` at ``at`` (``p99``, ``p95``, ``max``) of ``runs`` runs drawn with
+    """Caps for ``scenario`` (a file, or a :class:`Scenario` read already, ``overrides`` then
+    applied by its reader) at ``at`` (``p99``, ``p95``, ``max``) of ``runs`` runs drawn with
     ``seed``, ``margin`` percent added (``"20"``, ``"20%"``; None: none). ``as_of`` (None: today,
     UTC; an ISO text with a time, or ``at_time``, picks time-of-day prices), ``model``,
     ``overrides`` (``--set``), ``service_tier``, ``user_prices`` price the scenario as ``estimate``
@@ -55,7 +57,10 @@ def caps(
     extra = parse_margin(margin)
     if not 0 <= seed < 2**63:
         raise InputError(f"must be a whole number from 0 to 2**63 - 1, got {seed}", key="--seed")
-    loaded = read_scenario(Path(scenario), overrides=tuple(overrides))
+    if isinstance(scenario, Scenario):  # read already (the Python API: a mapping, or load_scenario's)
+        loaded = scenario
+    else:
+        loaded = read_scenario(Path(scenario), overrides=tuple(overrides))
     est = estimate_scenario(
         loaded,
         as_of=as_of_datetime(as_of),
