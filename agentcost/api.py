@@ -347,9 +347,9 @@ def compare(
 def caps(
     scenario: ScenarioInput,
     *,
-    at: str = "p99",
-    runs: int = 10_000,
-    seed: int = 0,
+    at: str | None = None,
+    runs: int | None = None,
+    seed: int | None = None,
     margin: Decimal | int | str | None = None,
     as_of: DateInput = None,
     model: str | None = None,
@@ -362,20 +362,22 @@ def caps(
 ) -> CapsResult:
     """Runtime caps for one scenario: what ``agentcost caps SCENARIO`` computes.
 
-    ``at``: the statistic of the simulated runs (``"p99"``, ``"p95"``, ``"max"``); ``runs`` and
-    ``seed`` as ``--simulate`` and ``--seed`` (the same draws as ``estimate --simulate``);
+    ``at``: the statistic of the simulated runs (``"p99"``, ``"p95"``, ``"max"``; None: ``"p99"``);
+    ``runs`` and ``seed`` as ``--simulate`` and ``--seed`` (None: 10,000 runs, seed 0, the CLI's
+    defaults; the same draws as ``estimate --simulate``);
     ``margin``: percent added before rounding up (``20`` or ``"20%"``); the rest as for
     :func:`estimate`.
     """
+    from agentcost.commands.caps import DEFAULT_AT, DEFAULT_RUNS, DEFAULT_SEED
     from agentcost.commands.caps import caps as build_caps
 
     with _policy(allow_paths, max_input_bytes):
         loaded = _scenario(scenario, overrides, base_dir)
         report = build_caps(
             loaded,
-            at=at,
-            runs=runs,
-            seed=seed,
+            at=DEFAULT_AT if at is None else at,
+            runs=DEFAULT_RUNS if runs is None else runs,
+            seed=DEFAULT_SEED if seed is None else seed,
             margin=None if margin is None else str(margin),
             as_of=as_of_datetime(as_of),
             model=model,

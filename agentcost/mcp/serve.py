@@ -120,7 +120,7 @@ def footprint(
 
 def caps(
     scenario: str,
-    at: str = "p99",
+    at: str | None = None,
     runs: int | None = None,
     seed: int | None = None,
     margin: str | None = None,
@@ -131,27 +131,16 @@ def caps(
     settings for the Claude Agent SDK, the OpenAI Agents SDK and LangGraph: `agentcost caps SCENARIO
     --at p99 --format json`.
 
-    at: the percentile (p50-p99.9) or max; runs: simulated runs (default 10,000); seed: the draws'
-    seed (default 0); margin: percent added before rounding up ("20"); as_of: the price date (ISO);
-    model: replaces the scenario's model.
+    at: the percentile (p50-p99.9) or max (default p99); runs: simulated runs (default 10,000);
+    seed: the draws' seed (default 0); margin: percent added before rounding up ("20"); as_of: the
+    price date (ISO); model: replaces the scenario's model.
     """
-    from agentcost.commands.caps import DEFAULT_RUNS, DEFAULT_SEED
-    from agentcost.commands.caps import caps as build_caps
-    from agentcost.loop.options import has_time, parse_as_of
-    from agentcost.render.output import Format, render_text
+    from agentcost import api
 
     with _one_run():
-        report = build_caps(
-            scenario,
-            at=at,
-            runs=DEFAULT_RUNS if runs is None else runs,
-            seed=DEFAULT_SEED if seed is None else seed,
-            margin=margin,
-            as_of=parse_as_of(as_of),
-            model=model,
-            at_time=has_time(as_of),
-        )
-        return render_text(report, Format.json)
+        return api.caps(
+            scenario, at=at, runs=runs, seed=seed, margin=margin, as_of=as_of, model=model
+        ).to_json()
 
 
 TOOLS: dict[str, Callable[..., str]] = {
