@@ -33,13 +33,14 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.loop.options import as_of_datetime, has_time
 from agentcost.scenario.model import Scenario  # dataclasses only: light
 
@@ -82,7 +83,7 @@ its shortest text, ``Decimal(str(x))``); never a bool, NaN or infinity."""
 # Results
 
 
-@dataclass(frozen=True)
+@record
 class Request:
     """One billed request of the scenario's own loop, as a line of ``agentcost estimate``'s table."""
 
@@ -104,7 +105,7 @@ class Request:
     """What the subagents this response's calls started cost (not part of ``cost_usd``)."""
 
 
-@dataclass(frozen=True)
+@record
 class Totals:
     """The whole run, subagents' requests included."""
 
@@ -116,7 +117,7 @@ class Totals:
     cost_usd: Decimal
 
 
-@dataclass(frozen=True)
+@record
 class Gate:
     """One check the CLI's exit code follows: ``"budget"`` or ``"context_window"``."""
 
@@ -126,7 +127,7 @@ class Gate:
     """One line with the figures, as the CLI prints it."""
 
 
-@dataclass(frozen=True)
+@record
 class EstimateResult:
     """One scenario's estimate: what ``agentcost estimate`` shows, as exact figures.
 
@@ -162,7 +163,7 @@ class EstimateResult:
         return parsed
 
 
-@dataclass(frozen=True)
+@record
 class ModelCost:
     """One model's row of a comparison."""
 
@@ -180,7 +181,7 @@ class ModelCost:
     """Every request within the model's context window (None: the window is unknown)."""
 
 
-@dataclass(frozen=True)
+@record
 class CompareResult:
     """One scenario on several models, cheapest first: what ``agentcost compare`` shows."""
 
@@ -212,7 +213,7 @@ class CompareResult:
         return parsed
 
 
-@dataclass(frozen=True)
+@record
 class CapsResult:
     """Runtime caps from the tail of the scenario's simulated runs: what ``agentcost caps`` prints."""
 

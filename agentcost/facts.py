@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 
 if TYPE_CHECKING:
     import yaml
@@ -64,7 +64,7 @@ _OPTIONAL_KEYS = {"note", "provenance"}
 _DEFAULT_MARKS = ("DEFAULT", "WEAK EVIDENCE")  # a note starting so: not a published value
 
 
-@dataclass(frozen=True)
+@record
 class Fact(Generic[T]):
     """One value with the public page it was read from (``url``), when (``read``), an optional public
     ``note``, and the internal ``provenance`` (for maintainers and tests; never shown)."""
@@ -86,7 +86,7 @@ class Fact(Generic[T]):
         return f"{self.url}, read {self.read.isoformat()}"
 
 
-@dataclass(frozen=True)
+@record
 class _Row:
     table: str
     provider: str
@@ -324,7 +324,7 @@ FEE_TOOLS: tuple[str, ...] = (*SERVER_TOOLS, "web_search_preview")
 _RETENTIONS: tuple[Retention, ...] = ("all", "last_turn", "none")
 
 
-@dataclass(frozen=True)
+@record
 class ServerToolFee:
     """What one server-side tool costs: ``usd_per_1000`` per use, or per response that uses it
     (``per="request"``: Gemini 2.5 bills a grounded prompt once whatever its number of queries)."""
@@ -333,7 +333,7 @@ class ServerToolFee:
     per: Literal["use", "request"]
 
 
-@dataclass(frozen=True)
+@record
 class FreeQuota:
     """A provider's free allowance of a server tool, shared org- or project-wide (``scope``)."""
 
@@ -407,7 +407,7 @@ def server_tool_iteration_cap(provider: str, model_id: str) -> Fact[int] | None:
     return row.fact(_int(row, row.value))
 
 
-@dataclass(frozen=True)
+@record
 class ContainerRate:
     """What the container of code execution costs by time: ``usd_per_hour``, billed per request that
     runs code for at least ``minimum_seconds``; ``free_hours`` per ``free_period`` are the
@@ -510,7 +510,7 @@ CachingKind = Literal["automatic-prefix", "explicit", "implicit", "none", "unkno
 CACHING_KINDS: tuple[CachingKind, ...] = ("automatic-prefix", "explicit", "implicit", "none", "unknown")
 
 
-@dataclass(frozen=True)
+@record
 class HostMechanics:
     """How the provider serving a model caches prompts and batches requests, each fact with its page
     (``None``: no public page was found, the fact is unknown). Discounts are not here: cache-read,
@@ -579,7 +579,7 @@ NAME_DESCRIPTION = "name_description"
 """A deferred tool's stub on OpenAI: its name and description stay in the prompt."""
 
 
-@dataclass(frozen=True)
+@record
 class ToolSearch:
     """Whether the model has tool search, how it runs, and what a deferred tool costs until a search
     loads it: ``stub`` tokens each (Anthropic), or :data:`NAME_DESCRIPTION` (OpenAI); ``None`` when
@@ -629,7 +629,7 @@ def tool_search_models(provider: str, model_id: str) -> tuple[str, ...]:
 # --- active tools (how many functions a request should carry) --------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class ActiveToolsGuidance:
     """A maker's published advice on how many functions a request should have active: at most
     ``max_active``, in the guide's words ``advice`` (e.g. "fewer than 20 functions at the start of a

@@ -156,6 +156,7 @@ RENDER_MAY_IMPORT = (
     "agentcost.errors",  # the one exception type for bad input (a --template, an --output path)
     "agentcost.infra.text",  # the sanitizer every text leaving agentcost passes (escaping, no figures)
     "agentcost.infra.writes",  # writing --output files atomically (render.output.write_report)
+    "agentcost.infra.record",  # the record decorator (a frozen dataclass, cheap to define)
 )
 
 

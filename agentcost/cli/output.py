@@ -12,7 +12,6 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,7 @@ import typer
 from agentcost.cli.colour import colour_system, echo_err
 from agentcost.cli.options import DEFAULT_SIMULATION_RUNS, flagged
 from agentcost.errors import InputError, one_line
+from agentcost.infra.record import record
 from agentcost.render.formats import Format
 
 if TYPE_CHECKING:
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from agentcost.report.sections import ExplainedReport, SimulatedReport
 
 
-@dataclass(frozen=True)
+@record
 class Output:
     format: Format
     path: Path | None

@@ -10,13 +10,14 @@ gates of every scenario and the project's total budget gate.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.loop.estimate import Budget, Estimate, estimate_scenario
 from agentcost.report import fmt
 from agentcost.report.batch import DAYS_PER_MONTH, BatchReport, BatchRow, BatchTotals, ProjectInfo
@@ -46,13 +47,13 @@ PROJECT_BUDGET_SOURCE = "project"  # Budget.source of a budget_usd set on a proj
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class BatchItem:
     entry: ProjectEntry
     estimate: Estimate
 
 
-@dataclass(frozen=True)
+@record
 class Batch:
     project: Project
     items: tuple[BatchItem, ...]

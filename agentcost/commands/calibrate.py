@@ -22,13 +22,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from agentcost.errors import InputError, one_line
+from agentcost.infra.record import record
 from agentcost.replay.ledger import replay
 from agentcost.replay.trace import ReplayReport, Trace
 
@@ -40,7 +40,7 @@ Layout = Literal["auto", "chat", "tools"]
 _PASSES = 6  # correction passes; linear counts settle in 2-3
 
 
-@dataclass(frozen=True)
+@record
 class Calibration:
     """A calibrated scenario: its YAML ``text``, the replayed and re-estimated totals, the fit.
 
@@ -61,7 +61,7 @@ class Calibration:
     notes: tuple[str, ...]
 
 
-@dataclass
+@record(frozen=False)
 class _Sizes:
     system: int
     task: int

@@ -30,7 +30,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Literal
 from agentcost.commands.calibrate import _estimate_text, _layout, _q, _targets
 from agentcost.commands.replay_many import MAX_BYTES, MAX_FILES, Options, _bound_memo, find_logs
 from agentcost.errors import InputError, one_line
+from agentcost.infra.record import record
 from agentcost.report.replay_many import Skipped
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ _Z90 = 1.2815515655446004
 _WRAP = 96  # characters of values per line of an empirical list
 
 
-@dataclass(frozen=True)
+@record
 class RunShape:
     """One run in a few numbers (its per-round sizes went to the counters)."""
 
@@ -66,7 +67,7 @@ class RunShape:
     cached: bool  # the log records cache reads or writes
 
 
-@dataclass
+@record(frozen=False)
 class Corpus:
     """The runs read: their shapes and the counters of their sizes (raw tokens as recorded)."""
 
@@ -78,7 +79,7 @@ class Corpus:
     skipped: list[Skipped] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@record
 class Fit:
     """A fitted distribution: its YAML ``text``, ``kind``, KS distance (None: not computed) and why."""
 
@@ -88,7 +89,7 @@ class Fit:
     why: str
 
 
-@dataclass(frozen=True)
+@record
 class ManyCalibration:
     """The scenario of many runs and what the summary line says."""
 
@@ -248,7 +249,7 @@ def fit(counts: Counter[int], *, indent: int = 6, family: bool = True) -> Fit:
 # --- the scenario -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class _Framing:
     out: int  # output tokens a round adds beyond its call_tokens / reply
     grow: int  # input growth beyond call_tokens + result (reply + user)

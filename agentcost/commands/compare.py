@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentcost.commands.batch import share
 from agentcost.errors import InputError, UnfitModel
+from agentcost.infra.record import record
 from agentcost.loop.estimate import estimate_scenario
 from agentcost.report.compare import CompareReport as CompareReport  # the api module's import of it
 from agentcost.report.compare import CompareRow, UnfitRow
@@ -77,7 +78,7 @@ def is_chat_model(prices: ModelPrices) -> bool:
     return not_chat_kind(prices.model_id, prices.name) is None
 
 
-@dataclass(frozen=True)
+@record
 class ModelSelection:
     """The models selectors chose (``provider/model_id``, in order) and those globs skipped
     because they are not chat models (``provider/model_id``, in order; none of them chosen)."""

@@ -22,7 +22,6 @@ writes a project file listing them, so ``agentcost estimate`` of the project est
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from agentcost.commands.calibrate import Calibration, Layout, calibrate_trace, write_scenario
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.replay.ledger import check_trace, replay
 from agentcost.replay.trace import Message, RecordedCall, Trace
 
@@ -138,7 +138,7 @@ def join_cached(parts: list[Trace]) -> list[Trace]:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class LogCalibration:
     """The calibration of a whole log.
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from itertools import zip_longest
 
+from agentcost.infra.record import record
 from agentcost.loop.estimate import Estimate
 from agentcost.report import fmt
 from agentcost.report.batch import DAYS_PER_MONTH
@@ -69,7 +69,7 @@ def diff_gates(report: DiffReport) -> tuple[Gate, ...]:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Pair:
     """One scenario on both sides; ``base`` or ``head`` is None when it exists on one side only."""
 
@@ -223,7 +223,7 @@ def input_changes(base: Estimate, head: Estimate) -> tuple[InputChange, ...]:
     return tuple(lines)
 
 
-@dataclass(frozen=True)
+@record
 class _RoundParts:
     """Token sums over a scenario's rounds: tool rounds (calls, results) and chat turns (replies,
     user messages); output without thinking."""

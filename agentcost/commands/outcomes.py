@@ -21,11 +21,12 @@ import csv
 import io
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.report.replay_many import ReplayManyReport, RunOutcomes, RunRow
 
 MAX_OUTCOMES_BYTES = 10_000_000
@@ -36,7 +37,7 @@ VALUES = {"true": True, "false": False}
 HINT = "a CSV file with a header row 'run,success', then rows such as 'a/run1.traj,true' (docs/replay.md)"
 
 
-@dataclass(frozen=True)
+@record
 class Outcomes:
     """An outcomes file read: each run's absolute, normalised path -> (success, the path as written)."""
 

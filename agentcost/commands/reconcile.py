@@ -15,13 +15,14 @@ and the first that accounts for the difference is named.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcost.commands.reconcile_read import Export
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.report.fmt import usd
 from agentcost.report.reconcile import Day, Reconciliation, Row
 
@@ -41,7 +42,7 @@ MAX_ROWS = 20_000  # (provider, day, model, tier) rows of one reconciliation
 _FIELDS = ("uncached_input", "cache_read", "cache_write_5m", "cache_write_1h", "output", "web_searches")
 
 
-@dataclass
+@record(frozen=False)
 class _Sum:
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_FIELDS, 0))
     long_context: bool = False

@@ -33,12 +33,12 @@ import csv
 import io
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 
 PROVIDER = "google"  # genai-prices prices Gemini on Vertex AI and on the Gemini API as google's
 KIND = "google-billing"
@@ -54,7 +54,7 @@ HINT = (
 _MODEL = re.compile(r"\bgemini\s+(\d+(?:\.\d+)?)\s+(pro|flash[\s-]lite|flash)\b", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@record
 class GoogleRow:
     """One row read: its day, the model its SKU names, what the SKU bills and the amounts."""
 

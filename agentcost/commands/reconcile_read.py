@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.prices.billing import anthropic_server_tools, search_preview_calls
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ HINT = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class UsageLine:
     """One model's usage on one day at one service tier, summed over an export's results."""
 
@@ -72,7 +72,7 @@ class UsageLine:
     tier_known: bool = True
 
 
-@dataclass(frozen=True)
+@record
 class CostLine:
     """One amount of a cost export, in dollars: a model's (tokens) or the day's (``model`` None)."""
 
@@ -82,7 +82,7 @@ class CostLine:
     usd: Decimal
 
 
-@dataclass(frozen=True)
+@record
 class Export:
     """One file read: which export it is and what it holds."""
 

@@ -26,13 +26,14 @@ import glob
 import os
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.report.replay_many import SUFFIXES, ReplayManyReport, RunRow, Skipped, SkipReason, ToolSizes
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ _MEAN_COUNT = Decimal("0.01")
 # --- finding the logs ----------------------------------------------------------------------------
 
 
-@dataclass
+@record(frozen=False)
 class Found:
     """What the arguments expand to: the logs in order, the arguments that gave none, the ignored."""
 
@@ -136,7 +137,7 @@ def find_logs(args: Sequence[str], *, max_files: int = MAX_FILES, max_bytes: int
 # --- one run --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Options:
     """What every run is replayed with (picklable: sent to the worker processes)."""
 

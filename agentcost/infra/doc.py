@@ -11,11 +11,12 @@ by every file format.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.infra.spec import format_key
 from agentcost.infra.text import plain
 
@@ -42,7 +43,7 @@ KeyPath = tuple[str | int, ...]
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass
+@record(frozen=False)
 class Doc:
     """A parsed YAML or JSON file: its plain value and the line of every key path in it."""
 
@@ -224,7 +225,7 @@ Step = str | int | None
 """One step of an override's path: a key, a list index, or None for ``[*]`` (every item)."""
 
 
-@dataclass(frozen=True)
+@record
 class Override:
     """One ``--set PATH=VALUE``, parsed."""
 

@@ -21,10 +21,10 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 
 from agentcost.infra.files import confine_reads
+from agentcost.infra.record import record
 
 __all__ = [
     "ALLOW_OPTION",
@@ -45,7 +45,7 @@ DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024
 """Characters of text that may reach the tokenizer in one run (after aliases, includes and repeats)."""
 
 
-@dataclass(frozen=True)
+@record
 class InputPolicy:
     """``allowed_roots``: directories (besides the naming file's own and the project root) that files
     named inside input files may resolve into; ``max_input_bytes``: see :data:`DEFAULT_MAX_INPUT_BYTES`."""

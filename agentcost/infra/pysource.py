@@ -13,12 +13,13 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
+from agentcost.infra.record import record
 
-@dataclass(frozen=True)
+
+@record
 class Assignment:
     """One module-level name of a generated module: ``name: annotation = value``, its containers
     opened one element per line down to ``depth`` (deeper ones stay on one line)."""

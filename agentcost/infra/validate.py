@@ -14,12 +14,13 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from decimal import Decimal
 from typing import Any, TypeVar, overload
 
 from agentcost.errors import InputError
 from agentcost.infra.doc import MAX_SHOWN, Doc, KeyPath, bounded, cut
+from agentcost.infra.record import record
 from agentcost.infra.spec import BAD, Before, Bounds, Dec, Error, Invalid, Model, Schema, Shape, Spec
 
 __all__ = [
@@ -62,7 +63,7 @@ _RADIXES = {"x": ("hexadecimal", 16), "b": ("binary", 2), "o": ("octal", 8)}
 _LONGEST_NUMERAL = 100  # characters: a longer text that looks like a number has no size worth reading
 
 
-@dataclass(frozen=True)
+@record
 class Numeral:
     """A text that looks like a number, as the numbers rule reads it (:func:`numeral`)."""
 
@@ -239,7 +240,7 @@ def numeral_problem(text: str, where: str, *, quote: bool = True) -> tuple[str, 
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class ErrorHints:
     """What one file format adds to the messages of :func:`validate`."""
 

@@ -45,6 +45,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Literal
 
+from agentcost.infra.record import record
 from agentcost.loop.editing import ContextEditor
 from agentcost.scenario.model import CacheTTL, CachingMode, Scenario
 
@@ -65,7 +66,7 @@ _HOUR = Decimal(3_600)
 NO_CACHE = CachePolicy(mode="none", style="automatic", min_tokens=0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # one per request: the stdlib's __init__ (infra/record.py)
 class LedgerRow:
     index: int  # 1-based request number
     kind: RequestKind
@@ -90,7 +91,7 @@ class LedgerRow:
         return self.usage.cache_write_tokens + self.usage.cache_write_1h_tokens
 
 
-@dataclass(frozen=True)
+@record
 class CacheStorage:
     """A Gemini explicit cache over the run: created ``creations`` times, each stored for ``ttl_hours``."""
 
@@ -106,7 +107,7 @@ class CacheStorage:
         return self.ttl_hours * self.creations
 
 
-@dataclass(frozen=True)
+@record
 class LedgerTotals:
     requests: int
     input_tokens: int
@@ -132,7 +133,7 @@ class LedgerTotals:
         return self.failed_usd / self.cost_usd if self.cost_usd else None
 
 
-@dataclass(frozen=True)
+@record
 class Ledger:
     rows: tuple[LedgerRow, ...]
     totals: LedgerTotals
@@ -152,7 +153,7 @@ SubagentRun = Callable[[Decimal | None], Decimal]
 total passes it, and returns what it spent (its ``Ledger.spent_usd``)."""
 
 
-@dataclass(frozen=True)
+@record
 class TtlOption:
     """The run's cost with one cache lifetime (``label``: ``none``, ``5m`` or ``1h``)."""
 
@@ -589,7 +590,7 @@ def cheapest(options: Sequence[TtlOption]) -> TtlOption:
     return min(options, key=lambda option: option.cost_usd)
 
 
-@dataclass(frozen=True)
+@record
 class _Stops:
     """The stops and subagents of :func:`run_accountant` that every TTL option shares."""
 

@@ -10,11 +10,11 @@ dollars.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.loop.accountant import (
     SubagentRun,
     TtlOption,
@@ -57,7 +57,7 @@ AUTOMATIC_IDLE_SECONDS = 300
 GEMINI_EXPLICIT_TTL_SECONDS = 3_600
 
 
-@dataclass(frozen=True)
+@record
 class CachingPlan:
     """How a scenario's caching is modelled on a model's host: the mode, whether it is the default,
     the host's facts (facts.yaml host tables) and, where caching is not (fully) modelled, one short

@@ -19,11 +19,11 @@ distribution has one run: its caps are that run's figures (plus the margin, if o
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 
 if TYPE_CHECKING:
     from agentcost.loop.estimate import Estimate
@@ -35,7 +35,7 @@ tokens of an estimate; 256 is fine enough not to double a small cap, coarse enou
 MAX_MARGIN = Decimal(1000)  # percent
 
 
-@dataclass(frozen=True)
+@record
 class CapValues:
     """The caps: each run quantity at the statistic, the margin added, rounded up."""
 
@@ -44,7 +44,7 @@ class CapValues:
     max_tokens: int
 
 
-@dataclass(frozen=True)
+@record
 class CapRuns:
     """The runs the caps are read from, and how many of them each cap would stop or cut."""
 

@@ -48,6 +48,7 @@ from decimal import Decimal
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
 
+from agentcost.infra.record import record
 from agentcost.loop.editing import ContextEditor
 from agentcost.tokens.counts import RoundTokens, TokenCounts
 
@@ -67,7 +68,7 @@ Kind = Literal["prefix", "call", "result", "subagent", "thinking", "server", "tu
 ZERO = Decimal(0)
 
 
-@dataclass(frozen=True)
+@record
 class Block:
     """One block of the context over the run: sent in ``times_sent`` requests, for ``cost_usd``."""
 
@@ -85,7 +86,7 @@ class Block:
         return max(self.times_sent - 1, 0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # one per request: the stdlib's __init__ (infra/record.py)
 class RequestSplit:
     """One request's cost split: its blocks' input dollars by group, its output and its fees."""
 
@@ -95,7 +96,7 @@ class RequestSplit:
     other_usd: Decimal
 
 
-@dataclass(frozen=True)
+@record
 class Split:
     """A run's cost as ``fixed_usd + history_usd + output_usd + other_usd`` (exactly its cost)."""
 
@@ -186,7 +187,7 @@ TOP_CARRIED = 3
 """Re-sent blocks ``--explain`` names, most dollars first (JSON ``carry``: every block)."""
 
 
-@dataclass(frozen=True)
+@record
 class Carried:
     """A heavy re-sent block, as ``--explain`` names it: what it cost, and the change that cuts it."""
 
@@ -233,7 +234,7 @@ def _sends(est: Estimate) -> int:
 # --- the layout of a request, and its pieces -------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class _Piece:
     name: str
     group: Group
@@ -419,7 +420,7 @@ def shares(parts: Sequence[tuple[int, Decimal]], sizes: Sequence[int]) -> list[D
     return out
 
 
-@dataclass
+@record(frozen=False)
 class _Tally:
     group: Group
     round: int | None

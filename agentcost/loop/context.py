@@ -9,10 +9,11 @@ accountant (:mod:`agentcost.loop.accountant`). See docs/accounting.md ("Context 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from agentcost.infra.record import record
 from agentcost.scenario.model import Scenario
 from agentcost.tokens.context import without_deferral
 from agentcost.tokens.counts import TokenCounts
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from agentcost.loop.accountant import Ledger
 
 
-@dataclass(frozen=True)
+@record
 class ContextEditingEffect:
     """What context editing did over the run, and the run's cost without it."""
 
@@ -37,7 +38,7 @@ class ContextEditingEffect:
         return self.baseline_usd - self.cost_usd
 
 
-@dataclass(frozen=True)
+@record
 class ToolSearchEffect:
     """What deferring tools did, and the run's cost with every tool loaded up front."""
 

@@ -4,13 +4,14 @@ accountant (:mod:`agentcost.loop.accountant`) applies the clearings to its ledge
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from agentcost.infra.record import record
 from agentcost.scenario.model import ContextEditing
 from agentcost.tokens.counts import TokenCounts
 
 
-@dataclass(frozen=True)
+@record
 class Edit:
     """One clearing, applied to a request before it is sent (measured on the scenario's model)."""
 

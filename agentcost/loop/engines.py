@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from agentcost.infra.record import record
 from agentcost.loop.accountant import request_gaps
 from agentcost.scenario.dists import MAX_DRAW, median, upper
 from agentcost.scenario.model import Content, Dist, Round, Scenario, SizeField
@@ -48,7 +49,7 @@ _BUMP = 1_000  # how far sizes are raised to measure the counting rules' slopes
 # --- run values and the scenario of one run ------------------------------------------------------------
 
 
-@dataclass
+@record(frozen=False)
 class Draws:
     """The drawn values of a chunk of runs: per spread its round count (n,) and, per (field, call),
     sizes (n, slots); the final answer's size and thinking (n,) or None when fixed."""
@@ -110,7 +111,7 @@ def realize(
 # --- the engines ----------------------------------------------------------------------------------------
 
 
-@dataclass
+@record(frozen=False)
 class Chunk:
     cost_units: Ints  # per run, in 1/scale dollars
     requests: Ints

@@ -7,13 +7,14 @@ An estimate carries the options it was priced with (:class:`~agentcost.loop.opti
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.loop.accountant import (
     Ledger,
     SubagentRun,
@@ -44,13 +45,13 @@ if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices
 
 
-@dataclass(frozen=True)
+@record
 class Budget:
     limit_usd: Decimal
     source: str  # "--budget" or "limits.budget_usd"
 
 
-@dataclass(frozen=True)
+@record
 class Estimate:
     scenario: Scenario
     prices: ModelPrices
@@ -297,7 +298,7 @@ def estimate(
 # Models, counts and ledgers, each made once and shared by the run and its baselines
 
 
-@dataclass(frozen=True)
+@record
 class PricedModel:
     """A model requests run on: its prices, and its pricer and cache policy for the scenario."""
 
@@ -352,7 +353,7 @@ def run_ledger(
 # Agent dynamics: routing and the baselines of parallel calls and routing (agentcost.tokens.dynamics)
 
 
-@dataclass(frozen=True)
+@record
 class DynamicsEffect:
     """Parallel calls and routing against their baselines (this run's ledger, subagents excluded).
 

@@ -15,10 +15,10 @@ taken out of the tool prefix (calls, results, residual and stops kept), and the 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from decimal import Decimal
 
 from agentcost import facts
+from agentcost.infra.record import record
 from agentcost.loop.caching import pricer_for
 from agentcost.loop.estimate import Estimate, PricedModel, run_ledger
 from agentcost.scenario.model import Scenario
@@ -26,7 +26,7 @@ from agentcost.tokens.counts import Route, TokenCounts
 from agentcost.tokens.rules import Rules, rules_for
 
 
-@dataclass(frozen=True)
+@record
 class ToolFootprint:
     """One tool definition over the run (this run's own requests; subagents have their own tools)."""
 
@@ -40,7 +40,7 @@ class ToolFootprint:
     usd: Decimal  # its share of ``Footprint.definitions_usd``, by ``run_tokens``
 
 
-@dataclass(frozen=True)
+@record
 class ActiveTools:
     """The request's active (not deferred) tools against the maker's advice (facts.yaml)."""
 
@@ -52,7 +52,7 @@ class ActiveTools:
         return self.active > self.guidance.value.max_active
 
 
-@dataclass(frozen=True)
+@record
 class Footprint:
     """Every tool definition's footprint, most dollars first (then most tokens, then by name)."""
 

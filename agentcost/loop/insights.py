@@ -15,11 +15,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from decimal import Decimal
 
 from agentcost.errors import InputError
 from agentcost.facts import host_mechanics, tool_search
+from agentcost.infra.record import record
 from agentcost.loop.accountant import LedgerRow
 from agentcost.loop.carry import Carried, Carry, Split, heaviest_carried
 from agentcost.loop.estimate import Estimate, estimate_scenario
@@ -32,7 +33,7 @@ STOP_RUNS = 400  # runs simulated for the cost of a run that does not converge (
 STOP_SEED = 0
 
 
-@dataclass(frozen=True)
+@record
 class ToolResults:
     """Result tokens sent back for one tool (framing included), over the rounds that ran."""
 
@@ -41,7 +42,7 @@ class ToolResults:
     tokens: int
 
 
-@dataclass(frozen=True)
+@record
 class Checks:
     """Six of the seven checks an engineer runs on an agent, per task (one run of the scenario)."""
 
@@ -60,7 +61,7 @@ class Checks:
     failed_attempts: int = 0  # failed calls repeated (retries), each a full request
 
 
-@dataclass(frozen=True)
+@record
 class Lever:
     """One change to the scenario and what the run costs with it."""
 
@@ -73,7 +74,7 @@ class Lever:
     scenario: Scenario | None = field(default=None, repr=False, compare=False)  # the changed scenario
 
 
-@dataclass(frozen=True)
+@record
 class StopRules:
     """The stop rules a scenario lacks (``limits.max_rounds``, ``limits.max_budget_usd``, and
     ``limits.max_tokens`` when an output size has no upper bound: :func:`unbounded_output`), and, when
@@ -90,7 +91,7 @@ class StopRules:
     note: str | None = None  # why the runs were not simulated
 
 
-@dataclass(frozen=True)
+@record
 class Steps:
     """Steps per task as a distribution (``--explain --simulate N``): the simulation's requests per
     run (continuations, tool searches and failed attempts included)."""
@@ -100,7 +101,7 @@ class Steps:
     requests: Stat
 
 
-@dataclass(frozen=True)
+@record
 class Insights:
     base_usd: Decimal
     checks: Checks
@@ -111,7 +112,7 @@ class Insights:
     split: Split | None = None  # the task's cost: fixed prefix, re-sent history, output, other
 
 
-@dataclass(frozen=True)
+@record
 class _Candidate:
     name: str
     description: str

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.loop.simulate import Stat, nearest_rank, run_units
 from agentcost.scenario.dists import describe, sample
 
@@ -51,7 +51,7 @@ _CHUNK = 1_000_000  # runs drawn at once
 _MEAN_USD = Decimal("1E-10")  # means rounded half up to these places, as a simulation's
 
 
-@dataclass(frozen=True)
+@record
 class MonthScenario:
     """One scenario's part of the simulated months."""
 
@@ -61,7 +61,7 @@ class MonthScenario:
     cost: Stat  # the scenario's cost in a month, USD
 
 
-@dataclass(frozen=True)
+@record
 class MonthRisk:
     """``months`` simulated months of every scenario of a project at its runs per day."""
 

@@ -9,17 +9,17 @@ CLI shows its flags instead (:mod:`agentcost.cli.options`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices
 
 
-@dataclass(frozen=True)
+@record
 class PricingOptions:
     """How a run is priced: at ``as_of``, on ``model`` instead of the scenario's (None: its own), at
     ``service_tier`` instead of the scenario's ``service_tier`` (None: its own), with the models of a

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.loop.engines import Chunk, Draws, NotVectorizable, PerRunEngine, VectorEngine, realize
 from agentcost.loop.subagents import drawn_subagents, uncertain_subagents
 from agentcost.scenario.dists import describe, median, upper
@@ -64,7 +64,7 @@ Progress = Callable[[int, int], None]
 # --- results ----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Stat:
     """Mean, nearest-rank percentiles and extremes of one quantity over the runs."""
 
@@ -81,7 +81,7 @@ class Stat:
         return value
 
 
-@dataclass(frozen=True)
+@record
 class Bin:
     low_usd: Decimal
     high_usd: Decimal  # runs in this bin cost >= low and < high (the last bin: <= high)
@@ -90,7 +90,7 @@ class Bin:
     beyond_p99: bool = False  # the runs costlier than the p99 run (> low, <= high)
 
 
-@dataclass(frozen=True)
+@record
 class Input:
     """One uncertain input, where it is written and what it is."""
 
@@ -100,7 +100,7 @@ class Input:
     median: int
 
 
-@dataclass(frozen=True)
+@record
 class Sensitivity:
     """The cost at the statistic the list reads (:attr:`Simulation.sensitivity_at`: p90, or the
     ``--at`` statistic) with one input held at its median, and how much lower that is."""
@@ -110,7 +110,7 @@ class Sensitivity:
     drop_usd: Decimal  # the statistic of the simulation - the statistic with this input fixed
 
 
-@dataclass(frozen=True)
+@record
 class Tasks:
     """``--simulate`` of a scenario with an ``outcome``: each run draws its success probability (the
     distribution of ``outcome.success``, else its value) and then completes its task or not. A failed
@@ -124,7 +124,7 @@ class Tasks:
     cost: Stat | None
 
 
-@dataclass(frozen=True)
+@record
 class Simulation:
     runs: int
     seed: int
@@ -398,7 +398,7 @@ def _histogram(units: Ints | npt.NDArray[Any], scale: int) -> tuple[Bin, ...]:
     return tuple(out)
 
 
-@dataclass
+@record(frozen=False)
 class _Totals:
     """The runs' results, one array each, filled chunk by chunk (never a list of chunks and a copy)."""
 

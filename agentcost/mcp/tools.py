@@ -24,18 +24,18 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.scenario.mcpconfig import McpConfig, Server, read_tool_file
 from agentcost.scenario.model import ToolDef
 
 Source = Literal["file", "launch", "cache"]
 
 
-@dataclass(frozen=True)
+@record
 class ServerTools:
     """One server and its tool definitions, if known."""
 

@@ -28,10 +28,11 @@ The items beside the tokens (input, its cache reads and writes, output):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from decimal import Decimal
 from typing import Any
 
+from agentcost.infra.record import record
 from agentcost.tokens.request import Pricer, RequestCost, RequestUsage
 
 Count = Callable[[Any, str], int]
@@ -51,7 +52,7 @@ THINKING_NOTE = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class ServerToolUses:
     """Server-tool uses of one response, by the :class:`RequestUsage` field that prices them."""
 
@@ -61,7 +62,7 @@ class ServerToolUses:
     unpriced: tuple[tuple[str, int], ...] = ()  # (usage key, count) of tools no fee is known for
 
 
-@dataclass(frozen=True)
+@record
 class BilledRequest:
     """One request's billed items: ``usage`` (the top-level usage, fees included) and ``steps``, other
     sampling steps billed with it (Anthropic compaction iterations), each priced as a request."""
@@ -193,7 +194,7 @@ def add_costs(costs: Sequence[RequestCost]) -> RequestCost:
     )
 
 
-@dataclass
+@record(frozen=False)
 class Tally:
     """The billed items of a run's requests beside their tokens, added up for the run's notes."""
 

@@ -12,10 +12,11 @@ is worked out per row only when asked: listings, suggestions and the price-equal
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
+from agentcost.infra.record import record
 from agentcost.prices.gpdata import MAIN_PROVIDERS, snapshot
 from agentcost.prices.hosts import PROVIDER_ALIASES
 
@@ -64,7 +65,7 @@ WHY: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class CatalogEntry:
     """One genai-prices model row, classified.
 

@@ -10,10 +10,11 @@ is written in by hand. genai-prices is not imported here: the row (``ModelInfo``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import TYPE_CHECKING
+
+from agentcost.infra.record import record
 
 if TYPE_CHECKING:
     from genai_prices.types import ModelInfo, ModelPrice
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 _RATES = ("input_mtok", "output_mtok", "cache_read_mtok")
 
 
-@dataclass(frozen=True)
+@record
 class OffPeak:
     """A daily UTC window (``"HH:MM"``, end excluded; an end before its start runs past midnight) whose
     rates are below the standard ones, by ``discount_min`` to ``discount_max`` (fractions: 0.5 is

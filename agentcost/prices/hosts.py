@@ -19,8 +19,9 @@ Pure data and regular expressions: nothing here loads genai-prices
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+
+from agentcost.infra.record import record
 
 # Bedrock's geographic inference-profile prefixes (AWS "Supported Regions and models for inference
 # profiles", read 2026-12-01): us, eu, apac, au, jp, ca, in, us-gov, and global.
@@ -118,7 +119,7 @@ UNDERLYING: tuple[tuple[str, str, str], ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class HostForm:
     """A hosted id form :func:`host_form` recognised: where to look and what for."""
 

@@ -10,10 +10,11 @@ the providers not listed have.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from agentcost.infra.record import record
 from agentcost.prices.catalog import CatalogEntry, entries, estimable, provider_ids
 from agentcost.prices.catalog import provider as catalog_provider
 from agentcost.prices.gpdata import MAIN_PROVIDERS
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices
 
 
-@dataclass(frozen=True)
+@record
 class ProviderCount:
     """One genai-prices provider: its rows, those agentcost can estimate, its chat models."""
 
@@ -38,7 +39,7 @@ class ProviderCount:
     listed: bool  # whether the listing shows its models
 
 
-@dataclass(frozen=True)
+@record
 class Listing:
     """What ``agentcost models`` shows: the priced models, newest first; the matching rows of the
     same providers that cannot be estimated; every provider's counts; the providers not listed that

@@ -21,11 +21,11 @@ OpenAI's row, billed as Azure).
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.prices import catalog, hosts
 from agentcost.prices.catalog import CatalogEntry
 from agentcost.prices.gpdata import MAIN_PROVIDERS, snapshot
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from genai_prices.types import ModelInfo
 
 
-@dataclass(frozen=True)
+@record
 class Located:
     """The row a written id resolves to, and how it got there."""
 

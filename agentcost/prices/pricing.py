@@ -23,12 +23,13 @@ rate (no write premium: OpenAI before GPT-5.6, Gemini implicit caching). 1-hour 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.prices.daytime import OffPeak
 from agentcost.prices.rates import PriceChange, PriceSource, Rate, rates_of, tier_name
 
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from agentcost.facts import ContainerRate
 
 
-@dataclass(frozen=True)
+@record
 class CostLine:
     """One line of a request's price worked out (``agentcost prices``' example request):
     ``tokens`` at ``per_mtok_usd`` = ``usd``, the part :meth:`ModelPrices.price` gives, exact."""
@@ -58,7 +59,7 @@ class CostLine:
     note: str | None = None  # e.g. "no such price: billed as input"
 
 
-@dataclass(frozen=True)
+@record
 class FeeLine:
     """One per-use price a request pays, worked out (``agentcost prices``' example request): ``uses``
     at ``usd_per`` per ``per`` uses = ``usd``, the fee :meth:`ModelPrices.price` gives, exact.
@@ -71,7 +72,7 @@ class FeeLine:
     usd: Decimal
 
 
-@dataclass(frozen=True)
+@record
 class Itemised:
     """A request's price line by line, and the sums :meth:`ModelPrices.price` gives for it."""
 
@@ -125,7 +126,7 @@ def _uses(usage: Usage, counted: str) -> int:
     return 1 if counted == "requests" else int(getattr(usage, counted))
 
 
-@dataclass(frozen=True)
+@record
 class ModelPrices:
     """The prices of one model in force at ``source.as_of``.
 

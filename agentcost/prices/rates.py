@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
+from agentcost.infra.record import record
 from agentcost.prices.gpdata import PRICE_SOURCE_NAME, snapshot
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ SCHEDULED_WITHIN_DAYS = 30  # warn about a scheduled price change this close aft
 _VERIFIED = re.compile(r"\b(?:verified|checked)(?:\s+on)?\s+(\d{4}-\d{2}-\d{2})\b", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@record
 class Rate:
     """One price of a model: a token rate (USD per MTok) or a per-use fee (USD per 1,000 uses)."""
 
@@ -63,7 +63,7 @@ class Rate:
         return f"{_dollars(self.base)} per {self.per:,} {self.label}{tiers}"
 
 
-@dataclass(frozen=True)
+@record
 class PriceChange:
     """A price change genai-prices has scheduled: the rates that differ from the day before.
 
@@ -110,7 +110,7 @@ def _value_text(rate: Rate | None) -> str:
     return _dollars(rate.base) + tiers
 
 
-@dataclass(frozen=True)
+@record
 class PriceSource:
     """Where prices came from and for which moment.
 

@@ -10,17 +10,18 @@ day's key holds a marker saying so (:class:`ByTimeOfDay`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from agentcost.infra.record import record
 from agentcost.prices.pricing import ModelPrices
 
 if TYPE_CHECKING:
     from agentcost.prices.user import UserPrices
 
 
-@dataclass(frozen=True)
+@record
 class ByTimeOfDay:
     """Stored under a day's key: the row's prices follow the time of day, so it is stored under the
     key and the timestamp, or a date alone's standard rates (:func:`_timed_key`)."""

@@ -11,15 +11,15 @@ genai-prices sums (tests compare them with genai-prices on every model, to the l
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.prices.rates import Rate
 
 
-@dataclass(frozen=True)
+@record
 class Usage:
     """One billed request. ``input_tokens`` counts EVERY prompt token, cached or not."""
 
@@ -67,7 +67,7 @@ class Usage:
         )
 
 
-@dataclass(frozen=True)
+@record
 class Cost:
     """Dollars for one request, exact. ``input_usd`` includes cache reads and writes."""
 
@@ -76,7 +76,7 @@ class Cost:
     total_usd: Decimal
 
 
-@dataclass(frozen=True)
+@record
 class PricedUnit:
     """One price of a model as genai-prices applies it: the usage it prices (``usage_key``, with the
     unit's ``dimensions``), per how many, and the rate (``tiers`` in genai-prices' own order)."""
@@ -178,7 +178,7 @@ def _fold(
             split[UNCACHED] -= moved
 
 
-@dataclass(frozen=True)
+@record
 class PriceTable:
     """A resolved price row as plain data: everything :meth:`ModelPrices.price` needs to price a
     request exactly as genai-prices' ``ModelPrice.calc_price`` does, without genai-prices.

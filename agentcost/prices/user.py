@@ -31,7 +31,7 @@ genai-prices provider (an id or an alias such as ``bedrock``), and ``base`` is f
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
@@ -39,6 +39,7 @@ from typing import Any, Literal
 from agentcost.errors import InputError
 from agentcost.infra.doc import Doc, KeyPath
 from agentcost.infra.files import Reader, Unreadable, text_reader
+from agentcost.infra.record import record
 from agentcost.infra.spec import AnyValue, Bounds, Int, ListOf, Lit, Model, Nullable, Schema, Spec, Str
 from agentcost.infra.spec import field as spec_field
 from agentcost.infra.spec import json_schema as spec_json_schema
@@ -135,7 +136,7 @@ def json_schema() -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class UserModel:
     """One model of a user price file. Rates are USD per million tokens; ``discount`` a fraction."""
 
@@ -154,7 +155,7 @@ class UserModel:
     line: int | None = None  # the line of its "- id:" item
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class UserPrices:
     """A loaded ``--prices`` file. ``shown`` is the path as given (what reports name)."""
 

@@ -11,7 +11,7 @@ as a number. :mod:`agentcost.render.svg` draws the same data as SVG.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,7 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.console import Group as RichGroup
 from rich.text import Text
 
+from agentcost.infra.record import record
 from agentcost.infra.text import plain, rich
 from agentcost.report import fmt
 from agentcost.report.estimate import BudgetLine, Report, RequestLine
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from agentcost.report.replay import ReplayReport
 
 
-@dataclass(frozen=True)
+@record
 class Part:
     """One kind of spending in a stacked bar: its name, terminal glyph and style, and SVG colour."""
 
@@ -65,7 +66,7 @@ HEAD = Part("head", "█", "blue", "#0072B2")  # diff: after it
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Stack:
     """One request's bar: ``sizes`` per :data:`PARTS` (floats summing to its cost, layout only)
     and the figures shown, from the report."""
@@ -77,7 +78,7 @@ class Stack:
     running_usd: Decimal
 
 
-@dataclass(frozen=True)
+@record
 class Bar:
     """One horizontal bar: a model, a scenario, or one side of a diff (``cost_usd`` None: absent),
     and its figure as shown."""
@@ -89,7 +90,7 @@ class Bar:
     budget_usd: Decimal | None = None  # the budget this bar's cost is judged against, if any
 
 
-@dataclass(frozen=True)
+@record
 class Group:
     """Bars drawn together under one label, with a note (a diff's change)."""
 
@@ -251,7 +252,7 @@ def compare_caption(report: CompareReport) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class _Row:
     label: str  # a name (left aligned) or a request number (right aligned)
     sizes: tuple[tuple[float, Part], ...]  # the bar; empty: no bar

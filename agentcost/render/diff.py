@@ -9,10 +9,10 @@ Formatting only: every figure, change and verdict comes from :mod:`agentcost.com
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Literal
 
+from agentcost.infra.record import record
 from agentcost.infra.text import CsvWriter
 from agentcost.render.diff_text import render_diff_markdown, render_diff_table
 from agentcost.render.output import Renderers
@@ -339,7 +339,7 @@ COMMENT_MARKER = "<!-- agentcost-cost-report -->"
 CommentHost = Literal["github", "gitlab"]
 
 
-@dataclass(frozen=True)
+@record
 class DiffComment:
     """A diff shown as a pull/merge-request comment: the Markdown report under a hidden marker."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Literal
 
 from rich import box
@@ -21,6 +21,8 @@ from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
+
+from agentcost.infra.record import record
 
 Cell = str | Text
 SECTION = None
@@ -32,7 +34,7 @@ WORD_CAP = 24
 name stays whole); a longer word folds."""
 
 
-@dataclass(frozen=True)
+@record
 class Col:
     """One column. ``drop`` 0 is always shown; higher ranks are dropped first when space is short.
     ``text`` columns hold free text (names, labels) that may fold onto several lines, no narrower
@@ -60,7 +62,7 @@ def _longest_word(text: Cell) -> int:
     return max((cell_len(w) for w in plain.split()), default=0)
 
 
-@dataclass(frozen=True)
+@record
 class _Plan:
     columns: tuple[int, ...]  # indexes of the columns shown
     widths: tuple[int, ...]

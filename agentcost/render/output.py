@@ -12,13 +12,14 @@ import io
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console, Group, RenderableType
 
+from agentcost.infra.record import record
 from agentcost.render.formats import (
     Format as Format,
 )  # re-exported: the renderers and their format, one import
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from agentcost.report.gates import Gate
 
 
-@dataclass(frozen=True)
+@record
 class Renderers:
     """How one report kind is shown. Every function is pure: report in, text or renderable out."""
 

@@ -14,17 +14,17 @@ to the gap exactly, each with its share of it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from statistics import median_low
 
+from agentcost.infra.record import record
 from agentcost.replay.media import named
 
 SHARE_STEP = Decimal("0.000001")
 PREFIX = "unrecorded prefix"
 
 
-@dataclass(frozen=True)
+@record
 class GapPart:
     """One cause of the input gap: ``what`` (kinds of uncounted blocks, e.g. "image and document",
     or "unrecorded prefix" / "gap" for the rest), its ``tokens``, the ``requests`` it is found in and

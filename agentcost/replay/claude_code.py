@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.infra.validate import shown
 from agentcost.prices.billing import anthropic_extras
 from agentcost.replay.files import loads, read_text, reported_dollars, usage_count
@@ -146,7 +147,7 @@ def _message(kind: str, content: Any, names: dict[str, str]) -> Message:
     return Message(kind, "\n".join(texts), calls=tuple(calls), results=tuple(results), uncounted=uncounted)
 
 
-@dataclass
+@record(frozen=False)
 class _Request:
     key: str
     line: int
@@ -162,7 +163,7 @@ class _Request:
     stop_reason: Any = None  # the last one a line of it records
 
 
-@dataclass
+@record(frozen=False)
 class _Line:
     parent: str | None
     message: Message

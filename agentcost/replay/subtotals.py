@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Protocol
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.infra.validate import shown
 from agentcost.prices.lookup import resolve_model
 
@@ -53,7 +53,7 @@ class _Row(Protocol):
     def cost_usd(self) -> Decimal: ...
 
 
-@dataclass(frozen=True)
+@record
 class ModelCost:
     """The requests of one model in a run that names several, and their dollars."""
 
@@ -63,7 +63,7 @@ class ModelCost:
     cost_usd: Decimal
 
 
-@dataclass(frozen=True)
+@record
 class AgentCost:
     """A transcript of a session with subagents: its requests and their dollars."""
 

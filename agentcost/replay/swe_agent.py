@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.infra.validate import shown
 from agentcost.replay.files import loads, read_text, reported_dollars, usage_count
 from agentcost.replay.trace import Message, RecordedCall, ReportedUsage, ToolPart, Trace
@@ -221,7 +221,7 @@ def config_model(config: dict[str, Any]) -> str | None:
     return model_name(name) if isinstance(name, str) and name.strip() else None
 
 
-@dataclass(frozen=True)
+@record
 class _Processors:
     """The history processors of a 1.x run that change what is sent."""
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Container, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from agentcost.infra.record import record
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")  # Anthropic's tool_use id alphabet, bounded
 MOST_NAMED = 5  # unmatched results warned about one by one; the rest are counted in one warning
@@ -43,7 +45,7 @@ def _ids(values: Sequence[Any]) -> str:
     return named + (f" and {more:,} more" if more > 0 else "")
 
 
-@dataclass
+@record(frozen=False)
 class ToolIds:
     """Collects the tool-id problems of one log as its parser reads it, then words the warnings."""
 

@@ -9,10 +9,10 @@ text that came back, and the usage the provider reported when the log has it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal
 
+from agentcost.infra.record import record
 from agentcost.prices.billing import BilledRequest
 from agentcost.prices.pricing import ModelPrices
 from agentcost.replay.attribution import GapPart
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class ToolPart:
     """A tool call (``text``: its arguments as compact JSON) or a tool result (``text``: what the
     tool returned), with the tool's ``name`` ("" when the log does not say which tool)."""
@@ -36,7 +36,7 @@ class ToolPart:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class Message:
     """One message of a request as it was sent: its role, its text and an optional ``name``.
 
@@ -55,7 +55,7 @@ class Message:
     uncounted: tuple[str, ...] = ()  # kinds of the blocks not counted (agentcost.replay.media)
 
 
-@dataclass(frozen=True)
+@record
 class ReportedUsage:
     """Usage the provider reported. ``input_tokens`` counts every prompt token, cached or not."""
 
@@ -83,7 +83,7 @@ class ReportedUsage:
         return BilledRequest(usage, self.steps)
 
 
-@dataclass(frozen=True)
+@record
 class RecordedCall:
     """One API call of the run (1-based ``index``), as far as the log records it.
 
@@ -107,7 +107,7 @@ class RecordedCall:
     agent: str | None = None  # the subagent whose transcript it is from (None: the session's own)
 
 
-@dataclass(frozen=True)
+@record
 class Trace:
     """A recorded run: its calls in order and what the log reports for the whole run.
 
@@ -144,7 +144,7 @@ PricedFrom = Literal["reported", "counted"]
 ReportedKind = Literal["api", "local_count", "none"]
 
 
-@dataclass(frozen=True)
+@record
 class ReplayRequest:
     index: int
     line: int | None
@@ -167,7 +167,7 @@ class ReplayRequest:
     agent: str | None = None  # the subagent transcript it is from (None: the session's own)
 
 
-@dataclass(frozen=True)
+@record
 class ReplayTotals:
     requests: int
     counted_input: int
@@ -186,7 +186,7 @@ class ReplayTotals:
     gap_parts: tuple[GapPart, ...] = ()  # the gap attributed to what the log shows
 
 
-@dataclass(frozen=True)
+@record
 class ToolResults:
     tool: str
     calls: int
@@ -197,7 +197,7 @@ class ToolResults:
         return Decimal(self.result_tokens) / Decimal(self.calls)
 
 
-@dataclass(frozen=True)
+@record
 class GrowthFit:
     """Input tokens of request i modelled as ``B + (i-1)*r``.
 
@@ -213,7 +213,7 @@ class GrowthFit:
     r_squared: Decimal | None
 
 
-@dataclass(frozen=True)
+@record
 class ReplayReport:
     path: str
     format: str

@@ -5,9 +5,9 @@ one summary row per scenario and the totals, every figure derived by
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 
+from agentcost.infra.record import record
 from agentcost.loop.month import DAYS_PER_MONTH, MonthRisk, MonthScenario
 from agentcost.report.estimate import (
     BudgetLine,
@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record
 class BatchRow:
     """One scenario: what one run costs, and per day and month when its runs per day are known."""
 
@@ -60,7 +60,7 @@ class BatchRow:
         return self.budget is not None and self.budget.over
 
 
-@dataclass(frozen=True)
+@record
 class BatchTotals:
     scenarios: int
     requests: int
@@ -75,7 +75,7 @@ class BatchTotals:
     over_budget: int  # scenarios over their own budget
 
 
-@dataclass(frozen=True)
+@record
 class ProjectInfo:
     path: str
     name: str | None
@@ -85,7 +85,7 @@ class ProjectInfo:
     monthly_budget_line: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class BatchReport:
     version: int
     project: ProjectInfo | None  # None: scenario files given without a project file

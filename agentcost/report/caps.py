@@ -26,9 +26,10 @@ How each SDK counts what it caps (read 2026-12-07; docs/caps.md says the same wi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
+
+from agentcost.infra.record import record
 
 if TYPE_CHECKING:
     from agentcost.loop.caps import CapRuns
@@ -71,7 +72,7 @@ def recursion_limit(turns: int) -> int:
     return 2 * turns - 1
 
 
-@dataclass(frozen=True)
+@record
 class CapsReport:
     """Caps for one scenario at one statistic of its runs, and each SDK's setting."""
 

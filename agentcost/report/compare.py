@@ -5,16 +5,16 @@ first, every figure derived by :func:`agentcost.commands.compare.compare_models`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 
+from agentcost.infra.record import record
 from agentcost.report.estimate import (
     BudgetLine,
     Report,
 )
 
 
-@dataclass(frozen=True)
+@record
 class CompareRow:
     model: str  # as typed (-m, a --models line); a glob's match as provider/model_id
     model_id: str
@@ -54,7 +54,7 @@ class CompareRow:
         return self.model not in (self.model_id, self.price_row)
 
 
-@dataclass(frozen=True)
+@record
 class UnfitRow:
     """A model the scenario cannot run on (:class:`agentcost.errors.UnfitModel`): not estimated,
     not ranked, listed after the compared models with the reason."""
@@ -74,7 +74,7 @@ class UnfitRow:
         )
 
 
-@dataclass(frozen=True)
+@record
 class CompareReport:
     version: int
     scenario_path: str

@@ -5,10 +5,10 @@ per scenario, per request and in total, with its gates. Every figure is derived 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
+from agentcost.infra.record import record
 from agentcost.report.estimate import (
     Report,
     RequestLine,
@@ -23,7 +23,7 @@ DiffStatus = Literal["changed", "unchanged", "added", "removed"]
 DiffKind = Literal["scenario", "project"]
 
 
-@dataclass(frozen=True)
+@record
 class Amounts:
     """Tokens and dollars: a side's sums, or a change (after minus before, a missing side counting
     as zero)."""
@@ -48,7 +48,7 @@ class Amounts:
 ZERO = Amounts(0, 0, 0, 0, Decimal(0))
 
 
-@dataclass(frozen=True)
+@record
 class RequestDiff:
     """Request ``index`` on both sides (lined up by index). ``before``/``after`` is None where that
     side has fewer requests (the request was added or removed)."""
@@ -71,7 +71,7 @@ class RequestDiff:
         return f"{self.before.label} {ARROW} {self.after.label}"
 
 
-@dataclass(frozen=True)
+@record
 class InputChange:
     """One input of a scenario that differs between the sides, as one line of text.
 
@@ -89,7 +89,7 @@ class InputChange:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class PerDay:
     """Cost per day from a project file's ``runs_per_day``: cost per run x runs per day; per month:
     per day x 30. A missing side is None, and counts as zero in the changes."""
@@ -109,7 +109,7 @@ class PerDay:
         return fraction(self.change_usd, self.before_usd)
 
 
-@dataclass(frozen=True)
+@record
 class ScenarioDiff:
     path: str  # as the project file names it, or the scenario file as given
     name: str | None  # the project entry's name, else the scenario's name
@@ -157,7 +157,7 @@ TotalScope = Literal["paired", "all"]
 UNIT_LABELS: dict[str, str] = {"run": "per run", "task": "per completed task", "month": "per 30-day month"}
 
 
-@dataclass(frozen=True)
+@record
 class GatedTotal:
     """The one total of a diff: the figure its headline leads with and its total increase gates
     compare, derived once by :func:`agentcost.commands.diff.build_diff` (issue 30).
@@ -198,7 +198,7 @@ class GatedTotal:
         return UNIT_LABELS[self.unit]
 
 
-@dataclass(frozen=True)
+@record
 class DiffTotals:
     scenarios: int
     changed: int
@@ -234,7 +234,7 @@ class DiffTotals:
         return self.after.cost_usd
 
 
-@dataclass(frozen=True)
+@record
 class DiffReport:
     version: int
     kind: DiffKind  # two scenario files, or two project files

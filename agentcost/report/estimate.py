@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 
 # the context effects a Report carries, re-exported as the renderers' names for them
+from agentcost.infra.record import record
 from agentcost.loop.carry import Carry as Carry
 from agentcost.loop.context import ContextEditingEffect as ContextEditingEffect
 from agentcost.loop.context import ToolSearchEffect as ToolSearchEffect
@@ -25,7 +26,7 @@ from agentcost.report.split import CostParts, split_cost
 REPORT_VERSION = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # one per request: the stdlib's __init__ (infra/record.py)
 class RequestLine:
     index: int
     kind: str  # "tool_use" | "reply" (a chat turn's plain-text answer) | "final"
@@ -65,7 +66,7 @@ class RequestLine:
         return ", ".join(names) + (" (continued)" if self.continuation else "") + failed + routed + expired
 
 
-@dataclass(frozen=True)
+@record
 class Totals:
     requests: int
     input_tokens: int
@@ -91,7 +92,7 @@ class Totals:
         return self.cache_creation_usd + self.storage_usd
 
 
-@dataclass(frozen=True)
+@record
 class TtlChoice:
     """The run's cost with one cache lifetime: ``none`` (no caching), ``5m`` or ``1h``."""
 
@@ -101,7 +102,7 @@ class TtlChoice:
     cache_expiries: int
 
 
-@dataclass(frozen=True)
+@record
 class CacheStorageLine:
     """A Gemini explicit cache: created ``creations`` times at the input price, stored ``hours``."""
 
@@ -118,7 +119,7 @@ class CacheStorageLine:
         return self.creation_usd + self.storage_usd
 
 
-@dataclass(frozen=True)
+@record
 class Overrun:
     """How often the budget is overrun: ``over`` of ``runs`` simulated runs (seed ``seed``) drawing the
     scenario's distributions (:func:`agentcost.loop.simulate.simulate`, as ``--simulate RUNS --seed
@@ -134,7 +135,7 @@ class Overrun:
         return (Decimal(self.over) / self.runs).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
 
 
-@dataclass(frozen=True)
+@record
 class Judged:
     """``estimate --simulate N --at STAT``: the budget judged at a statistic of the simulated runs
     (``p99``: the cost ``stat_usd`` that 99% of ``runs`` runs stay within), not at the medians."""
@@ -144,7 +145,7 @@ class Judged:
     runs: int
 
 
-@dataclass(frozen=True)
+@record
 class BudgetLine:
     limit_usd: Decimal
     source: str
@@ -173,7 +174,7 @@ def unit_cost(report: Report, per: str) -> Decimal:
     return report.totals.cost_usd
 
 
-@dataclass(frozen=True)
+@record
 class SubagentLine:
     """A subagent started by a call, folded under the request whose response made the call.
     ``requests`` and ``cost_usd`` include its own subagents (``report.totals``)."""
@@ -195,7 +196,7 @@ class SubagentLine:
         return f"subagent {self.label} ({self.model_id}): {self.requests} request{s}"
 
 
-@dataclass(frozen=True)
+@record
 class Report:
     version: int
     scenario_path: str

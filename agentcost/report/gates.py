@@ -9,10 +9,10 @@ no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Literal
 
+from agentcost.infra.record import record
 from agentcost.report.estimate import Report, all_subagents, unit_cost
 from agentcost.report.fmt import ARROW, mean_count, percent, signed, usd, usd_pair
 
@@ -30,7 +30,7 @@ GateName = Literal[
 ]
 
 
-@dataclass(frozen=True)
+@record
 class Gate:
     name: GateName
     tripped: bool
@@ -44,7 +44,7 @@ class Gate:
         return self.name.startswith("warn_")
 
 
-@dataclass(frozen=True)
+@record
 class IncreaseLimits:
     """``--max-increase 10%`` (a fraction, 0.10) and ``--max-increase-usd 0.02``; the warning-level
     ``--warn-increase`` / ``--warn-increase-usd``; None = not set. ``gate_new``

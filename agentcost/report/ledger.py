@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 
+from agentcost.infra.record import record
 from agentcost.report.estimate import Report, RequestLine
 
 ELIDE_OVER = 50
@@ -13,7 +13,7 @@ HEAD = 20  # requests shown at the start of an elided ledger
 TAIL = 10  # and at its end
 
 
-@dataclass(frozen=True)
+@record
 class Middle:
     """The requests an elided ledger leaves out (``first`` to ``last``, their # numbers), summed as the
     table's rows would show them: each request's own figures plus the subagents folded under it."""
@@ -29,7 +29,7 @@ class Middle:
     running_usd: Decimal  # the running total after the last request left out
 
 
-@dataclass(frozen=True)
+@record
 class LedgerView:
     head: tuple[RequestLine, ...]
     middle: Middle | None  # None: every request is in ``head``

@@ -11,20 +11,20 @@ tools, and with them deferred behind the model's tool search where it has one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 
+from agentcost.infra.record import record
 from agentcost.report.fmt import tokens, usd_pair
 from agentcost.report.gates import Gate
 
 
-@dataclass(frozen=True)
+@record
 class ToolTokens:
     name: str
     tokens: int  # the definition's tokens in the tool prefix (its marginal tokens, framing included)
 
 
-@dataclass(frozen=True)
+@record
 class ServerOnModel:
     """One server's definitions on one model."""
 
@@ -35,7 +35,7 @@ class ServerOnModel:
     tools: tuple[ToolTokens, ...]  # most tokens first (then by name)
 
 
-@dataclass(frozen=True)
+@record
 class ServerFootprint:
     name: str
     transport: str  # stdio, http, sse
@@ -47,7 +47,7 @@ class ServerFootprint:
     models: tuple[ServerOnModel, ...]  # one per model, in the order given; empty when unknown
 
 
-@dataclass(frozen=True)
+@record
 class RunCost:
     """The scenario's run (``--scenario``) on one model: as written, with the servers' tools, deferred."""
 
@@ -66,7 +66,7 @@ class RunCost:
         return None if self.deferred_usd is None else self.deferred_usd - self.scenario_usd
 
 
-@dataclass(frozen=True)
+@record
 class ModelFootprint:
     """Every listed server's definitions together, on one model."""
 
@@ -88,7 +88,7 @@ class ModelFootprint:
         return self.run.with_tools_usd if self.run is not None else self.request_usd
 
 
-@dataclass(frozen=True)
+@record
 class McpFootprint:
     config: str  # the config file as given
     layout: str  # mcpServers or servers

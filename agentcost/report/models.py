@@ -10,10 +10,10 @@ format). The listing's own data types (:class:`ModelPrices`, :class:`CatalogEntr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from agentcost.infra.record import record
 from agentcost.prices.catalog import CatalogEntry
 from agentcost.prices.listing import Listing, ProviderCount
 from agentcost.prices.pricing import ModelPrices
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from agentcost.report.prices_json import TokenCounts
 
 
-@dataclass(frozen=True)
+@record
 class ModelRow:
     """One model agentcost can estimate with."""
 
@@ -34,7 +34,7 @@ class ModelRow:
     tiers: tuple[str, ...]  # its long-context tiers (">200k") and service tiers besides standard
 
 
-@dataclass(frozen=True)
+@record
 class ModelsReport:
     as_of: datetime
     order: str  # how the rows are ordered, in words

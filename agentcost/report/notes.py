@@ -12,10 +12,10 @@ as written (renderers pass each line through :mod:`agentcost.infra.text`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal, get_args
 
+from agentcost.infra.record import record
 from agentcost.loop.context import ContextEditingEffect, ToolSearchEffect
 from agentcost.report import fmt
 from agentcost.report.estimate import BudgetLine, OffPeak, Overrun, Report, all_subagents, cheapest_ttl
@@ -56,7 +56,7 @@ MAX_SHORT_NOTES = 3
 """Short notes shown by default under the total, the budget and the price source (warnings among them)."""
 
 
-@dataclass(frozen=True)
+@record
 class Note:
     level: Level
     kind: NoteKind

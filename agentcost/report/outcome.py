@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 
+from agentcost.infra.record import record
 from agentcost.scenario.model import SUCCESS_SCALE, Dist, Outcome
 
 PER_TASK_NOTE = "per task = per run where a scenario has no outcome (every run completes its task)"
 
 
-@dataclass(frozen=True)
+@record
 class OutcomeLine:
     """Cost per completed task (the scenario's ``outcome``; docs/scenario.md#outcome). A run succeeds
     with probability ``success``; a failed run costs ``failure_cost_usd``: a whole run, or with

@@ -17,11 +17,11 @@ renderers' vocabulary.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from agentcost.infra.record import record
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.pricing import CostLine, FeeLine, ModelPrices, Usage
 from agentcost.prices.rates import Rate, tier_name
@@ -85,7 +85,7 @@ def time_of_day_line(p: ModelPrices) -> str | None:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class FactLine:
     """A billing fact agentcost adds itself (:mod:`agentcost.facts`), with the public page it was read
     from (``url``, None when there is none), the date, and a public note."""
@@ -103,7 +103,7 @@ class FactLine:
         return f"{url} ({self.note})" if url and self.note else url or self.note or ""
 
 
-@dataclass(frozen=True)
+@record
 class Example:
     usage: Usage
     tier: str | None  # the long-context tier the example crosses
@@ -113,7 +113,7 @@ class Example:
     fees: tuple[FeeLine, ...] = ()  # the per-use prices the request pays (Perplexity's per-request fee)
 
 
-@dataclass(frozen=True)
+@record
 class PriceSheet:
     prices: ModelPrices
     rates: tuple[Rate, ...]  # the selected service tier's

@@ -7,12 +7,13 @@ says that usage costs, per model and day (:class:`Row`), per day (:class:`Day`) 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
+from agentcost.infra.record import record
 
-@dataclass(frozen=True)
+
+@record
 class Row:
     """One model on one day: its tokens, agentcost's price of them, and the export's cost."""
 
@@ -46,7 +47,7 @@ class Row:
         return None if self.export_usd is None or tokens is None else self.export_usd - tokens
 
 
-@dataclass(frozen=True)
+@record
 class Day:
     """One provider's day: agentcost's total of the rows it can price beside the cost export's total."""
 
@@ -70,7 +71,7 @@ class Day:
         return None if compared is None else compared - self.agentcost_usd
 
 
-@dataclass(frozen=True)
+@record
 class Reconciliation:
     """What ``agentcost reconcile`` reports: rows per model and day, days, totals, notes."""
 

@@ -5,12 +5,13 @@ actual cost, built by :func:`agentcost.commands.reconcile_project.compare_projec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
+from agentcost.infra.record import record
 
-@dataclass(frozen=True)
+
+@record
 class EstimateDay:
     """One day of the period: what it actually cost beside the project's estimate for a day."""
 
@@ -32,7 +33,7 @@ class EstimateDay:
         return (self.actual_usd / self.estimate_usd).quantize(Decimal("0.01"))
 
 
-@dataclass(frozen=True)
+@record
 class ProjectComparison:
     """The project's estimate per day against the days of the exports."""
 

@@ -12,15 +12,16 @@ the report names the first request whose output was larger, never a stop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
+
+from agentcost.infra.record import record
 
 StopCap = Literal["max_turns", "max_budget_usd"]
 STOP_CAPS: tuple[StopCap, ...] = ("max_turns", "max_budget_usd")
 
 
-@dataclass(frozen=True)
+@record
 class Caps:
     """The caps a caps file gives (None: that cap is not set)."""
 
@@ -30,7 +31,7 @@ class Caps:
     max_tokens: int | None
 
 
-@dataclass(frozen=True)
+@record
 class CapCheck:
     """One run against the caps."""
 
@@ -44,7 +45,7 @@ class CapCheck:
     over_tokens: int | None  # that request's output tokens
 
 
-@dataclass(frozen=True)
+@record
 class CapsOutcome:
     """The runs against the caps, summed."""
 

@@ -5,9 +5,10 @@ their distributions, built by :func:`agentcost.commands.replay_many.replay_many`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
+
+from agentcost.infra.record import record
 
 if TYPE_CHECKING:
     from agentcost.loop.simulate import Stat
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 SUFFIXES = (".traj", ".json", ".jsonl")  # the files a directory walk takes
 
 
-@dataclass(frozen=True)
+@record
 class RunRow:
     """One replayed run in a few numbers. Money and shares are exact decimal strings."""
 
@@ -40,14 +41,14 @@ class RunRow:
     outcome_from: str | None = None  # "outcomes" (--outcomes FILE), "log" (its exit status), None
 
 
-@dataclass(frozen=True)
+@record
 class Skipped:
     path: str
     reason: str  # the error's message, without the file
     detail: str  # the whole one-line error
 
 
-@dataclass(frozen=True)
+@record
 class ToolSizes:
     """The result sizes (tokens) of one tool's calls over all runs."""
 
@@ -60,13 +61,13 @@ class ToolSizes:
     max: int
 
 
-@dataclass(frozen=True)
+@record
 class SkipReason:
     reason: str
     files: int
 
 
-@dataclass(frozen=True)
+@record
 class RunOutcomes:
     """Which runs completed their task, and the cost per completed task: the total cost of all the
     runs read (succeeded, failed and unknown) / the runs that succeeded, as an estimate's is total
@@ -87,7 +88,7 @@ class RunOutcomes:
         return self.succeeded + self.failed
 
 
-@dataclass(frozen=True)
+@record
 class ReplayManyReport:
     """The summary of many runs and their compact rows, in the order the logs were found."""
 

@@ -12,10 +12,10 @@ types are carried unchanged and re-exported here: they are the renderers' vocabu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from agentcost.infra.record import record
 from agentcost.loop.carry import Block, Carried, Split
 from agentcost.loop.footprint import Footprint, ToolFootprint
 from agentcost.loop.insights import Checks, Insights, Lever, Steps, StopRules
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from agentcost.loop.estimate import Estimate
 
 
-@dataclass(frozen=True)
+@record
 class SimulatedReport:
     """``agentcost estimate --simulate N``: the estimate and the simulation of its distributions."""
 
@@ -56,7 +56,7 @@ def judged_at(report: Report, simulation: Simulation, at: str | None) -> Report:
     return replace(report, budget=budget)
 
 
-@dataclass(frozen=True)
+@record
 class ExplainedReport:
     """``agentcost estimate --explain``: the estimate (simulated with ``--simulate``) and its insights."""
 
@@ -64,7 +64,7 @@ class ExplainedReport:
     insights: Insights
 
 
-@dataclass(frozen=True)
+@record
 class FootprintReport:
     """An explained report (:class:`ExplainedReport`) and its tool definitions' footprint."""
 

@@ -21,7 +21,7 @@ from agentcost.tokens.request import RequestCost
 ZERO = Decimal(0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # one per request: the stdlib's __init__ (infra/record.py)
 class CostParts:
     """One request's cost in parts (exact dollars; they sum to the request's ``cost_usd``)."""
 

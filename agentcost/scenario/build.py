@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -21,6 +20,7 @@ from agentcost.errors import InputError
 from agentcost.infra.files import SharedReads
 from agentcost.infra.jsontext import dump_json
 from agentcost.infra.policy import OutsideRoots, confine
+from agentcost.infra.record import record
 from agentcost.infra.yamlread import Doc, KeyPath, Unreadable, closest, key_text, parse, quoted, shown
 from agentcost.scenario.format import (
     CacheTTLSpec,
@@ -38,7 +38,6 @@ from agentcost.scenario.format import (
     TrimSpec,
     success_dist,
 )
-from agentcost.scenario.mcpconfig import scenario_tools
 from agentcost.scenario.model import (
     MAX_ROUNDS,
     CacheTTL,
@@ -89,7 +88,7 @@ if TYPE_CHECKING:
     from agentcost.scenario.subagents import FromDoc
 
 
-@dataclass(frozen=True)
+@record
 class _Origin:
     """Where a tool was defined, for error messages."""
 
@@ -406,6 +405,8 @@ class ScenarioBuilder:
 
     def tool_models(self, item: Any, path: KeyPath) -> list[tuple[AnyToolModel, _Origin]]:
         if isinstance(item, McpTools):  # an MCP config's servers, each from its committed tools/list
+            from agentcost.scenario.mcpconfig import scenario_tools  # only a scenario with an mcp: entry
+
             return [(m, _Origin(d, w)) for m, d, w in scenario_tools(item, self.doc, path, self.read)]
         if not isinstance(item, ToolFile):
             return [(item, _Origin(self.doc, path))]

@@ -29,13 +29,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
 from agentcost.errors import InputError
 from agentcost.infra.doc import Doc, KeyPath, bounded
 from agentcost.infra.files import MAX_FILE_BYTES, Unreadable, read_text
+from agentcost.infra.record import record
 from agentcost.infra.text import plain
 from agentcost.infra.validate import quoted
 from agentcost.infra.yamlread import parse
@@ -56,7 +57,7 @@ Layout = Literal["mcpServers", "servers"]
 _REMOTE_TYPES: dict[str, Transport] = {"http": "http", "streamable-http": "http", "sse": "sse"}
 
 
-@dataclass(frozen=True)
+@record
 class Server:
     """One server of a client config."""
 
@@ -86,7 +87,7 @@ class Server:
         return hashlib.sha256(spec.encode("utf-8")).hexdigest()[:12]
 
 
-@dataclass(frozen=True)
+@record
 class McpConfig:
     path: Path
     layout: Layout  # the top-level key the servers are under

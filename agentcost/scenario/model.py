@@ -7,10 +7,12 @@ kept so that later stages (price lookup, token counting) can still point at the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
+
+from agentcost.infra.record import record
 
 ToolChoice = Literal["auto", "any", "tool", "none"]
 CachingMode = Literal["none", "prefix", "conversation", "explicit"]  # explicit: Gemini CachedContent only
@@ -36,7 +38,7 @@ MAX_CALLS = 200_000
 """Most tool calls a run may make, parallel calls and subagents' included (docs/limits.md)."""
 
 
-@dataclass(frozen=True)
+@record
 class Content:
     """A piece of prompt or output: either real text (counted locally) or a stated token count.
 
@@ -51,7 +53,7 @@ class Content:
             raise ValueError("Content needs exactly one of text or tokens")
 
 
-@dataclass(frozen=True)
+@record
 class ToolDef:
     """One tool definition, normalised from Anthropic, OpenAI (chat or Responses) or MCP format."""
 
@@ -63,7 +65,7 @@ class ToolDef:
     strict: bool = False  # strict tool use / structured outputs: its calls always match the schema
 
 
-@dataclass(frozen=True)
+@record
 class ToolUse:
     """One tool call the model writes and the result our code sends back.
 
@@ -81,7 +83,7 @@ class ToolUse:
     subagent_line: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ServerToolUse:
     """A server-side tool the provider runs inside one response (web search, web fetch, code
     execution; Gemini's Google Search grounding is ``web_search``). ``uses`` billable uses in this
@@ -95,7 +97,7 @@ class ServerToolUse:
     line: int | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@record
 class ServerToolDef:
     """A server tool the scenario's ``tools`` list declares in its provider's own format
     (``{type: web_search_20250305, name: web_search, max_uses: 5}``, ``{type: web_search}``,
@@ -110,7 +112,7 @@ class ServerToolDef:
     max_uses: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Round:
     """One round of the loop: a response of the model and what is sent back before the next request.
 
@@ -142,7 +144,7 @@ class Round:
         return self.user is not None
 
 
-@dataclass(frozen=True)
+@record
 class Pacing:
     """How long a round takes, for cache expiry: ``round_seconds`` between one request and the next
     when a round does not say (None: no pauses, so caches never expire)."""
@@ -150,7 +152,7 @@ class Pacing:
     round_seconds: Decimal | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Limits:
     max_rounds: int | None = None
     budget_usd: Decimal | None = None
@@ -165,7 +167,7 @@ class Limits:
     max_tokens_line: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Retries:
     """Calls that fail validation and are retried: each failure is a full request whose output is the
     invalid call and whose result is an error message of ``error`` tokens. ``share`` of the tool
@@ -185,7 +187,7 @@ class Retries:
         return self.attempts - 1
 
 
-@dataclass(frozen=True)
+@record
 class Outcome:
     """How often a run completes its task: ``success`` the probability a run succeeds (0 < p <= 1);
     ``on_failure`` what happens to a failed run: ``retry`` (paid, and the whole run is made again, up
@@ -213,7 +215,7 @@ class Outcome:
         return self.success
 
 
-@dataclass(frozen=True)
+@record
 class ResultTrim:
     """Cap every tool result at ``max_tokens``, and/or keep only the last ``keep_last`` results in
     full (older ones replaced by a placeholder)."""
@@ -222,7 +224,7 @@ class ResultTrim:
     keep_last: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ContextEditing:
     """Anthropic ``clear_tool_uses``: once a request's input passes ``trigger`` tokens, clear the
     oldest tool results, keeping the last ``keep`` tool uses and clearing at least ``clear_at_least``
@@ -236,7 +238,7 @@ class ContextEditing:
     exclude_tools: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Dist:
     """A count or size the user is unsure of (agentcost.scenario.dists samples it; ``estimate`` without
     ``--simulate`` uses its median, :func:`agentcost.scenario.dists.median`).
@@ -255,7 +257,7 @@ class Dist:
     minimum: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class Spread:
     """The uncertain parts of one ``rounds`` item: ``count`` rounds from ``Scenario.rounds[first]``
     on (its ``repeat`` at the median, each a copy of ``round``) and the distributions of its sizes.
@@ -269,7 +271,7 @@ class Spread:
     sizes: tuple[tuple[SizeField, int, Dist], ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Scenario:
     path: Path
     model: str

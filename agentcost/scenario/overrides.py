@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, NoReturn
 
+from agentcost.infra.record import record
 from agentcost.infra.yamlread import (
     Doc,
     KeyPath,
@@ -59,7 +59,7 @@ from agentcost.scenario.values import (
 )
 
 
-@dataclass(frozen=True)
+@record
 class _Items:
     """A list whose items hold ``item``."""
 

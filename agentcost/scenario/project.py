@@ -26,7 +26,6 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
@@ -36,6 +35,7 @@ import yaml
 from agentcost.errors import InputError
 from agentcost.infra.files import is_stdin
 from agentcost.infra.policy import OutsideRoots, confine
+from agentcost.infra.record import record
 from agentcost.infra.spec import (
     Before,
     Bounds,
@@ -170,7 +170,7 @@ def json_schema() -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class ProjectEntry:
     """One scenario to estimate. ``*_line`` fields are 1-based lines in the project file."""
 
@@ -185,7 +185,7 @@ class ProjectEntry:
     runs_dist: Dist | None = None  # runs_per_day written as a distribution of each day's runs
 
 
-@dataclass(frozen=True)
+@record
 class Project:
     """Scenarios estimated together: from a project file, or scenario files given on the command line
     (``path`` None, no budget, no runs per day)."""

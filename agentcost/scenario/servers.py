@@ -23,9 +23,10 @@ Two ways of writing one are read here:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.infra.yamlread import Doc, KeyPath, closest, key_text
 from agentcost.scenario.model import Round, ServerToolDef, ServerToolName, ServerToolUse
 from agentcost.scenario.values import (
@@ -166,7 +167,7 @@ def check_server_only(doc: Doc, path: KeyPath, item_keys: set[str]) -> None:
         raise doc.error((*path, key), f"a round of server tools only cannot have {key}", hint)
 
 
-@dataclass
+@record(frozen=False)
 class Waiting:
     """Server tools of rounds of server tools only, waiting for the response they run in: the next
     tool round's or chat turn's."""

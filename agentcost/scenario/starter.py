@@ -7,8 +7,9 @@ explained by a comment beside it, and the file estimates offline as written. The
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
+
+from agentcost.infra.record import record
 
 DEFAULT_PATH = "agentcost-scenario.yaml"
 """The file ``agentcost init`` writes when no PATH is given."""
@@ -17,7 +18,7 @@ MAX_TOOLS = 50
 MAX_ROUNDS = 200
 
 
-@dataclass(frozen=True)
+@record
 class Answers:
     """What the starter scenario is made from: the model, how many tools it is given, how many tool
     rounds it runs before its final answer, and its budget per run in dollars (0: none)."""

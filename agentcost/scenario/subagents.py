@@ -23,12 +23,13 @@ import contextvars
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
 from agentcost.errors import InputError
 from agentcost.infra.policy import OutsideRoots, confine
+from agentcost.infra.record import record
 from agentcost.infra.yamlread import Doc, KeyPath, Unreadable, key_text, parse
 from agentcost.scenario.model import SCENARIO_VERSION, Scenario
 
@@ -43,7 +44,7 @@ class FromDoc(Protocol):
     def __call__(self, doc: Doc, read_text: Callable[[Path], str], *, depth: int) -> Scenario: ...
 
 
-@dataclass(frozen=True)
+@record
 class _Chain:
     """Where loading is: the scenario files from the top down to the one being read, and its depth."""
 
@@ -189,7 +190,7 @@ def _inline(
         return from_doc(doc, reader, depth=chain.depth)
 
 
-@dataclass
+@record(frozen=False)
 class _InlineDoc(Doc):
     """An inline subagent's part of its parent's file: the parent's lines, and key paths from the
     parent's root in messages."""

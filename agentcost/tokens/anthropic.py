@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from agentcost.infra.record import record
 
-@dataclass(frozen=True)
+
+@record
 class ClaudeFamily:
     """A Claude tokenizer generation as ctok reconstructs it."""
 

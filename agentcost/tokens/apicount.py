@@ -60,11 +60,12 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.tokens import apihttp
 from agentcost.tokens.apihttp import CountFailed, KeyRejected
 
@@ -162,7 +163,7 @@ def _tools_key(tools: Sequence[ToolDef], choice: ToolChoice) -> str:
     return json.dumps([_tools_json(tools), _choice_json(tools, choice)], sort_keys=True, default=str)
 
 
-@dataclass
+@record(frozen=False)
 class Endpoint:
     """One provider's counting endpoint for one model."""
 
@@ -329,7 +330,7 @@ def _store(scheme: str, counts: dict[str, int]) -> None:
         diskcache.flush()
 
 
-@dataclass
+@record(frozen=False)
 class Fetched:
     """What one session asked the endpoint: how many requests, and what failed (item -> why)."""
 
@@ -453,7 +454,7 @@ _ONE_OF = frozenset({"system prompt", "task", "final answer", "retry error"})
 _OFFLINE_TEXT_NOTES = ("Claude's tokenizer is not public", "Gemini's tokenizer is not available offline")
 
 
-@dataclass
+@record(frozen=False)
 class Session:
     """One model's counting with the endpoint (``endpoint`` None: a family without one, ``note``)."""
 

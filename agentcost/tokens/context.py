@@ -24,11 +24,12 @@ docs/accounting.md ("Context editing", "Deferred tools and tool search").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agentcost import facts
 from agentcost.errors import InputError
+from agentcost.infra.record import record
 from agentcost.scenario.model import Content, Round, Scenario, ToolDef, ToolUse
 from agentcost.tokens.counts import RoundTokens
 
@@ -68,7 +69,7 @@ def call_results(round_: Round, rules: Rules) -> tuple[tuple[str, int], ...]:
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Deferral:
     """What deferring tools did to the counts (for the notes and the report)."""
 

@@ -6,14 +6,14 @@ once per distinct text. Data only, no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 
+from agentcost.infra.record import record
 from agentcost.scenario.model import ContextEditing
 from agentcost.tokens.request import CachePolicy, Pricer
 
 
-@dataclass(frozen=True)
+@record
 class RoundTokens:
     """Tokens of one round: a tool round, or a chat turn (``reply``).
 
@@ -58,7 +58,7 @@ class RoundTokens:
         return self.echo + self.result
 
 
-@dataclass(frozen=True)
+@record
 class TokenCounts:
     """Per-part token counts of a scenario for one model's counting rules.
 
@@ -94,7 +94,7 @@ class TokenCounts:
         return self.tools + self.system
 
 
-@dataclass(frozen=True)
+@record
 class Route:
     """Another model that some requests run on (routing): the same scenario counted with that
     model's rules (``counts.rounds`` aligned with the scenario model's), its pricer and cache policy."""

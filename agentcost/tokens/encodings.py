@@ -13,9 +13,10 @@ import os
 import re
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from agentcost.infra.record import record
 
 if TYPE_CHECKING:
     import tiktoken
@@ -80,7 +81,7 @@ class EncodingDataError(RuntimeError):
     """A bundled BPE file is missing or corrupt: an installation problem, not bad user input."""
 
 
-@dataclass(frozen=True)
+@record
 class EncodingLoad:
     """How one encoding was loaded in this process."""
 

@@ -11,10 +11,11 @@ run reads it, once per process, from ``families_data.py``, generated from it by 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Any
+
+from agentcost.infra.record import record
 
 FAMILIES_FILE = "families.yaml"
 WRITE_DATA = "python -m agentcost.tokens.families --write-data"
@@ -41,7 +42,7 @@ class FamiliesDataError(RuntimeError):
     """families.yaml is malformed: a packaging bug, not bad user input."""
 
 
-@dataclass(frozen=True)
+@record
 class Family:
     """How one model's tokens are counted: the family, exact or approximate, how, and the source."""
 
@@ -53,7 +54,7 @@ class Family:
     note: str | None = None  # why approximate, when it is
 
 
-@dataclass(frozen=True)
+@record
 class Measurement:
     """Where a measured number comes from."""
 
@@ -66,7 +67,7 @@ class Measurement:
         return f"measured {self.date}: {self.script}, on {self.corpus}"
 
 
-@dataclass(frozen=True)
+@record
 class Ratio:
     """Tokens of a family's tokenizer per o200k_base token, by kind of text."""
 
@@ -76,7 +77,7 @@ class Ratio:
     measurement: Measurement | None  # None: not measured (1.0 by default)
 
 
-@dataclass(frozen=True)
+@record
 class Framing:
     """Chat-template tokens besides the texts (see ``framing_keys`` in families.yaml)."""
 
@@ -94,7 +95,7 @@ class Framing:
     measurement: Measurement | None
 
 
-@dataclass(frozen=True)
+@record
 class FamilySpec:
     """One entry of families.yaml."""
 
@@ -229,7 +230,7 @@ def _framing(where: str, row: object, measurements: dict[str, Measurement]) -> F
     )
 
 
-@dataclass(frozen=True)
+@record
 class _Table:
     families: tuple[FamilySpec, ...]
     patterns: tuple[str, ...]  # compiled on first use (re's own cache), in the order they are tried

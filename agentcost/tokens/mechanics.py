@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from agentcost.infra.record import record
 from agentcost.scenario.model import Round, Scenario
 from agentcost.tokens.counts import RoundTokens
 from agentcost.tokens.rules import Notes, maker_of
@@ -55,7 +56,7 @@ def thinking_retention_for(scenario: Scenario, provider: str, model_id: str) -> 
     return fact.value, f"{model_id}: {fact.value} by model family, from {kind} ({fact.cite})"
 
 
-@dataclass(frozen=True)
+@record
 class ServerRules:
     """The server-tool facts of one model, looked up once per count."""
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from agentcost.infra.record import record
 from agentcost.tokens.encodings import LONG_TEXT as LONG_TEXT  # re-exported: it lived here
 from agentcost.tokens.encodings import get_encoding, tiktoken_scheme_id
 from agentcost.tokens.encodings import ordinary_tokens as ordinary_tokens  # re-exported: it lived here
@@ -24,7 +25,7 @@ checks them against the encodings). Known without loading an encoding, so that a
 texts are all given as token counts, or all cached, never builds one for the message framing."""
 
 
-@dataclass
+@record(frozen=False)
 class MemoStats:
     """Per counting scheme: texts actually tokenized, their characters, and memo hits."""
 

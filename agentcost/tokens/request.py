@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
+from agentcost.infra.record import record
 from agentcost.scenario.model import CacheTTL, CachingMode, cache_ttl_label
 
 CacheStyle = Literal["explicit", "automatic", "stored"]
@@ -20,7 +21,7 @@ TTL_SECONDS: dict[CacheTTL, int] = {"5m": 300, "1h": 3_600}
 """Lifetime of an Anthropic cache entry after its last use (pricing-facts.md §B.1)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # one per request: the stdlib's __init__ (infra/record.py)
 class RequestUsage:
     """Tokens of one billed request. ``input_tokens`` counts every prompt token, cached or not."""
 
@@ -70,7 +71,7 @@ Pricer = Callable[[RequestUsage], RequestCost]
 be deterministic (the price date is fixed before the accountant runs)."""
 
 
-@dataclass(frozen=True)
+@record
 class CachePolicy:
     mode: CachingMode
     style: CacheStyle

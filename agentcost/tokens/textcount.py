@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from decimal import Decimal
 from typing import Literal
 
+from agentcost.infra.record import record
 from agentcost.scenario.model import Content
 from agentcost.tokens.memo import TokenMemo
 
@@ -17,7 +18,7 @@ TextKind = Literal["prose", "json"]
 KindArg = Literal["prose", "json", "auto"]
 
 
-@dataclass
+@record(frozen=False)
 class Notes:
     items: list[str] = field(default_factory=list)
 
