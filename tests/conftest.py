@@ -19,6 +19,11 @@ hypothesis_settings.register_profile("ci", derandomize=True, database=None)
 hypothesis_settings.register_profile("explore", derandomize=False)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+# Some test modules price a model when they are imported (collection), before any fixture runs:
+# with the disk cache off, so that they neither read nor write the user's own cache. Each test then
+# sets its own cache up (``private_cache``).
+os.environ["AGENTCOST_CACHE"] = "off"
+
 
 def fuzz_examples(default: int) -> int:
     """How many examples a costly property test draws: ``default`` in the normal run (a quick
@@ -86,12 +91,17 @@ def private_cache(
     """Every test gets its own empty agentcost cache (XDG_CACHE_HOME): tests never read or write
     the user's real cache, and never see each other's entries. In-process, the disk cache is off
     unless the test is marked ``disk_cache``: a fresh database per test cost ~1,000 creations of a
-    SQLite file (~5 s of the suite's CPU) that the test never read again. Subprocesses (which
-    inherit ``XDG_CACHE_HOME``, seeded or not) keep theirs."""
+    SQLite file (~5 s of the suite's CPU) that the test never read again. A test so marked starts
+    as a fresh process would, with no price row resolved in memory in front of its disk cache.
+    Subprocesses (which inherit ``XDG_CACHE_HOME``, seeded or not) keep theirs."""
     if request.node.get_closest_marker("disk_cache") is None:
         from agentcost.infra import diskcache
 
         monkeypatch.setattr(diskcache, "get_cache", lambda: None)
+    else:
+        from agentcost.prices import lookup
+
+        monkeypatch.setattr(lookup, "_RESOLVED", {})
     home = tmp_path_factory.mktemp("xdg-cache")
     monkeypatch.setenv("XDG_CACHE_HOME", str(home))
     for name in ("AGENTCOST_CACHE", "AGENTCOST_CACHE_DIR", "AGENTCOST_CACHE_MAX_MB"):

@@ -13,7 +13,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -575,10 +575,13 @@ def layer_tokens(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
 
 
 def layer_price(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
+    monkeypatch.setattr(P, "_RESOLVED", {})  # rows resolved by earlier tests are in no disk cache
     P.resolve_model("gpt-5", as_of=WHEN)
 
     def hit() -> bool:
-        return P.resolve_model("gpt-5", as_of=WHEN)._price is None  # no genai-prices object: cached
+        with monkeypatch.context() as m:
+            m.setattr(P, "_RESOLVED", {})  # past the rows resolved in this process, to the disk
+            return P.resolve_model("gpt-5", as_of=WHEN)._price is None  # no genai-prices object: cached
 
     return hit
 
@@ -731,3 +734,17 @@ def test_a_database_being_created_elsewhere_is_waited_for(
     finally:
         release.join()
         holder.close()
+
+
+def test_a_row_resolved_once_in_a_process_is_the_same_object_the_next_time() -> None:
+    """A batch, comparison or replay asks for the same row again and again: the process keeps it
+    (by the disk cache's row key, the moment and the timing), bounded to ``MAX_RESOLVED`` rows."""
+    first = P.resolve_model("gpt-5", as_of=WHEN)
+    assert P.resolve_model(" gpt-5 ", as_of=WHEN) is first  # the row key strips the id
+    assert P.resolve_model("gpt-5", as_of=WHEN, service_tier="flex") is not first
+    later = datetime(2026, 11, 30, 15, 0, tzinfo=UTC)
+    assert P.resolve_model("gpt-5", as_of=later).source.as_of == later  # another moment, its own row
+    for day in range(1, P.MAX_RESOLVED + 2):
+        P.resolve_model("gpt-5", as_of=WHEN - timedelta(days=day))
+    assert len(P._RESOLVED) == P.MAX_RESOLVED
+    assert P.resolve_model("gpt-5", as_of=WHEN) is not first  # the oldest went first

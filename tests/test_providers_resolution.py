@@ -19,7 +19,7 @@ from decimal import Decimal
 import pytest
 
 from agentcost.errors import InputError
-from agentcost.prices import catalog
+from agentcost.prices import catalog, lookup
 from agentcost.prices.hosts import host_form, underlying_id
 from agentcost.prices.listing import list_models, listing
 from agentcost.prices.lookup import resolve_model
@@ -423,9 +423,11 @@ def test_rows_read_back_from_the_cache_keep_their_host_and_time_of_day() -> None
     from agentcost.infra import diskcache
 
     diskcache.flush()
+    lookup._RESOLVED.clear()  # rows resolved by earlier tests are in no disk cache of this one
     for model in ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "azure/gpt-4o", "deepseek-chat"):
         fresh = resolve_model(model, as_of=WHEN)
         diskcache.flush()
+        lookup._RESOLVED.clear()  # past the rows resolved in this process, to the disk
         again = resolve_model(model, as_of=WHEN)
         assert again._price is None, model  # read from the cache
         assert again == replace(fresh, source=replace(fresh.source, as_of=again.source.as_of))

@@ -213,9 +213,13 @@ def test_calibrate_force_refuses_an_input(
 
 
 def plain_output(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *argv: str) -> bytes:
-    """What ``agentcost ARGV`` writes to standard output without a cache, run in this process."""
+    """What ``agentcost ARGV`` writes to standard output without a cache, run in this process
+    (leaving no price row resolved in memory for the next run to find)."""
+    from agentcost.prices import lookup
+
     with monkeypatch.context() as scoped:
         scoped.setenv("AGENTCOST_CACHE", "off")
+        scoped.setattr(lookup, "_RESOLVED", {})
         assert run(list(argv)) == 0
     captured = capsys.readouterr()
     assert captured.err == ""

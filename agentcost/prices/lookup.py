@@ -118,12 +118,24 @@ def resolve_model(
     if not cached:
         return _resolve(model, provider, when, service_tier, user_prices, timed)
     key = row_key(model, provider, when, service_tier, user_prices)
-    stored = cached_row(key, when, timed)
-    if stored is not None:
-        return stored
-    prices = _resolve(model, provider, when, service_tier, user_prices, timed)
-    store_row(key, prices)
+    seen = _RESOLVED.get((key, when, timed))
+    if seen is not None:
+        return seen
+    prices = cached_row(key, when, timed)
+    if prices is None:
+        prices = _resolve(model, provider, when, service_tier, user_prices, timed)
+        store_row(key, prices)
+    if len(_RESOLVED) >= MAX_RESOLVED:
+        del _RESOLVED[next(iter(_RESOLVED))]  # the oldest: a bound, not an LRU (few rows per run)
+    _RESOLVED[key, when, timed] = prices
     return prices
+
+
+MAX_RESOLVED = 256
+_RESOLVED: dict[tuple[str, datetime, bool], ModelPrices] = {}
+"""Rows resolved in this process, by :func:`~agentcost.prices.rowcache.row_key`, time and timing:
+a batch, a comparison or a replay asks for the same few rows again and again, and a row is frozen
+and depends on nothing else (the code and the installed genai-prices do not change within a run)."""
 
 
 def _resolve(
