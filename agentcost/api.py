@@ -293,7 +293,7 @@ def estimate(
     """
     from agentcost.loop.estimate import estimate_scenario
     from agentcost.loop.options import PricingOptions
-    from agentcost.report.estimate import build_report
+    from agentcost.report.build import build_report
     from agentcost.report.gates import estimate_gates
 
     budget = _usd(budget_usd, "budget_usd")  # before any work: a wrong amount is the caller's typo

@@ -88,6 +88,8 @@ class Fact(Generic[T]):
 
 @record
 class _Row:
+    """One fact as stored: its table, provider, models, value and source (URL and date read)."""
+
     table: str
     provider: str
     models: tuple[str, ...]

@@ -29,7 +29,7 @@ from agentcost.render.jsonfmt import report_dict
 from agentcost.render.output import Format, quiet_total, render_text
 from agentcost.render.schema import kind_schema, report_schema
 from agentcost.report.batch import BatchReport
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.report.gates import Gate
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.project import load_project

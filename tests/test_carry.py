@@ -242,7 +242,7 @@ def test_routing_with_context_editing_keeps_the_split_exact(
 
 def test_the_svg_caption_gives_the_split() -> None:
     from agentcost.render.output import Format, render_text
-    from agentcost.report.estimate import build_report
+    from agentcost.report.build import build_report
 
     report = build_report(estimate(ROOT / "scenarios/research.yaml", as_of=AS_OF))
     svg = render_text(report, Format.svg)

@@ -65,7 +65,7 @@ def box(text: ET.Element, default_size: float) -> Box:
 
 def _estimate(path: Path) -> Any:
     from agentcost.loop.estimate import estimate_scenario
-    from agentcost.report.estimate import build_report
+    from agentcost.report.build import build_report
     from agentcost.scenario.load import read_scenario
 
     return build_report(estimate_scenario(read_scenario(path), as_of=AS_OF))
@@ -78,7 +78,7 @@ def report(kind: str) -> Any:
     if kind == "simulate":
         from agentcost.loop.estimate import estimate_scenario
         from agentcost.loop.simulate import simulate
-        from agentcost.report.estimate import build_report
+        from agentcost.report.build import build_report
         from agentcost.report.sections import SimulatedReport
         from agentcost.scenario.load import read_scenario
 

@@ -46,7 +46,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 def _estimate(path: Path) -> Any:
     from agentcost.loop.estimate import estimate_scenario
-    from agentcost.report.estimate import build_report
+    from agentcost.report.build import build_report
     from agentcost.scenario.load import read_scenario
 
     return build_report(estimate_scenario(read_scenario(path), as_of=AS_OF))

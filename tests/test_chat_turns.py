@@ -22,7 +22,7 @@ from agentcost.commands.diff import input_changes
 from agentcost.errors import InputError
 from agentcost.loop.estimate import estimate_scenario
 from agentcost.render.jsonfmt import envelope, report_dict
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.scenario.format import json_schema
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Content, Round, Scenario, ServerToolUse, ToolUse

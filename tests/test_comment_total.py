@@ -71,7 +71,7 @@ def _estimate(result: int, name: str) -> Any:
 
 
 def _cost(result: int) -> Decimal:
-    from agentcost.report.estimate import build_report
+    from agentcost.report.build import build_report
 
     cost: Decimal = build_report(_estimate(result, "A")).totals.cost_usd
     return cost

@@ -21,7 +21,7 @@ from agentcost.loop.estimate import Estimate, estimate
 from agentcost.loop.simulate import simulate
 from agentcost.prices.pricing import container_usd
 from agentcost.render.jsonfmt import report_dict
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.report.notes import estimate_notes
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)

@@ -19,7 +19,7 @@ from agentcost.loop.estimate import estimate_scenario
 from agentcost.prices.lookup import resolve_model
 from agentcost.render.jsonfmt import report_dict
 from agentcost.render.table import render_table
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.scenario.model import Content, ContextEditing, Round, Scenario, ToolUse
 from agentcost.tokens.counts import RoundTokens, TokenCounts
 from agentcost.tokens.request import TTL_SECONDS, CachePolicy

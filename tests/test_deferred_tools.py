@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from agentcost.loop.estimate import estimate_scenario
 from agentcost.render.jsonfmt import report_dict
 from agentcost.render.table import render_table
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.scenario.model import CachingMode, Content, Limits, Round, Scenario, ToolDef, ToolUse
 from agentcost.tokens.context import TOOL_SEARCH_QUERY_TOKENS, TOOL_SEARCH_TOOL_TOKENS
 from agentcost.tokens.count import count_tokens

@@ -14,7 +14,7 @@ import pytest
 from agentcost.cli import run
 from agentcost.loop.estimate import estimate
 from agentcost.loop.simulate import simulate
-from agentcost.report.estimate import QUICK_RUNS, QUICK_SEED, build_report, quick_overrun
+from agentcost.report.build import QUICK_RUNS, QUICK_SEED, build_report, quick_overrun
 from agentcost.report.notes import estimate_notes
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from agentcost.loop.estimate import Estimate, estimate, estimate_scenario
 from agentcost.render.dynamics import agent_dict
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.report.notes import agent_lines
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Content, Limits, Retries, Round, Scenario, ToolUse

@@ -28,7 +28,7 @@ import pytest
 
 from agentcost.loop.accountant import LedgerRow
 from agentcost.loop.estimate import Estimate, estimate
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.tokens.memo import count_text
 from agentcost.tokens.openai import num_tokens_for_tools

@@ -27,7 +27,7 @@ from agentcost.render.jsonfmt import envelope, report_dict
 from agentcost.render.markdown import render_markdown
 from agentcost.render.schema import report_schema
 from agentcost.render.table import render_table
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.tokens.context import TOOL_SEARCH_TOOL_TOKENS
 from agentcost.tokens.memo import count_text
 
@@ -224,7 +224,7 @@ def test_rows_say_which_request_failed_and_which_model_a_routed_one_ran_on(no_ct
     from datetime import UTC, datetime
 
     from agentcost.loop.estimate import estimate
-    from agentcost.report.estimate import build_report
+    from agentcost.report.build import build_report
 
     as_of = datetime(2026, 11, 30, tzinfo=UTC)
     retried = build_report(estimate(SCENARIOS / "parallel-retries.yaml", as_of=as_of))

@@ -32,7 +32,7 @@ from agentcost.loop.insights import (
 )
 from agentcost.render.output import Format, render_text
 from agentcost.render.schema import report_schema
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.report.sections import ExplainedReport
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import ResultTrim, Retries, Scenario

@@ -20,7 +20,7 @@ from agentcost.loop.estimate import estimate
 from agentcost.render.markdown import render_markdown
 from agentcost.render.notes import notes
 from agentcost.render.schema import report_schema
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.report.notes import MAX_SHORT_NOTES, estimate_notes
 from tests.conftest import validate_json
 

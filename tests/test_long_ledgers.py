@@ -22,7 +22,8 @@ from agentcost.render.longtable import LongTable
 from agentcost.render.output import Format, render_text
 from agentcost.render.table import _title, ledger_columns, ledger_rows
 from agentcost.report import fmt
-from agentcost.report.estimate import Report, build_report
+from agentcost.report.build import build_report
+from agentcost.report.estimate import Report
 from agentcost.report.ledger import ELIDE_OVER, HEAD, TAIL, ledger_view
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)

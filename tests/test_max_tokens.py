@@ -14,7 +14,7 @@ from agentcost.errors import InputError
 from agentcost.loop.engines import PerRunEngine, VectorEngine
 from agentcost.loop.estimate import estimate_scenario
 from agentcost.loop.simulate import _Streams, slot_counts
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.scenario.load import read_scenario
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)

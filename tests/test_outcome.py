@@ -19,9 +19,9 @@ from agentcost.cli import run
 from agentcost.render.jsonfmt import render_json, report_dict
 from agentcost.render.markdown import render_markdown
 from agentcost.render.schema import report_schema
-from agentcost.report.estimate import outcome_line
 from agentcost.report.fmt import exact
 from agentcost.report.notes import MAX_SHORT_NOTES, estimate_notes
+from agentcost.report.outcome import outcome_line
 from agentcost.scenario.model import OnFailure, Outcome
 from tests.conftest import validate_json
 

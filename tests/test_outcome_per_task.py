@@ -301,7 +301,7 @@ def test_simulate_json_carries_the_tasks(tmp_path: Path, capsys: pytest.CaptureF
 
 def test_estimate_per_task_without_outcome_says_so(tmp_path: Path) -> None:
     from agentcost.loop.estimate import estimate_scenario
-    from agentcost.report.estimate import build_report
+    from agentcost.report.build import build_report
 
     est = estimate_scenario(load_scenario(_write(tmp_path, "")), as_of=WHEN, budget_usd=Decimal("0.03"))
     report = build_report(est, per="task")

@@ -39,7 +39,7 @@ from agentcost.loop.estimate import Estimate, estimate_scenario
 from agentcost.prices.lookup import resolve_model
 from agentcost.prices.pricing import ModelPrices
 from agentcost.render.jsonfmt import render_json
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Scenario
 from agentcost.tokens.counts import TokenCounts

@@ -285,7 +285,7 @@ def test_every_host_row_has_a_public_source() -> None:
     ],
 )
 def test_time_of_day_window(windows: tuple[tuple[str, str], ...], when: str, inside: bool | None) -> None:
-    from agentcost.report.estimate import in_time_window
+    from agentcost.report.build import in_time_window
 
     assert in_time_window(windows, datetime.fromisoformat(when)) is inside
 

@@ -30,7 +30,7 @@ from agentcost.errors import InputError
 from agentcost.loop.estimate import Estimate, estimate_scenario
 from agentcost.render.formats import Format
 from agentcost.render.output import render_text
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.scenario.load import read_scenario
 from agentcost.tokens import countmode
 from agentcost.tokens import rules as R

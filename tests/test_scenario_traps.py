@@ -15,7 +15,7 @@ import pytest
 from agentcost.cli import run
 from agentcost.errors import InputError
 from agentcost.loop.estimate import estimate_scenario
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.scenario.format import json_schema
 from agentcost.scenario.load import read_scenario
 from agentcost.scenario.model import Scenario

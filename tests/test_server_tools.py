@@ -396,7 +396,7 @@ def test_report_labels_continuations_and_shows_fees() -> None:
     from rich.console import Console
 
     from agentcost.render.table import render_table
-    from agentcost.report.estimate import build_report
+    from agentcost.report.build import build_report
 
     report = build_report(run("claude-sonnet-4-5", searching(("web_search", 12, 6_000))))
     assert [r.label for r in report.requests] == [

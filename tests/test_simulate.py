@@ -36,7 +36,7 @@ from agentcost.loop.simulate import (
     simulate,
     slot_counts,
 )
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.scenario.dists import describe, median, normal_ppf, normal_ppf_fast, sample, upper
 from agentcost.scenario.load import read_scenario as load_scenario
 from agentcost.scenario.model import Dist

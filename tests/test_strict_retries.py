@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agentcost.loop.estimate import estimate_scenario
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.scenario.load import read_scenario
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)

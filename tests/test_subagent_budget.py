@@ -11,7 +11,7 @@ from agentcost.loop.caching import pricer_for
 from agentcost.loop.engines import PerRunEngine
 from agentcost.loop.estimate import estimate
 from agentcost.render.jsonfmt import render_json
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from tests.test_subagents import PARENT, RESEARCHER
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)

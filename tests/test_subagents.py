@@ -18,7 +18,8 @@ from agentcost.render.csvfmt import render_csv
 from agentcost.render.jsonfmt import render_json
 from agentcost.render.markdown import render_markdown
 from agentcost.render.schema import report_schema
-from agentcost.report.estimate import all_subagents, build_report
+from agentcost.report.build import build_report
+from agentcost.report.estimate import all_subagents
 from agentcost.report.gates import estimate_gates
 from agentcost.scenario.load import read_scenario
 from agentcost.scenario.model import Content

@@ -21,7 +21,7 @@ from agentcost.prices import rates as prices_module
 from agentcost.prices.lookup import SERVICE_TIER_CONTEXT, resolve_model
 from agentcost.prices.pricing import Usage
 from agentcost.prices.rates import price_data_date, tier_name
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.scenario.load import read_scenario as load_scenario
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)

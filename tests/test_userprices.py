@@ -20,7 +20,7 @@ from agentcost.prices.lookup import resolve_model
 from agentcost.prices.pricing import Usage
 from agentcost.prices.user import UserPrices, json_schema, load_user_prices
 from agentcost.render.schema import report_schema
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from tests.conftest import ROOT, validate_json
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)

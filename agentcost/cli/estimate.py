@@ -105,7 +105,7 @@ def estimate(
         tier = tier_name(service_tier)
         if len(scenarios) == 1 and not is_project(scenarios[0]):
             from agentcost.loop.estimate import estimate_scenario
-            from agentcost.report.estimate import build_report
+            from agentcost.report.build import build_report
             from agentcost.report.gates import estimate_gates
             from agentcost.scenario.load import read_scenario as load_scenario
 

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 @record
 class Output:
+    """What to do with a report: its format, where it goes and how much of it (the output options)."""
+
     format: Format
     path: Path | None
     summary: bool

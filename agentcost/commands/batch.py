@@ -21,13 +21,8 @@ from agentcost.infra.record import record
 from agentcost.loop.estimate import Budget, Estimate, estimate_scenario
 from agentcost.report import fmt
 from agentcost.report.batch import DAYS_PER_MONTH, BatchReport, BatchRow, BatchTotals, ProjectInfo
-from agentcost.report.estimate import (
-    REPORT_VERSION,
-    BudgetLine,
-    build_report,
-    joined_price_label,
-    unit_cost,
-)
+from agentcost.report.build import build_report
+from agentcost.report.estimate import REPORT_VERSION, BudgetLine, joined_price_label, unit_cost
 from agentcost.report.gates import Gate, budget_gate, context_gate
 from agentcost.report.notes import labelled_caveats
 from agentcost.report.outcome import PER_TASK_NOTE

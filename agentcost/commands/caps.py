@@ -49,8 +49,8 @@ def caps(
     from agentcost.loop.caps import cap_label, caps_of_runs, parse_margin
     from agentcost.loop.estimate import estimate_scenario
     from agentcost.loop.options import as_of_datetime, has_time
+    from agentcost.report.build import build_report
     from agentcost.report.caps import CapsReport
-    from agentcost.report.estimate import build_report
     from agentcost.scenario.load import read_scenario
 
     label = cap_label(at)

@@ -25,15 +25,10 @@ from agentcost.commands.batch import share
 from agentcost.errors import InputError, UnfitModel
 from agentcost.infra.record import record
 from agentcost.loop.estimate import estimate_scenario
+from agentcost.report.build import build_report
 from agentcost.report.compare import CompareReport as CompareReport  # the api module's import of it
 from agentcost.report.compare import CompareRow, UnfitRow
-from agentcost.report.estimate import (
-    REPORT_VERSION,
-    Report,
-    build_report,
-    joined_price_label,
-    unit_cost,
-)
+from agentcost.report.estimate import REPORT_VERSION, Report, joined_price_label, unit_cost
 from agentcost.report.gates import Gate, budget_gate, context_gate
 from agentcost.report.notes import labelled_caveats
 from agentcost.report.outcome import PER_TASK_NOTE

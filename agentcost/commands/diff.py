@@ -21,6 +21,7 @@ from agentcost.infra.record import record
 from agentcost.loop.estimate import Estimate
 from agentcost.report import fmt
 from agentcost.report.batch import DAYS_PER_MONTH
+from agentcost.report.build import build_report
 from agentcost.report.diff import (
     ZERO,
     Amounts,
@@ -37,14 +38,7 @@ from agentcost.report.diff import (
     TotalUnit,
     fraction,
 )
-from agentcost.report.estimate import (
-    Report,
-    RequestLine,
-    Totals,
-    build_report,
-    joined_price_label,
-    unit_cost,
-)
+from agentcost.report.estimate import Report, RequestLine, Totals, joined_price_label, unit_cost
 from agentcost.report.fmt import ARROW, signed_tokens
 from agentcost.report.gates import Gate, IncreaseLimits, estimate_gates, increase_gates
 from agentcost.report.outcome import PER_TASK_NOTE

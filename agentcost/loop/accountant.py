@@ -68,6 +68,8 @@ NO_CACHE = CachePolicy(mode="none", style="automatic", min_tokens=0)
 
 @dataclass(frozen=True)  # one per request: the stdlib's __init__ (infra/record.py)
 class LedgerRow:
+    """One billed request: its usage, its exact cost and the running total."""
+
     index: int  # 1-based request number
     kind: RequestKind
     tools: tuple[str, ...]  # tools called in this response (empty for the final answer and plain replies)
@@ -109,6 +111,8 @@ class CacheStorage:
 
 @record
 class LedgerTotals:
+    """The ledger's sums: tokens of each kind and exact dollars."""
+
     requests: int
     input_tokens: int
     cache_read_tokens: int
@@ -135,6 +139,8 @@ class LedgerTotals:
 
 @record
 class Ledger:
+    """The accountant's result: one row per request, the totals and the cache policy applied."""
+
     rows: tuple[LedgerRow, ...]
     totals: LedgerTotals
     policy: CachePolicy

@@ -236,6 +236,8 @@ def _sends(est: Estimate) -> int:
 
 @record
 class _Piece:
+    """One block of context inside one request: its tokens there and where it came from."""
+
     name: str
     group: Group
     round: int | None
@@ -422,6 +424,8 @@ def shares(parts: Sequence[tuple[int, Decimal]], sizes: Sequence[int]) -> list[D
 
 @record(frozen=False)
 class _Tally:
+    """A block's running tally over the requests that carried it."""
+
     group: Group
     round: int | None
     tokens: int

@@ -47,12 +47,16 @@ if TYPE_CHECKING:
 
 @record
 class Budget:
+    """The budget an estimate is checked against, and where it was set."""
+
     limit_usd: Decimal
     source: str  # "--budget" or "limits.budget_usd"
 
 
 @record
 class Estimate:
+    """An estimate: the scenario, its prices, its token counts and the ledger, with what shaped them."""
+
     scenario: Scenario
     prices: ModelPrices
     counts: TokenCounts

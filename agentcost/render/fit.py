@@ -64,6 +64,8 @@ def _longest_word(text: Cell) -> int:
 
 @record
 class _Plan:
+    """The columns a table shows at a width, their widths, and what was left out."""
+
     columns: tuple[int, ...]  # indexes of the columns shown
     widths: tuple[int, ...]
     short: bool

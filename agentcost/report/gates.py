@@ -32,6 +32,8 @@ GateName = Literal[
 
 @record
 class Gate:
+    """One CI gate: whether it tripped, its one-line message and the file and line it points at."""
+
     name: GateName
     tripped: bool
     message: str  # one line, says what was checked and the figures

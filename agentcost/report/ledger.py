@@ -31,6 +31,8 @@ class Middle:
 
 @record
 class LedgerView:
+    """The requests a table shows: the first ones, the middle summed, and the last ones."""
+
     head: tuple[RequestLine, ...]
     middle: Middle | None  # None: every request is in ``head``
     tail: tuple[RequestLine, ...]

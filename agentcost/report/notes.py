@@ -58,6 +58,8 @@ MAX_SHORT_NOTES = 3
 
 @record
 class Note:
+    """One short note under a table: its level, its kind and its text."""
+
     level: Level
     kind: NoteKind
     text: str

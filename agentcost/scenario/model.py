@@ -154,6 +154,8 @@ class Pacing:
 
 @record
 class Limits:
+    """The scenario's ``limits:``: the round cap, the budgets and the output cap, each with its line."""
+
     max_rounds: int | None = None
     budget_usd: Decimal | None = None
     max_rounds_line: int | None = None
@@ -273,6 +275,8 @@ class Spread:
 
 @record
 class Scenario:
+    """A scenario as validated and built: every file read, every size counted from, every default applied."""
+
     path: Path
     model: str
     model_line: int | None

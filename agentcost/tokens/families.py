@@ -232,6 +232,8 @@ def _framing(where: str, row: object, measurements: dict[str, Measurement]) -> F
 
 @record
 class _Table:
+    """The model families and the patterns that find them, in the order they are tried."""
+
     families: tuple[FamilySpec, ...]
     patterns: tuple[str, ...]  # compiled on first use (re's own cache), in the order they are tried
     provider_default: dict[str, str]

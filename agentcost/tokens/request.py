@@ -73,6 +73,8 @@ be deterministic (the price date is fixed before the accountant runs)."""
 
 @record
 class CachePolicy:
+    """How a provider caches the prompt: the mode, the style, the minimum prefix and the TTL."""
+
     mode: CachingMode
     style: CacheStyle
     min_tokens: int  # prefixes shorter than this are not cached (no error, just no cache)

@@ -20,6 +20,8 @@ KindArg = Literal["prose", "json", "auto"]
 
 @record(frozen=False)
 class Notes:
+    """Notes gathered while counting, each kept once, in order."""
+
     items: list[str] = field(default_factory=list)
 
     def add(self, note: str | None) -> None:
