@@ -289,7 +289,7 @@ os.environ["XDG_CACHE_HOME"] = cache_base + "-warm"
 from agentcost.infra import diskcache
 from agentcost.tokens import encodings, memo
 from agentcost.loop.estimate import estimate
-from agentcost.report.estimate import build_report
+from agentcost.report.build import build_report
 from agentcost.render.output import Format, render_text
 
 def once(path):
