@@ -8,9 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tests.conftest import ROOT
+from tests.conftest import MODULES
 
-PACKAGE = ROOT / "agentcost"
 MAX_LINES = 700
 
 # lowest first: a module may import its own layer and those below it, never one above
@@ -27,17 +26,6 @@ LAYERS: list[tuple[str, ...]] = [
     # entry points; agentcost.mcp (MCP config reading, footprint, the MCP server) serves both
     ("agentcost.api", "agentcost.cli", "agentcost.mcp", "agentcost.__main__", "agentcost"),
 ]
-
-
-def _modules() -> dict[str, Path]:
-    found = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(ROOT).with_suffix("").parts
-        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    return found
-
-
-MODULES = _modules()
 
 
 def _imports(name: str, path: Path) -> set[str]:

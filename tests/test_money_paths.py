@@ -15,7 +15,7 @@ import ast
 import re
 from pathlib import Path
 
-from tests.test_architecture import MODULES
+from tests.conftest import MODULES
 
 PRICING = {
     "agentcost.prices.pricing",  # ModelPrices.price: the one function that prices a request
