@@ -144,6 +144,7 @@ def _tree_fingerprint(root: str, suffixes: tuple[str, ...]) -> str:
     """
     h = hashlib.sha256()
     stack = [root]
+    start = len(os.path.join(root, ""))  # a name below root, without the cost of os.path.relpath
     entries: list[tuple[str, int, int]] = []
     while stack:
         here = stack.pop()
@@ -155,7 +156,7 @@ def _tree_fingerprint(root: str, suffixes: tuple[str, ...]) -> str:
                             stack.append(entry.path)
                     elif entry.name.endswith(suffixes):
                         st = entry.stat()
-                        entries.append((os.path.relpath(entry.path, root), st.st_size, st.st_mtime_ns))
+                        entries.append((entry.path[start:], st.st_size, st.st_mtime_ns))
         except OSError:
             continue
     for name, size, mtime in sorted(entries):
