@@ -633,3 +633,51 @@ def test_one_hour_ttl_on_openai_is_flagged(capsys: pytest.CaptureFixture[str], t
     assert json.loads(out)["warnings"] == [
         "cache_ttl: 1h has no effect on openai: gpt-5 has no 1-hour cache-write price"
     ]
+
+
+@pytest.mark.parametrize("collecting", [True, False])
+def test_a_command_runs_with_the_cyclic_collector_paused_and_restores_it(
+    monkeypatch: pytest.MonkeyPatch, collecting: bool
+) -> None:
+    """agentcost.cli.main pauses Python's cyclic garbage collector while the command runs (its data
+    holds no cycles) and leaves it as it found it, for a caller in the same process."""
+    import gc
+
+    from agentcost.cli import core, main
+
+    seen: list[bool] = []
+
+    def command() -> None:
+        seen.append(gc.isenabled())
+        raise SystemExit(0)
+
+    monkeypatch.setattr(core, "main", command)
+    was = gc.isenabled()
+    try:
+        (gc.enable if collecting else gc.disable)()
+        with pytest.raises(SystemExit):
+            main()
+        assert (seen, gc.isenabled()) == ([False], collecting)
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def test_mcp_serve_runs_with_the_collector_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server runs for as long as its client: the collector the command line paused is back on."""
+    import gc
+
+    from agentcost.mcp import serve
+
+    seen: list[bool] = []
+
+    class Server:
+        def run(self, transport: str) -> None:
+            seen.append(gc.isenabled())
+
+    monkeypatch.setattr(serve, "build_server", Server)
+    gc.disable()
+    try:
+        serve.run()
+    finally:
+        gc.enable()
+    assert seen == [True]

@@ -169,9 +169,13 @@ def run() -> None:
     """Serve on standard input and output until the client closes them. The SDK takes the process's
     own standard output (file descriptor 1) for the protocol, so the CLI's guard around
     ``sys.stdout`` (:class:`agentcost.infra.writes.GuardedStdout`, which hides the binary buffer) is
-    set aside while it serves."""
+    set aside while it serves. The cyclic garbage collector, which the command line pauses for a
+    command (:func:`agentcost.cli.main`), runs while the server does: it serves for as long as its
+    client, and the SDK's tasks and streams may well hold cycles."""
+    import gc
     import sys
 
+    gc.enable()
     guarded = sys.stdout
     sys.stdout = sys.__stdout__
     try:
