@@ -164,3 +164,24 @@ def test_one_compared_field_and_none() -> None:
     assert repr(One(1)) == "test_one_compared_field_and_none.<locals>.One(a=1)"
     assert Nothing(1) == Nothing(2)
     assert hash(Nothing(1)) == hash(())
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_a_class_that_writes_eq_alone_is_hashed_as_the_dataclass_would(frozen: bool) -> None:
+    def body() -> type:
+        class Named:
+            """Equal by name, whatever the case."""
+
+            name: str
+
+            def __eq__(self, other: object) -> bool:
+                return isinstance(other, Named) and self.name.lower() == other.name.lower()
+
+        return Named
+
+    rec, std = record(frozen=frozen)(body()), dataclass(frozen=frozen)(body())
+    assert rec("A") == rec("a")
+    if frozen:  # a generated hash, as @dataclass(frozen=True) adds one
+        assert hash(rec("A")) == hash(std("A")) == hash(("A",))
+    else:
+        assert rec.__hash__ is None and std.__hash__ is None

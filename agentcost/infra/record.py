@@ -29,7 +29,7 @@ equality and hashing.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import FrozenInstanceError, dataclass, field, fields
+from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields
 from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform, overload
 
@@ -98,11 +98,15 @@ def _make(cls: T, frozen: bool, eq: bool) -> T:
     if frozen:
         _set(made, "__setattr__", _setattr)
         _set(made, "__delattr__", _delattr)
-    if eq and frozen:
+    # a class that writes __eq__ alone gets __hash__ = None from Python: not a hash of its own,
+    # which is how @dataclass reads it too
+    own_hash = cls.__dict__.get("__hash__", MISSING)
+    explicit_hash = not (own_hash is MISSING or (own_hash is None and "__eq__" in cls.__dict__))
+    if eq and frozen and not explicit_hash:
         hashed = tuple(f.name for f in fs if (f.compare if f.hash is None else f.hash))
         made.__record_hash__ = _key_getter(hashed)
-        _set(made, "__hash__", _hash)
-    elif eq and "__hash__" not in cls.__dict__:
+        made.__hash__ = _hash
+    elif eq and not explicit_hash:
         made.__hash__ = None  # mutable with value equality: unhashable, as @dataclass
     return made  # type: ignore[no-any-return]
 
