@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,28 @@ def _check_golden(name: str, actual: str, update: bool) -> None:
             f"run: python -m pytest tests -k golden --update-golden\n{diff}",
             pytrace=False,
         )
+
+
+@pytest.fixture(autouse=True)
+def closed_databases(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every SQLite connection a test opens (its own, or a ``DiskCache`` it made) is closed when the
+    test ends. Python 3.13 warns of a connection left to the garbage collector, and the warning
+    lands in whichever test happens to be running when the collector finds it."""
+    import sqlite3
+
+    opened: list[sqlite3.Connection] = []
+    real = sqlite3.connect
+
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        conn = real(*args, **kwargs)
+        opened.append(conn)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    yield
+    for conn in opened:
+        with contextlib.suppress(sqlite3.ProgrammingError):  # made in a thread the test itself ends
+            conn.close()
 
 
 @pytest.fixture(autouse=True)

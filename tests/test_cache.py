@@ -736,6 +736,7 @@ def test_a_database_being_created_elsewhere_is_waited_for(
     holder.execute("BEGIN EXCLUSIVE")  # as a creator in the middle of its first transaction
     release = threading.Timer(0.5, lambda: holder.execute("COMMIT"))
     release.start()
+    cache = None
     try:
         cache = diskcache.DiskCache(directory)
         digest = diskcache.text_digest("a")
@@ -746,6 +747,8 @@ def test_a_database_being_created_elsewhere_is_waited_for(
     finally:
         release.join()
         holder.close()
+        if cache is not None:
+            cache.close()  # not left to the garbage collector (Python 3.13 warns of an unclosed database)
 
 
 def test_a_row_resolved_once_in_a_process_is_the_same_object_the_next_time() -> None:

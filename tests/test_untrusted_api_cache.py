@@ -374,6 +374,10 @@ def test_waits_that_add_up_end_at_the_run_deadline(
     clock = FakeClock(step=0.0)
     monkeypatch.setattr(apicount, "clock", clock)
     monkeypatch.setattr(apicount, "sleep", clock.sleep)
+    # one request at a time: with several workers, one's 59 s jump of this shared clock could pass the
+    # deadline of another's request still in flight, which would then time out (a result that hung
+    # on how the threads interleaved, seen once on a loaded machine)
+    monkeypatch.setattr(apicount, "WORKERS", 1)
     endpoint.behave = json_answer(b"{}", 429, Retry_After="59")  # honoured, but 5 texts x 4 waits add up
     code, out, _ = estimate(scenario, capsys, "-f", "json")
     assert code == 0
