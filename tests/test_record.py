@@ -185,3 +185,41 @@ def test_a_class_that_writes_eq_alone_is_hashed_as_the_dataclass_would(frozen: b
         assert hash(rec("A")) == hash(std("A")) == hash(("A",))
     else:
         assert rec.__hash__ is None and std.__hash__ is None
+
+
+def test_init_takes_the_dataclass_parameters_and_refuses_what_a_record_does_not_support() -> None:
+    import inspect
+    from dataclasses import InitVar
+
+    rec, std = twins()
+    ours, theirs = inspect.signature(rec).parameters, inspect.signature(std).parameters
+    assert [(p.name, p.kind) for p in ours.values()] == [(p.name, p.kind) for p in theirs.values()]
+    assert rec(1, tags=("t",)).seen == [] and rec(1).seen is not rec(1).seen  # a list per instance
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        rec(1, nope=2)
+
+    @record
+    class Later:
+        """A field outside __init__, made by its factory."""
+
+        a: int
+        made: list[int] = field(init=False, default_factory=list)
+
+    assert Later(1).made == [] and "made" not in inspect.signature(Later).parameters
+
+    class Order:
+        """A default before a field without one."""
+
+        a: int = 0
+        b: int  # type: ignore[misc]
+
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+        record(Order)
+
+    class Init:
+        """An InitVar, which a record does not take."""
+
+        a: InitVar[int]
+
+    with pytest.raises(TypeError, match="InitVar"):
+        record(Init)

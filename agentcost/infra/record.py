@@ -6,20 +6,16 @@
 class. On Python 3.11-3.13, ``@dataclass(frozen=True)`` writes six methods per class as source text
 and compiles each (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``,
 ``__delattr__``): about 0.7 ms a class, and an estimate defines over a hundred record types on its
-way, which was a third of its run (docs/performance.md). ``record`` lets :mod:`dataclasses` write
-only ``__init__`` and gives every record the same five other functions, defined once below, which
-read the class's field names from a tuple computed when the class is made: about 0.2 ms a class.
+way, which was a third of its run (docs/performance.md). ``record`` compiles ``__init__`` alone
+(:func:`_init`, as the dataclass writes it: each field set once with ``object.__setattr__``) and
+gives every record the same five other functions, defined once below, which read the class's
+field names from a tuple computed when the class is made: about 0.2 ms a class.
 
-What differs from ``@dataclass(frozen=True)``, all of it measured in docs/performance.md:
-
-- Making an instance costs more: the frozen check is a Python ``__setattr__`` that lets
-  ``__init__`` set each field once (after ``__init__`` every assignment raises
-  :class:`dataclasses.FrozenInstanceError`, as a frozen dataclass does), and it keeps the
-  instance's ``__dict__``. A type made once per request on the accountant's path (the ledger row,
-  the request's usage and its report line) is therefore a ``@dataclass(frozen=True)``: on 100,000
-  rounds ``record`` there cost ~1 s and ~23 MiB more.
-- ``==`` and ``hash`` compare the same fields in the same order (``field(compare=False)`` and
-  ``field(hash=...)`` are honoured), through one ``operator.attrgetter``.
+What differs from ``@dataclass(frozen=True)``, measured in docs/performance.md: making an instance
+costs the same, while ``==`` and ``hash`` (the same fields in the same order;
+``field(compare=False)`` and ``field(hash=...)`` honoured, through one ``operator.attrgetter``)
+take about twice as long. A record takes no ``InitVar`` and no ``kw_only`` field (it says so when
+the class is made).
 
 A class that writes one of these methods itself keeps its own. ``frozen=False`` gives a mutable
 record (equality and ``repr``, no hash, as ``@dataclass`` does); ``eq=False`` keeps identity
@@ -28,8 +24,9 @@ equality and hashing.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
-from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields
+from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field, fields
 from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform, overload
 
@@ -49,11 +46,7 @@ def _key_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
 
 
 def _setattr(self: Any, name: str, value: Any) -> None:
-    # __init__ sets each field once; after it, every field is set and any assignment is refused.
-    state = self.__dict__
-    if name in state or name not in self.__dataclass_fields__:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-    state[name] = value
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
 
 def _delattr(self: Any, name: str) -> None:
@@ -79,14 +72,67 @@ def _repr(self: Any) -> str:
     return f"{cls.__qualname__}({shown})"
 
 
+_FACTORY = object()
+"""The default of an ``__init__`` parameter whose field has a ``default_factory``: call it."""
+
+
+def _init(cls: type, fs: tuple[Field[Any], ...]) -> Callable[..., None]:
+    """``cls.__init__``, written as ``@dataclass(frozen=True)`` writes it: each field set once with
+    ``object.__setattr__`` (so the frozen ``__setattr__`` never runs while the instance is made),
+    defaults and default factories as the dataclass's, then ``__post_init__`` if the class has one."""
+    annotations = inspect.get_annotations(cls)  # the class's own, as strings under postponed evaluation
+    if any("InitVar" in str(kind) for kind in annotations.values()) or any(f.kw_only is True for f in fs):
+        raise TypeError(f"{cls.__qualname__}: record takes no InitVar or kw_only field; use @dataclass")
+    env: dict[str, Any] = {"__record_set": object.__setattr__, "__record_factory": _FACTORY}
+    params: list[str] = []
+    lines: list[str] = []
+    defaulted = False
+    for f in fs:
+        if f.name == "self":
+            raise TypeError(f"{cls.__qualname__}: a record field may not be named 'self'")
+        if f.default is not MISSING:
+            env[f"__record_default_{f.name}"] = f.default
+            value = f"__record_default_{f.name}"
+        elif f.default_factory is not MISSING:
+            env[f"__record_make_{f.name}"] = f.default_factory
+            value = f"__record_make_{f.name}()"
+        else:
+            value = ""
+        if not f.init:
+            if value:
+                lines.append(f"__record_set(self, {f.name!r}, {value})")
+            continue
+        if value and f.default_factory is not MISSING:
+            params.append(f"{f.name}=__record_factory")
+            value = f"{value} if {f.name} is __record_factory else {f.name}"
+        elif value:
+            params.append(f"{f.name}={value}")
+            value = f.name
+        elif defaulted:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+        else:
+            params.append(f.name)
+            value = f.name
+        defaulted = defaulted or f.default is not MISSING or f.default_factory is not MISSING
+        lines.append(f"__record_set(self, {f.name!r}, {value})")
+    if hasattr(cls, "__post_init__"):
+        lines.append("self.__post_init__()")
+    source = f"def __init__({', '.join(['self', *params])}) -> None:\n    " + "\n    ".join(lines or ["pass"])
+    exec(source, env)  # field names and our own names only: no text from input
+    made: Callable[..., None] = env["__init__"]
+    made.__qualname__ = f"{cls.__qualname__}.__init__"
+    return made
+
+
 def _set(cls: type, name: str, value: Any) -> None:
     if name not in cls.__dict__:  # the class's own method wins, as with @dataclass
         setattr(cls, name, value)
 
 
 def _make(cls: T, frozen: bool, eq: bool) -> T:
-    made: Any = dataclass(cls, repr=False, eq=False)  # only __init__ is compiled
+    made: Any = dataclass(cls, init=False, repr=False, eq=False)  # the fields, no method compiled
     fs = fields(made)
+    _set(made, "__init__", _init(made, fs))
     shown = tuple(f.name for f in fs if f.repr)
     made.__record_repr__ = shown
     made.__record_repr_get__ = _key_getter(shown)

@@ -41,7 +41,7 @@ breakpoint are billed at the prefix TTL's rate and the rest at ``ttl``'s; after 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal
 from typing import Literal
 
@@ -66,7 +66,7 @@ _HOUR = Decimal(3_600)
 NO_CACHE = CachePolicy(mode="none", style="automatic", min_tokens=0)
 
 
-@dataclass(frozen=True)  # one per request: the stdlib's __init__ (infra/record.py)
+@record
 class LedgerRow:
     """One billed request: its usage, its exact cost and the running total."""
 

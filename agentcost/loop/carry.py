@@ -43,7 +43,6 @@ fixed pieces are the prompt's two ends (tools, system and task first, the framin
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
@@ -86,7 +85,7 @@ class Block:
         return max(self.times_sent - 1, 0)
 
 
-@dataclass(frozen=True)  # one per request: the stdlib's __init__ (infra/record.py)
+@record
 class RequestSplit:
     """One request's cost split: its blocks' input dollars by group, its output and its fees."""
 

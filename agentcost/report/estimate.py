@@ -7,7 +7,7 @@ One report, many renderers (the Infracost model): ``table.render_table``, ``json
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from decimal import ROUND_HALF_UP, Decimal
 
 from agentcost.infra.record import record
@@ -25,7 +25,7 @@ from agentcost.report.split import CostParts
 REPORT_VERSION = 1
 
 
-@dataclass(frozen=True)  # one per request: the stdlib's __init__ (infra/record.py)
+@record
 class RequestLine:
     """One request of the report's ledger: its tokens and dollars by kind."""
 

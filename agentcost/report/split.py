@@ -13,15 +13,15 @@ pricer that gives the sums only), the input is left as one part.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 
+from agentcost.infra.record import record
 from agentcost.tokens.request import RequestCost
 
 ZERO = Decimal(0)
 
 
-@dataclass(frozen=True)  # one per request: the stdlib's __init__ (infra/record.py)
+@record
 class CostParts:
     """One request's cost in parts (exact dollars; they sum to the request's ``cost_usd``)."""
 

@@ -21,7 +21,7 @@ TTL_SECONDS: dict[CacheTTL, int] = {"5m": 300, "1h": 3_600}
 """Lifetime of an Anthropic cache entry after its last use (pricing-facts.md §B.1)."""
 
 
-@dataclass(frozen=True)  # one per request: the stdlib's __init__ (infra/record.py)
+@record
 class RequestUsage:
     """Tokens of one billed request. ``input_tokens`` counts every prompt token, cached or not."""
 
