@@ -22,6 +22,7 @@ taken from data goes out through one function per medium:
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 from collections.abc import Iterable
@@ -52,12 +53,16 @@ Medium = Literal["text", "terminal", "markdown", "svg", "csv", "json"]
 LEGACY_COMMAND = "##["
 """GitHub Actions' older workflow-command prefix: the runner looks for it anywhere in a line."""
 
+
 # What the last pass never lets out, whoever wrote it: C0 controls but newline and tab, DEL, C1,
 # the bidi controls (marks, embeddings, overrides, isolates), line and paragraph separators, and
 # lone surrogates (which cannot even be encoded).
-_DANGEROUS = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]"
-)
+# Compiled on first use (~1 ms, for its ranges): --help and most errors never escape for a medium.
+@functools.cache
+def _dangerous() -> re.Pattern[str]:
+    return re.compile(
+        "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]"
+    )
 
 
 def _escaped(char: str) -> str:
@@ -262,8 +267,8 @@ def guard(text: str, medium: Medium) -> str:
     of this comes back unchanged. ``terminal`` leaves control characters alone: they are the colour
     codes of a Rich console, whose data :func:`plain` has escaped already."""
     escape = _json_escape if medium == "json" else _escaped
-    if medium != "terminal" and _DANGEROUS.search(text):
-        text = _DANGEROUS.sub(lambda m: escape(m.group()), text)
+    if medium != "terminal" and _dangerous().search(text):
+        text = _dangerous().sub(lambda m: escape(m.group()), text)
     if LEGACY_COMMAND in text:
         text = text.replace(LEGACY_COMMAND, _LEGACY[medium])
     if "::" not in text or medium == "json":  # a JSON line starts with a space, a bracket or a quote
