@@ -587,7 +587,6 @@ def layer_tokens(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
 
 
 def layer_price(monkeypatch: pytest.MonkeyPatch) -> Callable[[], bool]:
-    monkeypatch.setattr(P, "_RESOLVED", {})  # rows resolved by earlier tests are in no disk cache
     P.resolve_model("gpt-5", as_of=WHEN)
 
     def hit() -> bool:

@@ -423,7 +423,6 @@ def test_rows_read_back_from_the_cache_keep_their_host_and_time_of_day() -> None
     from agentcost.infra import diskcache
 
     diskcache.flush()
-    lookup._RESOLVED.clear()  # rows resolved by earlier tests are in no disk cache of this one
     for model in ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "azure/gpt-4o", "deepseek-chat"):
         fresh = resolve_model(model, as_of=WHEN)
         diskcache.flush()

@@ -223,3 +223,16 @@ def test_init_takes_the_dataclass_parameters_and_refuses_what_a_record_does_not_
 
     with pytest.raises(TypeError, match="InitVar"):
         record(Init)
+
+
+def test_a_class_that_writes_init_keeps_it() -> None:
+    @record
+    class Scaled:
+        """Made from a number of thousands."""
+
+        n: int
+
+        def __init__(self, thousands: int) -> None:
+            object.__setattr__(self, "n", thousands * 1000)
+
+    assert Scaled(2).n == 2000 and Scaled(2) == Scaled(2)

@@ -132,7 +132,8 @@ def _set(cls: type, name: str, value: Any) -> None:
 def _make(cls: T, frozen: bool, eq: bool) -> T:
     made: Any = dataclass(cls, init=False, repr=False, eq=False)  # the fields, no method compiled
     fs = fields(made)
-    _set(made, "__init__", _init(made, fs))
+    if "__init__" not in cls.__dict__:  # the class's own wins, as with @dataclass
+        made.__init__ = _init(made, fs)
     shown = tuple(f.name for f in fs if f.repr)
     made.__record_repr__ = shown
     made.__record_repr_get__ = _key_getter(shown)
