@@ -7,8 +7,6 @@ Exit codes: 0 ok; 1 a gate tripped (budget, increase, context window); 2 bad inp
 line on stderr, no traceback); 3 a bug in agentcost (its traceback is printed).
 """
 
-import atexit
-import gc
 import importlib
 import os
 import sys
@@ -266,14 +264,8 @@ def main() -> None:
     """The console script. A bug (any exception that is not bad input) prints its traceback and
     exits 3, so that CI never mistakes it for a tripped gate (exit 1); Ctrl-C is 130. Standard error
     that cannot be written (a full disk, a closed descriptor) loses its messages, not the exit code:
-    a missing file is still exit 2 (:class:`~agentcost.infra.writes.QuietStderr`).
-
-    At exit, the objects the run leaves are frozen out of the interpreter's last garbage
-    collection: it would traverse every one of them (~25-40 ms, a sixth of an edited estimate, in
-    docs/performance.md) only to find them alive, and the exit frees them all the same. Nothing
-    agentcost does relies on a collection at exit (its cache is written before the command ends)."""
-    atexit.unregister(gc.freeze)  # once, however often main runs in one process (tests)
-    atexit.register(gc.freeze)
+    a missing file is still exit 2 (:class:`~agentcost.infra.writes.QuietStderr`). The garbage
+    collector around a command is :func:`agentcost.cli.main`'s."""
     try:
         from agentcost.infra.writes import QuietStderr, tolerant_encoding
 
